@@ -1,0 +1,153 @@
+//! Creation functions. Every one fills the array on the device: no host buffer.
+
+use super::DeviceArray;
+use crate::element::{DType, Element, FloatElement, NumElement};
+use crate::ops::elementwise::{self, Scalar};
+use crate::{Device, Error, Result};
+
+impl<T: Element> DeviceArray<T> {
+    /// An array of `shape` filled with zeros (`false` for bool).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let z = cuarray::DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert_eq!(z.to_host()?, vec![0.0; 6]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn zeros(device: &Device, shape: &[usize]) -> Result<Self> {
+        let out = Self::alloc_uninit(device, shape)?;
+        let bytes = out.size() * std::mem::size_of::<T>();
+        if bytes > 0 {
+            device.bind()?;
+            // SAFETY: `out` owns `bytes` bytes; all-zero bytes are a valid zero for every
+            // Element type; the memset is ordered on the device stream.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(out.first_ptr(), 0, bytes, device.cu_stream())
+            }
+            .map_err(Error::cuda("zeros"))?;
+        }
+        Ok(out)
+    }
+
+    /// An array of `shape` filled with ones (`true` for bool).
+    pub fn ones(device: &Device, shape: &[usize]) -> Result<Self> {
+        Self::full(device, shape, T::ONE)
+    }
+
+    /// An array of `shape` filled with `value`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::full(&dev, &[2, 2], 7u8)?;
+    /// assert_eq!(a.to_host()?, vec![7; 4]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn full(device: &Device, shape: &[usize], value: T) -> Result<Self> {
+        let out = Self::alloc_uninit(device, shape)?;
+        elementwise::run(device, "full", "out0 = s0;", &[out.operand()], &[], &[Scalar::of(value)])?;
+        Ok(out)
+    }
+
+    /// The `n x n` identity matrix.
+    pub fn eye(device: &Device, n: usize) -> Result<Self> {
+        let out = Self::alloc_uninit(device, &[n, n])?;
+        elementwise::run(
+            device,
+            "eye",
+            "out0 = (i / s0 == i % s0) ? out0_t(1) : out0_t(0);",
+            &[out.operand()],
+            &[],
+            &[Scalar::of(n.max(1) as i64)],
+        )?;
+        Ok(out)
+    }
+}
+
+impl<T: NumElement> DeviceArray<T> {
+    /// Values from `start` towards `stop` (excluded) by `step`, NumPy's half-open rule:
+    /// `ceil((stop - start) / step)` elements, element `i` being `start + i * step`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `step` is zero or not finite.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::arange(&dev, 10i32, 0, -3)?;
+    /// assert_eq!(a.to_host()?, vec![10, 7, 4, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn arange(device: &Device, start: T, stop: T, step: T) -> Result<Self> {
+        if T::DTYPE.is_float() {
+            let (a, b, s) = (start.to_f64(), stop.to_f64(), step.to_f64());
+            if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
+                return Err(Error::invalid("arange", format!("bad arguments start={a}, stop={b}, step={s}")));
+            }
+            let n = ((b - a) / s).ceil().max(0.0) as usize;
+            let out = Self::alloc_uninit(device, &[n])?;
+            elementwise::run(
+                device,
+                "arange_f",
+                "out0 = out0_t(s0 + (double)i * s1);",
+                &[out.operand()],
+                &[],
+                &[Scalar::of(a), Scalar::of(s)],
+            )?;
+            Ok(out)
+        } else {
+            let wide = |v: T| -> i128 {
+                let w = v.to_i64_wrapping();
+                if T::DTYPE == DType::U64 {
+                    w as u64 as i128
+                } else {
+                    w as i128
+                }
+            };
+            let (a, b, s) = (wide(start), wide(stop), wide(step));
+            if s == 0 {
+                return Err(Error::invalid("arange", "step cannot be zero"));
+            }
+            let n = if (s > 0 && b > a) || (s < 0 && b < a) {
+                ((b - a).abs() + s.abs() - 1) / s.abs()
+            } else {
+                0
+            } as usize;
+            let out = Self::alloc_uninit(device, &[n])?;
+            elementwise::run(
+                device,
+                "arange_i",
+                "out0 = out0_t((unsigned long long)s0 + (unsigned long long)i * (unsigned long long)s1);",
+                &[out.operand()],
+                &[],
+                &[Scalar::of(a as i64), Scalar::of(s as i64)],
+            )?;
+            Ok(out)
+        }
+    }
+}
+
+impl<T: FloatElement> DeviceArray<T> {
+    /// `num` evenly spaced values from `start` to `stop`, both included (NumPy's
+    /// `linspace` with `endpoint=True`); the last value is exactly `stop`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::linspace(&dev, 0.0f64, 1.0, 5)?;
+    /// assert_eq!(a.to_host()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn linspace(device: &Device, start: T, stop: T, num: usize) -> Result<Self> {
+        let (a, b) = (start.to_f64(), stop.to_f64());
+        let step = if num > 1 { (b - a) / (num - 1) as f64 } else { 0.0 };
+        let last = if num > 1 { (num - 1) as i64 } else { -1 };
+        let out = Self::alloc_uninit(device, &[num])?;
+        elementwise::run(
+            device,
+            "linspace",
+            "out0 = (i == s2) ? out0_t(s1) : out0_t(s0 + (double)i * s3);",
+            &[out.operand()],
+            &[],
+            &[Scalar::of(a), Scalar::of(b), Scalar::of(last), Scalar::of(step)],
+        )?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,157 @@
+//! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
+
+mod create;
+mod fmt;
+mod ops;
+mod transfer;
+mod view;
+#[cfg(feature = "ndarray")]
+mod interop;
+
+pub use view::{concatenate, stack};
+
+use crate::device::{Device, DeviceBuffer};
+use crate::element::{DType, Element};
+use crate::ops::elementwise::Operand;
+use crate::shape::Layout;
+use crate::Result;
+use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// An n-dimensional array of `T` in GPU memory.
+///
+/// A `DeviceArray` is a shared buffer plus a [`Layout`] (shape, strides in elements,
+/// offset), as in CuPy: views (`reshape`, `t`, `slice`, `broadcast_to`...) share the
+/// buffer; [`copy`](DeviceArray::copy) makes an independent array. `Clone` is cheap and
+/// shares the buffer too; it never copies device memory.
+///
+/// | on the CPU | on the GPU |
+/// | --- | --- |
+/// | `Vec<T>`, `ndarray::ArrayD<T>` | `DeviceArray<T>` |
+/// | a slice or view | `a.slice(s![..])`, `a.t()`, ... (same memory) |
+/// | copy to the GPU | [`DeviceArray::from_host`] |
+/// | copy back | [`DeviceArray::to_host`] |
+///
+/// # Transfers and synchronization
+/// Only `from_host`, `from_slice`, `to_host`, `to_host_into`, `to_scalar` (and the
+/// ndarray conversions) move data between host and device, and only the transfers back to
+/// the host wait for the GPU. Everything else queues work on the device's stream and
+/// returns at once.
+pub struct DeviceArray<T: Element> {
+    buf: Arc<DeviceBuffer>,
+    layout: Layout,
+    _t: PhantomData<T>,
+}
+
+impl<T: Element> Clone for DeviceArray<T> {
+    /// A second handle on the same device memory (no copy).
+    fn clone(&self) -> Self {
+        DeviceArray {
+            buf: self.buf.clone(),
+            layout: self.layout.clone(),
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: Element> DeviceArray<T> {
+    /// The extents.
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+    /// The strides, in elements (may be negative or zero).
+    pub fn strides(&self) -> &[isize] {
+        self.layout.strides()
+    }
+    /// The rank (0 for a scalar).
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
+    /// True when the elements are in row-major order without gaps.
+    pub fn is_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+    /// The device holding the data.
+    pub fn device(&self) -> &Device {
+        self.buf.device()
+    }
+    /// The element type's name.
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+    /// The layout (shape, strides, offset).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// A new C-contiguous array of `shape` whose contents are unspecified; callers write
+    /// every element before anything reads it.
+    pub(crate) fn alloc_uninit(device: &Device, shape: &[usize]) -> Result<Self> {
+        let n: usize = shape.iter().product();
+        let bytes = n.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            crate::Error::invalid("allocate", format!("shape {shape:?} is too large"))
+        })?;
+        Ok(DeviceArray {
+            buf: Arc::new(DeviceBuffer::alloc(device, bytes)?),
+            layout: Layout::contiguous(shape),
+            _t: PhantomData,
+        })
+    }
+
+    /// The same buffer with another layout (a view).
+    pub(crate) fn with_layout(&self, layout: Layout) -> Self {
+        DeviceArray {
+            buf: self.buf.clone(),
+            layout,
+            _t: PhantomData,
+        }
+    }
+
+    /// Device address of the first logical element.
+    pub(crate) fn first_ptr(&self) -> u64 {
+        self.buf.device_ptr() + (self.layout.offset() * std::mem::size_of::<T>()) as u64
+    }
+
+    /// This array as a kernel operand with its own layout.
+    pub(crate) fn operand(&self) -> Operand<'_> {
+        Operand {
+            ptr: self.first_ptr(),
+            layout: Cow::Borrowed(&self.layout),
+            dtype: T::DTYPE,
+        }
+    }
+
+    /// This array as a kernel operand broadcast to `shape`.
+    pub(crate) fn operand_as(&self, shape: &[usize]) -> Result<Operand<'_>> {
+        if self.shape() == shape {
+            return Ok(self.operand());
+        }
+        Ok(Operand {
+            ptr: self.first_ptr(),
+            layout: Cow::Owned(self.layout.broadcast_to(shape)?),
+            dtype: T::DTYPE,
+        })
+    }
+
+    /// True when both arrays use the same device buffer.
+    pub fn shares_memory_with<U: Element>(&self, other: &DeviceArray<U>) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf)
+    }
+}
+
+/// Checks that two arrays live on the same device.
+pub(crate) fn same_device(op: &'static str, a: &Device, b: &Device) -> Result<()> {
+    if a != b {
+        return Err(crate::Error::DeviceMismatch {
+            op,
+            lhs: a.ordinal(),
+            rhs: b.ordinal(),
+        });
+    }
+    Ok(())
+}

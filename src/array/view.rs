@@ -1,0 +1,207 @@
+//! Views (metadata only) and the explicit device copies: `copy`, `contiguous`, `astype`,
+//! `concatenate`, `stack`.
+
+use super::{same_device, DeviceArray};
+use crate::element::Element;
+use crate::ops::elementwise;
+use crate::shape::{normalize_axis, Layout, SliceElem};
+use crate::{Error, Result};
+
+impl<T: Element> DeviceArray<T> {
+    /// The same data with another shape; one entry may be `-1` (inferred). A view when
+    /// the strides allow it (NumPy's rule), otherwise a contiguous copy.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::<f32>::arange(&dev, 0.0, 12.0, 1.0)?;
+    /// let b = a.reshape(&[3, -1])?;
+    /// assert_eq!(b.shape(), &[3, 4]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
+        let new_shape = Layout::infer_shape(self.size(), shape)?;
+        match self.layout.reshape_view(&new_shape) {
+            Some(l) => Ok(self.with_layout(l)),
+            None => self.contiguous()?.reshape(shape),
+        }
+    }
+
+    /// The transpose: axes reversed (a view).
+    pub fn t(&self) -> Self {
+        self.with_layout(self.layout.t())
+    }
+
+    /// Axes reordered: axis `i` of the result is axis `axes[i]` of `self` (a view).
+    pub fn permute(&self, axes: &[usize]) -> Result<Self> {
+        Ok(self.with_layout(self.layout.permute(axes)?))
+    }
+
+    /// A view selected by a Python-style slice, built with [`s!`](crate::s).
+    ///
+    /// ```no_run
+    /// use cuarray::s;
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::<i32>::arange(&dev, 0, 12, 1)?.reshape(&[3, 4])?;
+    /// let v = a.slice(s![1.., ..;-2])?;
+    /// assert_eq!(v.to_host()?, vec![7, 5, 11, 9]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn slice(&self, spec: impl AsRef<[SliceElem]>) -> Result<Self> {
+        Ok(self.with_layout(self.layout.slice(spec.as_ref())?))
+    }
+
+    /// A view broadcast to `shape` (stride 0 along repeated axes), NumPy's rules.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Self> {
+        Ok(self.with_layout(self.layout.broadcast_to(shape)?))
+    }
+
+    /// A view without the axes of extent 1.
+    pub fn squeeze(&self) -> Self {
+        self.with_layout(self.layout.squeeze())
+    }
+
+    /// A view without `axis`, which must have extent 1.
+    pub fn squeeze_axis(&self, axis: isize) -> Result<Self> {
+        Ok(self.with_layout(self.layout.squeeze_axis(axis)?))
+    }
+
+    /// A view with a new axis of extent 1 at `axis` (`-ndim-1..=ndim`).
+    pub fn expand_dims(&self, axis: isize) -> Result<Self> {
+        Ok(self.with_layout(self.layout.expand_dims(axis)?))
+    }
+
+    /// An independent, C-contiguous copy on the device.
+    pub fn copy(&self) -> Result<Self> {
+        let out = Self::alloc_uninit(self.device(), self.shape())?;
+        copy_into(&out, self)?;
+        Ok(out)
+    }
+
+    /// `self` when it is already C-contiguous (no copy, shared memory), else a
+    /// C-contiguous copy made on the device by the strided-copy kernel.
+    pub fn contiguous(&self) -> Result<Self> {
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// Converts every element to `U`, as NumPy's `astype` (C casts: floats truncate
+    /// toward zero into integers, `x != 0` into bool). Always a new array.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.7f32, -2.5, 0.0])?;
+    /// assert_eq!(a.astype::<i32>()?.to_host()?, vec![1, -2, 0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn astype<U: Element>(&self) -> Result<DeviceArray<U>> {
+        let out = DeviceArray::<U>::alloc_uninit(self.device(), self.shape())?;
+        elementwise::run(
+            self.device(),
+            "cast",
+            "out0 = static_cast<out0_t>(in0);",
+            &[out.operand()],
+            &[self.operand()],
+            &[],
+        )?;
+        Ok(out)
+    }
+}
+
+/// Copies `src` (broadcast to `dst`'s shape) into `dst`, both any layout.
+pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) -> Result<()> {
+    same_device("copy", dst.device(), src.device())?;
+    elementwise::run(
+        dst.device(),
+        "copy",
+        "out0 = in0;",
+        &[dst.operand()],
+        &[src.operand_as(dst.shape())?],
+        &[],
+    )
+}
+
+/// Joins arrays along an existing axis (NumPy's `concatenate`). All arrays need the same
+/// shape except along `axis`.
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2])?;
+/// let b = cuarray::DeviceArray::from_slice(&dev, &[3])?;
+/// assert_eq!(cuarray::concatenate(&[&a, &b], 0)?.to_host()?, vec![1, 2, 3]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Result<DeviceArray<T>> {
+    let first = arrays
+        .first()
+        .ok_or_else(|| Error::invalid("concatenate", "need at least one array"))?;
+    if first.ndim() == 0 {
+        return Err(Error::invalid("concatenate", "zero-dimensional arrays cannot be concatenated"));
+    }
+    let ax = normalize_axis("concatenate", axis, first.ndim())?;
+    let mut shape = first.shape().to_vec();
+    shape[ax] = 0;
+    for a in arrays {
+        same_device("concatenate", first.device(), a.device())?;
+        let ok = a.ndim() == first.ndim()
+            && a.shape().iter().zip(first.shape()).enumerate().all(|(k, (x, y))| k == ax || x == y);
+        if !ok {
+            return Err(Error::ShapeMismatch {
+                op: "concatenate",
+                msg: format!("all dimensions but axis {ax} must match"),
+                lhs: first.shape().to_vec(),
+                rhs: a.shape().to_vec(),
+            });
+        }
+        shape[ax] += a.shape()[ax];
+    }
+    let out = DeviceArray::<T>::alloc_uninit(first.device(), &shape)?;
+    let mut start = 0usize;
+    for a in arrays {
+        let len = a.shape()[ax];
+        if len > 0 {
+            let mut spec = vec![SliceElem::Range { start: None, end: None, step: 1 }; shape.len()];
+            spec[ax] = SliceElem::Range {
+                start: Some(start as isize),
+                end: Some((start + len) as isize),
+                step: 1,
+            };
+            copy_into(&out.slice(&spec)?, a)?;
+        }
+        start += len;
+    }
+    Ok(out)
+}
+
+/// Joins arrays of one shape along a new axis (NumPy's `stack`).
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2])?;
+/// let b = cuarray::DeviceArray::from_slice(&dev, &[3, 4])?;
+/// let s = cuarray::stack(&[&a, &b], 1)?;
+/// assert_eq!(s.shape(), &[2, 2]);
+/// assert_eq!(s.to_host()?, vec![1, 3, 2, 4]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub fn stack<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Result<DeviceArray<T>> {
+    let first = arrays
+        .first()
+        .ok_or_else(|| Error::invalid("stack", "need at least one array"))?;
+    for a in arrays {
+        if a.shape() != first.shape() {
+            return Err(Error::ShapeMismatch {
+                op: "stack",
+                msg: "all arrays must have the same shape".into(),
+                lhs: first.shape().to_vec(),
+                rhs: a.shape().to_vec(),
+            });
+        }
+    }
+    let ax = normalize_axis("stack", axis, first.ndim() + 1)? as isize;
+    let expanded: Vec<DeviceArray<T>> = arrays.iter().map(|a| a.expand_dims(ax)).collect::<Result<_>>()?;
+    let refs: Vec<&DeviceArray<T>> = expanded.iter().collect();
+    concatenate(&refs, ax)
+}

@@ -1,0 +1,158 @@
+//! Kernel arguments as the wrappers of `codegen.rs` expect them, and the launch itself.
+//!
+//! Arguments are written into one inline, 8-byte-aligned buffer (no allocation per
+//! launch); `cuLaunchKernel` receives one pointer per argument into that buffer. The
+//! `Indexer<NARG, NDIM, I>` of `kernels/common.cuh` is `{ I size; I shape[NDIM];
+//! I strides[NARG][NDIM]; }`: all fields of one integer type, so it is laid out without
+//! padding as `1 + NDIM + NARG * NDIM` integers.
+
+use crate::device::Device;
+use crate::kernels::{IndexWidth, MAX_OPERANDS, MAX_SCALARS};
+use crate::{Error, Result};
+use cudarc::driver::sys::CUdeviceptr;
+use std::ffi::c_void;
+
+const WORDS: usize = 320;
+const MAX_ARGS: usize = MAX_OPERANDS + MAX_SCALARS + 1;
+
+/// Arguments of one launch.
+pub(crate) struct KernelArgs {
+    buf: [u64; WORDS],
+    /// Byte offset of each argument in `buf`.
+    at: [u16; MAX_ARGS],
+    n: usize,
+    used: usize,
+}
+
+impl KernelArgs {
+    pub(crate) fn new() -> KernelArgs {
+        KernelArgs {
+            buf: [0; WORDS],
+            at: [0; MAX_ARGS],
+            n: 0,
+            used: 0,
+        }
+    }
+
+    /// Reserves `len` bytes aligned to `align` for the next argument.
+    fn reserve(&mut self, len: usize, align: usize) -> &mut [u8] {
+        let start = self.used.div_ceil(align) * align;
+        assert!(
+            start + len <= WORDS * 8 && self.n < MAX_ARGS,
+            "kernel argument buffer overflow (checked by the plan's limits)"
+        );
+        self.at[self.n] = start as u16;
+        self.n += 1;
+        self.used = start + len;
+        // SAFETY: `buf` is WORDS * 8 bytes long and the range was checked above.
+        unsafe { std::slice::from_raw_parts_mut((self.buf.as_mut_ptr() as *mut u8).add(start), len) }
+    }
+
+    fn push_bytes(&mut self, bytes: &[u8], align: usize) {
+        self.reserve(bytes.len(), align).copy_from_slice(bytes);
+    }
+
+    /// A device pointer argument.
+    pub(crate) fn ptr(&mut self, p: CUdeviceptr) -> &mut Self {
+        self.push_bytes(&p.to_ne_bytes(), 8);
+        self
+    }
+
+    /// A scalar argument given as its raw bytes and alignment.
+    pub(crate) fn raw(&mut self, bytes: &[u8], align: usize) -> &mut Self {
+        self.push_bytes(bytes, align);
+        self
+    }
+
+    /// A `long long` argument.
+    pub(crate) fn i64(&mut self, v: i64) -> &mut Self {
+        self.push_bytes(&v.to_ne_bytes(), 8);
+        self
+    }
+
+    /// An `Indexer<NARG, NDIM, I>` by value.
+    pub(crate) fn indexer(
+        &mut self,
+        width: IndexWidth,
+        size: usize,
+        shape: &[usize],
+        strides: &[Vec<isize>],
+    ) -> &mut Self {
+        let count = 1 + shape.len() * (1 + strides.len());
+        let words = std::iter::once(size as i64)
+            .chain(shape.iter().map(|&d| d as i64))
+            .chain(strides.iter().flat_map(|s| s.iter().map(|&x| x as i64)));
+        match width {
+            IndexWidth::I64 => {
+                let dst = self.reserve(8 * count, 8);
+                for (c, w) in dst.chunks_exact_mut(8).zip(words) {
+                    c.copy_from_slice(&w.to_ne_bytes());
+                }
+            }
+            IndexWidth::I32 => {
+                let dst = self.reserve(4 * count, 4);
+                for (c, w) in dst.chunks_exact_mut(4).zip(words) {
+                    c.copy_from_slice(&(w as i32).to_ne_bytes());
+                }
+            }
+        }
+        self
+    }
+
+    /// Launches `f` on the device's stream with a 1-D grid.
+    ///
+    /// # Safety
+    /// The arguments pushed must match the kernel's parameter list in number, order and
+    /// type, and every pointer must address memory the kernel may access as it will.
+    pub(crate) unsafe fn launch(
+        &mut self,
+        device: &Device,
+        f: &cudarc::driver::CudaFunction,
+        grid: u32,
+        block: u32,
+    ) -> Result<()> {
+        let base = self.buf.as_mut_ptr() as *mut u8;
+        let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+        for (p, &at) in ptrs.iter_mut().zip(&self.at[..self.n]) {
+            // SAFETY: every offset was checked to lie inside `buf` when it was pushed.
+            *p = unsafe { base.add(at as usize) } as *mut c_void;
+        }
+        device.bind()?;
+        // SAFETY: the caller guarantees the arguments match the kernel; `ptrs` points into
+        // `self.buf`, which outlives this call (the driver copies the values at launch).
+        unsafe {
+            cudarc::driver::result::launch_kernel(
+                f.cu_function(),
+                (grid, 1, 1),
+                (block, 1, 1),
+                0,
+                device.cu_stream(),
+                &mut ptrs[..self.n],
+            )
+        }
+        .map_err(Error::cuda("kernel launch"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indexer_layout_matches_common_cuh() {
+        let mut a = KernelArgs::new();
+        a.ptr(0xdead_beef);
+        a.indexer(IndexWidth::I32, 6, &[2, 3], &[vec![3, 1], vec![0, -1]]);
+        // pointer at 0, indexer at 8: size, shape[2], strides[2][2] as i32.
+        assert_eq!(a.at[..a.n], [0, 8]);
+        assert_eq!(a.used, 8 + 4 * 7);
+        let bytes: Vec<u8> = a.buf.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let ints: Vec<i32> = bytes[8..36]
+            .chunks(4)
+            .map(|c| i32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(ints, vec![6, 2, 3, 3, 1, 0, -1]);
+        a.i64(7);
+        assert_eq!(a.at[2], 40);
+    }
+}

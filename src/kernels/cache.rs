@@ -1,0 +1,278 @@
+//! Kernel caches: in memory per device (spec -> loaded function) and on disk (CUBIN files
+//! keyed by the sha256 of everything that determines them).
+//!
+//! Disk cache: directory `$CUARRAY_CACHE_DIR`, else `$XDG_CACHE_HOME/cuarray/kernels`, else
+//! `~/.cache/cuarray/kernels`; `CUARRAY_CACHE=off` turns it off. Each file `<key>.cubin`
+//! holds a header line with the sha256 of its body; a file whose body does not match is
+//! ignored and rewritten. Writes go to a temporary file in the same folder and are renamed
+//! into place, so readers never see half a file. Disk failures are never fatal.
+
+use super::{codegen, nvrtc, KernelSpec};
+use crate::device::Device;
+use crate::{Error, Result};
+use cudarc::driver::CudaFunction;
+use cudarc::nvrtc::Ptx;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+/// Bumped whenever the file format or the meaning of a key changes.
+const FORMAT_VERSION: &str = "cuarray-kernel-cache-v1";
+const MAGIC: &str = "cuarray-cubin";
+
+/// Counters of a device's kernel cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Kernels found already loaded in memory.
+    pub memory_hits: u64,
+    /// Kernels loaded from the disk cache (no compile).
+    pub disk_hits: u64,
+    /// Kernels compiled by NVRTC.
+    pub compiles: u64,
+    /// Total time spent in NVRTC.
+    pub compile_time: Duration,
+}
+
+#[derive(Default)]
+struct Counters {
+    memory_hits: AtomicU64,
+    disk_hits: AtomicU64,
+    compiles: AtomicU64,
+    compile_nanos: AtomicU64,
+}
+
+/// The per-device cache of loaded kernels.
+pub(crate) struct KernelCache {
+    loaded: RwLock<HashMap<KernelSpec, Arc<CudaFunction>>>,
+    counters: Counters,
+}
+
+impl KernelCache {
+    pub(crate) fn new() -> KernelCache {
+        KernelCache {
+            loaded: RwLock::new(HashMap::new()),
+            counters: Counters::default(),
+        }
+    }
+
+    pub(crate) fn stats(&self) -> CacheStats {
+        let c = &self.counters;
+        CacheStats {
+            memory_hits: c.memory_hits.load(Ordering::Relaxed),
+            disk_hits: c.disk_hits.load(Ordering::Relaxed),
+            compiles: c.compiles.load(Ordering::Relaxed),
+            compile_time: Duration::from_nanos(c.compile_nanos.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// The loaded kernel for `spec`: from memory, else disk, else NVRTC.
+    pub(crate) fn get(&self, device: &Device, spec: &KernelSpec) -> Result<Arc<CudaFunction>> {
+        if let Some(f) = self.loaded.read().unwrap_or_else(|p| p.into_inner()).get(spec) {
+            self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(f.clone());
+        }
+        let cubin = self.cubin(spec, device.arch())?;
+        device.bind()?;
+        let module = device
+            .context()
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(Error::cuda("loading a kernel module"))?;
+        let f = Arc::new(
+            module
+                .load_function(&spec.symbol())
+                .map_err(Error::cuda("loading a kernel function"))?,
+        );
+        self.loaded
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(spec.clone(), f.clone());
+        Ok(f)
+    }
+
+    fn cubin(&self, spec: &KernelSpec, arch: (u32, u32)) -> Result<Vec<u8>> {
+        let source = codegen::render(spec);
+        let options = nvrtc::options(arch);
+        let disk = DiskCache::from_env();
+        let key = disk
+            .as_ref()
+            .map(|_| nvrtc::version().map(|v| cache_key(&source, &options, v)))
+            .transpose()?;
+        if let (Some(d), Some(k)) = (&disk, &key) {
+            if let Some(bin) = d.load(k) {
+                self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(bin);
+            }
+        }
+        dump_source(spec, &source);
+        let t = Instant::now();
+        let bin = nvrtc::compile(&source, &spec.symbol(), &options)?;
+        self.counters
+            .compile_nanos
+            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.counters.compiles.fetch_add(1, Ordering::Relaxed);
+        if let (Some(d), Some(k)) = (&disk, &key) {
+            d.store(k, &bin);
+        }
+        Ok(bin)
+    }
+}
+
+/// Writes the rendered source to `$CUARRAY_DUMP_KERNELS/<symbol>.cu` when that is set.
+fn dump_source(spec: &KernelSpec, source: &str) {
+    if let Some(dir) = std::env::var_os("CUARRAY_DUMP_KERNELS") {
+        let dir = PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join(format!("{}.cu", spec.symbol())), source);
+    }
+}
+
+/// The disk-cache key: sha256 over the format version, the full rendered source (which
+/// holds every header's text), the compile options (which name the architecture) and
+/// NVRTC's version.
+pub fn cache_key(source: &str, options: &[String], nvrtc_version: (i32, i32)) -> String {
+    let mut h = Sha256::new();
+    h.update(FORMAT_VERSION.as_bytes());
+    h.update([0u8]);
+    h.update(source.as_bytes());
+    h.update([0u8]);
+    for o in options {
+        h.update(o.as_bytes());
+        h.update([0u8]);
+    }
+    h.update(format!("nvrtc {}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+    h.update(b"cubin");
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// CUBIN files on disk, one per key.
+#[derive(Debug, Clone)]
+pub struct DiskCache {
+    dir: PathBuf,
+}
+
+impl DiskCache {
+    /// The cache configured by the environment, or `None` when `CUARRAY_CACHE=off` or no
+    /// directory can be determined.
+    pub fn from_env() -> Option<DiskCache> {
+        if std::env::var("CUARRAY_CACHE").is_ok_and(|v| v.eq_ignore_ascii_case("off") || v == "0") {
+            return None;
+        }
+        let dir = if let Some(d) = std::env::var_os("CUARRAY_CACHE_DIR") {
+            PathBuf::from(d)
+        } else if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+            PathBuf::from(d).join("cuarray/kernels")
+        } else {
+            PathBuf::from(std::env::var_os("HOME")?).join(".cache/cuarray/kernels")
+        };
+        Some(DiskCache { dir })
+    }
+
+    /// A cache in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> DiskCache {
+        DiskCache { dir: dir.into() }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.cubin"))
+    }
+
+    /// The CUBIN stored under `key`, if present and intact.
+    pub fn load(&self, key: &str) -> Option<Vec<u8>> {
+        let data = std::fs::read(self.path(key)).ok()?;
+        let nl = data.iter().position(|&b| b == b'\n')?;
+        let header = std::str::from_utf8(&data[..nl]).ok()?;
+        let body = &data[nl + 1..];
+        let expected = header.strip_prefix(MAGIC)?.trim();
+        (hex(&Sha256::digest(body)) == expected && !body.is_empty()).then(|| body.to_vec())
+    }
+
+    /// Stores `cubin` under `key` atomically (temporary file, then rename). Failures are
+    /// ignored: the cache is an optimisation.
+    pub fn store(&self, key: &str, cubin: &[u8]) {
+        let _ = self.try_store(key, cubin);
+    }
+
+    fn try_store(&self, key: &str, cubin: &[u8]) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let mut data = format!("{MAGIC} {}\n", hex(&Sha256::digest(cubin))).into_bytes();
+        data.extend_from_slice(cubin);
+        let tmp = self.dir.join(format!(
+            ".{key}.{}.{:?}.tmp",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::write(&tmp, &data)?;
+        std::fs::rename(&tmp, self.path(key)).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cuarray-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn key_changes_with_every_input() {
+        let o = vec!["--gpu-architecture=sm_90".to_string()];
+        let k = cache_key("src", &o, (13, 0));
+        assert_eq!(k, cache_key("src", &o, (13, 0)));
+        assert_eq!(k.len(), 64);
+        assert_ne!(k, cache_key("src2", &o, (13, 0)));
+        assert_ne!(k, cache_key("src", &["--gpu-architecture=sm_80".to_string()], (13, 0)));
+        assert_ne!(k, cache_key("src", &o, (13, 1)));
+    }
+
+    #[test]
+    fn store_load_and_corruption() {
+        let c = DiskCache::new(tmpdir("cache"));
+        assert!(c.load("k").is_none());
+        c.store("k", b"\x7fELF binary \n with newline");
+        assert_eq!(c.load("k").unwrap(), b"\x7fELF binary \n with newline");
+        // Corrupt the body: the entry is rejected.
+        let p = c.dir().join("k.cubin");
+        let mut data = std::fs::read(&p).unwrap();
+        let n = data.len();
+        data[n - 1] ^= 1;
+        std::fs::write(&p, &data).unwrap();
+        assert!(c.load("k").is_none());
+        // Truncated file, garbage header: rejected.
+        std::fs::write(&p, b"garbage").unwrap();
+        assert!(c.load("k").is_none());
+        // Rewritten: good again; no temporary files left behind.
+        c.store("k", b"abc");
+        assert_eq!(c.load("k").unwrap(), b"abc");
+        let leftovers: Vec<_> = std::fs::read_dir(c.dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+        let _ = std::fs::remove_dir_all(c.dir());
+    }
+
+    #[test]
+    fn unwritable_dir_is_not_fatal() {
+        let c = DiskCache::new("/proc/cuarray-cannot-write-here");
+        c.store("k", b"abc");
+        assert!(c.load("k").is_none());
+    }
+}

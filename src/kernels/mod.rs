@@ -1,0 +1,195 @@
+//! The kernel library: specs, source generation, NVRTC compilation and caching.
+//!
+//! A [`KernelSpec`] names one kernel completely (family, op body, element types, layout
+//! variant, index width). [`codegen::render`] turns it into CUDA source from the embedded
+//! templates of `kernels/`; [`nvrtc`] compiles that source to CUBIN for the device's
+//! architecture; [`cache`] keeps compiled kernels in memory per device and on disk.
+
+pub(crate) mod abi;
+pub mod cache;
+pub mod codegen;
+pub mod nvrtc;
+pub(crate) mod sources;
+
+use crate::element::DType;
+use std::borrow::Cow;
+
+/// Kernel families, each with its template header in `kernels/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// N inputs, M outputs, one op body per element (`elementwise.cuh`).
+    Elementwise,
+}
+
+/// How operands are indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Every operand contiguous: element `i` of each is at `ptr[i]`.
+    Contiguous,
+    /// Any layouts: offsets from an `Indexer` over `ndim` collapsed dimensions.
+    Strided {
+        /// Number of collapsed dimensions (at least 1).
+        ndim: u8,
+    },
+}
+
+/// The integer type kernels index with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexWidth {
+    /// 32-bit (`int`): chosen only when every offset provably fits.
+    I32,
+    /// 64-bit (`long long`).
+    I64,
+}
+
+impl IndexWidth {
+    /// The CUDA spelling.
+    pub const fn cuda_type(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "int",
+            IndexWidth::I64 => "long long",
+        }
+    }
+    /// Short name for symbols.
+    pub const fn name(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "i32",
+            IndexWidth::I64 => "i64",
+        }
+    }
+}
+
+/// Most operands of one kernel: inputs + outputs.
+pub const MAX_OPERANDS: usize = 8;
+/// Most scalar parameters of one kernel.
+pub const MAX_SCALARS: usize = 4;
+/// Most collapsed dimensions a strided kernel indexes.
+pub const MAX_DIMS: usize = 16;
+
+/// A short list of dtypes, stored inline (no allocation on the hot path).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TypeList {
+    len: u8,
+    items: [DType; MAX_OPERANDS],
+}
+
+impl TypeList {
+    /// A list from a slice (at most [`MAX_OPERANDS`] entries).
+    ///
+    /// # Panics
+    /// When `types` is longer than [`MAX_OPERANDS`] (a programming error in a caller that
+    /// checked its operand count).
+    #[track_caller]
+    pub fn new(types: &[DType]) -> TypeList {
+        assert!(types.len() <= MAX_OPERANDS, "too many kernel operands");
+        let mut items = [DType::Bool; MAX_OPERANDS];
+        items[..types.len()].copy_from_slice(types);
+        TypeList {
+            len: types.len() as u8,
+            items,
+        }
+    }
+    /// The types.
+    pub fn as_slice(&self) -> &[DType] {
+        &self.items[..self.len as usize]
+    }
+    /// Number of types.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::fmt::Debug for TypeList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+/// Everything that determines one compiled kernel.
+///
+/// The op body is C++ statements over the names `in0, in1, ...` (inputs, already loaded,
+/// of types `in0_t, ...`), `out0, ...` (outputs, to assign, of types `out0_t, ...`),
+/// `s0, ...` (scalar parameters) and `i` (the element's logical row-major index), as in
+/// CuPy's `ElementwiseKernel`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelSpec {
+    /// The template family.
+    pub family: Family,
+    /// Op name, part of the kernel symbol (`[a-z0-9_]+`).
+    pub op: Cow<'static, str>,
+    /// The op body.
+    pub body: Cow<'static, str>,
+    /// Input element types.
+    pub inputs: TypeList,
+    /// Output element types.
+    pub outputs: TypeList,
+    /// Scalar parameter types.
+    pub scalars: TypeList,
+    /// Layout variant.
+    pub variant: Variant,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+impl KernelSpec {
+    /// The `extern "C"` symbol: `cuarray_{family}_{op}_{types}_{variant}_{index}`, so that
+    /// profilers show what ran.
+    pub fn symbol(&self) -> String {
+        let types = |l: &TypeList| {
+            l.as_slice()
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join("")
+        };
+        let variant = match self.variant {
+            Variant::Contiguous => "c".to_string(),
+            Variant::Strided { ndim } => format!("s{ndim}"),
+        };
+        let fam = match self.family {
+            Family::Elementwise => "ew",
+        };
+        let mut sym = format!(
+            "cuarray_{fam}_{}_{}_{}",
+            self.op,
+            types(&self.inputs),
+            types(&self.outputs)
+        );
+        if !self.scalars.is_empty() {
+            sym.push('_');
+            sym.push_str(&types(&self.scalars));
+        }
+        sym.push('_');
+        sym.push_str(&variant);
+        sym.push('_');
+        sym.push_str(self.index.name());
+        sym
+    }
+}
+
+/// A representative set of kernels (the quickstart's adds, fills, copies and casts of the
+/// common dtypes), for [`Device::prewarm`](crate::Device::prewarm).
+pub fn common_specs() -> Vec<KernelSpec> {
+    use crate::ops::elementwise::{spec_for, BinaryOp};
+    let mut specs = Vec::new();
+    for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
+        for op in [BinaryOp::Add, BinaryOp::Mul] {
+            for v in [Variant::Contiguous, Variant::Strided { ndim: 2 }] {
+                specs.push(spec_for(
+                    op.name(),
+                    op.body(),
+                    &[d, d],
+                    &[d],
+                    &[],
+                    v,
+                    IndexWidth::I32,
+                ));
+            }
+        }
+    }
+    specs
+}

@@ -1,0 +1,48 @@
+//! Launch geometry and index-width choice. Pure host code.
+
+use crate::kernels::IndexWidth;
+
+/// Threads per block for the elementwise family.
+pub(crate) const BLOCK: u32 = 256;
+
+/// Largest element count or offset handled with 32-bit indices. Kept well below
+/// `i32::MAX` so that `i + 4 * grid * block` in the grid-stride loops cannot overflow.
+pub(crate) const I32_LIMIT: usize = 1 << 30;
+
+/// Blocks for `n` elements: enough to cover `n` with one element per thread, at most
+/// 16 blocks per multiprocessor (grid-stride loops do the rest).
+pub(crate) fn grid_for(n: usize, sm_count: u32) -> u32 {
+    let want = n.div_ceil(BLOCK as usize).max(1);
+    let cap = (sm_count as usize * 16).max(1);
+    want.min(cap) as u32
+}
+
+/// The index width for `size` elements whose operands reach at most `max_extent`
+/// elements from their first element (in either direction).
+pub(crate) fn index_width(size: usize, max_extent: usize) -> IndexWidth {
+    if size <= I32_LIMIT && max_extent <= I32_LIMIT {
+        IndexWidth::I32
+    } else {
+        IndexWidth::I64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids() {
+        assert_eq!(grid_for(0, 132), 1);
+        assert_eq!(grid_for(1000, 132), 4);
+        assert_eq!(grid_for(1 << 28, 132), 132 * 16);
+    }
+
+    #[test]
+    fn widths() {
+        assert_eq!(index_width(1000, 1000), IndexWidth::I32);
+        assert_eq!(index_width(1 << 30, 10), IndexWidth::I32);
+        assert_eq!(index_width((1 << 30) + 1, 10), IndexWidth::I64);
+        assert_eq!(index_width(10, 1 << 31), IndexWidth::I64);
+    }
+}

@@ -1,0 +1,21 @@
+//! Helpers for cuarray's own test harnesses and benches (not part of the stable API).
+
+use crate::Device;
+
+/// Whether GPU tests must run (`CUARRAY_REQUIRE_GPU=1`): then a missing GPU is a failure.
+pub fn gpu_required() -> bool {
+    std::env::var("CUARRAY_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// Device 0 when a GPU and NVRTC are usable, else the reason they are not.
+pub fn gpu() -> Result<Device, String> {
+    if let Some(reason) = crate::unavailable_reason() {
+        return Err(reason);
+    }
+    Device::new(0).map_err(|e| e.to_string())
+}
+
+/// True when libnvrtc can be loaded (the NVRTC-only test tier runs then).
+pub fn nvrtc_available() -> bool {
+    crate::kernels::nvrtc::version().is_ok()
+}
