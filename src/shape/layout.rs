@@ -164,7 +164,7 @@ impl Layout {
         }
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(i) = infer {
-            if known == 0 || size % known != 0 {
+            if known == 0 || !size.is_multiple_of(known) {
                 return Err(Error::ShapeMismatch {
                     op: "reshape",
                     msg: format!("cannot infer the -1 in {shape:?} for {size} element(s)"),
@@ -413,7 +413,7 @@ mod tests {
         assert!(Layout::infer_shape(24, &[-1, 5]).is_err());
         assert!(Layout::infer_shape(24, &[-1, -1]).is_err());
         assert!(Layout::infer_shape(24, &[5, 5]).is_err());
-        assert_eq!(Layout::infer_shape(0, &[0, -1]).is_err(), true);
+        assert!(Layout::infer_shape(0, &[0, -1]).is_err());
         assert_eq!(Layout::infer_shape(1, &[]).unwrap(), Vec::<usize>::new());
     }
 

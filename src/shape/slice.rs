@@ -110,8 +110,8 @@ impl SliceElem {
 #[macro_export]
 macro_rules! s {
     ($($e:expr $(; $step:expr)?),* $(,)?) => {
-        vec![$( {
-            #[allow(unused_mut)]
+        [$( {
+            #[allow(unused_mut, clippy::reversed_empty_ranges)]
             let mut el = $crate::shape::SliceArg::into_elem($e);
             $( el = el.with_step($step as isize); )?
             el
@@ -192,7 +192,6 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::s;
 
     fn idx(l: &Layout) -> Vec<usize> {
         l.iter_offsets().collect()
