@@ -48,7 +48,7 @@ pub mod shape;
 #[doc(hidden)]
 pub mod testing;
 
-pub use array::{concatenate, stack, DeviceArray};
+pub use array::{concatenate, stack, where_, DeviceArray};
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{device_count, Device, MemoryStats};
 pub use element::{DType, Element, FloatElement, NumElement};

@@ -2,6 +2,7 @@
 
 use super::DeviceArray;
 use crate::element::{DType, Element, FloatElement, NumElement};
+use crate::ops::catalogue::FILL_BODY;
 use crate::ops::elementwise::{self, Scalar};
 use crate::{Device, Error, Result};
 
@@ -44,7 +45,7 @@ impl<T: Element> DeviceArray<T> {
     /// ```
     pub fn full(device: &Device, shape: &[usize], value: T) -> Result<Self> {
         let out = Self::alloc_uninit(device, shape)?;
-        elementwise::run(device, "full", "out0 = s0;", &[out.operand()], &[], &[Scalar::of(value)])?;
+        elementwise::run(device, "full", FILL_BODY, &[out.operand()], &[], &[Scalar::of(value)])?;
         Ok(out)
     }
 

@@ -8,6 +8,7 @@ mod view;
 #[cfg(feature = "ndarray")]
 mod interop;
 
+pub use ops::where_;
 pub use view::{concatenate, stack};
 
 use crate::device::{Device, DeviceBuffer};

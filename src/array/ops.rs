@@ -1,17 +1,43 @@
-//! Arithmetic on arrays: methods and `std::ops` operators (which return `Result`).
+//! Elementwise operations on arrays: methods, `std::ops` operators (which return
+//! `Result`), in-place forms and `where_`. Every one is an instance of the N-ary
+//! elementwise kernel with a body from [`crate::ops::catalogue`].
+//!
+//! # Integer semantics
+//! As NumPy's: `+ - *` and `pow` wrap around on overflow; `/` is floor division (rounds
+//! toward minus infinity) and `%` takes the sign of the divisor; dividing by zero gives 0
+//! for both (NumPy also gives 0, with a warning); `pow` with a negative exponent gives 0
+//! except for bases 1 and -1. `abs` and `neg` of the minimum value wrap to itself.
+//!
+//! # Floating-point semantics
+//! IEEE 754 as NumPy: NaN and ±inf propagate, `x / 0.0` is ±inf or NaN, `maximum`,
+//! `minimum`, `clip` and `relu` propagate NaN, `-0.0` is kept. `f16` and `bf16` compute
+//! in `f32` and round the result once.
 
 use super::{same_device, DeviceArray};
-use crate::element::{Element, NumElement};
-use crate::ops::elementwise::{self, BinaryOp, Scalar};
+use crate::element::{Element, FloatElement, NumElement};
+use crate::ops::catalogue::{BinaryOp, UnaryOp, CLIP_BODY, WHERE_BODY};
+use crate::ops::elementwise::{self, Scalar};
 use crate::shape::broadcast_shapes;
 use crate::Result;
 
-impl<T: NumElement> DeviceArray<T> {
-    /// `op(self, rhs)` with NumPy broadcasting, into a new array.
-    pub(crate) fn binary(&self, op: BinaryOp, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+impl<T: Element> DeviceArray<T> {
+    /// `body` applied to every element of `self` (with `scalars`), into a new array.
+    pub(crate) fn map<U: Element>(
+        &self,
+        name: &'static str,
+        body: &'static str,
+        scalars: &[Scalar],
+    ) -> Result<DeviceArray<U>> {
+        let out = DeviceArray::<U>::alloc_uninit(self.device(), self.shape())?;
+        elementwise::run(self.device(), name, body, &[out.operand()], &[self.operand()], scalars)?;
+        Ok(out)
+    }
+
+    /// `op(self, rhs)` with NumPy broadcasting, into a new array of `U`.
+    pub(crate) fn zip<U: Element>(&self, op: BinaryOp, rhs: &DeviceArray<T>) -> Result<DeviceArray<U>> {
         same_device(op.name(), self.device(), rhs.device())?;
         let shape = broadcast_shapes(op.name(), self.shape(), rhs.shape())?;
-        let out = Self::alloc_uninit(self.device(), &shape)?;
+        let out = DeviceArray::<U>::alloc_uninit(self.device(), &shape)?;
         elementwise::run(
             self.device(),
             op.name(),
@@ -23,19 +49,73 @@ impl<T: NumElement> DeviceArray<T> {
         Ok(out)
     }
 
-    /// `op(self, s)` (or `op(s, self)` when `scalar_lhs`), into a new array.
-    pub(crate) fn binary_scalar(&self, op: BinaryOp, s: T, scalar_lhs: bool) -> Result<DeviceArray<T>> {
-        let out = Self::alloc_uninit(self.device(), self.shape())?;
+    /// `op(self, s)`, or `op(s, self)` when `scalar_lhs`, into a new array of `U`.
+    pub(crate) fn zip_scalar<U: Element>(&self, op: BinaryOp, s: T, scalar_lhs: bool) -> Result<DeviceArray<U>> {
         let body = if scalar_lhs { op.body_scalar_lhs() } else { op.body_scalar_rhs() };
-        elementwise::run(self.device(), op.name(), body, &[out.operand()], &[self.operand()], &[Scalar::of(s)])?;
-        Ok(out)
+        self.map(op.name(), body, &[Scalar::of(s)])
     }
 
-    /// Elementwise `self + rhs`, broadcasting.
-    ///
-    /// # Errors
-    /// [`Error::Broadcast`](crate::Error::Broadcast) naming both shapes when they do not
-    /// broadcast; [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
+    /// `op(self, rhs)` written into `self` (`rhs` broadcast to `self`'s shape).
+    pub(crate) fn zip_assign(&self, op: BinaryOp, rhs: &DeviceArray<T>) -> Result<()> {
+        same_device(op.name(), self.device(), rhs.device())?;
+        // An operand that overlaps the output in another pattern (e.g. `a += a.t()`) is
+        // read from a copy, as NumPy does, so no element is read after it was written.
+        let copied;
+        let rhs = if rhs.shares_memory_with(self) && rhs.layout() != self.layout() {
+            copied = rhs.copy()?;
+            &copied
+        } else {
+            rhs
+        };
+        elementwise::run(
+            self.device(),
+            op.name(),
+            op.body(),
+            &[self.operand()],
+            &[self.operand(), rhs.operand_as(self.shape())?],
+            &[],
+        )
+    }
+
+    /// Elementwise `self == rhs` with broadcasting.
+    pub fn eq(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::Eq, rhs)
+    }
+    /// Elementwise `self != rhs` with broadcasting.
+    pub fn ne(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::Ne, rhs)
+    }
+}
+
+macro_rules! binary_methods {
+    ($($(#[doc = $doc:literal])* $method:ident $assign:ident => $op:ident),* $(,)?) => {
+        impl<T: NumElement> DeviceArray<T> {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// Broadcasts as NumPy. See the module docs for integer and float semantics.
+                ///
+                /// # Errors
+                /// [`Error::Broadcast`](crate::Error::Broadcast) naming both shapes when
+                /// they do not broadcast; [`Error::DeviceMismatch`](crate::Error::DeviceMismatch)
+                /// across devices.
+                pub fn $method(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+                    self.zip(BinaryOp::$op, rhs)
+                }
+
+                #[doc = concat!("In place: `self = ", stringify!($method), "(self, rhs)`, `rhs` broadcast to `self`'s shape.")]
+                ///
+                /// Writes through views into the memory they share.
+                pub fn $assign(&self, rhs: &DeviceArray<T>) -> Result<()> {
+                    self.zip_assign(BinaryOp::$op, rhs)
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    /// Elementwise `self + rhs`.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -44,75 +124,243 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.add(&b)?.shape(), &[3, 2]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn add(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
-        self.binary(BinaryOp::Add, rhs)
+    add add_assign => Add,
+    /// Elementwise `self - rhs`.
+    sub sub_assign => Sub,
+    /// Elementwise `self * rhs`.
+    mul mul_assign => Mul,
+    /// Elementwise `self / rhs` (floor division for integers).
+    div div_assign => Div,
+    /// Elementwise remainder with the sign of `rhs` (NumPy's `%`).
+    rem rem_assign => Rem,
+    /// Elementwise `self ** rhs`.
+    pow pow_assign => Pow,
+    /// Elementwise maximum (NaN propagates).
+    maximum maximum_assign => Maximum,
+    /// Elementwise minimum (NaN propagates).
+    minimum minimum_assign => Minimum,
+}
+
+impl<T: NumElement> DeviceArray<T> {
+    /// Elementwise `self < rhs` with broadcasting.
+    pub fn lt(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::Lt, rhs)
     }
-    /// Elementwise `self - rhs`, broadcasting.
-    pub fn sub(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
-        self.binary(BinaryOp::Sub, rhs)
+    /// Elementwise `self <= rhs` with broadcasting.
+    pub fn le(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::Le, rhs)
     }
-    /// Elementwise `self * rhs`, broadcasting.
-    pub fn mul(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
-        self.binary(BinaryOp::Mul, rhs)
+    /// Elementwise `self > rhs` with broadcasting.
+    pub fn gt(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::Gt, rhs)
     }
-    /// Elementwise `self / rhs`, broadcasting: IEEE division for floats, floor division
-    /// for integers (NumPy's `//`), with 0 for an integer division by zero.
-    pub fn div(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
-        self.binary(BinaryOp::Div, rhs)
+    /// Elementwise `self >= rhs` with broadcasting.
+    pub fn ge(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::Ge, rhs)
     }
+    /// `op(self, s)` for any binary op with a scalar right operand, e.g.
+    /// `a.scalar_op(BinaryOp::Pow, 2.0)`; comparisons have their own methods.
+    pub fn scalar_op(&self, op: BinaryOp, s: T) -> Result<DeviceArray<T>> {
+        self.zip_scalar(op, s, false)
+    }
+    /// Elementwise `self ** s`.
+    pub fn pow_scalar(&self, s: T) -> Result<DeviceArray<T>> {
+        self.zip_scalar(BinaryOp::Pow, s, false)
+    }
+    /// Each element limited to `[lo, hi]` (NaN propagates), NumPy's `clip`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[-5, 0, 5])?;
+    /// assert_eq!(a.clip(-1, 1)?.to_host()?, vec![-1, 0, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn clip(&self, lo: T, hi: T) -> Result<DeviceArray<T>> {
+        self.map("clip", CLIP_BODY, &[Scalar::of(lo), Scalar::of(hi)])
+    }
+}
+
+macro_rules! unary_methods {
+    ($bound:ident => $out:ty; $($(#[doc = $doc:literal])* $method:ident => $op:ident),* $(,)?) => {
+        impl<T: $bound> DeviceArray<T> {
+            $(
+                $(#[doc = $doc])*
+                pub fn $method(&self) -> Result<DeviceArray<$out>> {
+                    self.map(UnaryOp::$op.name(), UnaryOp::$op.body(), &[])
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! { NumElement => T;
+    /// Elementwise `-self` (wraps for unsigned integers).
+    neg => Neg,
+    /// Elementwise absolute value.
+    abs => Abs,
+    /// Elementwise sign: -1, 0 or 1 (NaN stays NaN).
+    sign => Sign,
+    /// Elementwise `self * self`.
+    square => Square,
+    /// Elementwise `max(self, 0)` (NaN stays NaN).
+    relu => Relu,
+}
+
+unary_methods! { FloatElement => T;
+    /// Elementwise `e^x`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0])?;
+    /// assert_eq!(a.exp()?.to_host()?, vec![1.0, std::f64::consts::E]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    exp => Exp,
+    /// Elementwise natural logarithm.
+    log => Log,
+    /// Elementwise `ln(1 + x)`.
+    log1p => Log1p,
+    /// Elementwise `e^x - 1`.
+    expm1 => Expm1,
+    /// Elementwise square root.
+    sqrt => Sqrt,
+    /// Elementwise sine.
+    sin => Sin,
+    /// Elementwise cosine.
+    cos => Cos,
+    /// Elementwise tangent.
+    tan => Tan,
+    /// Elementwise hyperbolic tangent.
+    tanh => Tanh,
+    /// Elementwise logistic function `1 / (1 + e^-x)`.
+    sigmoid => Sigmoid,
+    /// Elementwise floor.
+    floor => Floor,
+    /// Elementwise ceiling.
+    ceil => Ceil,
+    /// Elementwise rounding, half to even (NumPy's `round`).
+    round => Round,
+}
+
+unary_methods! { FloatElement => bool;
+    /// Elementwise test for NaN.
+    isnan => IsNan,
+    /// Elementwise test for ±infinity.
+    isinf => IsInf,
+    /// Elementwise test for a finite value.
+    isfinite => IsFinite,
+}
+
+impl DeviceArray<bool> {
+    /// Elementwise logical and, with broadcasting.
+    pub fn logical_and(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::LogicalAnd, rhs)
+    }
+    /// Elementwise logical or, with broadcasting.
+    pub fn logical_or(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::LogicalOr, rhs)
+    }
+    /// Elementwise logical exclusive or, with broadcasting.
+    pub fn logical_xor(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
+        self.zip(BinaryOp::LogicalXor, rhs)
+    }
+    /// Elementwise logical not.
+    pub fn logical_not(&self) -> Result<DeviceArray<bool>> {
+        self.map(UnaryOp::LogicalNot.name(), UnaryOp::LogicalNot.body(), &[])
+    }
+}
+
+/// Elementwise `cond ? a : b` with the three shapes broadcast together (NumPy's `where`).
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let x = cuarray::DeviceArray::from_slice(&dev, &[-2.0f32, 3.0])?;
+/// let zero = cuarray::DeviceArray::zeros(&dev, &[])?;
+/// let pos = x.gt(&zero)?;
+/// assert_eq!(cuarray::where_(&pos, &x, &zero)?.to_host()?, vec![0.0, 3.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub fn where_<T: Element>(cond: &DeviceArray<bool>, a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+    same_device("where", cond.device(), a.device())?;
+    same_device("where", a.device(), b.device())?;
+    let shape = broadcast_shapes("where", cond.shape(), a.shape())?;
+    let shape = broadcast_shapes("where", &shape, b.shape())?;
+    let out = DeviceArray::<T>::alloc_uninit(a.device(), &shape)?;
+    elementwise::run(
+        a.device(),
+        "where",
+        WHERE_BODY,
+        &[out.operand()],
+        &[cond.operand_as(&shape)?, a.operand_as(&shape)?, b.operand_as(&shape)?],
+        &[],
+    )?;
+    Ok(out)
 }
 
 macro_rules! operators {
     ($($trait:ident $method:ident $op:ident),*) => {$(
         impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for &DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self.binary(BinaryOp::$op, rhs) }
+            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, rhs) }
         }
         impl<T: NumElement> std::ops::$trait<DeviceArray<T>> for &DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self.binary(BinaryOp::$op, &rhs) }
+            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, &rhs) }
         }
         impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self.binary(BinaryOp::$op, rhs) }
+            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, rhs) }
         }
         impl<T: NumElement> std::ops::$trait<DeviceArray<T>> for DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self.binary(BinaryOp::$op, &rhs) }
+            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, &rhs) }
         }
         impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for Result<DeviceArray<T>> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self?.binary(BinaryOp::$op, rhs) }
+            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self?.zip(BinaryOp::$op, rhs) }
         }
         impl<T: NumElement> std::ops::$trait<Result<DeviceArray<T>>> for &DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: Result<DeviceArray<T>>) -> Self::Output { self.binary(BinaryOp::$op, &rhs?) }
+            fn $method(self, rhs: Result<DeviceArray<T>>) -> Self::Output { self.zip(BinaryOp::$op, &rhs?) }
         }
         impl<T: NumElement> std::ops::$trait<T> for &DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: T) -> Self::Output { self.binary_scalar(BinaryOp::$op, rhs, false) }
+            fn $method(self, rhs: T) -> Self::Output { self.zip_scalar(BinaryOp::$op, rhs, false) }
         }
         impl<T: NumElement> std::ops::$trait<T> for DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: T) -> Self::Output { self.binary_scalar(BinaryOp::$op, rhs, false) }
+            fn $method(self, rhs: T) -> Self::Output { self.zip_scalar(BinaryOp::$op, rhs, false) }
         }
     )*};
 }
-operators!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+operators!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+
+impl<T: NumElement> std::ops::Neg for &DeviceArray<T> {
+    type Output = Result<DeviceArray<T>>;
+    fn neg(self) -> Self::Output {
+        DeviceArray::neg(self)
+    }
+}
+impl<T: NumElement> std::ops::Neg for DeviceArray<T> {
+    type Output = Result<DeviceArray<T>>;
+    fn neg(self) -> Self::Output {
+        DeviceArray::neg(&self)
+    }
+}
 
 /// `scalar op array` for each concrete element type (Rust allows these only per type).
 macro_rules! scalar_lhs {
     ($($t:ty),*) => {$(
-        scalar_lhs!(@one $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+        scalar_lhs!(@one $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
     )*};
     (@one $t:ty, $($trait:ident $method:ident $op:ident),*) => {$(
         impl std::ops::$trait<&DeviceArray<$t>> for $t {
             type Output = Result<DeviceArray<$t>>;
-            fn $method(self, rhs: &DeviceArray<$t>) -> Self::Output { rhs.binary_scalar(BinaryOp::$op, self, true) }
+            fn $method(self, rhs: &DeviceArray<$t>) -> Self::Output { rhs.zip_scalar(BinaryOp::$op, self, true) }
         }
         impl std::ops::$trait<DeviceArray<$t>> for $t {
             type Output = Result<DeviceArray<$t>>;
-            fn $method(self, rhs: DeviceArray<$t>) -> Self::Output { rhs.binary_scalar(BinaryOp::$op, self, true) }
+            fn $method(self, rhs: DeviceArray<$t>) -> Self::Output { rhs.zip_scalar(BinaryOp::$op, self, true) }
         }
     )*};
 }

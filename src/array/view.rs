@@ -3,6 +3,7 @@
 
 use super::{same_device, DeviceArray};
 use crate::element::Element;
+use crate::ops::catalogue::{CAST_BODY, COPY_BODY};
 use crate::ops::elementwise;
 use crate::shape::{normalize_axis, Layout, SliceElem};
 use crate::{Error, Result};
@@ -101,7 +102,7 @@ impl<T: Element> DeviceArray<T> {
         elementwise::run(
             self.device(),
             "cast",
-            "out0 = static_cast<out0_t>(in0);",
+            CAST_BODY,
             &[out.operand()],
             &[self.operand()],
             &[],
@@ -116,7 +117,7 @@ pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) 
     elementwise::run(
         dst.device(),
         "copy",
-        "out0 = in0;",
+        COPY_BODY,
         &[dst.operand()],
         &[src.operand_as(dst.shape())?],
         &[],

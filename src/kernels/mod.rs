@@ -174,7 +174,8 @@ impl KernelSpec {
 /// A representative set of kernels (the quickstart's adds, fills, copies and casts of the
 /// common dtypes), for [`Device::prewarm`](crate::Device::prewarm).
 pub fn common_specs() -> Vec<KernelSpec> {
-    use crate::ops::elementwise::{spec_for, BinaryOp};
+    use crate::ops::catalogue::BinaryOp;
+    use crate::ops::elementwise::spec_for;
     let mut specs = Vec::new();
     for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
         for op in [BinaryOp::Add, BinaryOp::Mul] {

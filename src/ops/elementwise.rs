@@ -199,47 +199,6 @@ pub(crate) fn run(
     unsafe { args.launch(device, &f, grid, BLOCK) }
 }
 
-macro_rules! binary_ops {
-    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal),* $(,)?) => {
-        /// Binary arithmetic ops with NumPy broadcasting. Each calls the device function
-        /// `cuarray_<name>` of `kernels/ops.cuh`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum BinaryOp {
-            $($(#[doc = $doc])* $variant),*
-        }
-
-        impl BinaryOp {
-            /// The op's name.
-            pub const fn name(self) -> &'static str {
-                match self { $(BinaryOp::$variant => $name),* }
-            }
-            /// Body for two array operands.
-            pub const fn body(self) -> &'static str {
-                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, in1);")),* }
-            }
-            /// Body for an array and a scalar on the right.
-            pub const fn body_scalar_rhs(self) -> &'static str {
-                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, s0);")),* }
-            }
-            /// Body for a scalar on the left and an array.
-            pub const fn body_scalar_lhs(self) -> &'static str {
-                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(s0, in0);")),* }
-            }
-        }
-    };
-}
-
-binary_ops! {
-    /// `a + b`
-    Add => "add",
-    /// `a - b`
-    Sub => "sub",
-    /// `a * b`
-    Mul => "mul",
-    /// `a / b`: IEEE for floats, floor division for integers (0 when dividing by zero).
-    Div => "div",
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,3 +225,4 @@ mod tests {
         assert_eq!(plan(&[3, 0], &[&[0, 1]]).unwrap().size, 0);
     }
 }
+pub use super::catalogue::{BinaryOp, UnaryOp};

@@ -1,5 +1,6 @@
 //! Host-side orchestration of device operations: each op is a pure `plan_*` (shapes,
 //! variant, index width; tested on the host) and a short launch.
 
+pub mod catalogue;
 pub mod elementwise;
 pub(crate) mod launch;
