@@ -49,20 +49,3 @@ struct Indexer {
     I shape[NDIM];
     I strides[NARG][NDIM];
 };
-
-// Element offsets of logical index `i` for every operand.
-template <int NARG, int NDIM, typename I>
-__device__ __forceinline__ void cuarray_offsets(const Indexer<NARG, NDIM, I>& ix, I i, I (&off)[NARG]) {
-#pragma unroll
-    for (int k = 0; k < NARG; ++k) off[k] = 0;
-    I rem = i;
-#pragma unroll
-    for (int d = NDIM - 1; d >= 1; --d) {
-        I c = rem % ix.shape[d];
-        rem = rem / ix.shape[d];
-#pragma unroll
-        for (int k = 0; k < NARG; ++k) off[k] += c * ix.strides[k][d];
-    }
-#pragma unroll
-    for (int k = 0; k < NARG; ++k) off[k] += rem * ix.strides[k][0];
-}

@@ -50,7 +50,7 @@ pub mod testing;
 
 pub use array::{concatenate, stack, where_, DeviceArray};
 pub use device::probe::{is_available, unavailable_reason};
-pub use device::{device_count, Device, MemoryStats};
+pub use device::{device_count, Device, MemoryStats, Timings};
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};
 pub use kernels::cache::CacheStats;

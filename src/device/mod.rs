@@ -2,6 +2,7 @@
 
 pub(crate) mod memory;
 pub(crate) mod probe;
+mod timing;
 
 use crate::kernels::cache::{CacheStats, KernelCache};
 use crate::kernels::KernelSpec;
@@ -9,6 +10,7 @@ use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 pub use memory::{DeviceBuffer, MemoryStats};
+pub use timing::Timings;
 use probe::Lib;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -211,6 +213,10 @@ impl Device {
 
     pub(crate) fn arch(&self) -> (u32, u32) {
         self.0.arch
+    }
+
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.0.stream
     }
 
     pub(crate) fn cu_stream(&self) -> CUstream {

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 ///     index: IndexWidth::I32,
 /// };
 /// let src = codegen::render(&spec);
-/// assert!(src.contains("extern \"C\" __global__ void cuarray_ew_add_f32f32_f32_c_i32("));
+/// assert!(src.contains("void __launch_bounds__(256) cuarray_ew_add_f32f32_f32_c_i32("));
 /// ```
 pub fn render(spec: &KernelSpec) -> String {
     let mut src = String::with_capacity(8192);
@@ -57,20 +57,25 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
         let _ = writeln!(src, "typedef {} s{k}_t;", d.cuda_type());
     }
     // Signature.
-    let mut params: Vec<String> = Vec::new();
-    params.extend((0..nout).map(|k| format!("out{k}_t* p_out{k}")));
-    params.extend((0..nin).map(|k| format!("const in{k}_t* p_in{k}")));
-    params.extend((0..spec.scalars.len()).map(|k| format!("const s{k}_t s{k}")));
-    let ndim = match spec.variant {
-        Variant::Contiguous => {
-            params.push("const long long n".into());
-            0
-        }
-        Variant::Strided { ndim } => {
-            params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix"));
-            ndim
-        }
+    // Contiguous variants touch element i of every operand exactly once, so the pointers
+    // may be declared non-aliasing (even for in-place ops, which read each element before
+    // writing it at the same index).
+    let restrict = match spec.variant {
+        Variant::Contiguous | Variant::Vectorized { .. } => " __restrict__",
+        _ => "",
     };
+    let mut params: Vec<String> = Vec::new();
+    params.extend((0..nout).map(|k| format!("out{k}_t*{restrict} p_out{k}")));
+    params.extend((0..nin).map(|k| format!("const in{k}_t*{restrict} p_in{k}")));
+    params.extend((0..spec.scalars.len()).map(|k| format!("const s{k}_t s{k}")));
+    match spec.variant {
+        Variant::Contiguous | Variant::Vectorized { .. } => params.push("const long long n".into()),
+        Variant::Strided { ndim } => params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix")),
+        Variant::Tiled { .. } => params.push(format!("const Indexer<{narg}, 2, {idx}> ix")),
+        Variant::StridedVec { ndim, .. } => {
+            params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix"))
+        }
+    }
     let _ = writeln!(
         src,
         "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    {}) {{",
@@ -78,35 +83,182 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
         params.join(",\n    ")
     );
     let _ = writeln!(src, "    typedef {idx} I;");
-    // Offset expression of operand `slot` (outputs first, then inputs).
-    let at = |slot: usize| match spec.variant {
-        Variant::Contiguous => "i".to_string(),
-        Variant::Strided { .. } => format!("o[{slot}]"),
+    // The per-element statements: load inputs, run the body, store outputs. `at(slot)` is
+    // the element's place in operand `slot` (outputs first, then inputs).
+    let element = |src: &mut String, at: &dyn Fn(usize) -> String, pad: &str| {
+        for k in 0..nin {
+            let _ = writeln!(src, "{pad}const in{k}_t in{k} = p_in{k}[{}];", at(nout + k));
+        }
+        for k in 0..nout {
+            let _ = writeln!(src, "{pad}out{k}_t out{k};");
+        }
+        let _ = writeln!(src, "{pad}(void)i;");
+        let _ = writeln!(src, "{pad}{{ {} }}", spec.body);
+        for k in 0..nout {
+            let _ = writeln!(src, "{pad}p_out{k}[{}] = out{k};", at(k));
+        }
     };
     match spec.variant {
         Variant::Contiguous => {
             let _ = writeln!(src, "    ew_contiguous<I>((I)n, [&](I i) {{");
+            element(src, &|_| "i".to_string(), "        ");
+            let _ = writeln!(src, "    }});");
         }
-        Variant::Strided { .. } => {
+        Variant::Vectorized { vec } => {
+            let _ = writeln!(src, "    ew_vectorized<{vec}, I>((I)n, [&](I base_a, I base_b) {{");
+            for part in ["a", "b"] {
+                for k in 0..nin {
+                    let _ = writeln!(
+                        src,
+                        "        const cuarray_vec<in{k}_t, {vec}> v{part}_in{k} = *reinterpret_cast<const cuarray_vec<in{k}_t, {vec}>*>(p_in{k} + base_{part});"
+                    );
+                }
+            }
+            for part in ["a", "b"] {
+                render_vector(spec, src, vec, &format!("base_{part}"), &|k| format!("v{part}_in{k}.v[e]"), &|_| None);
+            }
+            let _ = writeln!(src, "    }}, [&](I i) {{");
+            element(src, &|_| "i".to_string(), "        ");
+            let _ = writeln!(src, "    }});");
+        }
+        Variant::StridedVec { ndim, vec, bcast } => {
+            let _ = writeln!(src, "    ew_strided_vec<{narg}, {ndim}, I, {vec}>(ix, [&](I i0, const I* o) {{");
+            for k in 0..nin {
+                if bcast & (1 << (nout + k)) != 0 {
+                    let _ = writeln!(src, "        const in{k}_t s_in{k} = p_in{k}[o[{}]];", nout + k);
+                } else {
+                    let _ = writeln!(
+                        src,
+                        "        const cuarray_vec<in{k}_t, {vec}> v_in{k} = *reinterpret_cast<const cuarray_vec<in{k}_t, {vec}>*>(p_in{k} + o[{}]);",
+                        nout + k
+                    );
+                }
+            }
+            render_vector(
+                spec,
+                src,
+                vec,
+                "i0",
+                &|k| {
+                    if bcast & (1 << (nout + k)) != 0 {
+                        format!("s_in{k}")
+                    } else {
+                        format!("v_in{k}.v[e]")
+                    }
+                },
+                &|k| Some(format!("o[{k}]")),
+            );
+            let _ = writeln!(src, "    }});");
+        }
+        Variant::Strided { ndim } => {
             let _ = writeln!(
                 src,
-                "    ew_strided<{narg}, {ndim}, I>(ix, [&](I i, const I* o) {{"
+                "    ew_strided<{narg}, {ndim}, I, {STRIDED_CHUNK}>(ix, [&](I i, const I* o) {{"
             );
+            element(src, &|slot| format!("o[{slot}]"), "        ");
+            let _ = writeln!(src, "    }});");
+        }
+        Variant::Tiled { staged } => render_tiled(spec, staged, src),
+    }
+    let _ = writeln!(src, "}}");
+}
+
+/// One vector's worth of elements: inputs from `input(k)` (an expression in `e`), the
+/// body per element, outputs gathered in vectors and stored at `base` (contiguous) or at
+/// the offset `out_at(k)` (strided).
+fn render_vector(
+    spec: &KernelSpec,
+    src: &mut String,
+    vec: u8,
+    base: &str,
+    input: &dyn Fn(usize) -> String,
+    out_at: &dyn Fn(usize) -> Option<String>,
+) {
+    let nin = spec.inputs.len();
+    let nout = spec.outputs.len();
+    let _ = writeln!(src, "        {{");
+    for k in 0..nout {
+        let _ = writeln!(src, "            cuarray_vec<out{k}_t, {vec}> v_out{k};");
+    }
+    let _ = writeln!(src, "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{");
+    let _ = writeln!(src, "                const I i = {base} + e;\n                (void)i;");
+    for k in 0..nin {
+        let _ = writeln!(src, "                const in{k}_t in{k} = {};", input(k));
+    }
+    for k in 0..nout {
+        let _ = writeln!(src, "                out{k}_t out{k};");
+    }
+    let _ = writeln!(src, "                {{ {} }}", spec.body);
+    for k in 0..nout {
+        let _ = writeln!(src, "                v_out{k}.v[e] = out{k};");
+    }
+    let _ = writeln!(src, "            }}");
+    for k in 0..nout {
+        let at = out_at(k).unwrap_or_else(|| base.to_string());
+        let _ = writeln!(
+            src,
+            "            *reinterpret_cast<cuarray_vec<out{k}_t, {vec}>*>(p_out{k} + {at}) = v_out{k};"
+        );
+    }
+    let _ = writeln!(src, "        }}");
+}
+
+/// Tile edge of the `Tiled` variant.
+pub const TILE: usize = 64;
+
+/// The body of a `Tiled` kernel (see `ew_tiled` in elementwise.cuh).
+fn render_tiled(spec: &KernelSpec, staged: u8, src: &mut String) {
+    let nin = spec.inputs.len();
+    let nout = spec.outputs.len();
+    let is_staged = |slot: usize| staged & (1 << slot) != 0;
+    let off = |slot: usize| format!("r * ix.strides[{slot}][0] + c * ix.strides[{slot}][1]");
+    // Shared tiles, padded against bank conflicts.
+    for k in 0..nout {
+        if is_staged(k) {
+            let _ = writeln!(src, "    __shared__ out{k}_t t_out{k}[{TILE}][{}];", TILE + 1);
         }
     }
     for k in 0..nin {
-        let _ = writeln!(src, "        const in{k}_t in{k} = p_in{k}[{}];", at(nout + k));
+        if is_staged(nout + k) {
+            let _ = writeln!(src, "    __shared__ in{k}_t t_in{k}[{TILE}][{}];", TILE + 1);
+        }
+    }
+    let staged_out = (0..nout).any(is_staged);
+    let _ = writeln!(src, "    ew_tiled<{staged_out}, {TILE}, I>(ix.shape[0], ix.shape[1],");
+    let _ = writeln!(src, "        [&](int x, int y, I r, I c) {{");
+    for k in 0..nin {
+        if is_staged(nout + k) {
+            let _ = writeln!(src, "            t_in{k}[y][x] = p_in{k}[{}];", off(nout + k));
+        }
+    }
+    let _ = writeln!(src, "        }},\n        [&](int x, int y, I r, I c) {{");
+    let _ = writeln!(src, "            const I i = r * ix.shape[1] + c;\n            (void)i;");
+    for k in 0..nin {
+        let load = if is_staged(nout + k) { format!("t_in{k}[x][y]") } else { format!("p_in{k}[{}]", off(nout + k)) };
+        let _ = writeln!(src, "            const in{k}_t in{k} = {load};");
     }
     for k in 0..nout {
-        let _ = writeln!(src, "        out{k}_t out{k};");
+        let _ = writeln!(src, "            out{k}_t out{k};");
     }
-    let _ = writeln!(src, "        (void)i;");
-    let _ = writeln!(src, "        {{ {} }}", spec.body);
+    let _ = writeln!(src, "            {{ {} }}", spec.body);
     for k in 0..nout {
-        let _ = writeln!(src, "        p_out{k}[{}] = out{k};", at(k));
+        if is_staged(k) {
+            let _ = writeln!(src, "            t_out{k}[x][y] = out{k};");
+        } else {
+            let _ = writeln!(src, "            p_out{k}[{}] = out{k};", off(k));
+        }
     }
-    let _ = writeln!(src, "    }});\n}}");
+    let _ = writeln!(src, "        }},\n        [&](int x, int y, I r, I c) {{");
+    for k in 0..nout {
+        if is_staged(k) {
+            let _ = writeln!(src, "            p_out{k}[{}] = t_out{k}[y][x];", off(k));
+        }
+    }
+    let _ = writeln!(src, "        }});");
 }
+
+/// Consecutive inner-dimension elements each thread of a strided kernel handles.
+pub const STRIDED_CHUNK: usize = 4;
 
 #[cfg(test)]
 mod tests {

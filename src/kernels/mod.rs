@@ -26,6 +26,29 @@ pub enum Family {
 pub enum Variant {
     /// Every operand contiguous: element `i` of each is at `ptr[i]`.
     Contiguous,
+    /// Every operand contiguous and 16-byte aligned: `vec` elements per vector load.
+    Vectorized {
+        /// Elements per vector (16 bytes over the widest operand's element size).
+        vec: u8,
+    },
+    /// Two collapsed dimensions where the operands in `staged` (bit k = operand k, outputs
+    /// first) run fastest along the first dimension (e.g. a transposed view): 32 x 32
+    /// tiles through shared memory.
+    Tiled {
+        /// Bit mask of the column-major operands.
+        staged: u8,
+    },
+    /// Rows of contiguous (innermost stride 1, 16-byte aligned) or broadcast (innermost
+    /// stride 0, bit set in `bcast`) operands: `vec` elements per thread, one vector load
+    /// per contiguous operand.
+    StridedVec {
+        /// Number of collapsed dimensions (at least 1).
+        ndim: u8,
+        /// Elements per vector.
+        vec: u8,
+        /// Bit mask of the operands with innermost stride 0.
+        bcast: u8,
+    },
     /// Any layouts: offsets from an `Indexer` over `ndim` collapsed dimensions.
     Strided {
         /// Number of collapsed dimensions (at least 1).
@@ -148,7 +171,10 @@ impl KernelSpec {
         };
         let variant = match self.variant {
             Variant::Contiguous => "c".to_string(),
+            Variant::Vectorized { vec } => format!("v{vec}"),
             Variant::Strided { ndim } => format!("s{ndim}"),
+            Variant::Tiled { staged } => format!("t{staged:x}"),
+            Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
         };
         let fam = match self.family {
             Family::Elementwise => "ew",

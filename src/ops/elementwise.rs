@@ -6,6 +6,7 @@
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
+use crate::kernels::codegen::{STRIDED_CHUNK, TILE};
 use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, index_width, BLOCK};
 use crate::shape::{collapse, Collapsed, Layout};
@@ -64,7 +65,9 @@ pub struct Plan {
 /// use cuarray::kernels::{Variant, IndexWidth};
 /// let p = plan(&[4, 5], &[&[5, 1], &[5, 1]]).unwrap();
 /// assert_eq!(p.variant, Variant::Contiguous);
-/// let p = plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap();
+/// let p = plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap(); // a transposed input
+/// assert_eq!(p.variant, Variant::Tiled { staged: 0b10 });
+/// let p = plan(&[4, 5], &[&[5, 1], &[1, 0]]).unwrap(); // a broadcast column
 /// assert_eq!(p.variant, Variant::Strided { ndim: 2 });
 /// assert_eq!(p.index, IndexWidth::I32);
 /// ```
@@ -83,8 +86,21 @@ pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
         })
         .max()
         .unwrap_or(0);
+    // Two dimensions with some operands column-major: tiles through shared memory.
+    let column_major = |s: &Vec<isize>| s[0] != 0 && s[0].unsigned_abs() < s[1].unsigned_abs();
+    let staged: u8 = if c.shape.len() == 2 {
+        c.strides
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| column_major(s))
+            .fold(0u8, |m, (k, _)| m | (1 << k))
+    } else {
+        0
+    };
     let variant = if contiguous {
         Variant::Contiguous
+    } else if staged != 0 && c.shape[0] > 1 && c.shape[1] > 1 {
+        Variant::Tiled { staged }
     } else {
         if c.shape.len() > MAX_DIMS {
             return Err(Error::invalid(
@@ -105,6 +121,79 @@ pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
         index: index_width(size, max_extent),
         collapsed: c,
     })
+}
+
+/// Elements per 16-byte vector for contiguous operands at `ptrs` (with their dtypes):
+/// 16 over the widest element size when every pointer is 16-byte aligned, else 1.
+///
+/// ```
+/// use cuarray::ops::elementwise::vector_width;
+/// use cuarray::DType;
+/// assert_eq!(vector_width([(0x1000, DType::F32), (0x2000, DType::F32)]), 4);
+/// assert_eq!(vector_width([(0x1000, DType::F32), (0x2004, DType::F32)]), 1);
+/// assert_eq!(vector_width([(0x1000, DType::Bool), (0x2000, DType::F64)]), 2);
+/// ```
+pub fn vector_width(operands: impl IntoIterator<Item = (CUdeviceptr, DType)>) -> u8 {
+    let mut widest = 1usize;
+    for (ptr, dtype) in operands {
+        if ptr % 16 != 0 {
+            return 1;
+        }
+        widest = widest.max(dtype.size());
+    }
+    (16 / widest) as u8
+}
+
+/// The variant to launch: the plan's, upgraded to vector loads where the operands'
+/// addresses and strides allow them (`ptrs`: address of the first element and dtype of
+/// each operand, outputs first).
+pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
+    match p.variant {
+        Variant::Contiguous => match vector_width(ptrs.iter().copied()) {
+            vec if vec > 1 => Variant::Vectorized { vec },
+            _ => Variant::Contiguous,
+        },
+        Variant::Strided { ndim } => {
+            let c = &p.collapsed;
+            let last = c.shape.len() - 1;
+            let mut bcast = 0u8;
+            let mut widest = 1usize;
+            for (k, (s, &(ptr, dtype))) in c.strides.iter().zip(ptrs).enumerate() {
+                match s[last] {
+                    0 if k >= nout => bcast |= 1 << k,
+                    1 if ptr % 16 == 0 => widest = widest.max(dtype.size()),
+                    _ => return p.variant,
+                }
+            }
+            let vec = 16 / widest;
+            let aligned = c.shape[last] % vec == 0
+                && c.strides.iter().enumerate().all(|(k, s)| {
+                    bcast & (1 << k) != 0 || s[..last].iter().all(|&x| x % vec as isize == 0)
+                });
+            if vec > 1 && aligned {
+                Variant::StridedVec { ndim, vec: vec as u8, bcast }
+            } else {
+                p.variant
+            }
+        }
+        other => other,
+    }
+}
+
+/// Threads' worth of work for `variant` (the grid is sized from it).
+fn work_items(p: &Plan, variant: Variant) -> usize {
+    let c = &p.collapsed;
+    match variant {
+        Variant::Contiguous => p.size,
+        Variant::Vectorized { vec } | Variant::StridedVec { vec, .. } => p.size.div_ceil(vec as usize),
+        // One block per tile.
+        Variant::Tiled { .. } => c.shape[0].div_ceil(TILE) * c.shape[1].div_ceil(TILE) * BLOCK as usize,
+        // One warp per 32 * STRIDED_CHUNK elements of a row of the innermost dimension.
+        Variant::Strided { .. } => {
+            let inner = *c.shape.last().unwrap_or(&1);
+            (p.size / inner.max(1)) * inner.div_ceil(32 * STRIDED_CHUNK) * 32
+        }
+    }
 }
 
 /// The spec of an elementwise kernel.
@@ -165,13 +254,20 @@ pub(crate) fn run(
     for (t, s) in stypes.iter_mut().zip(scalars) {
         *t = s.dtype;
     }
+    let mut ptrs = [(0u64, DType::Bool); MAX_OPERANDS];
+    for (slot, o) in ptrs.iter_mut().zip(outs.iter().chain(ins)) {
+        *slot = (o.ptr, o.dtype);
+    }
+    let ptrs = &ptrs[..outs.len() + ins.len()];
+    let variant = refine(&p, ptrs, outs.len());
+    let items = work_items(&p, variant);
     let spec = spec_for(
         op,
         body,
         in_types,
         &otypes[..outs.len()],
         &stypes[..scalars.len()],
-        p.variant,
+        variant,
         p.index,
     );
     let f = device.function(&spec)?;
@@ -183,15 +279,15 @@ pub(crate) fn run(
         let n = s.dtype.size();
         args.raw(&s.bytes[..n], n);
     }
-    match p.variant {
-        Variant::Contiguous => {
+    match variant {
+        Variant::Contiguous | Variant::Vectorized { .. } => {
             args.i64(p.size as i64);
         }
-        Variant::Strided { .. } => {
+        Variant::Strided { .. } | Variant::Tiled { .. } | Variant::StridedVec { .. } => {
             args.indexer(p.index, p.size, &p.collapsed.shape, &p.collapsed.strides);
         }
     }
-    let grid = grid_for(p.size, device.multiprocessor_count());
+    let grid = grid_for(items, device.multiprocessor_count());
     // SAFETY: the arguments follow codegen's wrapper signature for `spec`: output
     // pointers, input pointers, scalars, then `n` or the Indexer of `p.collapsed`; every
     // pointer is the first logical element of a live buffer whose layout keeps every
@@ -223,6 +319,26 @@ mod tests {
         assert_eq!(p.index, IndexWidth::I64);
         // Empty.
         assert_eq!(plan(&[3, 0], &[&[0, 1]]).unwrap().size, 0);
+    }
+
+    #[test]
+    fn refinements() {
+        let f = DType::F32;
+        // (8, 12) + (8, 1): rows of contiguous data plus a broadcast column.
+        let p = plan(&[8, 12], &[&[12, 1], &[12, 1], &[1, 0]]).unwrap();
+        let v = refine(&p, &[(0x1000, f), (0x2000, f), (0x3000, f)], 1);
+        assert_eq!(v, Variant::StridedVec { ndim: 2, vec: 4, bcast: 0b100 });
+        assert_eq!(work_items(&p, v), 24);
+        // Misaligned base or odd row length: scalar strided.
+        assert_eq!(refine(&p, &[(0x1000, f), (0x2004, f), (0x3000, f)], 1), p.variant);
+        let p = plan(&[8, 13], &[&[13, 1], &[13, 1], &[1, 0]]).unwrap();
+        assert_eq!(refine(&p, &[(0x1000, f), (0x2000, f), (0x3000, f)], 1), p.variant);
+        // Contiguous and aligned: vectorized by element size.
+        let p = plan(&[100], &[&[1], &[1]]).unwrap();
+        assert_eq!(refine(&p, &[(0x1000, DType::F64), (0x2000, DType::F64)], 1), Variant::Vectorized { vec: 2 });
+        // A broadcast output is never vectorized.
+        let p = plan(&[4, 8], &[&[0, 1], &[8, 1]]).unwrap();
+        assert!(matches!(refine(&p, &[(0x1000, f), (0x2000, f)], 1), Variant::StridedVec { bcast: 0, .. } | Variant::Strided { .. }));
     }
 }
 pub use super::catalogue::{BinaryOp, UnaryOp};

@@ -1,0 +1,183 @@
+//! cuarray's side of the peer comparison (`bench/compare.sh` runs it beside
+//! `bench/peers.py`): each case timed with CUDA events after warm-up, median of many,
+//! printed as one JSON object per line. Also measures the ceilings in the same run: the
+//! device-to-device copy bandwidth and a bare cudarc kernel launch.
+//!
+//! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
+
+use cuarray::{Device, DeviceArray};
+use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use std::time::{Duration, Instant};
+
+struct Case {
+    name: String,
+    /// Bytes that must cross device memory (inputs read once, outputs written once).
+    bytes: f64,
+    median: Duration,
+    /// "device" (CUDA events) or "wall" (host clock per call, back to back).
+    kind: &'static str,
+}
+
+fn report(c: &Case) {
+    let us = c.median.as_secs_f64() * 1e6;
+    let gbps = if c.bytes > 0.0 { c.bytes / c.median.as_secs_f64() / 1e9 } else { 0.0 };
+    println!(
+        "{{\"lib\": \"cuarray\", \"case\": \"{}\", \"kind\": \"{}\", \"us\": {us:.3}, \"gbps\": {gbps:.1}}}",
+        c.name, c.kind
+    );
+}
+
+const REPS: usize = 30;
+
+fn device_case(
+    dev: &Device,
+    name: &str,
+    bytes: f64,
+    mut f: impl FnMut() -> cuarray::Result<()>,
+) -> Case {
+    let t = dev.time(5, REPS, &mut f).expect("timed case failed");
+    Case { name: name.into(), bytes, median: t.median(), kind: "device" }
+}
+
+fn wall_case(dev: &Device, name: &str, mut f: impl FnMut() -> cuarray::Result<()>) -> Case {
+    let iters = 2000;
+    for _ in 0..200 {
+        f().unwrap();
+    }
+    dev.synchronize().unwrap();
+    let mut runs = Vec::new();
+    for _ in 0..7 {
+        let t = Instant::now();
+        for _ in 0..iters {
+            f().unwrap();
+        }
+        dev.synchronize().unwrap();
+        runs.push(t.elapsed() / iters);
+    }
+    runs.sort();
+    Case { name: name.into(), bytes: 0.0, median: runs[runs.len() / 2], kind: "wall" }
+}
+
+/// The ceilings, measured with cudarc directly: device-to-device copy bandwidth and the
+/// wall time of a bare launch of a 1000-element add kernel.
+fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
+    let ctx = CudaContext::new(0).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    let mut out = Vec::new();
+    if filter("copy_f32_2^28") {
+        let n = 1usize << 28;
+        let src = stream.alloc_zeros::<f32>(n).unwrap();
+        let mut dst = stream.alloc_zeros::<f32>(n).unwrap();
+        let start = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+        let stop = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+        let mut times = Vec::new();
+        for r in 0..(REPS + 5) {
+            start.record(&stream).unwrap();
+            stream.memcpy_dtod(&src, &mut dst).unwrap();
+            stop.record(&stream).unwrap();
+            let ms = start.elapsed_ms(&stop).unwrap();
+            if r >= 5 {
+                times.push(Duration::from_secs_f64(ms as f64 / 1e3));
+            }
+        }
+        times.sort();
+        out.push(Case { name: "copy_f32_2^28".into(), bytes: (2 * n * 4) as f64, median: times[times.len() / 2], kind: "device" });
+    }
+    if filter("bare_cudarc_launch_add_1000") {
+        let src = r#"extern "C" __global__ void add(float* o, const float* a, const float* b, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) o[i] = a[i] + b[i]; }"#;
+        let ptx = cudarc::nvrtc::compile_ptx(src).unwrap();
+        let m = ctx.load_module(ptx).unwrap();
+        let f = m.load_function("add").unwrap();
+        let n = 1000i32;
+        let a = stream.alloc_zeros::<f32>(1000).unwrap();
+        let b = stream.alloc_zeros::<f32>(1000).unwrap();
+        let mut o = stream.alloc_zeros::<f32>(1000).unwrap();
+        let cfg = LaunchConfig::for_num_elems(1000);
+        let mut launch = || {
+            let mut l = stream.launch_builder(&f);
+            l.arg(&mut o).arg(&a).arg(&b).arg(&n);
+            // SAFETY: the arguments match the kernel's signature; all buffers hold 1000 floats.
+            unsafe { l.launch(cfg) }.unwrap();
+        };
+        for _ in 0..200 {
+            launch();
+        }
+        stream.synchronize().unwrap();
+        let mut runs = Vec::new();
+        for _ in 0..7 {
+            let t = Instant::now();
+            for _ in 0..2000 {
+                launch();
+            }
+            stream.synchronize().unwrap();
+            runs.push(t.elapsed() / 2000);
+        }
+        runs.sort();
+        out.push(Case { name: "bare_cudarc_launch_add_1000".into(), bytes: 0.0, median: runs[3], kind: "wall" });
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let filter = move |name: &str| args.is_empty() || args.iter().any(|a| name.contains(a.as_str()));
+    let dev = match cuarray::testing::gpu() {
+        Ok(d) => d,
+        Err(reason) => {
+            println!("skipped: {reason}");
+            return;
+        }
+    };
+    let mut cases: Vec<Case> = ceilings(&filter);
+    let n = 1usize << 28;
+    let big = |f: f32| DeviceArray::<f32>::full(&dev, &[n], f).unwrap();
+    if filter("add_f32_2^28") || filter("exp_f32_2^28") {
+        let (a, b) = (DeviceArray::<f32>::arange(&dev, 0.0, n as f32, 1.0).unwrap(), big(1.5));
+        if filter("add_f32_2^28") {
+            cases.push(device_case(&dev, "add_f32_2^28", (3 * n * 4) as f64, || (&a + &b).map(drop)));
+        }
+        if filter("exp_f32_2^28") {
+            let small = (&a * 1e-9f32).unwrap();
+            cases.push(device_case(&dev, "exp_f32_2^28", (2 * n * 4) as f64, || small.exp().map(drop)));
+        }
+    }
+    let side = 8192usize;
+    let m2 = (side * side) as f64;
+    if filter("8192") {
+        let m = DeviceArray::<f32>::arange(&dev, 0.0, m2 as f32, 1.0).unwrap().reshape(&[side as isize, side as isize]).unwrap();
+        let col = DeviceArray::<f32>::full(&dev, &[side, 1], 2.0).unwrap();
+        let other = DeviceArray::<f32>::full(&dev, &[side, side], 3.0).unwrap();
+        if filter("add_broadcast_8192x8192+8192x1") {
+            cases.push(device_case(&dev, "add_broadcast_8192x8192+8192x1", 2.0 * m2 * 4.0 + side as f64 * 4.0, || (&m + &col).map(drop)));
+        }
+        if filter("add_transposed_8192x8192") {
+            let mt = m.t();
+            cases.push(device_case(&dev, "add_transposed_8192x8192", 3.0 * m2 * 4.0, || (&mt + &other).map(drop)));
+        }
+        if filter("transpose_copy_8192x8192") {
+            let mt = m.t();
+            cases.push(device_case(&dev, "transpose_copy_8192x8192", 2.0 * m2 * 4.0, || mt.contiguous().map(drop)));
+        }
+    }
+    if filter("add_f32_1000_wall") {
+        let (a, b) = (DeviceArray::<f32>::full(&dev, &[1000], 1.0).unwrap(), DeviceArray::<f32>::full(&dev, &[1000], 2.0).unwrap());
+        cases.push(wall_case(&dev, "add_f32_1000_wall", || (&a + &b).map(drop)));
+    }
+    for c in &cases {
+        report(c);
+    }
+    let copy = cases.iter().find(|c| c.name.starts_with("copy_")).map(|c| c.bytes / c.median.as_secs_f64() / 1e9);
+    let launch = cases.iter().find(|c| c.name.starts_with("bare_")).map(|c| c.median);
+    println!("{:<36} {:>10} {:>10} {:>10}", "case", "us", "GB/s", "ceiling");
+    for c in &cases {
+        let us = c.median.as_secs_f64() * 1e6;
+        let (gbps, frac) = if c.bytes > 0.0 {
+            let g = c.bytes / c.median.as_secs_f64() / 1e9;
+            (format!("{g:.0}"), copy.map(|cp| format!("{:.0}% copy", 100.0 * g / cp)).unwrap_or_default())
+        } else {
+            ("-".into(), launch.map(|l| format!("{:.2}x bare", c.median.as_secs_f64() / l.as_secs_f64())).unwrap_or_default())
+        };
+        println!("{:<36} {:>10.2} {:>10} {:>10}", c.name, us, gbps, frac);
+    }
+}
