@@ -21,8 +21,9 @@ struct Case {
 fn report(c: &Case) {
     let us = c.median.as_secs_f64() * 1e6;
     let gbps = if c.bytes > 0.0 { c.bytes / c.median.as_secs_f64() / 1e9 } else { 0.0 };
+    let tflops = if c.bytes < 0.0 { -c.bytes / c.median.as_secs_f64() / 1e12 } else { 0.0 };
     println!(
-        "{{\"lib\": \"cuarray\", \"case\": \"{}\", \"kind\": \"{}\", \"us\": {us:.3}, \"gbps\": {gbps:.1}}}",
+        "{{\"lib\": \"cuarray\", \"case\": \"{}\", \"kind\": \"{}\", \"us\": {us:.3}, \"gbps\": {gbps:.1}, \"tflops\": {tflops:.2}}}",
         c.name, c.kind
     );
 }
@@ -119,6 +120,51 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
     out
 }
 
+/// A random-ish matrix (not zeros: zeros run faster than real data on tensor cores).
+fn rand_matrix<T: cuarray::GemmElement>(dev: &Device, shape: &[usize]) -> DeviceArray<T> {
+    let n: usize = shape.iter().product();
+    let x = DeviceArray::<f32>::arange(dev, 0.0, n as f32, 1.0).unwrap();
+    let y = (&x * 0.618034f32).unwrap();
+    let frac = (&y - &y.floor().unwrap()).unwrap();
+    (&frac - 0.5f32).unwrap().astype::<T>().unwrap().reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>()).unwrap()
+}
+
+fn matmul_case<T: cuarray::GemmElement>(dev: &Device, name: &str, batch: usize, m: usize, cases: &mut Vec<Case>) {
+    let shape: Vec<usize> = if batch > 1 { vec![batch, m, m] } else { vec![m, m] };
+    let (a, b) = (rand_matrix::<T>(dev, &shape), rand_matrix::<T>(dev, &shape));
+    let flops = 2.0 * (batch * m * m * m) as f64;
+    let mut c = device_case(dev, name, 0.0, || a.matmul(&b).map(drop));
+    c.bytes = -flops; // negative: a flop count, reported as TFLOP/s
+    cases.push(c);
+}
+
+fn matmul_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    if filter("matmul_f32_8192") {
+        matmul_case::<f32>(dev, "matmul_f32_8192", 1, 8192, cases);
+    }
+    if filter("matmul_tf32_8192") {
+        dev.set_tf32(true);
+        matmul_case::<f32>(dev, "matmul_tf32_8192", 1, 8192, cases);
+        dev.set_tf32(false);
+    }
+    if filter("matmul_f16_8192") {
+        matmul_case::<half::f16>(dev, "matmul_f16_8192", 1, 8192, cases);
+    }
+    if filter("matmul_bf16_8192") {
+        matmul_case::<half::bf16>(dev, "matmul_bf16_8192", 1, 8192, cases);
+    }
+    if filter("matmul_f64_4096") {
+        matmul_case::<f64>(dev, "matmul_f64_4096", 1, 4096, cases);
+    }
+    if filter("bmm_f32_512x256") {
+        matmul_case::<f32>(dev, "bmm_f32_512x256", 512, 256, cases);
+    }
+    if filter("matmul_f32_64_wall") {
+        let (a, b) = (rand_matrix::<f32>(dev, &[64, 64]), rand_matrix::<f32>(dev, &[64, 64]));
+        cases.push(wall_case(dev, "matmul_f32_64_wall", || a.matmul(&b).map(drop)));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let filter = move |name: &str| args.is_empty() || args.iter().any(|a| name.contains(a.as_str()));
@@ -160,6 +206,11 @@ fn main() {
             cases.push(device_case(&dev, "transpose_copy_8192x8192", 2.0 * m2 * 4.0, || mt.contiguous().map(drop)));
         }
     }
+    if filter("copy_kernel_f32_2^28") {
+        let a = big(1.0);
+        cases.push(device_case(&dev, "copy_kernel_f32_2^28", (2 * n * 4) as f64, || a.copy().map(drop)));
+    }
+    matmul_cases(&dev, &filter, &mut cases);
     if filter("add_f32_1000_wall") {
         let (a, b) = (DeviceArray::<f32>::full(&dev, &[1000], 1.0).unwrap(), DeviceArray::<f32>::full(&dev, &[1000], 2.0).unwrap());
         cases.push(wall_case(&dev, "add_f32_1000_wall", || (&a + &b).map(drop)));
@@ -172,7 +223,9 @@ fn main() {
     println!("{:<36} {:>10} {:>10} {:>10}", "case", "us", "GB/s", "ceiling");
     for c in &cases {
         let us = c.median.as_secs_f64() * 1e6;
-        let (gbps, frac) = if c.bytes > 0.0 {
+        let (gbps, frac) = if c.bytes < 0.0 {
+            (format!("{:.1} TF", -c.bytes / c.median.as_secs_f64() / 1e12), String::new())
+        } else if c.bytes > 0.0 {
             let g = c.bytes / c.median.as_secs_f64() / 1e9;
             (format!("{g:.0}"), copy.map(|cp| format!("{:.0}% copy", 100.0 * g / cp)).unwrap_or_default())
         } else {

@@ -39,6 +39,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod array;
+mod blas;
 mod device;
 mod element;
 mod error;
@@ -51,6 +52,7 @@ pub mod testing;
 pub use array::{concatenate, stack, where_, DeviceArray};
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{device_count, Device, MemoryStats, Timings};
+pub use blas::GemmElement;
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};
 pub use kernels::cache::CacheStats;

@@ -2,6 +2,7 @@
 
 mod create;
 mod fmt;
+mod linalg;
 mod ops;
 mod transfer;
 mod view;

@@ -12,6 +12,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 pub use memory::{DeviceBuffer, MemoryStats};
 pub use timing::Timings;
 use probe::Lib;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 pub(crate) struct Inner {
@@ -22,13 +23,19 @@ pub(crate) struct Inner {
     sm_count: u32,
     pool: memory::MemoryPool,
     kernels: KernelCache,
+    blas: Mutex<Option<crate::blas::Blas>>,
+    tf32: AtomicBool,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
         // Return cached blocks to the driver; errors at teardown have nowhere to go.
         let _ = self.ctx.bind_to_thread();
-        for (_, ptr) in self.pool.take_cached() {
+        let blas = self.blas.get_mut().map(|b| b.take()).unwrap_or(None);
+        let workspace = blas.as_ref().map(|b| b.workspace);
+        drop(blas);
+        let cached = self.pool.take_cached().into_iter().map(|(_, p)| p);
+        for ptr in cached.chain(workspace) {
             // SAFETY: cached blocks are referenced by no live buffer (every buffer holds a
             // reference to this `Inner`, so none is left), and the free is ordered on the
             // stream after all work that used the block.
@@ -118,6 +125,8 @@ impl Device {
             sm_count: sm_count.max(1) as u32,
             pool: Default::default(),
             kernels: KernelCache::new(),
+            blas: Mutex::new(None),
+            tf32: AtomicBool::new(false),
         });
         if reg.len() <= ordinal {
             reg.resize_with(ordinal + 1, Weak::new);
@@ -197,10 +206,33 @@ impl Device {
         Ok(())
     }
 
+    /// Allows TF32 tensor cores for `f32` matrix products (about 8x the f32 rate, with a
+    /// 10-bit mantissa for the products). Off by default, as in CuPy and PyTorch.
+    pub fn set_tf32(&self, enabled: bool) {
+        self.0.tf32.store(enabled, Ordering::Relaxed)
+    }
+
+    /// Whether TF32 is allowed for `f32` matrix products.
+    pub fn tf32(&self) -> bool {
+        self.0.tf32.load(Ordering::Relaxed)
+    }
+
     // ---- crate-internal plumbing -------------------------------------------------------
 
     pub(crate) fn function(&self, spec: &KernelSpec) -> Result<Arc<cudarc::driver::CudaFunction>> {
         self.0.kernels.get(self, spec)
+    }
+
+    /// Runs `f` with the device's cuBLAS handle (created on first use), holding its lock.
+    pub(crate) fn with_blas<R>(&self, f: impl FnOnce(&crate::blas::Blas) -> Result<R>) -> Result<R> {
+        let mut guard = self.0.blas.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            *guard = Some(crate::blas::Blas::new(self)?);
+        }
+        match guard.as_ref() {
+            Some(b) => f(b),
+            None => unreachable!("initialised above"),
+        }
     }
 
     pub(crate) fn pool(&self) -> &memory::MemoryPool {

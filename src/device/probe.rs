@@ -23,8 +23,6 @@ use std::sync::OnceLock;
 pub(crate) enum Lib {
     Driver,
     Nvrtc,
-    /// Needed by matrix products (cuBLAS).
-    #[allow(dead_code)]
     Cublas,
 }
 

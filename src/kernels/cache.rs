@@ -14,6 +14,7 @@ use cudarc::driver::CudaFunction;
 use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -46,14 +47,14 @@ struct Counters {
 
 /// The per-device cache of loaded kernels.
 pub(crate) struct KernelCache {
-    loaded: RwLock<HashMap<KernelSpec, Arc<CudaFunction>>>,
+    loaded: RwLock<HashMap<KernelSpec, Arc<CudaFunction>, BuildHasherDefault<Fnv>>>,
     counters: Counters,
 }
 
 impl KernelCache {
     pub(crate) fn new() -> KernelCache {
         KernelCache {
-            loaded: RwLock::new(HashMap::new()),
+            loaded: RwLock::new(HashMap::default()),
             counters: Counters::default(),
         }
     }
@@ -117,6 +118,24 @@ impl KernelCache {
             d.store(k, &bin);
         }
         Ok(bin)
+    }
+}
+
+/// FNV-1a: a spec is a few dozen bytes, for which SipHash's setup dominates; the map's
+/// keys are our own specs, so hash flooding is not a concern.
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
     }
 }
 

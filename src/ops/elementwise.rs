@@ -14,6 +14,8 @@ use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 use std::borrow::Cow;
 
+pub use super::catalogue::{BinaryOp, UnaryOp};
+
 /// One array operand of an elementwise launch: the address of its first logical element,
 /// its layout (already broadcast to the launch shape) and its dtype.
 pub(crate) struct Operand<'a> {
@@ -166,7 +168,7 @@ pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
                 }
             }
             let vec = 16 / widest;
-            let aligned = c.shape[last] % vec == 0
+            let aligned = c.shape[last].is_multiple_of(vec)
                 && c.strides.iter().enumerate().all(|(k, s)| {
                     bcast & (1 << k) != 0 || s[..last].iter().all(|&x| x % vec as isize == 0)
                 });
@@ -341,4 +343,3 @@ mod tests {
         assert!(matches!(refine(&p, &[(0x1000, f), (0x2000, f)], 1), Variant::StridedVec { bcast: 0, .. } | Variant::Strided { .. }));
     }
 }
-pub use super::catalogue::{BinaryOp, UnaryOp};

@@ -9,11 +9,12 @@ pub(crate) const BLOCK: u32 = 256;
 /// `i32::MAX` so that `i + 4 * grid * block` in the grid-stride loops cannot overflow.
 pub(crate) const I32_LIMIT: usize = 1 << 30;
 
-/// Blocks for `n` elements: enough to cover `n` with one element per thread, at most
-/// 16 blocks per multiprocessor (grid-stride loops do the rest).
+/// Blocks for `n` work items: enough to cover `n` with one item per thread, at most one
+/// resident wave (8 blocks of 256 threads per multiprocessor); grid-stride loops do the
+/// rest.
 pub(crate) fn grid_for(n: usize, sm_count: u32) -> u32 {
     let want = n.div_ceil(BLOCK as usize).max(1);
-    let cap = (sm_count as usize * 16).max(1);
+    let cap = (sm_count as usize * 8).max(1);
     want.min(cap) as u32
 }
 
@@ -35,7 +36,7 @@ mod tests {
     fn grids() {
         assert_eq!(grid_for(0, 132), 1);
         assert_eq!(grid_for(1000, 132), 4);
-        assert_eq!(grid_for(1 << 28, 132), 132 * 16);
+        assert_eq!(grid_for(1 << 28, 132), 132 * 8);
     }
 
     #[test]

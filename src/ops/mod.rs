@@ -4,3 +4,4 @@
 pub mod catalogue;
 pub mod elementwise;
 pub(crate) mod launch;
+pub mod matmul;

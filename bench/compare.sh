@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# cuarray against CuPy and PyTorch on this machine's GPU, one session, one table.
+#
+#   ../shared/gpu/pack benches   (here; builds .gpu/benches/compare)
+#   bash bench/compare.sh [FILTER ...]   (on the GPU machine)
+#
+# Writes results.jsonl and table.md under $OUT (or /tmp/cuarray-bench).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/cuarray-bench}; mkdir -p "$out"
+bin=${CUARRAY_BENCH_BIN:-.gpu/benches/compare}
+[ -x "$bin" ] || bin=$(ls target/release/deps/compare-* 2>/dev/null | grep -v '\.d$' | head -1)
+: > "$out/results.jsonl"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+python3 -c 'import cupy, torch; print("CuPy", cupy.__version__, "PyTorch", torch.__version__)' | tee -a "$out/gpu.txt"
+echo "== cuarray"
+"$bin" "$@" | tee -a "$out/results.jsonl" | grep -v '^{'
+echo "== peers"
+PYTHONUNBUFFERED=1 python3 bench/peers.py "$@" | tee -a "$out/results.jsonl" | grep -c '^{' | sed 's/$/ peer results/'
+echo "== cold and warm process (end to end, quickstart)"
+cache=$(mktemp -d)
+for run in cold warm; do
+  t0=$(date +%s.%N); CUARRAY_CACHE_DIR=$cache .gpu/examples/quickstart > /dev/null; t1=$(date +%s.%N)
+  python3 -c "print('{\"lib\": \"cuarray\", \"case\": \"quickstart_process_$run\", \"kind\": \"wall\", \"us\": %.1f, \"gbps\": 0}' % (($t1 - $t0) * 1e6))" | tee -a "$out/results.jsonl"
+done
+python3 bench/report.py "$out/results.jsonl" --markdown > "$out/table.md"
+python3 bench/report.py "$out/results.jsonl"

@@ -1,0 +1,137 @@
+//! cuBLAS: the per-device handle and the element types matrix products support.
+
+use crate::device::probe::{require, Lib};
+use crate::element::Element;
+use crate::{Device, Error, Result};
+use cudarc::cublas::{result as cb, sys};
+use cudarc::driver::sys::CUdeviceptr;
+use half::{bf16, f16};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types with a cuBLAS matrix product: `f32`, `f64` (sgemm/dgemm kernels),
+/// `f16` and `bf16` (tensor cores, accumulating in `f32`). Integer matmul does not
+/// compile.
+pub trait GemmElement: Element + sealed::Sealed {
+    /// cuBLAS's name for the type.
+    #[doc(hidden)]
+    const CUDA_TYPE: sys::cudaDataType;
+    /// The type `alpha` and `beta` are passed in.
+    #[doc(hidden)]
+    type Scale: Copy;
+    #[doc(hidden)]
+    const SCALE_ONE: Self::Scale;
+    #[doc(hidden)]
+    const SCALE_ZERO: Self::Scale;
+    /// The accumulation (compute) type, given the TF32 setting.
+    #[doc(hidden)]
+    fn compute_type(tf32: bool) -> sys::cublasComputeType_t;
+}
+
+macro_rules! gemm_element {
+    ($t:ty, $cuda:ident, $scale:ty, $one:expr, $zero:expr, |$tf32:ident| $compute:expr) => {
+        impl sealed::Sealed for $t {}
+        impl GemmElement for $t {
+            const CUDA_TYPE: sys::cudaDataType = sys::cudaDataType::$cuda;
+            type Scale = $scale;
+            const SCALE_ONE: $scale = $one;
+            const SCALE_ZERO: $scale = $zero;
+            fn compute_type($tf32: bool) -> sys::cublasComputeType_t {
+                $compute
+            }
+        }
+    };
+}
+use sys::cublasComputeType_t as Ct;
+gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 { Ct::CUBLAS_COMPUTE_32F_FAST_TF32 } else { Ct::CUBLAS_COMPUTE_32F });
+gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| Ct::CUBLAS_COMPUTE_64F);
+gemm_element!(f16, CUDA_R_16F, f32, 1.0, 0.0, |_tf32| Ct::CUBLAS_COMPUTE_32F);
+gemm_element!(bf16, CUDA_R_16BF, f32, 1.0, 0.0, |_tf32| Ct::CUBLAS_COMPUTE_32F);
+
+/// Workspace given to cuBLAS (as PyTorch does on Hopper).
+pub(crate) const WORKSPACE: usize = 32 << 20;
+
+/// A cuBLAS handle bound to the device's stream, with its workspace.
+pub(crate) struct Blas {
+    handle: sys::cublasHandle_t,
+    pub(crate) workspace: CUdeviceptr,
+}
+
+// SAFETY: the handle is only used under the device's mutex (one thread at a time).
+unsafe impl Send for Blas {}
+
+impl Drop for Blas {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by `create_handle` and is destroyed once.
+        let _ = unsafe { cb::destroy_handle(self.handle) };
+    }
+}
+
+fn blas_err(op: &'static str) -> impl FnOnce(cb::CublasError) -> Error {
+    move |e| Error::Cublas { op, msg: format!("{:?}", e.0) }
+}
+
+impl Blas {
+    pub(crate) fn new(device: &Device) -> Result<Blas> {
+        require(Lib::Cublas)?;
+        device.bind()?;
+        let handle = cb::create_handle().map_err(blas_err("creating the cuBLAS handle"))?;
+        let mut blas = Blas { handle, workspace: 0 };
+        // SAFETY: the stream belongs to the device's context, current on this thread.
+        unsafe { cb::set_stream(handle, device.cu_stream() as _) }.map_err(blas_err("cublasSetStream"))?;
+        blas.workspace = device.driver_alloc(WORKSPACE)?;
+        // SAFETY: the workspace is WORKSPACE bytes of device memory owned by the device
+        // for the life of the handle (freed after the handle in the device's drop).
+        unsafe { sys::cublasSetWorkspace_v2(handle, blas.workspace as *mut _, WORKSPACE) }
+            .result()
+            .map_err(blas_err("cublasSetWorkspace"))?;
+        Ok(blas)
+    }
+
+    /// `C = op(A) op(B)` for `count` products at the given strides (column-major view).
+    ///
+    /// # Safety
+    /// Every pointer must address device memory holding the matrices the dimensions,
+    /// leading dimensions and strides describe, on the handle's device.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn gemm<T: GemmElement>(
+        &self,
+        tf32: bool,
+        (ta, tb): (bool, bool),
+        (m, n, k): (usize, usize, usize),
+        (a, lda, sa): (CUdeviceptr, usize, isize),
+        (b, ldb, sb): (CUdeviceptr, usize, isize),
+        (c, ldc, sc): (CUdeviceptr, usize, isize),
+        count: usize,
+    ) -> Result<()> {
+        let int = |v: usize| {
+            i32::try_from(v).map_err(|_| Error::invalid("matmul", format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
+        };
+        let op = |t: bool| if t { sys::cublasOperation_t::CUBLAS_OP_T } else { sys::cublasOperation_t::CUBLAS_OP_N };
+        let (one, zero) = (T::SCALE_ONE, T::SCALE_ZERO);
+        let alpha = &one as *const T::Scale as *const std::ffi::c_void;
+        let beta = &zero as *const T::Scale as *const std::ffi::c_void;
+        let algo = sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
+        // SAFETY: guaranteed by the caller; alpha and beta live on this stack frame
+        // through the call (cuBLAS reads host scalars before returning).
+        unsafe {
+            if count == 1 {
+                cb::gemm_ex(
+                    self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha,
+                    a as *const _, T::CUDA_TYPE, int(lda)?, b as *const _, T::CUDA_TYPE, int(ldb)?,
+                    beta, c as *mut _, T::CUDA_TYPE, int(ldc)?, T::compute_type(tf32), algo,
+                )
+            } else {
+                cb::gemm_strided_batched_ex(
+                    self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha,
+                    a as *const _, T::CUDA_TYPE, int(lda)?, sa as i64, b as *const _, T::CUDA_TYPE,
+                    int(ldb)?, sb as i64, beta, c as *mut _, T::CUDA_TYPE, int(ldc)?, sc as i64,
+                    int(count)?, T::compute_type(tf32), algo,
+                )
+            }
+        }
+        .map_err(blas_err("cublasGemmEx"))
+    }
+}

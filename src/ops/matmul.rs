@@ -1,0 +1,194 @@
+//! Matrix products: the pure plan (shapes, batch strides, which operands cuBLAS can read
+//! in place through its transpose flags and leading dimensions) and the launch.
+//!
+//! cuBLAS is column-major; a row-major `C = A B` is computed as `Cᵀ = Bᵀ Aᵀ`, which reads
+//! each row-major operand as it lies. An operand that is neither row- nor column-major
+//! with a usable leading dimension (e.g. a view with steps on both axes, or negative
+//! strides) is copied to a contiguous array first.
+
+use crate::shape::{broadcast_shapes, collapse, Layout};
+use crate::{Error, Result};
+
+/// How cuBLAS reads one matrix operand in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatOperand {
+    /// Whether cuBLAS must transpose what it reads (`true` for a column-major operand,
+    /// given the `Cᵀ = Bᵀ Aᵀ` formulation).
+    pub trans: bool,
+    /// Leading dimension.
+    pub ld: usize,
+}
+
+/// How to read an `r x c` matrix with strides `(sr, sc)` in place, or `None` when it needs
+/// a copy first.
+///
+/// ```
+/// use cuarray::ops::matmul::{mat_operand, MatOperand};
+/// assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
+/// assert_eq!(mat_operand(3, 4, 1, 3), Some(MatOperand { trans: true, ld: 3 }));   // F order
+/// assert_eq!(mat_operand(3, 4, 8, 2), None);                                       // stepped
+/// ```
+pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
+    if r <= 1 && c <= 1 {
+        return Some(MatOperand { trans: false, ld: c.max(1) });
+    }
+    // Row-major: unit steps along a row, and rows at least a row apart.
+    if (c == 1 || sc == 1) && (r == 1 || sr >= c.max(1) as isize) {
+        let ld = if r == 1 { c.max(1) } else { sr as usize };
+        return Some(MatOperand { trans: false, ld });
+    }
+    // Column-major.
+    if (r == 1 || sr == 1) && (c == 1 || sc >= r.max(1) as isize) {
+        let ld = if c == 1 { r.max(1) } else { sc as usize };
+        return Some(MatOperand { trans: true, ld });
+    }
+    None
+}
+
+/// The plan of `a @ b` (NumPy's `matmul` rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GemmPlan {
+    /// Rows of each product.
+    pub m: usize,
+    /// Columns of each product.
+    pub n: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// Shape of the result.
+    pub out_shape: Vec<usize>,
+    /// Broadcast batch shape (empty for a single product).
+    pub batch: Vec<usize>,
+    /// `a` as an `(m, k)` matrix stack, broadcast over `batch`.
+    pub a: Layout,
+    /// `b` as a `(k, n)` matrix stack, broadcast over `batch`.
+    pub b: Layout,
+}
+
+/// Plans `a @ b` for layouts `a` and `b`: 1-D operands are promoted to matrices (and the
+/// added axis dropped from the result), batch dimensions broadcast.
+///
+/// ```
+/// use cuarray::ops::matmul::plan_gemm;
+/// use cuarray::shape::Layout;
+/// let p = plan_gemm(&Layout::contiguous(&[2, 1, 3, 4]), &Layout::contiguous(&[5, 4, 6])).unwrap();
+/// assert_eq!((p.m, p.n, p.k), (3, 6, 4));
+/// assert_eq!(p.out_shape, vec![2, 5, 3, 6]);
+/// assert!(plan_gemm(&Layout::contiguous(&[3, 4]), &Layout::contiguous(&[5, 6])).is_err());
+/// ```
+pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
+    let err = |msg: &str| Error::ShapeMismatch {
+        op: "matmul",
+        msg: msg.into(),
+        lhs: a.shape().to_vec(),
+        rhs: b.shape().to_vec(),
+    };
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return Err(err("matmul needs arrays of at least one dimension (use mul for scalars)"));
+    }
+    let a2 = if a.ndim() == 1 { a.expand_dims(0)? } else { a.clone() };
+    let b2 = if b.ndim() == 1 { b.expand_dims(-1)? } else { b.clone() };
+    let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
+    let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
+    if k != k2 {
+        return Err(err(&format!("inner dimensions differ ({k} and {k2})")));
+    }
+    let batch = broadcast_shapes("matmul", &a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])
+        .map_err(|_| err("batch dimensions do not broadcast"))?;
+    let full = |l: &Layout, r: usize, c: usize| {
+        let mut s = batch.clone();
+        s.extend([r, c]);
+        l.broadcast_to(&s)
+    };
+    let (a_full, b_full) = (full(&a2, m, k)?, full(&b2, k, n)?);
+    let mut out_shape = batch.clone();
+    if a.ndim() > 1 {
+        out_shape.push(m);
+    }
+    if b.ndim() > 1 {
+        out_shape.push(n);
+    }
+    Ok(GemmPlan { m, n, k, out_shape, batch, a: a_full, b: b_full })
+}
+
+/// The batch loop of a plan: strides (elements) of each product in `a`, `b` and the
+/// contiguous output, after merging batch axes. `outer` lists the leading batch extents
+/// that still need a host loop (empty when one strided-batched call covers all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchLoop {
+    /// Host-loop extents and per-operand strides `(a, b, c)` for each.
+    pub outer: Vec<(usize, isize, isize, isize)>,
+    /// Products per strided-batched call.
+    pub count: usize,
+    /// Strides between consecutive products in one call.
+    pub stride: (isize, isize, isize),
+}
+
+/// Merges the batch axes of `p` for strided-batched calls.
+pub fn batch_loop(p: &GemmPlan) -> BatchLoop {
+    let nb = p.batch.len();
+    let c_strides = crate::shape::c_strides(&{
+        let mut s = p.batch.clone();
+        s.extend([p.m, p.n]);
+        s
+    });
+    let c = collapse(&p.batch, &[&p.a.strides()[..nb], &p.b.strides()[..nb], &c_strides[..nb]]);
+    let d = c.shape.len();
+    if d == 0 {
+        return BatchLoop { outer: vec![], count: 1, stride: (0, 0, 0) };
+    }
+    let outer = (0..d - 1)
+        .map(|i| (c.shape[i], c.strides[0][i], c.strides[1][i], c.strides[2][i]))
+        .collect();
+    BatchLoop {
+        outer,
+        count: c.shape[d - 1],
+        stride: (c.strides[0][d - 1], c.strides[1][d - 1], c.strides[2][d - 1]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let l = Layout::contiguous;
+        assert_eq!(plan_gemm(&l(&[4]), &l(&[4])).unwrap().out_shape, Vec::<usize>::new());
+        assert_eq!(plan_gemm(&l(&[4]), &l(&[4, 5])).unwrap().out_shape, vec![5]);
+        assert_eq!(plan_gemm(&l(&[3, 4]), &l(&[4])).unwrap().out_shape, vec![3]);
+        assert_eq!(plan_gemm(&l(&[7, 3, 4]), &l(&[4])).unwrap().out_shape, vec![7, 3]);
+        assert_eq!(plan_gemm(&l(&[3, 0]), &l(&[0, 5])).unwrap().k, 0);
+        let e = plan_gemm(&l(&[2, 3, 4]), &l(&[3, 4, 5])).unwrap_err().to_string();
+        assert!(e.contains("[2, 3, 4]") && e.contains("[3, 4, 5]"), "{e}");
+        assert!(plan_gemm(&l(&[]), &l(&[3])).is_err());
+    }
+
+    #[test]
+    fn operands() {
+        // Transposed view of a (5, 3) matrix: (3, 5) with strides (1, 3): column-major.
+        assert_eq!(mat_operand(3, 5, 1, 3), Some(MatOperand { trans: true, ld: 3 }));
+        // A row slice of a wider matrix keeps its leading dimension.
+        assert_eq!(mat_operand(3, 4, 10, 1), Some(MatOperand { trans: false, ld: 10 }));
+        // Negative strides need a copy.
+        assert_eq!(mat_operand(3, 4, -4, 1), None);
+        // Vectors as matrices.
+        assert_eq!(mat_operand(1, 4, 0, 1), Some(MatOperand { trans: false, ld: 4 }));
+        assert_eq!(mat_operand(4, 1, 1, 0), Some(MatOperand { trans: false, ld: 1 }));
+        assert_eq!(mat_operand(4, 1, 3, 0), Some(MatOperand { trans: false, ld: 3 }));
+    }
+
+    #[test]
+    fn batches() {
+        let l = Layout::contiguous;
+        // (2,1,3,4) @ (5,4,6): batch (2,5); a broadcast along 5, b along 2.
+        let p = plan_gemm(&l(&[2, 1, 3, 4]), &l(&[5, 4, 6])).unwrap();
+        let bl = batch_loop(&p);
+        assert_eq!(bl.outer, vec![(2, 12, 0, 90)]);
+        assert_eq!((bl.count, bl.stride), (5, (0, 24, 18)));
+        // Plain 3-D batch: one call.
+        let p = plan_gemm(&l(&[8, 3, 4]), &l(&[8, 4, 6])).unwrap();
+        let bl = batch_loop(&p);
+        assert!(bl.outer.is_empty());
+        assert_eq!((bl.count, bl.stride), (8, (12, 24, 18)));
+    }
+}
