@@ -117,7 +117,15 @@ impl Blas {
         // SAFETY: guaranteed by the caller; alpha and beta live on this stack frame
         // through the call (cuBLAS reads host scalars before returning).
         unsafe {
-            if count == 1 {
+            if count == 1 && T::DTYPE == crate::DType::F32 && !tf32 {
+                // Plain sgemm: the lightest host path for the common case.
+                sys::cublasSgemm_v2(
+                    self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha as *const f32,
+                    a as *const f32, int(lda)?, b as *const f32, int(ldb)?, beta as *const f32,
+                    c as *mut f32, int(ldc)?,
+                )
+                .result()
+            } else if count == 1 {
                 cb::gemm_ex(
                     self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha,
                     a as *const _, T::CUDA_TYPE, int(lda)?, b as *const _, T::CUDA_TYPE, int(ldb)?,

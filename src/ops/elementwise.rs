@@ -8,7 +8,7 @@ use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::codegen::{STRIDED_CHUNK, TILE};
 use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
-use crate::ops::launch::{grid_for, index_width, BLOCK};
+use crate::ops::launch::{grid_for, grid_uncapped, index_width, BLOCK};
 use crate::shape::{collapse, Collapsed, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
@@ -289,7 +289,11 @@ pub(crate) fn run(
             args.indexer(p.index, p.size, &p.collapsed.shape, &p.collapsed.strides);
         }
     }
-    let grid = grid_for(items, device.multiprocessor_count());
+    let grid = match variant {
+        // Two vectors per thread, no grid-stride trips.
+        Variant::Vectorized { .. } => grid_uncapped(items.div_ceil(2)),
+        _ => grid_for(items, device.multiprocessor_count()),
+    };
     // SAFETY: the arguments follow codegen's wrapper signature for `spec`: output
     // pointers, input pointers, scalars, then `n` or the Indexer of `p.collapsed`; every
     // pointer is the first logical element of a live buffer whose layout keeps every

@@ -9,6 +9,12 @@ pub(crate) const BLOCK: u32 = 256;
 /// `i32::MAX` so that `i + 4 * grid * block` in the grid-stride loops cannot overflow.
 pub(crate) const I32_LIMIT: usize = 1 << 30;
 
+/// Blocks for `n` work items with no cap: one item per thread, the hardware schedules
+/// the blocks (best for streaming kernels whose threads each do one vector or two).
+pub(crate) fn grid_uncapped(n: usize) -> u32 {
+    n.div_ceil(BLOCK as usize).clamp(1, i32::MAX as usize) as u32
+}
+
 /// Blocks for `n` work items: enough to cover `n` with one item per thread, at most one
 /// resident wave (8 blocks of 256 threads per multiprocessor); grid-stride loops do the
 /// rest.
