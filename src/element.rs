@@ -151,12 +151,20 @@ pub trait Element:
     fn from_f64(v: f64) -> Self;
     /// The value as `i64`, wrapping for `u64` (used for exact integer kernel arguments).
     fn to_i64_wrapping(self) -> i64;
+    /// Result type of `sum` and `prod` (NumPy's: `i64` for signed integers and bool, `u64`
+    /// for unsigned, the type itself for floats).
+    type Sum: Element;
+    /// Result type of `mean`, `var` and `std` (`f64` for integers and bool, the type
+    /// itself for floats).
+    type Mean: FloatElement;
 }
 
 macro_rules! impl_int {
-    ($($t:ty => $d:ident),*) => {$(
+    ($($t:ty => $d:ident, $sum:ty),*) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
+            type Sum = $sum;
+            type Mean = f64;
             const DTYPE: DType = DType::$d;
             const ZERO: Self = 0;
             const ONE: Self = 1;
@@ -166,12 +174,14 @@ macro_rules! impl_int {
         }
     )*};
 }
-impl_int!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64);
+impl_int!(i8 => I8, i64, i16 => I16, i64, i32 => I32, i64, i64 => I64, i64, u8 => U8, u64, u16 => U16, u64, u32 => U32, u64, u64 => U64, u64);
 
 macro_rules! impl_float {
     ($($t:ty => $d:ident, $zero:expr, $one:expr, $to:expr, $from:expr);*) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
+            type Sum = $t;
+            type Mean = $t;
             const DTYPE: DType = DType::$d;
             const ZERO: Self = $zero;
             const ONE: Self = $one;
@@ -190,6 +200,8 @@ impl_float!(
 
 impl sealed::Sealed for bool {}
 impl Element for bool {
+    type Sum = i64;
+    type Mean = f64;
     const DTYPE: DType = DType::Bool;
     const ZERO: Self = false;
     const ONE: Self = true;

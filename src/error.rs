@@ -86,6 +86,14 @@ pub enum Error {
         /// What was wrong.
         msg: String,
     },
+    /// A reduction with no identity (max, min, argmax, argmin) over zero elements.
+    #[error("{op}: zero-size array to reduction operation which has no identity (shape {shape:?})")]
+    EmptyReduction {
+        /// The operation.
+        op: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+    },
     /// A host buffer whose length does not match the array.
     #[error("{op}: host buffer has {got} element(s), the array needs {expected}")]
     HostLength {

@@ -4,6 +4,7 @@ mod create;
 mod fmt;
 mod linalg;
 mod ops;
+mod reduce;
 mod transfer;
 mod view;
 #[cfg(feature = "ndarray")]

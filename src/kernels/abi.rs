@@ -58,9 +58,10 @@ impl KernelArgs {
         self
     }
 
-    /// A scalar argument given as its raw bytes and alignment.
-    pub(crate) fn raw(&mut self, bytes: &[u8], align: usize) -> &mut Self {
-        self.push_bytes(bytes, align);
+    /// A scalar parameter.
+    pub(crate) fn scalar(&mut self, s: &crate::ops::elementwise::Scalar) -> &mut Self {
+        let n = s.dtype.size();
+        self.push_bytes(&s.bytes()[..n], n);
         self
     }
 
@@ -71,17 +72,17 @@ impl KernelArgs {
     }
 
     /// An `Indexer<NARG, NDIM, I>` by value.
-    pub(crate) fn indexer(
+    pub(crate) fn indexer<S: AsRef<[isize]>>(
         &mut self,
         width: IndexWidth,
         size: usize,
         shape: &[usize],
-        strides: &[Vec<isize>],
+        strides: &[S],
     ) -> &mut Self {
         let count = 1 + shape.len() * (1 + strides.len());
         let words = std::iter::once(size as i64)
             .chain(shape.iter().map(|&d| d as i64))
-            .chain(strides.iter().flat_map(|s| s.iter().map(|&x| x as i64)));
+            .chain(strides.iter().flat_map(|s| s.as_ref().iter().map(|&x| x as i64)));
         match width {
             IndexWidth::I64 => {
                 let dst = self.reserve(8 * count, 8);

@@ -37,6 +37,11 @@ pub fn render(spec: &KernelSpec) -> String {
             src.push('\n');
             render_elementwise(spec, &mut src);
         }
+        Family::Reduce => {
+            src.push_str(sources::get("reduce.cuh"));
+            src.push('\n');
+            render_reduce(spec, &mut src);
+        }
     }
     src
 }
@@ -74,6 +79,9 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
         Variant::Tiled { .. } => params.push(format!("const Indexer<{narg}, 2, {idx}> ix")),
         Variant::StridedVec { ndim, .. } => {
             params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix"))
+        }
+        Variant::ReduceRows { .. } | Variant::ReduceCols { .. } => {
+            unreachable!("reduction variants are rendered by render_reduce")
         }
     }
     let _ = writeln!(
@@ -159,6 +167,86 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
             let _ = writeln!(src, "    }});");
         }
         Variant::Tiled { staged } => render_tiled(spec, staged, src),
+        Variant::ReduceRows { .. } | Variant::ReduceCols { .. } => {
+            unreachable!("reduction variants are rendered by render_reduce")
+        }
+    }
+    let _ = writeln!(src, "}}");
+}
+
+/// A reduction wrapper (see `reduce.cuh`). Arguments: output (or partials), input,
+/// aux input (if any), scalars, the kept and reduced `Indexer`s of the input, then
+/// `n_out`, `n_red` and `splits` as `long long`.
+fn render_reduce(spec: &KernelSpec, src: &mut String) {
+    let r = match &spec.reduce {
+        Some(r) => r,
+        None => unreachable!("a Reduce spec carries its ReduceSpec"),
+    };
+    let idx = spec.index.cuda_type();
+    let (rows, warp, nk, nr) = match spec.variant {
+        Variant::ReduceRows { warp, nk, nr } => (true, warp, nk, nr),
+        Variant::ReduceCols { nk, nr } => (false, false, nk, nr),
+        _ => unreachable!("reduction specs use reduction variants"),
+    };
+    let _ = writeln!(src, "typedef {} acc_t;", r.acc);
+    if r.partial_in {
+        let _ = writeln!(src, "typedef acc_t in0_t;");
+    } else {
+        let _ = writeln!(src, "typedef {} in0_t;", spec.inputs.as_slice()[0].cuda_type());
+    }
+    let _ = writeln!(src, "typedef {} out0_t;", spec.outputs.as_slice()[0].cuda_type());
+    if let Some(aux) = r.aux {
+        let _ = writeln!(src, "typedef {} k0_t;", aux.cuda_type());
+    }
+    for (k, d) in spec.scalars.as_slice().iter().enumerate() {
+        let _ = writeln!(src, "typedef {} s{k}_t;", d.cuda_type());
+    }
+    let mut params = vec![if r.partial_out { "acc_t* p_out0".to_string() } else { "out0_t* p_out0".to_string() }];
+    params.push("const in0_t* p_in0".into());
+    if r.aux.is_some() {
+        params.push("const k0_t* p_k0".into());
+    }
+    params.extend((0..spec.scalars.len()).map(|k| format!("const s{k}_t s{k}")));
+    params.push(format!("const Indexer<1, {nk}, {idx}> kept"));
+    params.push(format!("const Indexer<1, {nr}, {idx}> red"));
+    params.extend(["const long long n_out_".into(), "const long long n_red_".into(), "const long long splits_".into()]);
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    {}) {{",
+        spec.symbol(),
+        params.join(",\n    ")
+    );
+    let _ = writeln!(src, "    typedef {idx} I;");
+    let _ = writeln!(src, "    const I n_out = (I)n_out_, n_red = (I)n_red_, splits = (I)splits_;");
+    let _ = writeln!(src, "    (void)n_red;");
+    let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{");
+    let _ = writeln!(src, "        const in0_t in0 = p_in0[off];");
+    if r.aux.is_some() {
+        let _ = writeln!(src, "        const k0_t k0 = p_k0[row];");
+    }
+    let _ = writeln!(src, "        acc_t a;\n        (void)j;\n        (void)row;");
+    let _ = writeln!(src, "        {{ {} }}\n        return a;\n    }};", spec.body);
+    let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
+    let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
+    if r.partial_out {
+        let at = if rows { "row * splits + split" } else { "split * n_out + row" };
+        let _ = writeln!(src, "        p_out0[{at}] = a;");
+    } else {
+        let _ = writeln!(src, "        (void)split;\n        out0_t out0;\n        {{ {} }}\n        p_out0[row] = out0;", r.post);
+    }
+    let _ = writeln!(src, "    }};");
+    if rows {
+        let _ = writeln!(
+            src,
+            "    reduce_rows<{warp}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, comb, fin);",
+            r.identity
+        );
+    } else {
+        let _ = writeln!(
+            src,
+            "    reduce_cols<{nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, comb, fin);",
+            r.identity
+        );
     }
     let _ = writeln!(src, "}}");
 }
@@ -276,6 +364,7 @@ mod tests {
             scalars: TypeList::new(&[DType::F64]),
             variant,
             index: IndexWidth::I64,
+            reduce: None,
         }
     }
 

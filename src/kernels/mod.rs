@@ -19,6 +19,29 @@ use std::borrow::Cow;
 pub enum Family {
     /// N inputs, M outputs, one op body per element (`elementwise.cuh`).
     Elementwise,
+    /// Reductions over a set of axes (`reduce.cuh`).
+    Reduce,
+}
+
+/// The parts of a reduction kernel besides its pre-map (which is the spec's `body`,
+/// assigning the accumulator `a` from `in0`, the element's index `j` along the reduced
+/// axes and, with an aux input, the per-output value `k0`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReduceSpec {
+    /// C++ accumulator type (`acc_t`).
+    pub acc: Cow<'static, str>,
+    /// Identity of the operator, an expression of type `acc_t`.
+    pub identity: Cow<'static, str>,
+    /// The operator: an expression in `a` and `b`, both `acc_t`.
+    pub combine: Cow<'static, str>,
+    /// Post-map: statements assigning `out0` from the result `a` (and scalars `s0...`).
+    pub post: Cow<'static, str>,
+    /// Input 0 holds partial accumulators of an earlier pass (`in0_t` is `acc_t`).
+    pub partial_in: bool,
+    /// Output 0 receives partial accumulators (no post-map).
+    pub partial_out: bool,
+    /// Type of the per-output aux input `k0`, if any.
+    pub aux: Option<DType>,
 }
 
 /// How operands are indexed.
@@ -48,6 +71,23 @@ pub enum Variant {
         vec: u8,
         /// Bit mask of the operands with innermost stride 0.
         bcast: u8,
+    },
+    /// Reduction, a warp (`warp`) or a block per output row: `nk` kept and `nr` reduced
+    /// collapsed dimensions.
+    ReduceRows {
+        /// One warp per row instead of one block.
+        warp: bool,
+        /// Kept dimensions.
+        nk: u8,
+        /// Reduced dimensions.
+        nr: u8,
+    },
+    /// Reduction, a thread per output.
+    ReduceCols {
+        /// Kept dimensions.
+        nk: u8,
+        /// Reduced dimensions.
+        nr: u8,
     },
     /// Any layouts: offsets from an `Indexer` over `ndim` collapsed dimensions.
     Strided {
@@ -156,6 +196,8 @@ pub struct KernelSpec {
     pub variant: Variant,
     /// Index width.
     pub index: IndexWidth,
+    /// The reduction's parts (family `Reduce` only).
+    pub reduce: Option<ReduceSpec>,
 }
 
 impl KernelSpec {
@@ -175,9 +217,16 @@ impl KernelSpec {
             Variant::Strided { ndim } => format!("s{ndim}"),
             Variant::Tiled { staged } => format!("t{staged:x}"),
             Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
+            Variant::ReduceRows { warp, nk, nr } => format!("{}{nk}x{nr}", if warp { "w" } else { "b" }),
+            Variant::ReduceCols { nk, nr } => format!("c{nk}x{nr}"),
         };
         let fam = match self.family {
             Family::Elementwise => "ew",
+            Family::Reduce => match &self.reduce {
+                Some(r) if r.partial_in => "red2",
+                Some(r) if r.partial_out => "red1",
+                _ => "red",
+            },
         };
         let mut sym = format!(
             "cuarray_{fam}_{}_{}_{}",

@@ -44,6 +44,10 @@ impl Scalar {
             bytes,
         }
     }
+
+    pub(crate) fn bytes(&self) -> &[u8; 8] {
+        &self.bytes
+    }
 }
 
 /// What the plan decided for one launch.
@@ -195,6 +199,7 @@ fn work_items(p: &Plan, variant: Variant) -> usize {
             let inner = *c.shape.last().unwrap_or(&1);
             (p.size / inner.max(1)) * inner.div_ceil(32 * STRIDED_CHUNK) * 32
         }
+        Variant::ReduceRows { .. } | Variant::ReduceCols { .. } => p.size,
     }
 }
 
@@ -217,6 +222,7 @@ pub fn spec_for(
         scalars: TypeList::new(scalars),
         variant,
         index,
+        reduce: None,
     }
 }
 
@@ -278,14 +284,13 @@ pub(crate) fn run(
         args.ptr(o.ptr);
     }
     for s in scalars {
-        let n = s.dtype.size();
-        args.raw(&s.bytes[..n], n);
+        args.scalar(s);
     }
     match variant {
         Variant::Contiguous | Variant::Vectorized { .. } => {
             args.i64(p.size as i64);
         }
-        Variant::Strided { .. } | Variant::Tiled { .. } | Variant::StridedVec { .. } => {
+        _ => {
             args.indexer(p.index, p.size, &p.collapsed.shape, &p.collapsed.strides);
         }
     }

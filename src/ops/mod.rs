@@ -5,3 +5,4 @@ pub mod catalogue;
 pub mod elementwise;
 pub(crate) mod launch;
 pub mod matmul;
+pub mod reduce;

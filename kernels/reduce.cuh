@@ -1,0 +1,147 @@
+// cuarray reduce.cuh: reductions over a set of axes, for every op of the family.
+// Conventions: see kernels/README.md. An op is three pieces of generated code around
+// these templates: `load(off, j, row)` reads the input element at offset `off` (the j-th
+// element along the reduced axes of output `row`) and applies the pre-map, giving an Acc;
+// `comb(a, b)` is the associative reduce operator (identity `identity`); `fin(row, split,
+// a)` writes either a partial result or the post-mapped output.
+//   reduce_rows: a warp (WARP) or a whole block per (row, split); threads stride along the
+//                reduced elements, so a reduced axis of stride 1 is read coalesced.
+//   reduce_cols: a thread per (output, split), looping over the reduced elements; threads
+//                with consecutive outputs read consecutive addresses when the kept axis
+//                has stride 1 (a reduction over a leading axis).
+// `splits` > 1 cuts each reduction into pieces written as partials; a second launch
+// reduces them. Launch: 1-D grid of 1-D blocks of 256 threads, any grid size.
+
+template <typename V> struct cuarray_argacc {
+    V v;
+    long long i;
+};
+
+__device__ __forceinline__ float cuarray_shfl_down(float v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ double cuarray_shfl_down(double v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ int cuarray_shfl_down(int v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ unsigned int cuarray_shfl_down(unsigned int v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ long long cuarray_shfl_down(long long v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+__device__ __forceinline__ unsigned long long cuarray_shfl_down(unsigned long long v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+template <typename V>
+__device__ __forceinline__ cuarray_argacc<V> cuarray_shfl_down(cuarray_argacc<V> a, int d) {
+    a.v = cuarray_shfl_down(a.v, d);
+    a.i = cuarray_shfl_down(a.i, d);
+    return a;
+}
+
+// argmax / argmin: NaN wins (the first NaN, as NumPy); ties go to the smaller index, so
+// the result does not depend on the order of combination.
+template <typename V>
+__device__ __forceinline__ cuarray_argacc<V> cuarray_argmax_comb(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+    const bool an = a.v != a.v, bn = b.v != b.v;
+    bool take_b;
+    if (an || bn) take_b = bn && (!an || b.i < a.i);
+    else take_b = b.v > a.v || (b.v == a.v && b.i < a.i);
+    return take_b ? b : a;
+}
+template <typename V>
+__device__ __forceinline__ cuarray_argacc<V> cuarray_argmin_comb(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+    const bool an = a.v != a.v, bn = b.v != b.v;
+    bool take_b;
+    if (an || bn) take_b = bn && (!an || b.i < a.i);
+    else take_b = b.v < a.v || (b.v == a.v && b.i < a.i);
+    return take_b ? b : a;
+}
+
+// Offset of flat index `j` over the dimensions of `ix` (operand 0).
+template <int ND, typename I>
+__device__ __forceinline__ I cuarray_offset_of(const Indexer<1, ND, I>& ix, I j) {
+    if (ND == 1) return j * ix.strides[0][0];
+    I off = 0;
+#pragma unroll
+    for (int d = ND - 1; d >= 1; --d) {
+        const I q = j / ix.shape[d];
+        off += (j - q * ix.shape[d]) * ix.strides[0][d];
+        j = q;
+    }
+    return off + j * ix.strides[0][0];
+}
+
+template <typename Acc, typename Comb>
+__device__ __forceinline__ Acc cuarray_warp_reduce(Acc a, Comb comb) {
+#pragma unroll
+    for (int d = 16; d >= 1; d >>= 1) a = comb(a, cuarray_shfl_down(a, d));
+    return a;
+}
+
+template <bool WARP, int NK, int NR, typename I, typename Acc, typename Load, typename Comb, typename Fin>
+__device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const Indexer<1, NR, I>& red,
+                                            I n_out, I n_red, I splits, Acc identity, Load load, Comb comb,
+                                            Fin fin) {
+    __shared__ Acc partial[32];
+    const int lanes = WARP ? 32 : (int)blockDim.x;
+    const int lane = WARP ? (int)(threadIdx.x & 31) : (int)threadIdx.x;
+    const I group = WARP ? ((I)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) : (I)blockIdx.x;
+    const I groups = WARP ? ((I)gridDim.x * (blockDim.x >> 5)) : (I)gridDim.x;
+    const I tasks = n_out * splits;
+    const I chunk = (n_red + splits - 1) / splits;
+    for (I t = group; t < tasks; t += groups) {
+        const I row = t / splits;
+        const I split = t - row * splits;
+        const I base = cuarray_offset_of<NK, I>(kept, row);
+        const I j0 = split * chunk;
+        const I j1 = (j0 + chunk < n_red) ? j0 + chunk : n_red;
+        Acc a0 = identity, a1 = identity, a2 = identity, a3 = identity;
+        I j = j0 + lane;
+        for (; j + 3 * lanes < j1; j += 4 * lanes) {
+            const Acc x0 = load(base + cuarray_offset_of<NR, I>(red, j), j, row);
+            const Acc x1 = load(base + cuarray_offset_of<NR, I>(red, j + lanes), j + lanes, row);
+            const Acc x2 = load(base + cuarray_offset_of<NR, I>(red, j + 2 * lanes), j + 2 * lanes, row);
+            const Acc x3 = load(base + cuarray_offset_of<NR, I>(red, j + 3 * lanes), j + 3 * lanes, row);
+            a0 = comb(a0, x0);
+            a1 = comb(a1, x1);
+            a2 = comb(a2, x2);
+            a3 = comb(a3, x3);
+        }
+        for (; j < j1; j += lanes) a0 = comb(a0, load(base + cuarray_offset_of<NR, I>(red, j), j, row));
+        Acc a = comb(comb(a0, a1), comb(a2, a3));
+        a = cuarray_warp_reduce(a, comb);
+        if (!WARP) {
+            const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+            if ((threadIdx.x & 31) == 0) partial[warp] = a;
+            __syncthreads();
+            if (warp == 0) {
+                a = ((int)threadIdx.x < nwarps) ? partial[threadIdx.x] : identity;
+                a = cuarray_warp_reduce(a, comb);
+            }
+            __syncthreads();
+        }
+        if (lane == 0) fin(row, split, a);
+    }
+}
+
+template <int NK, int NR, typename I, typename Acc, typename Load, typename Comb, typename Fin>
+__device__ __forceinline__ void reduce_cols(const Indexer<1, NK, I>& kept, const Indexer<1, NR, I>& red,
+                                            I n_out, I n_red, I splits, Acc identity, Load load, Comb comb,
+                                            Fin fin) {
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    const I tasks = n_out * splits;
+    const I chunk = (n_red + splits - 1) / splits;
+    for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < tasks; t += step) {
+        const I split = t / n_out;
+        const I row = t - split * n_out;
+        const I base = cuarray_offset_of<NK, I>(kept, row);
+        const I j0 = split * chunk;
+        const I j1 = (j0 + chunk < n_red) ? j0 + chunk : n_red;
+        Acc a0 = identity, a1 = identity, a2 = identity, a3 = identity;
+        I j = j0;
+        for (; j + 3 < j1; j += 4) {
+            const Acc x0 = load(base + cuarray_offset_of<NR, I>(red, j), j, row);
+            const Acc x1 = load(base + cuarray_offset_of<NR, I>(red, j + 1), j + 1, row);
+            const Acc x2 = load(base + cuarray_offset_of<NR, I>(red, j + 2), j + 2, row);
+            const Acc x3 = load(base + cuarray_offset_of<NR, I>(red, j + 3), j + 3, row);
+            a0 = comb(a0, x0);
+            a1 = comb(a1, x1);
+            a2 = comb(a2, x2);
+            a3 = comb(a3, x3);
+        }
+        for (; j < j1; ++j) a0 = comb(a0, load(base + cuarray_offset_of<NR, I>(red, j), j, row));
+        fin(row, split, comb(comb(a0, a1), comb(a2, a3)));
+    }
+}

@@ -1,0 +1,173 @@
+//! Reductions: whole-array forms return a 0-d array that stays on the GPU
+//! ([`to_scalar`](DeviceArray::to_scalar) brings it back); axis forms take one axis or a
+//! set of axes (negative axes count from the end) and `keepdims`. Views of any layout are
+//! read in place.
+//!
+//! Result and accumulator types follow NumPy: integer and bool sums in `i64`/`u64`,
+//! `f16`/`bf16` accumulate in `f32`, `f32` in `f32` (per-thread partial sums combined as
+//! a tree, so the error grows slowly), `f64` in `f64`; means of integers are `f64`. An
+//! empty sum is 0, an empty product 1, an empty mean NaN; an empty max, min, argmax or
+//! argmin is [`Error::EmptyReduction`]. NaN propagates through max and min, and argmax
+//! and argmin return the first NaN's index, as NumPy.
+
+use super::DeviceArray;
+use crate::element::{DType, Element, FloatElement, NumElement};
+use crate::ops::elementwise::Scalar;
+use crate::ops::reduce::{mean_acc, plan_reduce, run, ReduceOp};
+use crate::{Error, Result};
+
+impl<T: Element> DeviceArray<T> {
+    /// Reduces over `axes` (all when `None`) into a new array of `U`.
+    pub(crate) fn reduce<U: Element>(
+        &self,
+        op: ReduceOp,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        aux: Option<(u64, DType)>,
+        scalars: &[Scalar],
+    ) -> Result<DeviceArray<U>> {
+        let device = self.device();
+        let p = plan_reduce(self.layout(), axes, keepdims, op.is_arg(), device.multiprocessor_count())?;
+        if op.needs_elements() && p.n_red == 0 && p.n_out > 0 {
+            return Err(Error::EmptyReduction { op: op.name(), shape: self.shape().to_vec() });
+        }
+        let out = DeviceArray::<U>::alloc_uninit(device, &p.out_shape)?;
+        let count = [Scalar::of(p.n_red as f64)];
+        let scalars = if op == ReduceOp::Mean { &count[..] } else { scalars };
+        run(device, op, &p, self.first_ptr(), T::DTYPE, out.first_ptr(), U::DTYPE, aux, scalars)?;
+        Ok(out)
+    }
+
+    /// Number of elements reduced per output for `axes`.
+    fn count(&self, axes: Option<&[isize]>) -> Result<usize> {
+        Ok(plan_reduce(self.layout(), axes, false, false, 1)?.n_red)
+    }
+}
+
+/// Generates `name()`, `name_axis(axis)` and `name_axes(axes, keepdims)` for a reduction.
+macro_rules! reductions {
+    ($bound:ident; $($(#[doc = $doc:literal])* $name:ident, $axis:ident, $axes:ident => $op:ident -> $out:ty;)*) => {
+        impl<T: $bound> DeviceArray<T> {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// The whole array reduces to a 0-d array on the device.
+                pub fn $name(&self) -> Result<DeviceArray<$out>> {
+                    self.reduce(ReduceOp::$op, None, false, None, &[])
+                }
+
+                #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over one axis (negative counts from the end).")]
+                pub fn $axis(&self, axis: isize) -> Result<DeviceArray<$out>> {
+                    self.reduce(ReduceOp::$op, Some(&[axis]), false, None, &[])
+                }
+
+                #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over a set of axes; `keepdims` keeps them with extent 1.")]
+                pub fn $axes(&self, axes: &[isize], keepdims: bool) -> Result<DeviceArray<$out>> {
+                    self.reduce(ReduceOp::$op, Some(axes), keepdims, None, &[])
+                }
+            )*
+        }
+    };
+}
+
+reductions! { Element;
+    /// Sum of the elements (`i64`/`u64` for integers and bool).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape(&[2, 3])?;
+    /// assert_eq!(a.sum()?.to_scalar()?, 15i64);
+    /// assert_eq!(a.sum_axis(0)?.to_host()?, vec![3, 5, 7]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    sum, sum_axis, sum_axes => Sum -> T::Sum;
+    /// Product of the elements (`i64`/`u64` for integers and bool, wrapping).
+    prod, prod_axis, prod_axes => Prod -> T::Sum;
+    /// True when every element is non-zero (`true` for an empty array).
+    all, all_axis, all_axes => All -> bool;
+    /// True when some element is non-zero (`false` for an empty array).
+    any, any_axis, any_axes => Any -> bool;
+    /// Arithmetic mean (`f64` for integers; NaN for an empty array).
+    mean, mean_axis, mean_axes => Mean -> T::Mean;
+}
+
+reductions! { NumElement;
+    /// Largest element; NaN propagates. An empty array is an error.
+    max, max_axis, max_axes => Max -> T;
+    /// Smallest element; NaN propagates. An empty array is an error.
+    min, min_axis, min_axes => Min -> T;
+}
+
+impl<T: NumElement> DeviceArray<T> {
+    /// Index of the largest element in the flattened (C order) array, as a 0-d `i64`
+    /// array; the first one on ties, the first NaN if any.
+    pub fn argmax(&self) -> Result<DeviceArray<i64>> {
+        self.reduce(ReduceOp::ArgMax, None, false, None, &[])
+    }
+    /// Index of the smallest element in the flattened array (see [`argmax`](Self::argmax)).
+    pub fn argmin(&self) -> Result<DeviceArray<i64>> {
+        self.reduce(ReduceOp::ArgMin, None, false, None, &[])
+    }
+    /// Indices of the largest elements along `axis`.
+    pub fn argmax_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.reduce(ReduceOp::ArgMax, Some(&[axis]), false, None, &[])
+    }
+    /// Indices of the smallest elements along `axis`.
+    pub fn argmin_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.reduce(ReduceOp::ArgMin, Some(&[axis]), false, None, &[])
+    }
+}
+
+impl<T: Element> DeviceArray<T> {
+    /// Variance over `axes` with `ddof` delta degrees of freedom, two passes: the mean
+    /// (kept in the accumulator precision), then the mean squared deviation.
+    fn var_impl<W: FloatElement>(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize, op: ReduceOp) -> Result<DeviceArray<T::Mean>> {
+        let n = self.count(axes)?;
+        let mean: DeviceArray<W> = self.reduce(ReduceOp::Mean, axes, false, None, &[])?;
+        let denom = n as f64 - ddof as f64;
+        let denom = if denom <= 0.0 { 0.0 } else { denom };
+        self.reduce(op, axes, keepdims, Some((mean.first_ptr(), W::DTYPE)), &[Scalar::of(denom)])
+    }
+
+    fn var_dispatch(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize, op: ReduceOp) -> Result<DeviceArray<T::Mean>> {
+        if mean_acc(T::DTYPE) == DType::F32 {
+            self.var_impl::<f32>(axes, keepdims, ddof, op)
+        } else {
+            self.var_impl::<f64>(axes, keepdims, ddof, op)
+        }
+    }
+
+    /// Variance of all elements, `sum((x - mean)^2) / (n - ddof)` (NumPy's `var`; NaN
+    /// when `n <= ddof`).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0])?;
+    /// assert_eq!(a.var(0)?.to_scalar()?, 1.25);
+    /// assert_eq!(a.std(1)?.to_scalar()?, (5.0f64 / 3.0).sqrt());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn var(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(None, false, ddof, ReduceOp::Var)
+    }
+    /// Standard deviation of all elements (square root of [`var`](Self::var)).
+    pub fn std(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(None, false, ddof, ReduceOp::Std)
+    }
+    /// Variance along `axis`.
+    pub fn var_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Var)
+    }
+    /// Standard deviation along `axis`.
+    pub fn std_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Std)
+    }
+    /// Variance over a set of axes.
+    pub fn var_axes(&self, axes: &[isize], keepdims: bool, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Var)
+    }
+    /// Standard deviation over a set of axes.
+    pub fn std_axes(&self, axes: &[isize], keepdims: bool, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Std)
+    }
+}

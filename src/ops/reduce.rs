@@ -1,0 +1,448 @@
+//! Reductions: the op catalogue (pre-map, operator with identity, post-map), the pure plan
+//! (axes, kept and reduced dimensions, strategy, splits) and the launch of one or two
+//! passes.
+
+use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant, MAX_DIMS};
+use crate::ops::elementwise::Scalar;
+use crate::ops::launch::{grid_for, index_width, BLOCK};
+use crate::shape::{collapse, normalize_axis, Layout};
+use crate::{Device, Error, Result};
+use cudarc::driver::sys::CUdeviceptr;
+
+/// Built-in reductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// Sum (identity 0).
+    Sum,
+    /// Product (identity 1).
+    Prod,
+    /// Maximum; NaN propagates; no identity.
+    Max,
+    /// Minimum; NaN propagates; no identity.
+    Min,
+    /// Index of the first maximum (first NaN if any).
+    ArgMax,
+    /// Index of the first minimum (first NaN if any).
+    ArgMin,
+    /// True when every element is non-zero.
+    All,
+    /// True when some element is non-zero.
+    Any,
+    /// Sum divided by the count `s0`.
+    Mean,
+    /// Sum of squared deviations from the per-output `k0`, divided by `s0` (variance).
+    Var,
+    /// Square root of `Var` (standard deviation).
+    Std,
+}
+
+/// The generated pieces of one reduction for one input dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReduceDef {
+    /// Accumulator C++ type.
+    pub acc: &'static str,
+    /// Its size in bytes (for partial buffers).
+    pub acc_size: usize,
+    /// Identity expression.
+    pub identity: &'static str,
+    /// Pre-map statements.
+    pub pre: &'static str,
+    /// Operator expression in `a`, `b`.
+    pub combine: &'static str,
+    /// Post-map statements.
+    pub post: &'static str,
+}
+
+/// The wide accumulator type of `d` for sums: `long long`, `unsigned long long`, `float`
+/// (for f16, bf16, f32) or `double`.
+fn sum_acc(d: DType) -> &'static str {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => "float",
+        DType::F64 => "double",
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => "unsigned long long",
+        _ => "long long",
+    }
+}
+
+/// Accumulator of mean and variance: `float` up to f32, else `double`.
+pub(crate) fn mean_acc(d: DType) -> DType {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => DType::F32,
+        _ => DType::F64,
+    }
+}
+
+impl ReduceOp {
+    /// The op's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Var => "var",
+            ReduceOp::Std => "std",
+        }
+    }
+
+    /// True for the ops without identity (an empty reduction is an error).
+    pub const fn needs_elements(self) -> bool {
+        matches!(self, ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin)
+    }
+
+    /// True when the result depends on the order of the reduced elements' indices.
+    pub const fn is_arg(self) -> bool {
+        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
+    }
+
+    /// The kernel pieces for input dtype `d`.
+    pub fn def(self, d: DType) -> ReduceDef {
+        let acc = sum_acc(d);
+        let size = if acc == "float" { 4 } else { 8 };
+        let lowest = match acc {
+            "float" => "-__int_as_float(0x7f800000)",
+            "double" => "-__longlong_as_double(0x7ff0000000000000LL)",
+            "unsigned long long" => "0ULL",
+            _ => "(-9223372036854775807LL - 1)",
+        };
+        let highest = match acc {
+            "float" => "__int_as_float(0x7f800000)",
+            "double" => "__longlong_as_double(0x7ff0000000000000LL)",
+            "unsigned long long" => "18446744073709551615ULL",
+            _ => "9223372036854775807LL",
+        };
+        let plain = "a = acc_t(in0);";
+        let out = "out0 = out0_t(a);";
+        match self {
+            ReduceOp::Sum => ReduceDef { acc, acc_size: size, identity: "0", pre: plain, combine: "a + b", post: out },
+            ReduceOp::Prod => ReduceDef { acc, acc_size: size, identity: "1", pre: plain, combine: "a * b", post: out },
+            ReduceOp::Max => ReduceDef { acc, acc_size: size, identity: lowest, pre: plain, combine: "cuarray_maximum(a, b)", post: out },
+            ReduceOp::Min => ReduceDef { acc, acc_size: size, identity: highest, pre: plain, combine: "cuarray_minimum(a, b)", post: out },
+            ReduceOp::ArgMax | ReduceOp::ArgMin => {
+                let (acc, identity) = match (acc, self == ReduceOp::ArgMax) {
+                    ("float", true) => ("cuarray_argacc<float>", "acc_t{-__int_as_float(0x7f800000), 9223372036854775807LL}"),
+                    ("float", false) => ("cuarray_argacc<float>", "acc_t{__int_as_float(0x7f800000), 9223372036854775807LL}"),
+                    ("double", true) => ("cuarray_argacc<double>", "acc_t{-__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}"),
+                    ("double", false) => ("cuarray_argacc<double>", "acc_t{__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}"),
+                    ("unsigned long long", true) => ("cuarray_argacc<unsigned long long>", "acc_t{0ULL, 9223372036854775807LL}"),
+                    ("unsigned long long", false) => ("cuarray_argacc<unsigned long long>", "acc_t{18446744073709551615ULL, 9223372036854775807LL}"),
+                    (_, true) => ("cuarray_argacc<long long>", "acc_t{(-9223372036854775807LL - 1), 9223372036854775807LL}"),
+                    (_, false) => ("cuarray_argacc<long long>", "acc_t{9223372036854775807LL, 9223372036854775807LL}"),
+                };
+                let combine = if self == ReduceOp::ArgMax { "cuarray_argmax_comb(a, b)" } else { "cuarray_argmin_comb(a, b)" };
+                let pre = match acc {
+                    "cuarray_argacc<float>" => "a.v = float(in0); a.i = (long long)j;",
+                    "cuarray_argacc<double>" => "a.v = double(in0); a.i = (long long)j;",
+                    "cuarray_argacc<unsigned long long>" => "a.v = (unsigned long long)in0; a.i = (long long)j;",
+                    _ => "a.v = (long long)in0; a.i = (long long)j;",
+                };
+                ReduceDef { acc, acc_size: 16, identity, pre, combine, post: "out0 = a.i;" }
+            }
+            ReduceOp::All => ReduceDef { acc: "int", acc_size: 4, identity: "1", pre: "a = (in0 != in0_t(0)) ? 1 : 0;", combine: "a & b", post: "out0 = a != 0;" },
+            ReduceOp::Any => ReduceDef { acc: "int", acc_size: 4, identity: "0", pre: "a = (in0 != in0_t(0)) ? 1 : 0;", combine: "a | b", post: "out0 = a != 0;" },
+            ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
+                let (acc, acc_size) = if mean_acc(d) == DType::F32 { ("float", 4) } else { ("double", 8) };
+                let pre = if self == ReduceOp::Mean { plain } else { "const acc_t dev = acc_t(in0) - acc_t(k0); a = dev * dev;" };
+                let post = match self {
+                    ReduceOp::Std => "out0 = out0_t(cuarray_m_sqrt(a / acc_t(s0)));",
+                    _ => "out0 = out0_t(a / acc_t(s0));",
+                };
+                ReduceDef { acc, acc_size, identity: "0", pre, combine: "a + b", post }
+            }
+        }
+    }
+}
+
+/// How the reduction is laid out on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// A warp (`warp`) or a block per output row; best when the reduced elements of a
+    /// row are adjacent in memory.
+    Rows {
+        /// One warp per row (rows of at most 4096 elements).
+        warp: bool,
+    },
+    /// A thread per output; best when neighbouring outputs are adjacent in memory.
+    Cols,
+}
+
+/// The plan of one reduction. Pure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReducePlan {
+    /// Shape of the result (with the reduced axes kept as 1 when `keepdims`).
+    pub out_shape: Vec<usize>,
+    /// Number of outputs.
+    pub n_out: usize,
+    /// Elements per output.
+    pub n_red: usize,
+    /// Kept dimensions (collapsed) and the input's strides along them.
+    pub kept: (Vec<usize>, Vec<isize>),
+    /// Reduced dimensions (collapsed) and the input's strides along them.
+    pub red: (Vec<usize>, Vec<isize>),
+    /// Strategy.
+    pub strategy: Strategy,
+    /// Pieces each reduction is cut into (> 1: a second pass combines the partials).
+    pub splits: usize,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+/// Plans reducing `layout` over `axes` (`None`: all). With `keep_order` the reduced axes
+/// keep their logical order (argmax/argmin report C-order indices); otherwise they are
+/// ordered by stride so that the innermost reduced dimension is the densest.
+///
+/// ```
+/// use cuarray::ops::reduce::{plan_reduce, Strategy};
+/// use cuarray::shape::Layout;
+/// let p = plan_reduce(&Layout::contiguous(&[64, 1000]), Some(&[1]), false, false, 132).unwrap();
+/// assert_eq!((p.n_out, p.n_red, p.strategy), (64, 1000, Strategy::Rows { warp: true }));
+/// let p = plan_reduce(&Layout::contiguous(&[1000, 64]), Some(&[0]), true, false, 132).unwrap();
+/// assert_eq!((p.out_shape.clone(), p.strategy), (vec![1, 64], Strategy::Cols));
+/// ```
+pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep_order: bool, sm_count: u32) -> Result<ReducePlan> {
+    let nd = layout.ndim();
+    let mut reduced = vec![false; nd];
+    match axes {
+        None => reduced.iter_mut().for_each(|r| *r = true),
+        Some(list) => {
+            for &a in list {
+                let k = normalize_axis("reduce", a, nd)?;
+                if reduced[k] {
+                    return Err(Error::invalid("reduce", format!("duplicate axis {a} in {list:?}")));
+                }
+                reduced[k] = true;
+            }
+        }
+    }
+    let (shape, strides) = (layout.shape(), layout.strides());
+    let out_shape: Vec<usize> = (0..nd)
+        .filter_map(|k| if reduced[k] { keepdims.then_some(1) } else { Some(shape[k]) })
+        .collect();
+    let kept_axes: Vec<usize> = (0..nd).filter(|&k| !reduced[k]).collect();
+    let mut red_axes: Vec<usize> = (0..nd).filter(|&k| reduced[k]).collect();
+    if !keep_order {
+        red_axes.sort_by_key(|&k| std::cmp::Reverse(strides[k].unsigned_abs()));
+    }
+    let pick = |ax: &[usize]| -> (Vec<usize>, Vec<isize>) {
+        let s: Vec<usize> = ax.iter().map(|&k| shape[k]).collect();
+        let st: Vec<isize> = ax.iter().map(|&k| strides[k]).collect();
+        let c = collapse(&s, &[&st]);
+        if c.shape.is_empty() {
+            // No dimension left (all extents 1): one element.
+            (vec![1], vec![0])
+        } else {
+            let strides = c.strides.into_iter().next().unwrap_or_default();
+            (c.shape, strides)
+        }
+    };
+    let kept = pick(&kept_axes);
+    let red = pick(&red_axes);
+    let n_out: usize = kept_axes.iter().map(|&k| shape[k]).product();
+    let n_red: usize = red_axes.iter().map(|&k| shape[k]).product();
+    // An empty reduced set with an extent 0 survives collapsing; make it one dimension.
+    let red = if n_red == 0 { (vec![0], vec![0]) } else { red };
+    if kept.0.len() > MAX_DIMS || red.0.len() > MAX_DIMS {
+        return Err(Error::invalid("reduce", "too many dimensions after merging (make the array contiguous first)"));
+    }
+    let inner_red = red.1.last().map_or(0, |s| s.unsigned_abs());
+    let inner_kept = kept.1.last().map_or(0, |s| s.unsigned_abs());
+    let sm = sm_count.max(1) as usize;
+    let strategy = if n_red < 16 && n_out >= 32 {
+        Strategy::Cols
+    } else if inner_red == 1 || n_out < 32 || inner_kept != 1 {
+        Strategy::Rows { warp: n_red <= 4096 }
+    } else {
+        Strategy::Cols
+    };
+    let splits = match strategy {
+        Strategy::Rows { warp: false } => (sm * 8).div_ceil(n_out.max(1)).clamp(1, (n_red / 8192).max(1)),
+        Strategy::Rows { warp: true } => 1,
+        Strategy::Cols => (sm * 2048).div_ceil(n_out.max(1)).clamp(1, (n_red / 64).max(1)),
+    };
+    let extent = |d: &(Vec<usize>, Vec<isize>)| -> usize {
+        d.0.iter().zip(&d.1).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum()
+    };
+    let index = index_width(
+        layout.size().max(n_out * splits),
+        extent(&kept) + extent(&red),
+    );
+    Ok(ReducePlan { out_shape, n_out, n_red, kept, red, strategy, splits, index })
+}
+
+fn variant(strategy: Strategy, nk: usize, nr: usize) -> Variant {
+    match strategy {
+        Strategy::Rows { warp } => Variant::ReduceRows { warp, nk: nk as u8, nr: nr as u8 },
+        Strategy::Cols => Variant::ReduceCols { nk: nk as u8, nr: nr as u8 },
+    }
+}
+
+/// One launch of the reduce template.
+struct Pass<'a> {
+    def: ReduceDef,
+    op: ReduceOp,
+    in_dtype: DType,
+    out_dtype: DType,
+    input: CUdeviceptr,
+    output: CUdeviceptr,
+    aux: Option<(CUdeviceptr, DType)>,
+    scalars: &'a [Scalar],
+    kept: (&'a [usize], &'a [isize]),
+    red: (&'a [usize], &'a [isize]),
+    n_out: usize,
+    n_red: usize,
+    splits: usize,
+    strategy: Strategy,
+    index: IndexWidth,
+    partial_in: bool,
+    partial_out: bool,
+}
+
+fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
+    let spec = KernelSpec {
+        family: Family::Reduce,
+        op: p.op.name().into(),
+        body: if p.partial_in { "a = in0;".into() } else { p.def.pre.into() },
+        inputs: TypeList::new(&[p.in_dtype]),
+        outputs: TypeList::new(&[p.out_dtype]),
+        scalars: TypeList::new(&p.scalars.iter().map(|s| s.dtype).collect::<Vec<_>>()),
+        variant: variant(p.strategy, p.kept.0.len(), p.red.0.len()),
+        index: p.index,
+        reduce: Some(ReduceSpec {
+            acc: p.def.acc.into(),
+            identity: p.def.identity.into(),
+            combine: p.def.combine.into(),
+            post: p.def.post.into(),
+            partial_in: p.partial_in,
+            partial_out: p.partial_out,
+            aux: if p.partial_in { None } else { p.aux.map(|a| a.1) },
+        }),
+    };
+    let f = device.function(&spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(p.output).ptr(p.input);
+    if let (Some((aux, _)), false) = (p.aux, p.partial_in) {
+        args.ptr(aux);
+    }
+    for s in p.scalars {
+        args.scalar(s);
+    }
+    args.indexer(p.index, p.n_out, p.kept.0, &[p.kept.1]);
+    args.indexer(p.index, p.n_red, p.red.0, &[p.red.1]);
+    args.i64(p.n_out as i64).i64(p.n_red as i64).i64(p.splits as i64);
+    let tasks = p.n_out * p.splits;
+    let grid = match p.strategy {
+        Strategy::Rows { warp: false } => tasks.clamp(1, device.multiprocessor_count() as usize * 8) as u32,
+        Strategy::Rows { warp: true } => grid_for(tasks * 32, device.multiprocessor_count()),
+        Strategy::Cols => grid_for(tasks, device.multiprocessor_count()),
+    };
+    // SAFETY: the arguments follow render_reduce's signature for `spec`; the input
+    // offsets produced by the two Indexers stay inside the input's buffer (its layout's
+    // invariants), the output holds n_out elements (or n_out * splits accumulators).
+    unsafe { args.launch(device, &f, grid, BLOCK) }
+}
+
+/// Runs reduction `op` of `input` (dtype `in_dtype`, first element at `input`) planned
+/// as `p` into `output` (n_out elements of `out_dtype`), with an optional per-output aux
+/// input and scalars for the post-map.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    device: &Device,
+    op: ReduceOp,
+    p: &ReducePlan,
+    input: CUdeviceptr,
+    in_dtype: DType,
+    output: CUdeviceptr,
+    out_dtype: DType,
+    aux: Option<(CUdeviceptr, DType)>,
+    scalars: &[Scalar],
+) -> Result<()> {
+    if p.n_out == 0 {
+        return Ok(());
+    }
+    let def = op.def(in_dtype);
+    let mut pass = Pass {
+        def,
+        op,
+        in_dtype,
+        out_dtype,
+        input,
+        output,
+        aux,
+        scalars,
+        kept: (&p.kept.0, &p.kept.1),
+        red: (&p.red.0, &p.red.1),
+        n_out: p.n_out,
+        n_red: p.n_red,
+        splits: p.splits,
+        strategy: p.strategy,
+        index: p.index,
+        partial_in: false,
+        partial_out: p.splits > 1,
+    };
+    if p.splits == 1 {
+        return launch(device, &pass);
+    }
+    // Pass 1 writes n_out * splits accumulators; pass 2 reduces them.
+    let partials = crate::device::DeviceBuffer::alloc(device, p.n_out * p.splits * def.acc_size)?;
+    pass.output = partials.device_ptr();
+    launch(device, &pass)?;
+    let n = p.n_out as isize;
+    let s = p.splits as isize;
+    let (kept2, red2, strategy2): ((Vec<usize>, Vec<isize>), (Vec<usize>, Vec<isize>), Strategy) = match p.strategy {
+        Strategy::Rows { .. } => ((vec![p.n_out], vec![s]), (vec![p.splits], vec![1]), Strategy::Rows { warp: p.splits <= 4096 }),
+        Strategy::Cols => ((vec![p.n_out], vec![1]), (vec![p.splits], vec![n]), Strategy::Cols),
+    };
+    let second = Pass {
+        input: partials.device_ptr(),
+        output,
+        kept: (&kept2.0, &kept2.1),
+        red: (&red2.0, &red2.1),
+        n_red: p.splits,
+        splits: 1,
+        strategy: strategy2,
+        index: index_width(p.n_out * p.splits, p.n_out * p.splits),
+        partial_in: true,
+        partial_out: false,
+        ..pass
+    };
+    launch(device, &second)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans() {
+        let l = Layout::contiguous(&[16384, 16384]);
+        let p = plan_reduce(&l, None, false, false, 132).unwrap();
+        assert_eq!((p.n_out, p.n_red, p.strategy), (1, 1 << 28, Strategy::Rows { warp: false }));
+        assert!(p.splits > 100);
+        assert_eq!(p.out_shape, Vec::<usize>::new());
+        let p = plan_reduce(&l, Some(&[0]), false, false, 132).unwrap();
+        assert_eq!(p.strategy, Strategy::Cols);
+        assert!(p.splits > 1);
+        let p = plan_reduce(&l, Some(&[-1]), false, false, 132).unwrap();
+        assert_eq!(p.strategy, Strategy::Rows { warp: false });
+        // Transposed: the reduced axis of stride 1 comes innermost when order is free.
+        let p = plan_reduce(&l.t(), None, false, false, 132).unwrap();
+        assert_eq!(p.red.1, vec![1]);
+        // argmax keeps C order: the transposed view's innermost reduced stride is 16384.
+        let p = plan_reduce(&l.t(), None, false, true, 132).unwrap();
+        assert_eq!(p.red.1, vec![1, 16384]);
+        // Errors and edge cases.
+        assert!(plan_reduce(&l, Some(&[2]), false, false, 132).is_err());
+        assert!(plan_reduce(&l, Some(&[0, -2]), false, false, 132).is_err());
+        let p = plan_reduce(&Layout::contiguous(&[]), None, false, false, 132).unwrap();
+        assert_eq!((p.n_out, p.n_red), (1, 1));
+        let p = plan_reduce(&Layout::contiguous(&[3, 0]), Some(&[1]), true, false, 132).unwrap();
+        assert_eq!((p.n_out, p.n_red, p.out_shape.clone()), (3, 0, vec![3, 1]));
+    }
+}
