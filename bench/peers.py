@@ -87,6 +87,7 @@ def cases(p):
         a = xp.full((n,), 1.0, dtype=xp.float32)
         emit(p.name, "copy_kernel_f32_2^28", "device", p.device_time(lambda: a.copy() if p.name == "cupy" else a.clone()), 2 * n * 4)
         del a
+    reductions(p)
     matmuls(p)
     if wanted("add_f32_1000_wall"):
         a = xp.full((1000,), 1.0, dtype=xp.float32)
@@ -101,6 +102,31 @@ def rand_matrix(p, shape, dtype):
         n *= d
     x = xp.arange(n, dtype=xp.float32) * 0.618034
     return (x - xp.floor(x) - 0.5).astype(dtype).reshape(shape)
+
+
+def reductions(p):
+    xp = p.xp
+    n = 1 << 28
+    if wanted("sum_f32_2^28") or wanted("argmax_f32_2^28"):
+        a = rand_matrix(p, (n,), xp.float32)
+        if wanted("sum_f32_2^28"):
+            emit(p.name, "sum_f32_2^28", "device", p.device_time(lambda: a.sum()), n * 4)
+        if wanted("argmax_f32_2^28"):
+            emit(p.name, "argmax_f32_2^28", "device", p.device_time(lambda: a.argmax()), n * 4)
+        del a
+    if wanted("16384"):
+        m = rand_matrix(p, (16384, 16384), xp.float32)
+        if wanted("sum_axis1_16384^2"):
+            emit(p.name, "sum_axis1_16384^2", "device", p.device_time(lambda: m.sum(1)), n * 4)
+        if wanted("sum_axis0_16384^2"):
+            emit(p.name, "sum_axis0_16384^2", "device", p.device_time(lambda: m.sum(0)), n * 4)
+        if wanted("max_axis1_16384^2"):
+            mx = (lambda: m.max(1)) if p.name == "cupy" else (lambda: m.amax(1))
+            emit(p.name, "max_axis1_16384^2", "device", p.device_time(mx), n * 4)
+        del m
+    if wanted("sum_f32_1000_wall"):
+        a = rand_matrix(p, (1000,), xp.float32)
+        emit(p.name, "sum_f32_1000_wall", "wall", p.wall_time(lambda: a.sum()))
 
 
 def matmuls(p):

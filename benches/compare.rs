@@ -120,6 +120,35 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
     out
 }
 
+fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let n = 1usize << 28;
+    if filter("sum_f32_2^28") || filter("argmax_f32_2^28") {
+        let a = rand_matrix::<f32>(dev, &[n]);
+        if filter("sum_f32_2^28") {
+            cases.push(device_case(dev, "sum_f32_2^28", (n * 4) as f64, || a.sum().map(drop)));
+        }
+        if filter("argmax_f32_2^28") {
+            cases.push(device_case(dev, "argmax_f32_2^28", (n * 4) as f64, || a.argmax().map(drop)));
+        }
+    }
+    if filter("16384") {
+        let m = rand_matrix::<f32>(dev, &[16384, 16384]);
+        if filter("sum_axis1_16384^2") {
+            cases.push(device_case(dev, "sum_axis1_16384^2", (n * 4) as f64, || m.sum_axis(1).map(drop)));
+        }
+        if filter("sum_axis0_16384^2") {
+            cases.push(device_case(dev, "sum_axis0_16384^2", (n * 4) as f64, || m.sum_axis(0).map(drop)));
+        }
+        if filter("max_axis1_16384^2") {
+            cases.push(device_case(dev, "max_axis1_16384^2", (n * 4) as f64, || m.max_axis(1).map(drop)));
+        }
+    }
+    if filter("sum_f32_1000_wall") {
+        let a = rand_matrix::<f32>(dev, &[1000]);
+        cases.push(wall_case(dev, "sum_f32_1000_wall", || a.sum().map(drop)));
+    }
+}
+
 /// A random-ish matrix (not zeros: zeros run faster than real data on tensor cores).
 fn rand_matrix<T: cuarray::GemmElement>(dev: &Device, shape: &[usize]) -> DeviceArray<T> {
     let n: usize = shape.iter().product();
@@ -210,6 +239,7 @@ fn main() {
         let a = big(1.0);
         cases.push(device_case(&dev, "copy_kernel_f32_2^28", (2 * n * 4) as f64, || a.copy().map(drop)));
     }
+    reduce_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);
     if filter("add_f32_1000_wall") {
         let (a, b) = (DeviceArray::<f32>::full(&dev, &[1000], 1.0).unwrap(), DeviceArray::<f32>::full(&dev, &[1000], 2.0).unwrap());

@@ -40,6 +40,13 @@ struct cuarray_bf16 {
     }
 };
 
+// ---- vectors ----------------------------------------------------------------------
+// N elements loaded or stored as one aligned access (16 bytes at most).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) cuarray_vec {
+    T v[N];
+};
+
 // ---- strided indexing ---------------------------------------------------------------
 // Shape and per-operand strides of NARG operands over NDIM collapsed dimensions.
 // Mirrored by src/kernels/abi.rs: { I size; I shape[NDIM]; I strides[NARG][NDIM]; }.

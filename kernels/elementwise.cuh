@@ -14,11 +14,6 @@
 //                  offsets of every operand (outputs first, then inputs).
 // Launch: 1-D grid of 1-D blocks, any size (grid-stride loops).
 
-template <typename T, int N>
-struct alignas(sizeof(T) * N) cuarray_vec {
-    T v[N];
-};
-
 template <typename I, typename F>
 __device__ __forceinline__ void ew_contiguous(I n, F f) {
     const I step = (I)gridDim.x * (I)blockDim.x;

@@ -2,7 +2,8 @@
 // Conventions: see kernels/README.md. An op is three pieces of generated code around
 // these templates: `load(off, j, row)` reads the input element at offset `off` (the j-th
 // element along the reduced axes of output `row`) and applies the pre-map, giving an Acc;
-// `comb(a, b)` is the associative reduce operator (identity `identity`); `fin(row, split,
+// `loadv(off, j, row)` does the same for VEC consecutive elements (one vector load) and
+// combines them; `comb(a, b)` is the associative reduce operator (identity `identity`); `fin(row, split,
 // a)` writes either a partial result or the post-mapped output.
 //   reduce_rows: a warp (WARP) or a whole block per (row, split); threads stride along the
 //                reduced elements, so a reduced axis of stride 1 is read coalesced.
@@ -70,17 +71,20 @@ __device__ __forceinline__ Acc cuarray_warp_reduce(Acc a, Comb comb) {
     return a;
 }
 
-template <bool WARP, int NK, int NR, typename I, typename Acc, typename Load, typename Comb, typename Fin>
+template <bool WARP, int VEC, int NK, int NR, typename I, typename Acc, typename Load, typename LoadV,
+          typename Comb, typename Fin>
 __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const Indexer<1, NR, I>& red,
-                                            I n_out, I n_red, I splits, Acc identity, Load load, Comb comb,
-                                            Fin fin) {
+                                            I n_out, I n_red, I splits, Acc identity, Load load, LoadV loadv,
+                                            Comb comb, Fin fin) {
     __shared__ Acc partial[32];
     const int lanes = WARP ? 32 : (int)blockDim.x;
     const int lane = WARP ? (int)(threadIdx.x & 31) : (int)threadIdx.x;
     const I group = WARP ? ((I)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) : (I)blockIdx.x;
     const I groups = WARP ? ((I)gridDim.x * (blockDim.x >> 5)) : (I)gridDim.x;
     const I tasks = n_out * splits;
-    const I chunk = (n_red + splits - 1) / splits;
+    // With VEC > 1 (one reduced dimension of stride 1, rows 16-byte aligned), pieces
+    // start at multiples of VEC and `loadv` reads VEC elements as one vector.
+    const I chunk = (((n_red + splits - 1) / splits + VEC - 1) / VEC) * VEC;
     for (I t = group; t < tasks; t += groups) {
         const I row = t / splits;
         const I split = t - row * splits;
@@ -89,6 +93,23 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
         const I j1 = (j0 + chunk < n_red) ? j0 + chunk : n_red;
         Acc a0 = identity, a1 = identity, a2 = identity, a3 = identity;
         I j = j0 + lane;
+        if (VEC > 1) {
+            const I jv1 = j0 + ((j1 > j0 ? j1 - j0 : 0) / VEC) * VEC;
+            const I vstep = (I)lanes * VEC;
+            I jv = j0 + (I)lane * VEC;
+            for (; jv + 3 * vstep < jv1; jv += 4 * vstep) {
+                const Acc x0 = loadv(base + jv, jv, row);
+                const Acc x1 = loadv(base + jv + vstep, jv + vstep, row);
+                const Acc x2 = loadv(base + jv + 2 * vstep, jv + 2 * vstep, row);
+                const Acc x3 = loadv(base + jv + 3 * vstep, jv + 3 * vstep, row);
+                a0 = comb(a0, x0);
+                a1 = comb(a1, x1);
+                a2 = comb(a2, x2);
+                a3 = comb(a3, x3);
+            }
+            for (; jv < jv1; jv += vstep) a0 = comb(a0, loadv(base + jv, jv, row));
+            j = jv1 + lane;
+        }
         for (; j + 3 * lanes < j1; j += 4 * lanes) {
             const Acc x0 = load(base + cuarray_offset_of<NR, I>(red, j), j, row);
             const Acc x1 = load(base + cuarray_offset_of<NR, I>(red, j + lanes), j + lanes, row);

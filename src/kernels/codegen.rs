@@ -183,9 +183,9 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
         None => unreachable!("a Reduce spec carries its ReduceSpec"),
     };
     let idx = spec.index.cuda_type();
-    let (rows, warp, nk, nr) = match spec.variant {
-        Variant::ReduceRows { warp, nk, nr } => (true, warp, nk, nr),
-        Variant::ReduceCols { nk, nr } => (false, false, nk, nr),
+    let (rows, warp, vec, nk, nr) = match spec.variant {
+        Variant::ReduceRows { warp, vec, nk, nr } => (true, warp, vec.max(1), nk, nr),
+        Variant::ReduceCols { nk, nr } => (false, false, 1, nk, nr),
         _ => unreachable!("reduction specs use reduction variants"),
     };
     let _ = writeln!(src, "typedef {} acc_t;", r.acc);
@@ -227,6 +227,21 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     let _ = writeln!(src, "        acc_t a;\n        (void)j;\n        (void)row;");
     let _ = writeln!(src, "        {{ {} }}\n        return a;\n    }};", spec.body);
     let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
+    // `vec` consecutive elements from one vector load, each pre-mapped, then combined.
+    let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
+    let _ = writeln!(
+        src,
+        "        const cuarray_vec<in0_t, {vec}> v = *reinterpret_cast<const cuarray_vec<in0_t, {vec}>*>(p_in0 + off);"
+    );
+    let _ = writeln!(src, "        acc_t r;");
+    let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
+    let _ = writeln!(src, "            const in0_t in0 = v.v[e];\n            const I j = jb + e;");
+    if r.aux.is_some() {
+        let _ = writeln!(src, "            const k0_t k0 = p_k0[row];");
+    }
+    let _ = writeln!(src, "            acc_t a;\n            (void)j;\n            (void)row;");
+    let _ = writeln!(src, "            {{ {} }}", spec.body);
+    let _ = writeln!(src, "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};");
     let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
     if r.partial_out {
         let at = if rows { "row * splits + split" } else { "split * n_out + row" };
@@ -238,7 +253,7 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     if rows {
         let _ = writeln!(
             src,
-            "    reduce_rows<{warp}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, comb, fin);",
+            "    reduce_rows<{warp}, {vec}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, loadv, comb, fin);",
             r.identity
         );
     } else {

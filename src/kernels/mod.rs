@@ -77,6 +77,8 @@ pub enum Variant {
     ReduceRows {
         /// One warp per row instead of one block.
         warp: bool,
+        /// Elements per vector load along the reduced dimension (1: scalar loads).
+        vec: u8,
         /// Kept dimensions.
         nk: u8,
         /// Reduced dimensions.
@@ -217,7 +219,7 @@ impl KernelSpec {
             Variant::Strided { ndim } => format!("s{ndim}"),
             Variant::Tiled { staged } => format!("t{staged:x}"),
             Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
-            Variant::ReduceRows { warp, nk, nr } => format!("{}{nk}x{nr}", if warp { "w" } else { "b" }),
+            Variant::ReduceRows { warp, vec, nk, nr } => format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" }),
             Variant::ReduceCols { nk, nr } => format!("c{nk}x{nr}"),
         };
         let fam = match self.family {

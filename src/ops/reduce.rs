@@ -276,9 +276,9 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     Ok(ReducePlan { out_shape, n_out, n_red, kept, red, strategy, splits, index })
 }
 
-fn variant(strategy: Strategy, nk: usize, nr: usize) -> Variant {
+fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
     match strategy {
-        Strategy::Rows { warp } => Variant::ReduceRows { warp, nk: nk as u8, nr: nr as u8 },
+        Strategy::Rows { warp } => Variant::ReduceRows { warp, vec, nk: nk as u8, nr: nr as u8 },
         Strategy::Cols => Variant::ReduceCols { nk: nk as u8, nr: nr as u8 },
     }
 }
@@ -304,6 +304,20 @@ struct Pass<'a> {
     partial_out: bool,
 }
 
+/// Elements per vector load for a rows pass: 16 bytes' worth when the one reduced
+/// dimension has stride 1 and every row starts 16-byte aligned; else 1.
+fn vector_width(p: &Pass<'_>) -> u8 {
+    let size = if p.partial_in { p.def.acc_size } else { p.in_dtype.size() };
+    let vec = (16 / size) as isize;
+    let rows = matches!(p.strategy, Strategy::Rows { .. });
+    let aligned = p.input % 16 == 0 && p.kept.1.iter().all(|&s| s % vec == 0);
+    if rows && !p.partial_in && vec > 1 && p.red.1 == [1] && aligned {
+        vec as u8
+    } else {
+        1
+    }
+}
+
 fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
     let spec = KernelSpec {
         family: Family::Reduce,
@@ -312,7 +326,7 @@ fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
         inputs: TypeList::new(&[p.in_dtype]),
         outputs: TypeList::new(&[p.out_dtype]),
         scalars: TypeList::new(&p.scalars.iter().map(|s| s.dtype).collect::<Vec<_>>()),
-        variant: variant(p.strategy, p.kept.0.len(), p.red.0.len()),
+        variant: variant(p.strategy, vector_width(p), p.kept.0.len(), p.red.0.len()),
         index: p.index,
         reduce: Some(ReduceSpec {
             acc: p.def.acc.into(),
