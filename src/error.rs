@@ -105,10 +105,18 @@ pub enum Error {
         got: usize,
     },
     /// The device could not satisfy an allocation.
-    #[error("out of device memory: {requested} bytes requested, {free} bytes free of {total}")]
+    #[error(
+        "out of device memory: {requested} bytes requested, {in_use} bytes in use by cuarray's arrays, \
+         {free} bytes free on the device of {total}{}",
+        limit.map(|l| format!(" (pool limit {l} bytes)")).unwrap_or_default()
+    )]
     OutOfMemory {
         /// Bytes requested.
         requested: usize,
+        /// Bytes held by live arrays of this device's pool.
+        in_use: usize,
+        /// The pool's limit, if one is set ([`MemoryPool::set_limit`](crate::MemoryPool::set_limit)).
+        limit: Option<usize>,
         /// Bytes free on the device when the request failed.
         free: usize,
         /// Total bytes on the device.

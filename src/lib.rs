@@ -51,7 +51,7 @@ pub mod testing;
 
 pub use array::{concatenate, stack, where_, DeviceArray};
 pub use device::probe::{is_available, unavailable_reason};
-pub use device::{device_count, Device, MemoryStats, Timings};
+pub use device::{device_count, Device, MemoryPool, MemoryStats, Timings, TransferStats};
 pub use blas::GemmElement;
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};

@@ -171,3 +171,38 @@ impl<T: Element> DeviceArray<T> {
         self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Std)
     }
 }
+
+impl<T: Element> DeviceArray<T> {
+    fn scan(&self, op: ReduceOp, axis: isize) -> Result<DeviceArray<T::Sum>> {
+        let p = crate::ops::scan::plan_scan(self.layout(), axis)?;
+        let out = DeviceArray::<T::Sum>::alloc_uninit(self.device(), self.shape())?;
+        crate::ops::scan::run(
+            self.device(),
+            op,
+            &p,
+            (self.first_ptr(), T::DTYPE),
+            (out.first_ptr(), <T::Sum as Element>::DTYPE),
+        )?;
+        Ok(out)
+    }
+
+    /// Cumulative sum along `axis` (NumPy's `cumsum` with an axis), in the sum type
+    /// (`i64`/`u64` for integers). One pass over the data: tiles of the axis combine
+    /// their totals with a decoupled look-back.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// assert_eq!(a.cumsum(1)?.to_host()?, vec![1i64, 3, 6, 4, 9, 15]);
+    /// assert_eq!(a.cumsum(0)?.to_host()?, vec![1i64, 2, 3, 5, 7, 9]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn cumsum(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
+        self.scan(ReduceOp::Sum, axis)
+    }
+
+    /// Cumulative product along `axis`, in the sum type (wrapping for integers).
+    pub fn cumprod(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
+        self.scan(ReduceOp::Prod, axis)
+    }
+}

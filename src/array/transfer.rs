@@ -34,6 +34,7 @@ impl<T: Element> DeviceArray<T> {
         }
         let out = Self::alloc_uninit(device, shape)?;
         if n > 0 {
+            device.counters().h2d(std::mem::size_of_val(data));
             device.bind()?;
             // SAFETY: `out` owns at least size_of_val(data) bytes; the copy is ordered on
             // the device stream before any use of `out`. For pageable memory the driver
@@ -130,6 +131,7 @@ impl<T: Element> DeviceArray<T> {
             &dense
         };
         let device = self.device();
+        device.counters().d2h(n * std::mem::size_of::<T>());
         device.bind()?;
         // SAFETY: `src` is contiguous with `n` elements from `first_ptr`; `dst` is valid
         // for `n` elements (caller). The stream synchronize below completes the copy

@@ -46,6 +46,7 @@ pub struct MemoryStats {
 struct PoolState {
     free: HashMap<usize, Vec<CUdeviceptr>>,
     stats: MemoryStats,
+    limit: Option<usize>,
 }
 
 /// The per-device caching allocator.
@@ -119,19 +120,25 @@ impl DeviceBuffer {
                 });
             }
         }
+        let oom = || {
+            let (free, total) = device.memory_info().unwrap_or((0, 0));
+            let s = pool.lock();
+            Error::OutOfMemory { requested: bytes, in_use: s.stats.in_use, limit: s.limit, free, total }
+        };
+        // Under a limit, the cache is emptied before the pool grows past it.
+        let over = |s: &PoolState| s.limit.is_some_and(|l| s.stats.reserved + class > l);
+        if over(&pool.lock()) {
+            device.release_cached()?;
+            if over(&pool.lock()) {
+                return Err(oom());
+            }
+        }
         let ptr = match device.driver_alloc(class) {
             Ok(p) => p,
             Err(_) => {
                 // Give the cached blocks back to the driver and try once more.
                 device.release_cached()?;
-                device.driver_alloc(class).map_err(|_| {
-                    let (free, total) = device.memory_info().unwrap_or((0, 0));
-                    Error::OutOfMemory {
-                        requested: bytes,
-                        free,
-                        total,
-                    }
-                })?
+                device.driver_alloc(class).map_err(|_| oom())?
             }
         };
         let mut s = pool.lock();
@@ -187,7 +194,67 @@ impl Device {
     }
 }
 
-pub(crate) use Pool as MemoryPool;
+/// A device's memory pool, from [`Device::memory_pool`]: counters, a limit and trimming.
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let pool = dev.memory_pool();
+/// pool.set_limit(Some(1 << 30));               // at most 1 GiB held by cuarray
+/// let a = cuarray::DeviceArray::<f32>::zeros(&dev, &[1 << 20])?;
+/// assert!(pool.used_bytes() >= 4 << 20);
+/// drop(a);
+/// pool.free_all_blocks()?;                     // hand cached blocks back to the driver
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct MemoryPool<'a> {
+    device: &'a Device,
+}
+
+impl<'a> MemoryPool<'a> {
+    pub(crate) fn new(device: &'a Device) -> Self {
+        MemoryPool { device }
+    }
+    /// All counters at once.
+    pub fn stats(&self) -> MemoryStats {
+        self.device.pool().stats()
+    }
+    /// Bytes held by live arrays (rounded up to the pool's size classes).
+    pub fn used_bytes(&self) -> usize {
+        self.stats().in_use
+    }
+    /// Bytes obtained from the driver: in use plus cached for reuse.
+    pub fn total_bytes(&self) -> usize {
+        self.stats().reserved
+    }
+    /// Highest [`used_bytes`](Self::used_bytes) since the device was opened or the last
+    /// [`reset_peak`](Self::reset_peak).
+    pub fn peak_bytes(&self) -> usize {
+        self.stats().peak_in_use
+    }
+    /// Starts peak tracking again from the bytes in use now.
+    pub fn reset_peak(&self) {
+        self.device.pool().reset_peak()
+    }
+    /// Caps the bytes the pool may hold (`None`: no cap, the default). An allocation that
+    /// would pass the cap first returns cached blocks to the driver, then fails with
+    /// [`Error::OutOfMemory`].
+    pub fn set_limit(&self, bytes: Option<usize>) {
+        self.device.pool().lock().limit = bytes;
+    }
+    /// The cap set by [`set_limit`](Self::set_limit).
+    pub fn limit(&self) -> Option<usize> {
+        self.device.pool().lock().limit
+    }
+    /// Returns every cached, unused block to the driver (CuPy's `free_all_blocks`,
+    /// PyTorch's `empty_cache`). Live arrays are untouched.
+    ///
+    /// # Synchronization
+    /// Waits for the device, so that the driver can release the memory.
+    pub fn free_all_blocks(&self) -> Result<()> {
+        self.device.release_cached()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,10 +9,10 @@ use crate::kernels::KernelSpec;
 use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
-pub use memory::{DeviceBuffer, MemoryStats};
+pub use memory::{DeviceBuffer, MemoryPool, MemoryStats};
 pub use timing::Timings;
 use probe::Lib;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 pub(crate) struct Inner {
@@ -21,8 +21,9 @@ pub(crate) struct Inner {
     stream: Arc<CudaStream>,
     arch: (u32, u32),
     sm_count: u32,
-    pool: memory::MemoryPool,
+    pool: memory::Pool,
     kernels: KernelCache,
+    transfers: TransferCounters,
     blas: Mutex<Option<crate::blas::Blas>>,
     tf32: AtomicBool,
 }
@@ -80,6 +81,50 @@ impl std::fmt::Display for Device {
 
 static DEVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
 
+/// Host-device traffic of one device, from [`Device::transfer_stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransferStats {
+    /// Host-to-device copies.
+    pub h2d_calls: u64,
+    /// Bytes copied host to device.
+    pub h2d_bytes: u64,
+    /// Device-to-host copies.
+    pub d2h_calls: u64,
+    /// Bytes copied device to host.
+    pub d2h_bytes: u64,
+    /// Times the host waited for the device.
+    pub syncs: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct TransferCounters {
+    h2d_calls: AtomicU64,
+    h2d_bytes: AtomicU64,
+    d2h_calls: AtomicU64,
+    d2h_bytes: AtomicU64,
+    syncs: AtomicU64,
+}
+
+impl TransferCounters {
+    pub(crate) fn h2d(&self, bytes: usize) {
+        self.h2d_calls.fetch_add(1, Ordering::Relaxed);
+        self.h2d_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+    pub(crate) fn d2h(&self, bytes: usize) {
+        self.d2h_calls.fetch_add(1, Ordering::Relaxed);
+        self.d2h_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+    fn snapshot(&self) -> TransferStats {
+        TransferStats {
+            h2d_calls: self.h2d_calls.load(Ordering::Relaxed),
+            h2d_bytes: self.h2d_bytes.load(Ordering::Relaxed),
+            d2h_calls: self.d2h_calls.load(Ordering::Relaxed),
+            d2h_bytes: self.d2h_bytes.load(Ordering::Relaxed),
+            syncs: self.syncs.load(Ordering::Relaxed),
+        }
+    }
+}
+
 /// Number of CUDA devices.
 ///
 /// # Errors
@@ -125,6 +170,7 @@ impl Device {
             sm_count: sm_count.max(1) as u32,
             pool: Default::default(),
             kernels: KernelCache::new(),
+            transfers: Default::default(),
             blas: Mutex::new(None),
             tf32: AtomicBool::new(false),
         });
@@ -170,6 +216,7 @@ impl Device {
     /// This is one of the two calls that wait for the GPU (the other is a transfer to the
     /// host).
     pub fn synchronize(&self) -> Result<()> {
+        self.0.transfers.syncs.fetch_add(1, Ordering::Relaxed);
         self.0
             .stream
             .synchronize()
@@ -181,15 +228,16 @@ impl Device {
         self.0.pool.stats()
     }
 
-    /// Resets the pool's peak to the bytes in use now.
-    pub fn reset_peak_memory(&self) {
-        self.0.pool.reset_peak()
+    /// The device's caching memory pool: counters, a limit, trimming.
+    pub fn memory_pool(&self) -> MemoryPool<'_> {
+        MemoryPool::new(self)
     }
 
-    /// Returns every cached, unused block of the pool to the driver (CuPy's
-    /// `free_all_blocks`). Live arrays are untouched.
-    pub fn free_cached_memory(&self) -> Result<()> {
-        self.release_cached()
+    /// Counters of host-device traffic: every transfer (calls and bytes, each way) and
+    /// every time the host waited for the device. Only the explicit transfer calls and
+    /// [`synchronize`](Device::synchronize) move them.
+    pub fn transfer_stats(&self) -> TransferStats {
+        self.0.transfers.snapshot()
     }
 
     /// Counters of the kernel cache: memory hits, disk hits, compiles and compile time.
@@ -235,7 +283,11 @@ impl Device {
         }
     }
 
-    pub(crate) fn pool(&self) -> &memory::MemoryPool {
+    pub(crate) fn counters(&self) -> &TransferCounters {
+        &self.0.transfers
+    }
+
+    pub(crate) fn pool(&self) -> &memory::Pool {
         &self.0.pool
     }
 

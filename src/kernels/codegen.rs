@@ -42,6 +42,13 @@ pub fn render(spec: &KernelSpec) -> String {
             src.push('\n');
             render_reduce(spec, &mut src);
         }
+        Family::Scan => {
+            src.push_str(sources::get("reduce.cuh"));
+            src.push('\n');
+            src.push_str(sources::get("scan.cuh"));
+            src.push('\n');
+            render_scan(spec, &mut src);
+        }
     }
     src
 }
@@ -80,9 +87,7 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
         Variant::StridedVec { ndim, .. } => {
             params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix"))
         }
-        Variant::ReduceRows { .. } | Variant::ReduceCols { .. } => {
-            unreachable!("reduction variants are rendered by render_reduce")
-        }
+        _ => unreachable!("reduction and scan variants are rendered by their own functions"),
     }
     let _ = writeln!(
         src,
@@ -167,9 +172,7 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
             let _ = writeln!(src, "    }});");
         }
         Variant::Tiled { staged } => render_tiled(spec, staged, src),
-        Variant::ReduceRows { .. } | Variant::ReduceCols { .. } => {
-            unreachable!("reduction variants are rendered by render_reduce")
-        }
+        _ => unreachable!("reduction and scan variants are rendered by their own functions"),
     }
     let _ = writeln!(src, "}}");
 }
@@ -185,7 +188,7 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     let idx = spec.index.cuda_type();
     let (rows, warp, vec, nk, nr) = match spec.variant {
         Variant::ReduceRows { warp, vec, nk, nr } => (true, warp, vec.max(1), nk, nr),
-        Variant::ReduceCols { nk, nr } => (false, false, 1, nk, nr),
+        Variant::ReduceCols { vec, nk, nr } => (false, false, vec.max(1), nk, nr),
         _ => unreachable!("reduction specs use reduction variants"),
     };
     let _ = writeln!(src, "typedef {} acc_t;", r.acc);
@@ -242,6 +245,19 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     let _ = writeln!(src, "            acc_t a;\n            (void)j;\n            (void)row;");
     let _ = writeln!(src, "            {{ {} }}", spec.body);
     let _ = writeln!(src, "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};");
+    // `vec` adjacent outputs' elements from one vector load, each pre-mapped (columns).
+    let _ = writeln!(src, "    auto loadc = [&](acc_t (&x)[{vec}], I off, I j, I row0) {{");
+    let _ = writeln!(
+        src,
+        "        const cuarray_vec<in0_t, {vec}> v = *reinterpret_cast<const cuarray_vec<in0_t, {vec}>*>(p_in0 + off);"
+    );
+    let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
+    let _ = writeln!(src, "            const in0_t in0 = v.v[e];\n            const I row = row0 + e;");
+    if r.aux.is_some() {
+        let _ = writeln!(src, "            const k0_t k0 = p_k0[row];");
+    }
+    let _ = writeln!(src, "            acc_t a;\n            (void)j;\n            (void)row;");
+    let _ = writeln!(src, "            {{ {} }}\n            x[e] = a;\n        }}\n    }};", spec.body);
     let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
     if r.partial_out {
         let at = if rows { "row * splits + split" } else { "split * n_out + row" };
@@ -259,9 +275,100 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     } else {
         let _ = writeln!(
             src,
-            "    reduce_cols<{nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, comb, fin);",
+            "    reduce_cols<{vec}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, loadc, comb, fin);",
             r.identity
         );
+    }
+    let _ = writeln!(src, "}}");
+}
+
+/// A scan wrapper (see `scan.cuh`). Arguments: output, input, the rows' `Indexer<2, NK>`
+/// (input and output offsets), `n_rows`, `len`, the input and output strides along the
+/// axis (all `long long`), then for tiles the look-back state: flags, aggregates,
+/// inclusive prefixes and the tile counter.
+fn render_scan(spec: &KernelSpec, src: &mut String) {
+    let r = match &spec.reduce {
+        Some(r) => r,
+        None => unreachable!("a Scan spec carries its ReduceSpec"),
+    };
+    let idx = spec.index.cuda_type();
+    let (tiles, vec, nk) = match spec.variant {
+        Variant::ScanTiles { vec, nk } => (true, vec.max(1) as usize, nk),
+        Variant::ScanSerial { nk } => (false, 1, nk),
+        _ => unreachable!("scan specs use scan variants"),
+    };
+    let _ = writeln!(src, "typedef {} acc_t;", r.acc);
+    let _ = writeln!(src, "typedef {} in0_t;", spec.inputs.as_slice()[0].cuda_type());
+    let _ = writeln!(src, "typedef {} out0_t;", spec.outputs.as_slice()[0].cuda_type());
+    let mut params = vec![
+        "out0_t* p_out0".to_string(),
+        "const in0_t* p_in0".to_string(),
+        format!("const Indexer<2, {nk}, {idx}> kept"),
+    ];
+    params.extend(["n_rows_", "len_", "sin_", "sout_"].map(|n| format!("const long long {n}")));
+    if tiles {
+        params.extend(["int* flags", "acc_t* aggs", "acc_t* incls", "unsigned int* counter"].map(String::from));
+    }
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    {}) {{",
+        spec.symbol(),
+        params.join(",\n    ")
+    );
+    let _ = writeln!(src, "    typedef {idx} I;");
+    let _ = writeln!(src, "    const I n_rows = (I)n_rows_, len = (I)len_, sin = (I)sin_, sout = (I)sout_;");
+    let _ = writeln!(src, "    const acc_t identity = acc_t({});", r.identity);
+    let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
+    let pre = |src: &mut String, pad: &str| {
+        let _ = writeln!(src, "{pad}acc_t a;\n{pad}(void)j;\n{pad}(void)row;\n{pad}{{ {} }}", spec.body);
+    };
+    let post = |src: &mut String, pad: &str| {
+        let _ = writeln!(src, "{pad}out0_t out0;\n{pad}{{ {} }}", r.post);
+    };
+    if tiles {
+        let _ = writeln!(src, "    auto loadv = [&](acc_t (&v)[{vec}], I in_off, I jb, I row) {{");
+        if vec > 1 {
+            let _ = writeln!(src, "        if (jb + {vec} <= len) {{");
+            let _ = writeln!(
+                src,
+                "            const cuarray_vec<in0_t, {vec}> x = *reinterpret_cast<const cuarray_vec<in0_t, {vec}>*>(p_in0 + in_off + jb);"
+            );
+            let _ = writeln!(src, "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{");
+            let _ = writeln!(src, "                const in0_t in0 = x.v[e];\n                const I j = jb + e;");
+            pre(src, "                ");
+            let _ = writeln!(src, "                v[e] = a;\n            }}\n            return;\n        }}");
+        }
+        let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
+        let _ = writeln!(src, "            const I j = jb + e;");
+        let _ = writeln!(src, "            if (j >= len) {{ v[e] = identity; continue; }}");
+        let _ = writeln!(src, "            const in0_t in0 = p_in0[in_off + j * sin];");
+        pre(src, "            ");
+        let _ = writeln!(src, "            v[e] = a;\n        }}\n    }};");
+        let _ = writeln!(src, "    auto storev = [&](acc_t (&v)[{vec}], I out_off, I jb) {{");
+        if vec > 1 {
+            let _ = writeln!(src, "        if (jb + {vec} <= len) {{\n            cuarray_vec<out0_t, {vec}> y;");
+            let _ = writeln!(src, "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{\n                const acc_t a = v[e];");
+            post(src, "                ");
+            let _ = writeln!(src, "                y.v[e] = out0;\n            }}");
+            let _ = writeln!(src, "            *reinterpret_cast<cuarray_vec<out0_t, {vec}>*>(p_out0 + out_off + jb) = y;\n            return;\n        }}");
+        }
+        let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
+        let _ = writeln!(src, "            const I j = jb + e;\n            if (j >= len) continue;\n            const acc_t a = v[e];");
+        post(src, "            ");
+        let _ = writeln!(src, "            p_out0[out_off + j * sout] = out0;\n        }}\n    }};");
+        let _ = writeln!(
+            src,
+            "    scan_tiles<{}, {vec}, {nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, loadv, comb, storev, flags, aggs, incls, counter);",
+            16 / vec
+        );
+    } else {
+        let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{\n        const in0_t in0 = p_in0[off];");
+        pre(src, "        ");
+        let _ = writeln!(src, "        return a;\n    }};");
+        let _ = writeln!(src, "    auto store = [&](I off, acc_t a) {{");
+        post(src, "        ");
+        let _ = writeln!(src, "        p_out0[off] = out0;\n    }};");
+        let _ = writeln!(src, "    scan_serial<{nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, load, comb, store);");
     }
     let _ = writeln!(src, "}}");
 }

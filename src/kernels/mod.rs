@@ -21,6 +21,8 @@ pub enum Family {
     Elementwise,
     /// Reductions over a set of axes (`reduce.cuh`).
     Reduce,
+    /// Inclusive scans along one axis (`scan.cuh`).
+    Scan,
 }
 
 /// The parts of a reduction kernel besides its pre-map (which is the spec's `body`,
@@ -84,8 +86,23 @@ pub enum Variant {
         /// Reduced dimensions.
         nr: u8,
     },
-    /// Reduction, a thread per output.
+    /// Scan in tiles with decoupled look-back: `vec` elements per vector access, `nk`
+    /// kept (row) dimensions.
+    ScanTiles {
+        /// Elements per vector access along the scanned axis (1: scalar).
+        vec: u8,
+        /// Row dimensions.
+        nk: u8,
+    },
+    /// Scan, a thread per row.
+    ScanSerial {
+        /// Row dimensions.
+        nk: u8,
+    },
+    /// Reduction, a thread per output (per `vec` adjacent outputs).
     ReduceCols {
+        /// Adjacent outputs per thread, read as one vector (1: scalar).
+        vec: u8,
         /// Kept dimensions.
         nk: u8,
         /// Reduced dimensions.
@@ -220,7 +237,9 @@ impl KernelSpec {
             Variant::Tiled { staged } => format!("t{staged:x}"),
             Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
             Variant::ReduceRows { warp, vec, nk, nr } => format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" }),
-            Variant::ReduceCols { nk, nr } => format!("c{nk}x{nr}"),
+            Variant::ReduceCols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
+            Variant::ScanTiles { vec, nk } => format!("t{nk}v{vec}"),
+            Variant::ScanSerial { nk } => format!("s{nk}"),
         };
         let fam = match self.family {
             Family::Elementwise => "ew",
@@ -229,6 +248,7 @@ impl KernelSpec {
                 Some(r) if r.partial_out => "red1",
                 _ => "red",
             },
+            Family::Scan => "scan",
         };
         let mut sym = format!(
             "cuarray_{fam}_{}_{}_{}",

@@ -199,7 +199,7 @@ fn work_items(p: &Plan, variant: Variant) -> usize {
             let inner = *c.shape.last().unwrap_or(&1);
             (p.size / inner.max(1)) * inner.div_ceil(32 * STRIDED_CHUNK) * 32
         }
-        Variant::ReduceRows { .. } | Variant::ReduceCols { .. } => p.size,
+        _ => p.size,
     }
 }
 

@@ -6,3 +6,4 @@ pub mod elementwise;
 pub(crate) mod launch;
 pub mod matmul;
 pub mod reduce;
+pub mod scan;

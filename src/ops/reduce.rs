@@ -264,7 +264,8 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     let splits = match strategy {
         Strategy::Rows { warp: false } => (sm * 8).div_ceil(n_out.max(1)).clamp(1, (n_red / 8192).max(1)),
         Strategy::Rows { warp: true } => 1,
-        Strategy::Cols => (sm * 2048).div_ceil(n_out.max(1)).clamp(1, (n_red / 64).max(1)),
+        // Enough threads to fill the GPU (a thread may own up to 16 adjacent outputs).
+        Strategy::Cols => (sm * 2048 * 4).div_ceil(n_out.max(1)).clamp(1, (n_red / 64).max(1)),
     };
     let extent = |d: &(Vec<usize>, Vec<isize>)| -> usize {
         d.0.iter().zip(&d.1).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum()
@@ -279,7 +280,7 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
 fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
     match strategy {
         Strategy::Rows { warp } => Variant::ReduceRows { warp, vec, nk: nk as u8, nr: nr as u8 },
-        Strategy::Cols => Variant::ReduceCols { nk: nk as u8, nr: nr as u8 },
+        Strategy::Cols => Variant::ReduceCols { vec, nk: nk as u8, nr: nr as u8 },
     }
 }
 
@@ -304,14 +305,29 @@ struct Pass<'a> {
     partial_out: bool,
 }
 
-/// Elements per vector load for a rows pass: 16 bytes' worth when the one reduced
-/// dimension has stride 1 and every row starts 16-byte aligned; else 1.
+/// Elements per vector load: 16 bytes' worth when the vectors are contiguous and
+/// 16-byte aligned, else 1. Rows: along the one reduced dimension of stride 1. Columns:
+/// across adjacent outputs of a kept dimension of stride 1.
 fn vector_width(p: &Pass<'_>) -> u8 {
-    let size = if p.partial_in { p.def.acc_size } else { p.in_dtype.size() };
-    let vec = (16 / size) as isize;
-    let rows = matches!(p.strategy, Strategy::Rows { .. });
-    let aligned = p.input % 16 == 0 && p.kept.1.iter().all(|&s| s % vec == 0);
-    if rows && !p.partial_in && vec > 1 && p.red.1 == [1] && aligned {
+    if p.partial_in {
+        return 1;
+    }
+    let vec = 16 / p.in_dtype.size();
+    let v = vec as isize;
+    if vec < 2 || p.input % 16 != 0 {
+        return 1;
+    }
+    let ok = match p.strategy {
+        Strategy::Rows { .. } => p.red.1 == [1] && p.kept.1.iter().all(|&s| s % v == 0),
+        Strategy::Cols => {
+            let last = p.kept.1.len() - 1;
+            p.kept.1[last] == 1
+                && p.kept.0[last] % vec == 0
+                && p.kept.1[..last].iter().all(|&s| s % v == 0)
+                && p.red.1.iter().all(|&s| s % v == 0)
+        }
+    };
+    if ok {
         vec as u8
     } else {
         1
@@ -354,7 +370,7 @@ fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
     let grid = match p.strategy {
         Strategy::Rows { warp: false } => tasks.clamp(1, device.multiprocessor_count() as usize * 8) as u32,
         Strategy::Rows { warp: true } => grid_for(tasks * 32, device.multiprocessor_count()),
-        Strategy::Cols => grid_for(tasks, device.multiprocessor_count()),
+        Strategy::Cols => grid_for(tasks / vector_width(p) as usize, device.multiprocessor_count()),
     };
     // SAFETY: the arguments follow render_reduce's signature for `spec`; the input
     // offsets produced by the two Indexers stay inside the input's buffer (its layout's

@@ -1,0 +1,175 @@
+//! Scans (cumsum, cumprod) along one axis: the pure plan and the launch.
+
+use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant, MAX_DIMS};
+use crate::ops::launch::{grid_for, index_width, BLOCK};
+use crate::ops::reduce::ReduceOp;
+use crate::shape::{c_strides, collapse, normalize_axis, Layout};
+use crate::{Device, Error, Result};
+use cudarc::driver::sys::CUdeviceptr;
+
+/// Elements per tile of the tiled scan (8 warps x 32 lanes x 16 elements).
+pub const SCAN_TILE: usize = 4096;
+
+/// The plan of a scan along one axis. Pure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanPlan {
+    /// Number of independent scans (rows).
+    pub n_rows: usize,
+    /// Length of each scan.
+    pub len: usize,
+    /// Row dimensions (collapsed), with the input's and the output's strides.
+    pub kept: (Vec<usize>, Vec<isize>, Vec<isize>),
+    /// Input stride along the axis.
+    pub sin: isize,
+    /// Output stride along the axis (the output is C-contiguous).
+    pub sout: isize,
+    /// Tiled with decoupled look-back (else a thread per row).
+    pub tiles: bool,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+/// Plans an inclusive scan of `layout` along `axis`.
+///
+/// ```
+/// use cuarray::ops::scan::plan_scan;
+/// use cuarray::shape::Layout;
+/// let p = plan_scan(&Layout::contiguous(&[1 << 20]), 0).unwrap();
+/// assert!(p.tiles && p.n_rows == 1);
+/// let p = plan_scan(&Layout::contiguous(&[1000, 5000]), 0).unwrap();
+/// assert!(!p.tiles && p.n_rows == 5000 && p.sin == 5000);
+/// ```
+pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
+    let nd = layout.ndim().max(1);
+    let layout = if layout.ndim() == 0 { layout.expand_dims(0)? } else { layout.clone() };
+    let ax = normalize_axis("cumsum", axis, nd)?;
+    let out = c_strides(layout.shape());
+    let others: Vec<usize> = (0..nd).filter(|&k| k != ax).collect();
+    let shape: Vec<usize> = others.iter().map(|&k| layout.shape()[k]).collect();
+    let si: Vec<isize> = others.iter().map(|&k| layout.strides()[k]).collect();
+    let so: Vec<isize> = others.iter().map(|&k| out[k]).collect();
+    let c = collapse(&shape, &[&si, &so]);
+    let kept = if c.shape.is_empty() {
+        (vec![1], vec![0], vec![0])
+    } else {
+        let mut it = c.strides.into_iter();
+        (c.shape, it.next().unwrap_or_default(), it.next().unwrap_or_default())
+    };
+    if kept.0.len() > MAX_DIMS {
+        return Err(Error::invalid("cumsum", "too many dimensions after merging (make the array contiguous first)"));
+    }
+    let n_rows: usize = shape.iter().product();
+    let len = layout.shape()[ax];
+    let sin = layout.strides()[ax];
+    let sout = out[ax];
+    let tiles = sin.unsigned_abs() == 1 || n_rows < 4096;
+    let reach = |st: &[isize]| -> usize { kept.0.iter().zip(st).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum() };
+    let extent = (reach(&kept.1) + len.saturating_sub(1) * sin.unsigned_abs()).max(reach(&kept.2) + len);
+    let index = index_width(layout.size() + SCAN_TILE, extent + SCAN_TILE);
+    Ok(ScanPlan { n_rows, len, kept, sin, sout, tiles, index })
+}
+
+/// Runs an inclusive scan (`op` is `Sum` or `Prod`) of `input` into the C-contiguous
+/// `output`, both with the plan's layout.
+pub(crate) fn run(
+    device: &Device,
+    op: ReduceOp,
+    p: &ScanPlan,
+    (input, in_dtype): (CUdeviceptr, DType),
+    (output, out_dtype): (CUdeviceptr, DType),
+) -> Result<()> {
+    if p.n_rows == 0 || p.len == 0 {
+        return Ok(());
+    }
+    let def = op.def(in_dtype);
+    let (in_size, out_size) = (in_dtype.size(), out_dtype.size());
+    let vec = 16 / in_size.max(out_size);
+    let vectorized = p.tiles
+        && vec > 1
+        && p.sin == 1
+        && p.sout == 1
+        && p.len % vec == 0
+        && input % 16 == 0
+        && output % 16 == 0
+        && p.kept.1.iter().all(|&s| s % vec as isize == 0);
+    let nk = p.kept.0.len() as u8;
+    let variant = if p.tiles {
+        Variant::ScanTiles { vec: if vectorized { vec as u8 } else { 1 }, nk }
+    } else {
+        Variant::ScanSerial { nk }
+    };
+    let spec = KernelSpec {
+        family: Family::Scan,
+        op: if op == ReduceOp::Prod { "cumprod".into() } else { "cumsum".into() },
+        body: def.pre.into(),
+        inputs: TypeList::new(&[in_dtype]),
+        outputs: TypeList::new(&[out_dtype]),
+        scalars: TypeList::new(&[]),
+        variant,
+        index: p.index,
+        reduce: Some(ReduceSpec {
+            acc: def.acc.into(),
+            identity: def.identity.into(),
+            combine: def.combine.into(),
+            post: def.post.into(),
+            partial_in: false,
+            partial_out: false,
+            aux: None,
+        }),
+    };
+    let f = device.function(&spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(output).ptr(input);
+    args.indexer(p.index, p.n_rows, &p.kept.0, &[&p.kept.1, &p.kept.2]);
+    args.i64(p.n_rows as i64).i64(p.len as i64).i64(p.sin as i64).i64(p.sout as i64);
+    let sm = device.multiprocessor_count() as usize;
+    if !p.tiles {
+        let grid = grid_for(p.n_rows, device.multiprocessor_count());
+        // SAFETY: arguments as render_scan's serial signature; every offset the plan
+        // produces lies inside the input's and the output's buffers.
+        return unsafe { args.launch(device, &f, grid, BLOCK) };
+    }
+    let tiles = p.n_rows * p.len.div_ceil(SCAN_TILE);
+    // Look-back state: counter, flags, aggregates, inclusive prefixes; zeroed.
+    let acc = def.acc_size;
+    let flags_at = 16;
+    let aggs_at = (flags_at + 4 * tiles).div_ceil(16) * 16;
+    let incls_at = aggs_at + acc * tiles;
+    let bytes = incls_at + acc * tiles;
+    let state = crate::device::DeviceBuffer::alloc(device, bytes)?;
+    let base = state.device_ptr();
+    device.bind()?;
+    // SAFETY: `state` owns `bytes` bytes; the memset is ordered on the device stream
+    // before the kernel that reads it.
+    unsafe { cudarc::driver::result::memset_d8_async(base, 0, bytes, device.cu_stream()) }
+        .map_err(Error::cuda("cumsum"))?;
+    args.ptr(base + flags_at as u64).ptr(base + aggs_at as u64).ptr(base + incls_at as u64).ptr(base);
+    let grid = tiles.min(sm * 8).max(1) as u32;
+    // SAFETY: arguments as render_scan's tiled signature; the state arrays hold one
+    // entry per tile and the counter, zeroed above; offsets stay inside the buffers.
+    unsafe { args.launch(device, &f, grid, BLOCK) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans() {
+        let l = Layout::contiguous(&[3, 4, 5]);
+        let p = plan_scan(&l, 1).unwrap();
+        assert_eq!((p.n_rows, p.len, p.sin, p.sout), (15, 4, 5, 5));
+        assert_eq!(p.kept, (vec![3, 5], vec![20, 1], vec![20, 1]));
+        let p = plan_scan(&l, -1).unwrap();
+        assert_eq!(p.kept, (vec![12], vec![5], vec![5]));
+        assert!(p.tiles);
+        // Transposed input: the output stays C-contiguous in the view's order.
+        let p = plan_scan(&l.t(), 0).unwrap();
+        assert_eq!((p.sin, p.sout), (1, 12));
+        assert!(plan_scan(&l, 3).is_err());
+        let p = plan_scan(&Layout::contiguous(&[]), 0).unwrap();
+        assert_eq!((p.n_rows, p.len), (1, 1));
+    }
+}
