@@ -114,6 +114,11 @@ def reductions(p):
         if wanted("argmax_f32_2^28"):
             emit(p.name, "argmax_f32_2^28", "device", p.device_time(lambda: a.argmax()), n * 4)
         del a
+    if wanted("cumsum_f32_2^28"):
+        a = rand_matrix(p, (n,), xp.float32)
+        cs = (lambda: xp.cumsum(a)) if p.name == "cupy" else (lambda: a.cumsum(0))
+        emit(p.name, "cumsum_f32_2^28", "device", p.device_time(cs), 2 * n * 4)
+        del a
     if wanted("16384"):
         m = rand_matrix(p, (16384, 16384), xp.float32)
         if wanted("sum_axis1_16384^2"):

@@ -131,6 +131,10 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
             cases.push(device_case(dev, "argmax_f32_2^28", (n * 4) as f64, || a.argmax().map(drop)));
         }
     }
+    if filter("cumsum_f32_2^28") {
+        let a = rand_matrix::<f32>(dev, &[n]);
+        cases.push(device_case(dev, "cumsum_f32_2^28", (2 * n * 4) as f64, || a.cumsum(0).map(drop)));
+    }
     if filter("16384") {
         let m = rand_matrix::<f32>(dev, &[16384, 16384]);
         if filter("sum_axis1_16384^2") {

@@ -24,6 +24,17 @@ __device__ __forceinline__ int cuarray_shfl_down(int v, int d) { return __shfl_d
 __device__ __forceinline__ unsigned int cuarray_shfl_down(unsigned int v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
 __device__ __forceinline__ long long cuarray_shfl_down(long long v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
 __device__ __forceinline__ unsigned long long cuarray_shfl_down(unsigned long long v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+#define CUARRAY_SHFL(name, intrinsic)                                                       \
+    __device__ __forceinline__ float name(float v, int d) { return intrinsic(0xffffffffu, v, d); }   \
+    __device__ __forceinline__ double name(double v, int d) { return intrinsic(0xffffffffu, v, d); } \
+    __device__ __forceinline__ int name(int v, int d) { return intrinsic(0xffffffffu, v, d); }       \
+    __device__ __forceinline__ long long name(long long v, int d) { return intrinsic(0xffffffffu, v, d); } \
+    __device__ __forceinline__ unsigned long long name(unsigned long long v, int d) {              \
+        return intrinsic(0xffffffffu, v, d);                                                       \
+    }
+CUARRAY_SHFL(cuarray_shfl_up, __shfl_up_sync)
+CUARRAY_SHFL(cuarray_shfl_idx, __shfl_sync)
+
 template <typename V>
 __device__ __forceinline__ cuarray_argacc<V> cuarray_shfl_down(cuarray_argacc<V> a, int d) {
     a.v = cuarray_shfl_down(a.v, d);
@@ -82,45 +93,35 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
     const I group = WARP ? ((I)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) : (I)blockIdx.x;
     const I groups = WARP ? ((I)gridDim.x * (blockDim.x >> 5)) : (I)gridDim.x;
     const I tasks = n_out * splits;
-    // With VEC > 1 (one reduced dimension of stride 1, rows 16-byte aligned), pieces
-    // start at multiples of VEC and `loadv` reads VEC elements as one vector.
-    const I chunk = (((n_red + splits - 1) / splits + VEC - 1) / VEC) * VEC;
+    // A row is read in tiles of 4 * lanes * VEC elements; the `splits` pieces of a row
+    // take tiles split, split + splits, ... so that at any moment the GPU sweeps one
+    // region of memory. `loadv` reads VEC consecutive elements (one vector when VEC > 1:
+    // a reduced dimension of stride 1 and 16-byte aligned rows).
+    const I vstep = (I)lanes * VEC;
+    const I tile = 4 * vstep;
+    const I nfull = n_red / tile;
     for (I t = group; t < tasks; t += groups) {
         const I row = t / splits;
         const I split = t - row * splits;
         const I base = cuarray_offset_of<NK, I>(kept, row);
-        const I j0 = split * chunk;
-        const I j1 = (j0 + chunk < n_red) ? j0 + chunk : n_red;
         Acc a0 = identity, a1 = identity, a2 = identity, a3 = identity;
-        I j = j0 + lane;
-        if (VEC > 1) {
-            const I jv1 = j0 + ((j1 > j0 ? j1 - j0 : 0) / VEC) * VEC;
-            const I vstep = (I)lanes * VEC;
-            I jv = j0 + (I)lane * VEC;
-            for (; jv + 3 * vstep < jv1; jv += 4 * vstep) {
-                const Acc x0 = loadv(base + jv, jv, row);
-                const Acc x1 = loadv(base + jv + vstep, jv + vstep, row);
-                const Acc x2 = loadv(base + jv + 2 * vstep, jv + 2 * vstep, row);
-                const Acc x3 = loadv(base + jv + 3 * vstep, jv + 3 * vstep, row);
-                a0 = comb(a0, x0);
-                a1 = comb(a1, x1);
-                a2 = comb(a2, x2);
-                a3 = comb(a3, x3);
-            }
-            for (; jv < jv1; jv += vstep) a0 = comb(a0, loadv(base + jv, jv, row));
-            j = jv1 + lane;
-        }
-        for (; j + 3 * lanes < j1; j += 4 * lanes) {
-            const Acc x0 = load(base + cuarray_offset_of<NR, I>(red, j), j, row);
-            const Acc x1 = load(base + cuarray_offset_of<NR, I>(red, j + lanes), j + lanes, row);
-            const Acc x2 = load(base + cuarray_offset_of<NR, I>(red, j + 2 * lanes), j + 2 * lanes, row);
-            const Acc x3 = load(base + cuarray_offset_of<NR, I>(red, j + 3 * lanes), j + 3 * lanes, row);
+        for (I tt = split; tt < nfull; tt += splits) {
+            const I j = tt * tile + (I)lane * VEC;
+            const Acc x0 = loadv(base + cuarray_offset_of<NR, I>(red, j), j, row);
+            const Acc x1 = loadv(base + cuarray_offset_of<NR, I>(red, j + vstep), j + vstep, row);
+            const Acc x2 = loadv(base + cuarray_offset_of<NR, I>(red, j + 2 * vstep), j + 2 * vstep, row);
+            const Acc x3 = loadv(base + cuarray_offset_of<NR, I>(red, j + 3 * vstep), j + 3 * vstep, row);
             a0 = comb(a0, x0);
             a1 = comb(a1, x1);
             a2 = comb(a2, x2);
             a3 = comb(a3, x3);
         }
-        for (; j < j1; j += lanes) a0 = comb(a0, load(base + cuarray_offset_of<NR, I>(red, j), j, row));
+        // The partial last tile goes to one piece.
+        if (split == nfull % splits) {
+            for (I j = nfull * tile + lane; j < n_red; j += lanes) {
+                a0 = comb(a0, load(base + cuarray_offset_of<NR, I>(red, j), j, row));
+            }
+        }
         Acc a = comb(comb(a0, a1), comb(a2, a3));
         a = cuarray_warp_reduce(a, comb);
         if (!WARP) {
@@ -137,19 +138,48 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
     }
 }
 
-template <int NK, int NR, typename I, typename Acc, typename Load, typename Comb, typename Fin>
+template <int VEC, int NK, int NR, typename I, typename Acc, typename Load, typename LoadC, typename Comb,
+          typename Fin>
 __device__ __forceinline__ void reduce_cols(const Indexer<1, NK, I>& kept, const Indexer<1, NR, I>& red,
-                                            I n_out, I n_red, I splits, Acc identity, Load load, Comb comb,
-                                            Fin fin) {
+                                            I n_out, I n_red, I splits, Acc identity, Load load, LoadC loadc,
+                                            Comb comb, Fin fin) {
     const I step = (I)gridDim.x * (I)blockDim.x;
-    const I tasks = n_out * splits;
+    // With VEC > 1 a thread owns VEC consecutive outputs (adjacent in memory, 16-byte
+    // aligned) and `loadc` reads one vector per reduced element.
+    const I groups = n_out / VEC;
+    const I tasks = groups * splits;
     const I chunk = (n_red + splits - 1) / splits;
     for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < tasks; t += step) {
-        const I split = t / n_out;
-        const I row = t - split * n_out;
+        const I split = t / groups;
+        const I row = (t - split * groups) * VEC;
         const I base = cuarray_offset_of<NK, I>(kept, row);
         const I j0 = split * chunk;
         const I j1 = (j0 + chunk < n_red) ? j0 + chunk : n_red;
+        if (VEC > 1) {
+            Acc a[VEC], b[VEC];
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) a[e] = b[e] = identity;
+            I j = j0;
+            for (; j + 1 < j1; j += 2) {
+                Acc x[VEC], y[VEC];
+                loadc(x, base + cuarray_offset_of<NR, I>(red, j), j, row);
+                loadc(y, base + cuarray_offset_of<NR, I>(red, j + 1), j + 1, row);
+#pragma unroll
+                for (int e = 0; e < VEC; ++e) {
+                    a[e] = comb(a[e], x[e]);
+                    b[e] = comb(b[e], y[e]);
+                }
+            }
+            if (j < j1) {
+                Acc x[VEC];
+                loadc(x, base + cuarray_offset_of<NR, I>(red, j), j, row);
+#pragma unroll
+                for (int e = 0; e < VEC; ++e) a[e] = comb(a[e], x[e]);
+            }
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) fin(row + e, split, comb(a[e], b[e]));
+            continue;
+        }
         Acc a0 = identity, a1 = identity, a2 = identity, a3 = identity;
         I j = j0;
         for (; j + 3 < j1; j += 4) {

@@ -267,7 +267,7 @@ impl Device {
 
     // ---- crate-internal plumbing -------------------------------------------------------
 
-    pub(crate) fn function(&self, spec: &KernelSpec) -> Result<Arc<cudarc::driver::CudaFunction>> {
+    pub(crate) fn function(&self, spec: &KernelSpec) -> Result<Arc<crate::kernels::cache::Kernel>> {
         self.0.kernels.get(self, spec)
     }
 

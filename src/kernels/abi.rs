@@ -108,7 +108,7 @@ impl KernelArgs {
     pub(crate) unsafe fn launch(
         &mut self,
         device: &Device,
-        f: &cudarc::driver::CudaFunction,
+        f: &crate::kernels::cache::Kernel,
         grid: u32,
         block: u32,
     ) -> Result<()> {
@@ -123,7 +123,7 @@ impl KernelArgs {
         // `self.buf`, which outlives this call (the driver copies the values at launch).
         unsafe {
             cudarc::driver::result::launch_kernel(
-                f.cu_function(),
+                f.func.cu_function(),
                 (grid, 1, 1),
                 (block, 1, 1),
                 0,

@@ -45,9 +45,16 @@ struct Counters {
     compile_nanos: AtomicU64,
 }
 
+/// A loaded kernel and its occupancy at 256 threads per block.
+pub(crate) struct Kernel {
+    pub(crate) func: CudaFunction,
+    /// Blocks of 256 threads resident per multiprocessor (at least 1).
+    pub(crate) blocks_per_sm: u32,
+}
+
 /// The per-device cache of loaded kernels.
 pub(crate) struct KernelCache {
-    loaded: RwLock<HashMap<KernelSpec, Arc<CudaFunction>, BuildHasherDefault<Fnv>>>,
+    loaded: RwLock<HashMap<KernelSpec, Arc<Kernel>, BuildHasherDefault<Fnv>>>,
     counters: Counters,
 }
 
@@ -70,7 +77,7 @@ impl KernelCache {
     }
 
     /// The loaded kernel for `spec`: from memory, else disk, else NVRTC.
-    pub(crate) fn get(&self, device: &Device, spec: &KernelSpec) -> Result<Arc<CudaFunction>> {
+    pub(crate) fn get(&self, device: &Device, spec: &KernelSpec) -> Result<Arc<Kernel>> {
         if let Some(f) = self.loaded.read().unwrap_or_else(|p| p.into_inner()).get(spec) {
             self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(f.clone());
@@ -81,11 +88,14 @@ impl KernelCache {
             .context()
             .load_module(Ptx::from_binary(cubin))
             .map_err(Error::cuda("loading a kernel module"))?;
-        let f = Arc::new(
-            module
-                .load_function(&spec.symbol())
-                .map_err(Error::cuda("loading a kernel function"))?,
-        );
+        let func = module
+            .load_function(&spec.symbol())
+            .map_err(Error::cuda("loading a kernel function"))?;
+        let blocks_per_sm = func
+            .occupancy_max_active_blocks_per_multiprocessor(crate::ops::launch::BLOCK, 0, None)
+            .map_err(Error::cuda("reading a kernel's occupancy"))?
+            .max(1);
+        let f = Arc::new(Kernel { func, blocks_per_sm });
         self.loaded
             .write()
             .unwrap_or_else(|p| p.into_inner())

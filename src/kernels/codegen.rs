@@ -359,7 +359,7 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
         let _ = writeln!(
             src,
             "    scan_tiles<{}, {vec}, {nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, loadv, comb, storev, flags, aggs, incls, counter);",
-            16 / vec
+            SCAN_PER_THREAD / vec
         );
     } else {
         let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{\n        const in0_t in0 = p_in0[off];");
@@ -412,6 +412,9 @@ fn render_vector(
     }
     let _ = writeln!(src, "        }}");
 }
+
+/// Elements each thread of a tiled scan holds (the tile is 256 times this).
+pub const SCAN_PER_THREAD: usize = 64;
 
 /// Tile edge of the `Tiled` variant.
 pub const TILE: usize = 64;

@@ -297,7 +297,7 @@ pub(crate) fn run(
     let grid = match variant {
         // Two vectors per thread, no grid-stride trips.
         Variant::Vectorized { .. } => grid_uncapped(items.div_ceil(2)),
-        _ => grid_for(items, device.multiprocessor_count()),
+        _ => grid_for(items, device.multiprocessor_count() * f.blocks_per_sm),
     };
     // SAFETY: the arguments follow codegen's wrapper signature for `spec`: output
     // pointers, input pointers, scalars, then `n` or the Indexer of `p.collapsed`; every

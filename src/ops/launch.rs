@@ -16,11 +16,11 @@ pub(crate) fn grid_uncapped(n: usize) -> u32 {
 }
 
 /// Blocks for `n` work items: enough to cover `n` with one item per thread, at most one
-/// resident wave (8 blocks of 256 threads per multiprocessor); grid-stride loops do the
-/// rest.
-pub(crate) fn grid_for(n: usize, sm_count: u32) -> u32 {
+/// resident wave (`resident` = multiprocessors x blocks per multiprocessor of the kernel);
+/// grid-stride loops do the rest.
+pub(crate) fn grid_for(n: usize, resident: u32) -> u32 {
     let want = n.div_ceil(BLOCK as usize).max(1);
-    let cap = (sm_count as usize * 8).max(1);
+    let cap = (resident as usize).max(1);
     want.min(cap) as u32
 }
 
@@ -42,7 +42,7 @@ mod tests {
     fn grids() {
         assert_eq!(grid_for(0, 132), 1);
         assert_eq!(grid_for(1000, 132), 4);
-        assert_eq!(grid_for(1 << 28, 132), 132 * 8);
+        assert_eq!(grid_for(1 << 28, 132 * 8), 132 * 8);
     }
 
     #[test]

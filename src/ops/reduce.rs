@@ -8,6 +8,7 @@ use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Varia
 use crate::ops::elementwise::Scalar;
 use crate::ops::launch::{grid_for, index_width, BLOCK};
 use crate::shape::{collapse, normalize_axis, Layout};
+use crate::kernels::cache::Kernel;
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
@@ -261,12 +262,9 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     } else {
         Strategy::Cols
     };
-    let splits = match strategy {
-        Strategy::Rows { warp: false } => (sm * 8).div_ceil(n_out.max(1)).clamp(1, (n_red / 8192).max(1)),
-        Strategy::Rows { warp: true } => 1,
-        // Enough threads to fill the GPU (a thread may own up to 16 adjacent outputs).
-        Strategy::Cols => (sm * 2048 * 4).div_ceil(n_out.max(1)).clamp(1, (n_red / 64).max(1)),
-    };
+    // At most 8 blocks of 256 threads are resident per multiprocessor; the launch refines
+    // this with the kernel's real occupancy (never upwards).
+    let splits = splits_for(strategy, n_out, n_red, sm * 8);
     let extent = |d: &(Vec<usize>, Vec<isize>)| -> usize {
         d.0.iter().zip(&d.1).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum()
     };
@@ -275,6 +273,17 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
         extent(&kept) + extent(&red),
     );
     Ok(ReducePlan { out_shape, n_out, n_red, kept, red, strategy, splits, index })
+}
+
+/// Pieces each reduction is cut into so that `resident_blocks` blocks of 256 threads
+/// (one wave on the GPU) all have work.
+pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
+    match strategy {
+        Strategy::Rows { warp: false } => resident_blocks.div_ceil(n_out.max(1)).clamp(1, (n_red / 8192).max(1)),
+        Strategy::Rows { warp: true } => 1,
+        // Enough threads to fill the GPU (a thread may own up to 4 adjacent outputs).
+        Strategy::Cols => (resident_blocks * 256 * 4).div_ceil(n_out.max(1)).clamp(1, (n_red / 64).max(1)),
+    }
 }
 
 fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
@@ -334,8 +343,8 @@ fn vector_width(p: &Pass<'_>) -> u8 {
     }
 }
 
-fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
-    let spec = KernelSpec {
+fn spec(p: &Pass<'_>) -> KernelSpec {
+    KernelSpec {
         family: Family::Reduce,
         op: p.op.name().into(),
         body: if p.partial_in { "a = in0;".into() } else { p.def.pre.into() },
@@ -353,8 +362,10 @@ fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
             partial_out: p.partial_out,
             aux: if p.partial_in { None } else { p.aux.map(|a| a.1) },
         }),
-    };
-    let f = device.function(&spec)?;
+    }
+}
+
+fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     let mut args = KernelArgs::new();
     args.ptr(p.output).ptr(p.input);
     if let (Some((aux, _)), false) = (p.aux, p.partial_in) {
@@ -367,15 +378,16 @@ fn launch(device: &Device, p: &Pass<'_>) -> Result<()> {
     args.indexer(p.index, p.n_red, p.red.0, &[p.red.1]);
     args.i64(p.n_out as i64).i64(p.n_red as i64).i64(p.splits as i64);
     let tasks = p.n_out * p.splits;
+    let resident = device.multiprocessor_count() * f.blocks_per_sm;
     let grid = match p.strategy {
-        Strategy::Rows { warp: false } => tasks.clamp(1, device.multiprocessor_count() as usize * 8) as u32,
-        Strategy::Rows { warp: true } => grid_for(tasks * 32, device.multiprocessor_count()),
-        Strategy::Cols => grid_for(tasks / vector_width(p) as usize, device.multiprocessor_count()),
+        Strategy::Rows { warp: false } => tasks.clamp(1, resident as usize) as u32,
+        Strategy::Rows { warp: true } => grid_for(tasks * 32, resident),
+        Strategy::Cols => grid_for(tasks / vector_width(p) as usize, resident),
     };
     // SAFETY: the arguments follow render_reduce's signature for `spec`; the input
     // offsets produced by the two Indexers stay inside the input's buffer (its layout's
     // invariants), the output holds n_out elements (or n_out * splits accumulators).
-    unsafe { args.launch(device, &f, grid, BLOCK) }
+    unsafe { args.launch(device, f, grid, BLOCK) }
 }
 
 /// Runs reduction `op` of `input` (dtype `in_dtype`, first element at `input`) planned
@@ -416,33 +428,44 @@ pub(crate) fn run(
         partial_in: false,
         partial_out: p.splits > 1,
     };
-    if p.splits == 1 {
-        return launch(device, &pass);
+    // The split count follows the first pass's real occupancy (at most the plan's).
+    let spec1 = spec(&pass);
+    let f1 = device.function(&spec1)?;
+    let resident = (device.multiprocessor_count() * f1.blocks_per_sm) as usize;
+    let splits = splits_for(p.strategy, p.n_out, p.n_red, resident).min(p.splits);
+    if splits <= 1 {
+        if p.splits > 1 {
+            pass.splits = 1;
+            pass.partial_out = false;
+            return launch(device, &pass, &*device.function(&spec(&pass))?);
+        }
+        return launch(device, &pass, &f1);
     }
+    pass.splits = splits;
     // Pass 1 writes n_out * splits accumulators; pass 2 reduces them.
-    let partials = crate::device::DeviceBuffer::alloc(device, p.n_out * p.splits * def.acc_size)?;
+    let partials = crate::device::DeviceBuffer::alloc(device, p.n_out * splits * def.acc_size)?;
     pass.output = partials.device_ptr();
-    launch(device, &pass)?;
+    launch(device, &pass, &f1)?;
     let n = p.n_out as isize;
-    let s = p.splits as isize;
+    let s = splits as isize;
     let (kept2, red2, strategy2): ((Vec<usize>, Vec<isize>), (Vec<usize>, Vec<isize>), Strategy) = match p.strategy {
-        Strategy::Rows { .. } => ((vec![p.n_out], vec![s]), (vec![p.splits], vec![1]), Strategy::Rows { warp: p.splits <= 4096 }),
-        Strategy::Cols => ((vec![p.n_out], vec![1]), (vec![p.splits], vec![n]), Strategy::Cols),
+        Strategy::Rows { .. } => ((vec![p.n_out], vec![s]), (vec![splits], vec![1]), Strategy::Rows { warp: splits <= 4096 }),
+        Strategy::Cols => ((vec![p.n_out], vec![1]), (vec![splits], vec![n]), Strategy::Cols),
     };
     let second = Pass {
         input: partials.device_ptr(),
         output,
         kept: (&kept2.0, &kept2.1),
         red: (&red2.0, &red2.1),
-        n_red: p.splits,
+        n_red: splits,
         splits: 1,
         strategy: strategy2,
-        index: index_width(p.n_out * p.splits, p.n_out * p.splits),
+        index: index_width(p.n_out * splits, p.n_out * splits),
         partial_in: true,
         partial_out: false,
         ..pass
     };
-    launch(device, &second)
+    launch(device, &second, &*device.function(&spec(&second))?)
 }
 
 #[cfg(test)]

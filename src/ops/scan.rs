@@ -9,8 +9,9 @@ use crate::shape::{c_strides, collapse, normalize_axis, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
-/// Elements per tile of the tiled scan (8 warps x 32 lanes x 16 elements).
-pub const SCAN_TILE: usize = 4096;
+/// Elements per tile of the tiled scan (8 warps x 32 lanes x 64 elements): large tiles
+/// keep the look-back chain short.
+pub const SCAN_TILE: usize = 256 * crate::kernels::codegen::SCAN_PER_THREAD;
 
 /// The plan of a scan along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,7 +127,7 @@ pub(crate) fn run(
     args.i64(p.n_rows as i64).i64(p.len as i64).i64(p.sin as i64).i64(p.sout as i64);
     let sm = device.multiprocessor_count() as usize;
     if !p.tiles {
-        let grid = grid_for(p.n_rows, device.multiprocessor_count());
+        let grid = grid_for(p.n_rows, device.multiprocessor_count() * f.blocks_per_sm);
         // SAFETY: arguments as render_scan's serial signature; every offset the plan
         // produces lies inside the input's and the output's buffers.
         return unsafe { args.launch(device, &f, grid, BLOCK) };
@@ -146,7 +147,7 @@ pub(crate) fn run(
     unsafe { cudarc::driver::result::memset_d8_async(base, 0, bytes, device.cu_stream()) }
         .map_err(Error::cuda("cumsum"))?;
     args.ptr(base + flags_at as u64).ptr(base + aggs_at as u64).ptr(base + incls_at as u64).ptr(base);
-    let grid = tiles.min(sm * 8).max(1) as u32;
+    let grid = tiles.min(sm * f.blocks_per_sm as usize).max(1) as u32;
     // SAFETY: arguments as render_scan's tiled signature; the state arrays hold one
     // entry per tile and the counter, zeroed above; offsets stay inside the buffers.
     unsafe { args.launch(device, &f, grid, BLOCK) }
