@@ -51,13 +51,18 @@ impl<T: Element> DeviceArray<T> {
 
     /// `op(self, s)`, or `op(s, self)` when `scalar_lhs`, into a new array of `U`.
     pub(crate) fn zip_scalar<U: Element>(&self, op: BinaryOp, s: T, scalar_lhs: bool) -> Result<DeviceArray<U>> {
-        let body = if scalar_lhs { op.body_scalar_lhs() } else { op.body_scalar_rhs() };
-        self.map(op.name(), body, &[Scalar::of(s)])
+        let (name, body) = if scalar_lhs {
+            (op.rname(), op.body_scalar_lhs())
+        } else {
+            (op.name(), op.body_scalar_rhs())
+        };
+        self.map(name, body, &[Scalar::of(s)])
     }
 
     /// `op(self, rhs)` written into `self` (`rhs` broadcast to `self`'s shape).
     pub(crate) fn zip_assign(&self, op: BinaryOp, rhs: &DeviceArray<T>) -> Result<()> {
         same_device(op.name(), self.device(), rhs.device())?;
+        self.check_writable(op.name())?;
         // An operand that overlaps the output in another pattern (e.g. `a += a.t()`) is
         // read from a copy, as NumPy does, so no element is read after it was written.
         let copied;
@@ -75,6 +80,18 @@ impl<T: Element> DeviceArray<T> {
             &[self.operand(), rhs.operand_as(self.shape())?],
             &[],
         )
+    }
+
+    /// Refuses to write through a broadcast view (a stride 0 over an extent > 1 aliases one
+    /// element many times), as NumPy refuses with a read-only view.
+    pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
+        if self.shape().iter().zip(self.strides()).any(|(&d, &s)| d > 1 && s == 0) {
+            return Err(crate::Error::invalid(
+                op,
+                format!("cannot write into a broadcast view (shape {:?}, strides {:?}); copy() it first", self.shape(), self.strides()),
+            ));
+        }
+        Ok(())
     }
 
     /// Elementwise `self == rhs` with broadcasting.

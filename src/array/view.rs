@@ -114,6 +114,16 @@ impl<T: Element> DeviceArray<T> {
 /// Copies `src` (broadcast to `dst`'s shape) into `dst`, both any layout.
 pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) -> Result<()> {
     same_device("copy", dst.device(), src.device())?;
+    dst.check_writable("assign")?;
+    // A source overlapping the destination in another pattern (`a.assign(&a.t())`) is
+    // read from a copy, so that no element is read after it was overwritten.
+    let copied;
+    let src = if src.shares_memory_with(dst) && src.layout() != dst.layout() {
+        copied = src.copy()?;
+        &copied
+    } else {
+        src
+    };
     elementwise::run(
         dst.device(),
         "copy",

@@ -416,11 +416,26 @@ fn render_vector(
 /// Elements each thread of a tiled scan holds (the tile is 256 times this).
 pub const SCAN_PER_THREAD: usize = 64;
 
-/// Tile edge of the `Tiled` variant.
-pub const TILE: usize = 64;
+/// Tile edge of a `Tiled` kernel: 64 when the staged operands' tiles fit in 48 KiB of
+/// shared memory, else 32.
+pub fn tile_for(spec: &KernelSpec) -> usize {
+    let staged = match spec.variant {
+        Variant::Tiled { staged } => staged,
+        _ => return 0,
+    };
+    let types = spec.outputs.as_slice().iter().chain(spec.inputs.as_slice());
+    let bytes: usize = types.enumerate().filter(|(k, _)| staged & (1 << k) != 0).map(|(_, d)| d.size()).sum();
+    if bytes * 64 * 65 <= 48 * 1024 {
+        64
+    } else {
+        32
+    }
+}
 
 /// The body of a `Tiled` kernel (see `ew_tiled` in elementwise.cuh).
 fn render_tiled(spec: &KernelSpec, staged: u8, src: &mut String) {
+    #[allow(non_snake_case)]
+    let TILE = tile_for(spec);
     let nin = spec.inputs.len();
     let nout = spec.outputs.len();
     let is_staged = |slot: usize| staged & (1 << slot) != 0;

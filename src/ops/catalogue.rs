@@ -126,6 +126,11 @@ macro_rules! scalar_bodies {
             pub const fn body_scalar_rhs(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, s0);")),* }
             }
+            /// The op's name with a scalar on the left (`rsub` for `s - a`), so that the two
+            /// scalar forms have distinct kernel symbols.
+            pub const fn rname(self) -> &'static str {
+                match self { $(BinaryOp::$variant => concat!("r", $name)),* }
+            }
             /// The kernel body with a scalar `s0` on the left: `op(s0, in0)`.
             pub const fn body_scalar_lhs(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(s0, in0);")),* }

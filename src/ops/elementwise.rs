@@ -6,7 +6,7 @@
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
-use crate::kernels::codegen::{STRIDED_CHUNK, TILE};
+use crate::kernels::codegen::{tile_for, STRIDED_CHUNK};
 use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, grid_uncapped, index_width, BLOCK};
 use crate::shape::{collapse, Collapsed, Layout};
@@ -79,7 +79,18 @@ pub struct Plan {
 /// ```
 pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
     let size: usize = shape.iter().product();
-    let c = collapse(shape, strides);
+    // Iterate in the order of operand 0 (the first output): its dimensions sorted by
+    // decreasing stride, so that writes are coalesced even into a transposed view. A
+    // fresh (C-contiguous) output keeps the logical order, which bodies using the linear
+    // index `i` rely on.
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    if let Some(out) = strides.first() {
+        order.sort_by_key(|&k| std::cmp::Reverse(if shape[k] > 1 { out[k].unsigned_abs() } else { usize::MAX }));
+    }
+    let shape_o: Vec<usize> = order.iter().map(|&k| shape[k]).collect();
+    let strides_o: Vec<Vec<isize>> = strides.iter().map(|s| order.iter().map(|&k| s[k]).collect()).collect();
+    let refs: Vec<&[isize]> = strides_o.iter().map(|s| s.as_slice()).collect();
+    let c = collapse(&shape_o, &refs);
     let contiguous = c.shape.len() <= 1 && c.strides.iter().all(|s| s.iter().all(|&x| x == 1));
     let max_extent = c
         .strides
@@ -159,6 +170,15 @@ pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
             vec if vec > 1 => Variant::Vectorized { vec },
             _ => Variant::Contiguous,
         },
+        Variant::Tiled { staged } => {
+            // Shared tiles must fit the static 48 KiB: else scalar strided.
+            let bytes: usize = ptrs.iter().enumerate().filter(|(k, _)| staged & (1 << k) != 0).map(|(_, (_, d))| d.size()).sum();
+            if bytes * 32 * 33 > 48 * 1024 {
+                Variant::Strided { ndim: 2 }
+            } else {
+                p.variant
+            }
+        }
         Variant::Strided { ndim } => {
             let c = &p.collapsed;
             let last = c.shape.len() - 1;
@@ -187,13 +207,16 @@ pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
 }
 
 /// Threads' worth of work for `variant` (the grid is sized from it).
-fn work_items(p: &Plan, variant: Variant) -> usize {
+fn work_items(p: &Plan, variant: Variant, spec: &KernelSpec) -> usize {
     let c = &p.collapsed;
     match variant {
         Variant::Contiguous => p.size,
         Variant::Vectorized { vec } | Variant::StridedVec { vec, .. } => p.size.div_ceil(vec as usize),
         // One block per tile.
-        Variant::Tiled { .. } => c.shape[0].div_ceil(TILE) * c.shape[1].div_ceil(TILE) * BLOCK as usize,
+        Variant::Tiled { .. } => {
+            let t = tile_for(spec);
+            c.shape[0].div_ceil(t) * c.shape[1].div_ceil(t) * BLOCK as usize
+        }
         // One warp per 32 * STRIDED_CHUNK elements of a row of the innermost dimension.
         Variant::Strided { .. } => {
             let inner = *c.shape.last().unwrap_or(&1);
@@ -268,7 +291,6 @@ pub(crate) fn run(
     }
     let ptrs = &ptrs[..outs.len() + ins.len()];
     let variant = refine(&p, ptrs, outs.len());
-    let items = work_items(&p, variant);
     let spec = spec_for(
         op,
         body,
@@ -278,6 +300,7 @@ pub(crate) fn run(
         variant,
         p.index,
     );
+    let items = work_items(&p, variant, &spec);
     let f = device.function(&spec)?;
     let mut args = KernelArgs::new();
     for o in outs.iter().chain(ins) {
@@ -339,7 +362,7 @@ mod tests {
         let p = plan(&[8, 12], &[&[12, 1], &[12, 1], &[1, 0]]).unwrap();
         let v = refine(&p, &[(0x1000, f), (0x2000, f), (0x3000, f)], 1);
         assert_eq!(v, Variant::StridedVec { ndim: 2, vec: 4, bcast: 0b100 });
-        assert_eq!(work_items(&p, v), 24);
+        assert_eq!(work_items(&p, v, &spec_for("add", "", &[f, f], &[f], &[], v, IndexWidth::I32)), 24);
         // Misaligned base or odd row length: scalar strided.
         assert_eq!(refine(&p, &[(0x1000, f), (0x2004, f), (0x3000, f)], 1), p.variant);
         let p = plan(&[8, 13], &[&[13, 1], &[13, 1], &[1, 0]]).unwrap();
@@ -347,8 +370,12 @@ mod tests {
         // Contiguous and aligned: vectorized by element size.
         let p = plan(&[100], &[&[1], &[1]]).unwrap();
         assert_eq!(refine(&p, &[(0x1000, DType::F64), (0x2000, DType::F64)], 1), Variant::Vectorized { vec: 2 });
-        // A broadcast output is never vectorized.
-        let p = plan(&[4, 8], &[&[0, 1], &[8, 1]]).unwrap();
-        assert!(matches!(refine(&p, &[(0x1000, f), (0x2000, f)], 1), Variant::StridedVec { bcast: 0, .. } | Variant::Strided { .. }));
+        // Writing into a transposed view iterates in the output's order: the input is the
+        // staged (column-major) one.
+        let p = plan(&[4, 5], &[&[1, 4], &[5, 1]]).unwrap();
+        assert_eq!(p.variant, Variant::Tiled { staged: 0b10 });
+        // Both operands column-major: iterate transposed, no tiles.
+        let p = plan(&[4, 5], &[&[1, 4], &[1, 4]]).unwrap();
+        assert_eq!(p.variant, Variant::Contiguous);
     }
 }

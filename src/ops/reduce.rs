@@ -323,7 +323,7 @@ fn vector_width(p: &Pass<'_>) -> u8 {
     }
     let vec = 16 / p.in_dtype.size();
     let v = vec as isize;
-    if vec < 2 || p.input % 16 != 0 {
+    if vec < 2 || !p.input.is_multiple_of(16) {
         return 1;
     }
     let ok = match p.strategy {
@@ -331,7 +331,7 @@ fn vector_width(p: &Pass<'_>) -> u8 {
         Strategy::Cols => {
             let last = p.kept.1.len() - 1;
             p.kept.1[last] == 1
-                && p.kept.0[last] % vec == 0
+                && p.kept.0[last].is_multiple_of(vec)
                 && p.kept.1[..last].iter().all(|&s| s % v == 0)
                 && p.red.1.iter().all(|&s| s % v == 0)
         }
@@ -448,7 +448,8 @@ pub(crate) fn run(
     launch(device, &pass, &f1)?;
     let n = p.n_out as isize;
     let s = splits as isize;
-    let (kept2, red2, strategy2): ((Vec<usize>, Vec<isize>), (Vec<usize>, Vec<isize>), Strategy) = match p.strategy {
+    type Dims = (Vec<usize>, Vec<isize>);
+    let (kept2, red2, strategy2): (Dims, Dims, Strategy) = match p.strategy {
         Strategy::Rows { .. } => ((vec![p.n_out], vec![s]), (vec![splits], vec![1]), Strategy::Rows { warp: splits <= 4096 }),
         Strategy::Cols => ((vec![p.n_out], vec![1]), (vec![splits], vec![n]), Strategy::Cols),
     };

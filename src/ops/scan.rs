@@ -91,7 +91,7 @@ pub(crate) fn run(
         && vec > 1
         && p.sin == 1
         && p.sout == 1
-        && p.len % vec == 0
+        && p.len.is_multiple_of(vec)
         && input % 16 == 0
         && output % 16 == 0
         && p.kept.1.iter().all(|&s| s % vec as isize == 0);

@@ -1,1 +1,57 @@
-fn main(){}
+//! cuarray's device test binary (`cargo test --test gpu`), in two tiers:
+//!
+//! - `nvrtc/...`: every kernel the library generates compiles with NVRTC (needs libnvrtc
+//!   only, no GPU);
+//! - everything else: results computed on the GPU against host references (needs a GPU).
+//!
+//! Without a GPU the GPU trials are listed as ignored (and the NVRTC trials too when
+//! libnvrtc is missing); with `CUARRAY_REQUIRE_GPU=1` they fail instead.
+//!
+//! Trial names are `module/op/dtype/layout`, so `cargo test --test gpu -- add` or
+//! `-- /bf16/` select subsets.
+
+mod arith;
+mod casts;
+mod common;
+mod copies;
+mod creation;
+mod device;
+mod large;
+mod linalg;
+mod memory;
+mod nvrtc_tier;
+mod ops;
+mod reduce;
+mod selfcheck;
+#[path = "../support/specs.rs"]
+mod specs;
+mod transfer;
+
+use libtest_mimic::{Arguments, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let gpu = common::GPU.get_or_init(cuarray::testing::gpu);
+    if let Err(reason) = gpu {
+        if cuarray::testing::gpu_required() {
+            eprintln!("gpu tests FAIL (CUARRAY_REQUIRE_GPU=1): {reason}");
+        } else {
+            eprintln!("gpu tests skipped: {reason}");
+        }
+    }
+    let mut trials: Vec<Trial> = Vec::new();
+    selfcheck::trials(&mut trials);
+    nvrtc_tier::trials(&mut trials);
+    transfer::trials(&mut trials);
+    creation::trials(&mut trials);
+    copies::trials(&mut trials);
+    casts::trials(&mut trials);
+    arith::trials(&mut trials);
+    ops::trials(&mut trials);
+    large::trials(&mut trials);
+    device::trials(&mut trials);
+    reduce::trials(&mut trials);
+    linalg::trials(&mut trials);
+    memory::trials(&mut trials);
+    libtest_mimic::run(&args, trials).exit();
+}
