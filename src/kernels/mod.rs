@@ -268,24 +268,23 @@ impl KernelSpec {
     }
 }
 
-/// A representative set of kernels (the quickstart's adds, fills, copies and casts of the
-/// common dtypes), for [`Device::prewarm`](crate::Device::prewarm).
+/// A representative set of kernels (the add, sub, mul and div of the common dtypes in
+/// the variants contiguous arrays, broadcast rows and general views launch), for
+/// [`Device::prewarm`](crate::Device::prewarm).
 pub fn common_specs() -> Vec<KernelSpec> {
     use crate::ops::catalogue::BinaryOp;
     use crate::ops::elementwise::spec_for;
     let mut specs = Vec::new();
     for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
-        for op in [BinaryOp::Add, BinaryOp::Mul] {
-            for v in [Variant::Contiguous, Variant::Strided { ndim: 2 }] {
-                specs.push(spec_for(
-                    op.name(),
-                    op.body(),
-                    &[d, d],
-                    &[d],
-                    &[],
-                    v,
-                    IndexWidth::I32,
-                ));
+        let vec = (16 / d.size()) as u8;
+        for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
+            for v in [
+                Variant::Vectorized { vec },
+                Variant::Contiguous,
+                Variant::StridedVec { ndim: 2, vec, bcast: 0b100 },
+                Variant::Strided { ndim: 2 },
+            ] {
+                specs.push(spec_for(op.name(), op.body(), &[d, d], &[d], &[], v, IndexWidth::I32));
             }
         }
     }
