@@ -177,6 +177,15 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
     let _ = writeln!(src, "}}");
 }
 
+/// The pre-map of one element at indentation `pad`: the per-output aux value (if any),
+/// then the accumulator `a` assigned by the spec's body from `in0`, `j` and `row`.
+fn render_pre(spec: &KernelSpec, aux: bool, src: &mut String, pad: &str) {
+    if aux {
+        let _ = writeln!(src, "{pad}const k0_t k0 = p_k0[row];");
+    }
+    let _ = writeln!(src, "{pad}acc_t a;\n{pad}(void)j;\n{pad}(void)row;\n{pad}{{ {} }}", spec.body);
+}
+
 /// A reduction wrapper (see `reduce.cuh`). Arguments: output (or partials), input,
 /// aux input (if any), scalars, the kept and reduced `Indexer`s of the input, then
 /// `n_out`, `n_red` and `splits` as `long long`.
@@ -224,11 +233,8 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     let _ = writeln!(src, "    (void)n_red;");
     let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{");
     let _ = writeln!(src, "        const in0_t in0 = p_in0[off];");
-    if r.aux.is_some() {
-        let _ = writeln!(src, "        const k0_t k0 = p_k0[row];");
-    }
-    let _ = writeln!(src, "        acc_t a;\n        (void)j;\n        (void)row;");
-    let _ = writeln!(src, "        {{ {} }}\n        return a;\n    }};", spec.body);
+    render_pre(spec, r.aux.is_some(), src, "        ");
+    let _ = writeln!(src, "        return a;\n    }};");
     let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
     // `vec` consecutive elements from one vector load, each pre-mapped, then combined.
     let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
@@ -239,11 +245,7 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     let _ = writeln!(src, "        acc_t r;");
     let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
     let _ = writeln!(src, "            const in0_t in0 = v.v[e];\n            const I j = jb + e;");
-    if r.aux.is_some() {
-        let _ = writeln!(src, "            const k0_t k0 = p_k0[row];");
-    }
-    let _ = writeln!(src, "            acc_t a;\n            (void)j;\n            (void)row;");
-    let _ = writeln!(src, "            {{ {} }}", spec.body);
+    render_pre(spec, r.aux.is_some(), src, "            ");
     let _ = writeln!(src, "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};");
     // `vec` adjacent outputs' elements from one vector load, each pre-mapped (columns).
     let _ = writeln!(src, "    auto loadc = [&](acc_t (&x)[{vec}], I off, I j, I row0) {{");
@@ -253,11 +255,8 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     );
     let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
     let _ = writeln!(src, "            const in0_t in0 = v.v[e];\n            const I row = row0 + e;");
-    if r.aux.is_some() {
-        let _ = writeln!(src, "            const k0_t k0 = p_k0[row];");
-    }
-    let _ = writeln!(src, "            acc_t a;\n            (void)j;\n            (void)row;");
-    let _ = writeln!(src, "            {{ {} }}\n            x[e] = a;\n        }}\n    }};", spec.body);
+    render_pre(spec, r.aux.is_some(), src, "            ");
+    let _ = writeln!(src, "            x[e] = a;\n        }}\n    }};");
     let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
     if r.partial_out {
         let at = if rows { "row * splits + split" } else { "split * n_out + row" };
@@ -319,9 +318,7 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
     let _ = writeln!(src, "    const I n_rows = (I)n_rows_, len = (I)len_, sin = (I)sin_, sout = (I)sout_;");
     let _ = writeln!(src, "    const acc_t identity = acc_t({});", r.identity);
     let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
-    let pre = |src: &mut String, pad: &str| {
-        let _ = writeln!(src, "{pad}acc_t a;\n{pad}(void)j;\n{pad}(void)row;\n{pad}{{ {} }}", spec.body);
-    };
+    let pre = |src: &mut String, pad: &str| render_pre(spec, false, src, pad);
     let post = |src: &mut String, pad: &str| {
         let _ = writeln!(src, "{pad}out0_t out0;\n{pad}{{ {} }}", r.post);
     };
