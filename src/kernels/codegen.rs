@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 ///     scalars: TypeList::new(&[]),
 ///     variant: Variant::Contiguous,
 ///     index: IndexWidth::I32,
+///     reduce: None,
 /// };
 /// let src = codegen::render(&spec);
 /// assert!(src.contains("void __launch_bounds__(256) cuarray_ew_add_f32f32_f32_c_i32("));
