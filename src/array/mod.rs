@@ -41,6 +41,32 @@ use std::sync::Arc;
 /// ndarray conversions) move data between host and device, and only the transfers back to
 /// the host wait for the GPU. Everything else queues work on the device's stream and
 /// returns at once.
+///
+/// # Operators
+/// `+ - * / %` and unary `-` work on `&DeviceArray`, `DeviceArray` and, on the left,
+/// `Result<DeviceArray>` (so `(&a * &b + &c)?` needs one `?`), with NumPy broadcasting, and
+/// return a `Result`. A scalar may stand on either side (`&a * 2.0`, `2.0 * &a`). Rust's
+/// orphan rule forbids `Result op Result` and `Result op scalar`: use `?` there.
+///
+/// # Integer semantics
+/// As NumPy's: `+ - *`, `pow` and `neg` wrap around on overflow; `/` is floor division
+/// (rounds toward minus infinity, NumPy's `//`) and `%` takes the sign of the divisor;
+/// dividing by zero gives 0 for both (NumPy also returns 0, with a warning); `pow` with a
+/// negative exponent gives 0 except for bases 1 and -1; `abs` of the minimum value wraps
+/// to itself. Casts (`astype`) truncate floats toward zero, wrap integers, and map any
+/// non-zero value to `true`.
+///
+/// # Floating-point semantics
+/// IEEE 754 as in NumPy: NaN and ±inf propagate, `x / 0.0` is ±inf or NaN, `-0.0` is kept;
+/// `maximum`, `minimum`, `clip`, `relu`, `max` and `min` propagate NaN, and `argmax` /
+/// `argmin` return the first NaN's index. `f16` and `bf16` compute in `f32` and round the
+/// result once; their sums accumulate in `f32`.
+///
+/// # Writing through views
+/// In-place operations (`add_assign`, `assign`, ...) write through views into the memory
+/// they share. A broadcast view (stride 0) cannot be written
+/// ([`Error::InvalidArgument`](crate::Error::InvalidArgument)); a right-hand side that overlaps the destination in
+/// another pattern (`a.add_assign(&a.t())`) is read from a copy, as NumPy does.
 pub struct DeviceArray<T: Element> {
     buf: Arc<DeviceBuffer>,
     layout: Layout,
