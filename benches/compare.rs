@@ -20,8 +20,16 @@ struct Case {
 
 fn report(c: &Case) {
     let us = c.median.as_secs_f64() * 1e6;
-    let gbps = if c.bytes > 0.0 { c.bytes / c.median.as_secs_f64() / 1e9 } else { 0.0 };
-    let tflops = if c.bytes < 0.0 { -c.bytes / c.median.as_secs_f64() / 1e12 } else { 0.0 };
+    let gbps = if c.bytes > 0.0 {
+        c.bytes / c.median.as_secs_f64() / 1e9
+    } else {
+        0.0
+    };
+    let tflops = if c.bytes < 0.0 {
+        -c.bytes / c.median.as_secs_f64() / 1e12
+    } else {
+        0.0
+    };
     println!(
         "{{\"lib\": \"cuarray\", \"case\": \"{}\", \"kind\": \"{}\", \"us\": {us:.3}, \"gbps\": {gbps:.1}, \"tflops\": {tflops:.2}}}",
         c.name, c.kind
@@ -37,7 +45,12 @@ fn device_case(
     mut f: impl FnMut() -> cuarray::Result<()>,
 ) -> Case {
     let t = dev.time(5, REPS, &mut f).expect("timed case failed");
-    Case { name: name.into(), bytes, median: t.median(), kind: "device" }
+    Case {
+        name: name.into(),
+        bytes,
+        median: t.median(),
+        kind: "device",
+    }
 }
 
 fn wall_case(dev: &Device, name: &str, mut f: impl FnMut() -> cuarray::Result<()>) -> Case {
@@ -56,7 +69,12 @@ fn wall_case(dev: &Device, name: &str, mut f: impl FnMut() -> cuarray::Result<()
         runs.push(t.elapsed() / iters);
     }
     runs.sort();
-    Case { name: name.into(), bytes: 0.0, median: runs[runs.len() / 2], kind: "wall" }
+    Case {
+        name: name.into(),
+        bytes: 0.0,
+        median: runs[runs.len() / 2],
+        kind: "wall",
+    }
 }
 
 /// The ceilings, measured with cudarc directly: device-to-device copy bandwidth and the
@@ -69,8 +87,12 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
         let n = 1usize << 28;
         let src = stream.alloc_zeros::<f32>(n).unwrap();
         let mut dst = stream.alloc_zeros::<f32>(n).unwrap();
-        let start = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-        let stop = ctx.new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+        let start = ctx
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .unwrap();
+        let stop = ctx
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .unwrap();
         let mut times = Vec::new();
         for r in 0..(REPS + 5) {
             start.record(&stream).unwrap();
@@ -82,7 +104,12 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
             }
         }
         times.sort();
-        out.push(Case { name: "copy_f32_2^28".into(), bytes: (2 * n * 4) as f64, median: times[times.len() / 2], kind: "device" });
+        out.push(Case {
+            name: "copy_f32_2^28".into(),
+            bytes: (2 * n * 4) as f64,
+            median: times[times.len() / 2],
+            kind: "device",
+        });
     }
     if filter("bare_cudarc_launch_add_1000") {
         let src = r#"extern "C" __global__ void add(float* o, const float* a, const float* b, int n) {
@@ -115,7 +142,12 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
             runs.push(t.elapsed() / 2000);
         }
         runs.sort();
-        out.push(Case { name: "bare_cudarc_launch_add_1000".into(), bytes: 0.0, median: runs[3], kind: "wall" });
+        out.push(Case {
+            name: "bare_cudarc_launch_add_1000".into(),
+            bytes: 0.0,
+            median: runs[3],
+            kind: "wall",
+        });
     }
     out
 }
@@ -125,26 +157,50 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     if filter("sum_f32_2^28") || filter("argmax_f32_2^28") {
         let a = rand_matrix::<f32>(dev, &[n]);
         if filter("sum_f32_2^28") {
-            cases.push(device_case(dev, "sum_f32_2^28", (n * 4) as f64, || a.sum().map(drop)));
+            cases.push(device_case(dev, "sum_f32_2^28", (n * 4) as f64, || {
+                a.sum().map(drop)
+            }));
         }
         if filter("argmax_f32_2^28") {
-            cases.push(device_case(dev, "argmax_f32_2^28", (n * 4) as f64, || a.argmax().map(drop)));
+            cases.push(device_case(dev, "argmax_f32_2^28", (n * 4) as f64, || {
+                a.argmax().map(drop)
+            }));
         }
     }
     if filter("cumsum_f32_2^28") {
         let a = rand_matrix::<f32>(dev, &[n]);
-        cases.push(device_case(dev, "cumsum_f32_2^28", (2 * n * 4) as f64, || a.cumsum(0).map(drop)));
+        cases.push(device_case(
+            dev,
+            "cumsum_f32_2^28",
+            (2 * n * 4) as f64,
+            || a.cumsum(0).map(drop),
+        ));
     }
     if filter("16384") {
         let m = rand_matrix::<f32>(dev, &[16384, 16384]);
         if filter("sum_axis1_16384^2") {
-            cases.push(device_case(dev, "sum_axis1_16384^2", (n * 4) as f64, || m.sum_axis(1).map(drop)));
+            cases.push(device_case(
+                dev,
+                "sum_axis1_16384^2",
+                (n * 4) as f64,
+                || m.sum_axis(1).map(drop),
+            ));
         }
         if filter("sum_axis0_16384^2") {
-            cases.push(device_case(dev, "sum_axis0_16384^2", (n * 4) as f64, || m.sum_axis(0).map(drop)));
+            cases.push(device_case(
+                dev,
+                "sum_axis0_16384^2",
+                (n * 4) as f64,
+                || m.sum_axis(0).map(drop),
+            ));
         }
         if filter("max_axis1_16384^2") {
-            cases.push(device_case(dev, "max_axis1_16384^2", (n * 4) as f64, || m.max_axis(1).map(drop)));
+            cases.push(device_case(
+                dev,
+                "max_axis1_16384^2",
+                (n * 4) as f64,
+                || m.max_axis(1).map(drop),
+            ));
         }
     }
     if filter("sum_f32_1000_wall") {
@@ -159,11 +215,26 @@ fn rand_matrix<T: cuarray::GemmElement>(dev: &Device, shape: &[usize]) -> Device
     let x = DeviceArray::<f32>::arange(dev, 0.0, n as f32, 1.0).unwrap();
     let y = (&x * 0.618034f32).unwrap();
     let frac = (&y - &y.floor().unwrap()).unwrap();
-    (&frac - 0.5f32).unwrap().astype::<T>().unwrap().reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>()).unwrap()
+    (&frac - 0.5f32)
+        .unwrap()
+        .astype::<T>()
+        .unwrap()
+        .reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+        .unwrap()
 }
 
-fn matmul_case<T: cuarray::GemmElement>(dev: &Device, name: &str, batch: usize, m: usize, cases: &mut Vec<Case>) {
-    let shape: Vec<usize> = if batch > 1 { vec![batch, m, m] } else { vec![m, m] };
+fn matmul_case<T: cuarray::GemmElement>(
+    dev: &Device,
+    name: &str,
+    batch: usize,
+    m: usize,
+    cases: &mut Vec<Case>,
+) {
+    let shape: Vec<usize> = if batch > 1 {
+        vec![batch, m, m]
+    } else {
+        vec![m, m]
+    };
     let (a, b) = (rand_matrix::<T>(dev, &shape), rand_matrix::<T>(dev, &shape));
     let flops = 2.0 * (batch * m * m * m) as f64;
     let mut c = device_case(dev, name, 0.0, || a.matmul(&b).map(drop));
@@ -193,14 +264,23 @@ fn matmul_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
         matmul_case::<f32>(dev, "bmm_f32_512x256", 512, 256, cases);
     }
     if filter("matmul_f32_64_wall") {
-        let (a, b) = (rand_matrix::<f32>(dev, &[64, 64]), rand_matrix::<f32>(dev, &[64, 64]));
-        cases.push(wall_case(dev, "matmul_f32_64_wall", || a.matmul(&b).map(drop)));
+        let (a, b) = (
+            rand_matrix::<f32>(dev, &[64, 64]),
+            rand_matrix::<f32>(dev, &[64, 64]),
+        );
+        cases.push(wall_case(dev, "matmul_f32_64_wall", || {
+            a.matmul(&b).map(drop)
+        }));
     }
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    let filter = move |name: &str| args.is_empty() || args.iter().any(|a| name.contains(a.as_str()));
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let filter =
+        move |name: &str| args.is_empty() || args.iter().any(|a| name.contains(a.as_str()));
     let dev = match cuarray::testing::gpu() {
         Ok(d) => d,
         Err(reason) => {
@@ -212,58 +292,118 @@ fn main() {
     let n = 1usize << 28;
     let big = |f: f32| DeviceArray::<f32>::full(&dev, &[n], f).unwrap();
     if filter("add_f32_2^28") || filter("exp_f32_2^28") {
-        let (a, b) = (DeviceArray::<f32>::arange(&dev, 0.0, n as f32, 1.0).unwrap(), big(1.5));
+        let (a, b) = (
+            DeviceArray::<f32>::arange(&dev, 0.0, n as f32, 1.0).unwrap(),
+            big(1.5),
+        );
         if filter("add_f32_2^28") {
-            cases.push(device_case(&dev, "add_f32_2^28", (3 * n * 4) as f64, || (&a + &b).map(drop)));
+            cases.push(device_case(
+                &dev,
+                "add_f32_2^28",
+                (3 * n * 4) as f64,
+                || (&a + &b).map(drop),
+            ));
         }
         if filter("exp_f32_2^28") {
             let small = (&a * 1e-9f32).unwrap();
-            cases.push(device_case(&dev, "exp_f32_2^28", (2 * n * 4) as f64, || small.exp().map(drop)));
+            cases.push(device_case(
+                &dev,
+                "exp_f32_2^28",
+                (2 * n * 4) as f64,
+                || small.exp().map(drop),
+            ));
         }
     }
     let side = 8192usize;
     let m2 = (side * side) as f64;
     if filter("8192") {
-        let m = DeviceArray::<f32>::arange(&dev, 0.0, m2 as f32, 1.0).unwrap().reshape(&[side as isize, side as isize]).unwrap();
+        let m = DeviceArray::<f32>::arange(&dev, 0.0, m2 as f32, 1.0)
+            .unwrap()
+            .reshape(&[side as isize, side as isize])
+            .unwrap();
         let col = DeviceArray::<f32>::full(&dev, &[side, 1], 2.0).unwrap();
         let other = DeviceArray::<f32>::full(&dev, &[side, side], 3.0).unwrap();
         if filter("add_broadcast_8192x8192+8192x1") {
-            cases.push(device_case(&dev, "add_broadcast_8192x8192+8192x1", 2.0 * m2 * 4.0 + side as f64 * 4.0, || (&m + &col).map(drop)));
+            cases.push(device_case(
+                &dev,
+                "add_broadcast_8192x8192+8192x1",
+                2.0 * m2 * 4.0 + side as f64 * 4.0,
+                || (&m + &col).map(drop),
+            ));
         }
         if filter("add_transposed_8192x8192") {
             let mt = m.t();
-            cases.push(device_case(&dev, "add_transposed_8192x8192", 3.0 * m2 * 4.0, || (&mt + &other).map(drop)));
+            cases.push(device_case(
+                &dev,
+                "add_transposed_8192x8192",
+                3.0 * m2 * 4.0,
+                || (&mt + &other).map(drop),
+            ));
         }
         if filter("transpose_copy_8192x8192") {
             let mt = m.t();
-            cases.push(device_case(&dev, "transpose_copy_8192x8192", 2.0 * m2 * 4.0, || mt.contiguous().map(drop)));
+            cases.push(device_case(
+                &dev,
+                "transpose_copy_8192x8192",
+                2.0 * m2 * 4.0,
+                || mt.contiguous().map(drop),
+            ));
         }
     }
     if filter("copy_kernel_f32_2^28") {
         let a = big(1.0);
-        cases.push(device_case(&dev, "copy_kernel_f32_2^28", (2 * n * 4) as f64, || a.copy().map(drop)));
+        cases.push(device_case(
+            &dev,
+            "copy_kernel_f32_2^28",
+            (2 * n * 4) as f64,
+            || a.copy().map(drop),
+        ));
     }
     reduce_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);
     if filter("add_f32_1000_wall") {
-        let (a, b) = (DeviceArray::<f32>::full(&dev, &[1000], 1.0).unwrap(), DeviceArray::<f32>::full(&dev, &[1000], 2.0).unwrap());
+        let (a, b) = (
+            DeviceArray::<f32>::full(&dev, &[1000], 1.0).unwrap(),
+            DeviceArray::<f32>::full(&dev, &[1000], 2.0).unwrap(),
+        );
         cases.push(wall_case(&dev, "add_f32_1000_wall", || (&a + &b).map(drop)));
     }
     for c in &cases {
         report(c);
     }
-    let copy = cases.iter().find(|c| c.name.starts_with("copy_")).map(|c| c.bytes / c.median.as_secs_f64() / 1e9);
-    let launch = cases.iter().find(|c| c.name.starts_with("bare_")).map(|c| c.median);
-    println!("{:<36} {:>10} {:>10} {:>10}", "case", "us", "GB/s", "ceiling");
+    let copy = cases
+        .iter()
+        .find(|c| c.name.starts_with("copy_"))
+        .map(|c| c.bytes / c.median.as_secs_f64() / 1e9);
+    let launch = cases
+        .iter()
+        .find(|c| c.name.starts_with("bare_"))
+        .map(|c| c.median);
+    println!(
+        "{:<36} {:>10} {:>10} {:>10}",
+        "case", "us", "GB/s", "ceiling"
+    );
     for c in &cases {
         let us = c.median.as_secs_f64() * 1e6;
         let (gbps, frac) = if c.bytes < 0.0 {
-            (format!("{:.1} TF", -c.bytes / c.median.as_secs_f64() / 1e12), String::new())
+            (
+                format!("{:.1} TF", -c.bytes / c.median.as_secs_f64() / 1e12),
+                String::new(),
+            )
         } else if c.bytes > 0.0 {
             let g = c.bytes / c.median.as_secs_f64() / 1e9;
-            (format!("{g:.0}"), copy.map(|cp| format!("{:.0}% copy", 100.0 * g / cp)).unwrap_or_default())
+            (
+                format!("{g:.0}"),
+                copy.map(|cp| format!("{:.0}% copy", 100.0 * g / cp))
+                    .unwrap_or_default(),
+            )
         } else {
-            ("-".into(), launch.map(|l| format!("{:.2}x bare", c.median.as_secs_f64() / l.as_secs_f64())).unwrap_or_default())
+            (
+                "-".into(),
+                launch
+                    .map(|l| format!("{:.2}x bare", c.median.as_secs_f64() / l.as_secs_f64()))
+                    .unwrap_or_default(),
+            )
         };
         println!("{:<36} {:>10.2} {:>10} {:>10}", c.name, us, gbps, frac);
     }

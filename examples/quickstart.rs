@@ -20,7 +20,11 @@ fn main() {
 fn run() -> cuarray::Result<()> {
     let t0 = Instant::now();
     let dev = Device::new(0)?;
-    println!("device: {} (compute capability {:?})", dev.name()?, dev.compute_capability()?);
+    println!(
+        "device: {} (compute capability {:?})",
+        dev.name()?,
+        dev.compute_capability()?
+    );
 
     // 1-D: explicit copies in, one kernel, explicit copy out.
     let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0])?;
@@ -36,7 +40,12 @@ fn run() -> cuarray::Result<()> {
 
     // A transpose is a view (no copy); operations accept it directly.
     let mt = shifted.t();
-    println!("(m + col).T, shape {:?}, strides {:?} =\n{}", mt.shape(), mt.strides(), mt.to_host_string()?);
+    println!(
+        "(m + col).T, shape {:?}, strides {:?} =\n{}",
+        mt.shape(),
+        mt.strides(),
+        mt.to_host_string()?
+    );
     let scaled = (&mt * 0.5f32)?;
     println!("0.5 * (m + col).T =\n{}", scaled.to_host_string()?);
 

@@ -45,10 +45,20 @@ macro_rules! gemm_element {
     };
 }
 use sys::cublasComputeType_t as Ct;
-gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 { Ct::CUBLAS_COMPUTE_32F_FAST_TF32 } else { Ct::CUBLAS_COMPUTE_32F });
-gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| Ct::CUBLAS_COMPUTE_64F);
-gemm_element!(f16, CUDA_R_16F, f32, 1.0, 0.0, |_tf32| Ct::CUBLAS_COMPUTE_32F);
-gemm_element!(bf16, CUDA_R_16BF, f32, 1.0, 0.0, |_tf32| Ct::CUBLAS_COMPUTE_32F);
+gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 {
+    Ct::CUBLAS_COMPUTE_32F_FAST_TF32
+} else {
+    Ct::CUBLAS_COMPUTE_32F
+});
+gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| {
+    Ct::CUBLAS_COMPUTE_64F
+});
+gemm_element!(f16, CUDA_R_16F, f32, 1.0, 0.0, |_tf32| {
+    Ct::CUBLAS_COMPUTE_32F
+});
+gemm_element!(bf16, CUDA_R_16BF, f32, 1.0, 0.0, |_tf32| {
+    Ct::CUBLAS_COMPUTE_32F
+});
 
 /// Workspace given to cuBLAS (as PyTorch does on Hopper).
 pub(crate) const WORKSPACE: usize = 32 << 20;
@@ -70,7 +80,10 @@ impl Drop for Blas {
 }
 
 fn blas_err(op: &'static str) -> impl FnOnce(cb::CublasError) -> Error {
-    move |e| Error::Cublas { op, msg: format!("{:?}", e.0) }
+    move |e| Error::Cublas {
+        op,
+        msg: format!("{:?}", e.0),
+    }
 }
 
 impl Blas {
@@ -78,9 +91,13 @@ impl Blas {
         require(Lib::Cublas)?;
         device.bind()?;
         let handle = cb::create_handle().map_err(blas_err("creating the cuBLAS handle"))?;
-        let mut blas = Blas { handle, workspace: 0 };
+        let mut blas = Blas {
+            handle,
+            workspace: 0,
+        };
         // SAFETY: the stream belongs to the device's context, current on this thread.
-        unsafe { cb::set_stream(handle, device.cu_stream() as _) }.map_err(blas_err("cublasSetStream"))?;
+        unsafe { cb::set_stream(handle, device.cu_stream() as _) }
+            .map_err(blas_err("cublasSetStream"))?;
         blas.workspace = device.driver_alloc(WORKSPACE)?;
         // SAFETY: the workspace is WORKSPACE bytes of device memory owned by the device
         // for the life of the handle (freed after the handle in the device's drop).
@@ -107,9 +124,20 @@ impl Blas {
         count: usize,
     ) -> Result<()> {
         let int = |v: usize| {
-            i32::try_from(v).map_err(|_| Error::invalid("matmul", format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
+            i32::try_from(v).map_err(|_| {
+                Error::invalid(
+                    "matmul",
+                    format!("dimension {v} exceeds cuBLAS's 32-bit limit"),
+                )
+            })
         };
-        let op = |t: bool| if t { sys::cublasOperation_t::CUBLAS_OP_T } else { sys::cublasOperation_t::CUBLAS_OP_N };
+        let op = |t: bool| {
+            if t {
+                sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
         let (one, zero) = (T::SCALE_ONE, T::SCALE_ZERO);
         let alpha = &one as *const T::Scale as *const std::ffi::c_void;
         let beta = &zero as *const T::Scale as *const std::ffi::c_void;
@@ -120,23 +148,69 @@ impl Blas {
             if count == 1 && T::DTYPE == crate::DType::F32 && !tf32 {
                 // Plain sgemm: the lightest host path for the common case.
                 sys::cublasSgemm_v2(
-                    self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha as *const f32,
-                    a as *const f32, int(lda)?, b as *const f32, int(ldb)?, beta as *const f32,
-                    c as *mut f32, int(ldc)?,
+                    self.handle,
+                    op(ta),
+                    op(tb),
+                    int(m)?,
+                    int(n)?,
+                    int(k)?,
+                    alpha as *const f32,
+                    a as *const f32,
+                    int(lda)?,
+                    b as *const f32,
+                    int(ldb)?,
+                    beta as *const f32,
+                    c as *mut f32,
+                    int(ldc)?,
                 )
                 .result()
             } else if count == 1 {
                 cb::gemm_ex(
-                    self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha,
-                    a as *const _, T::CUDA_TYPE, int(lda)?, b as *const _, T::CUDA_TYPE, int(ldb)?,
-                    beta, c as *mut _, T::CUDA_TYPE, int(ldc)?, T::compute_type(tf32), algo,
+                    self.handle,
+                    op(ta),
+                    op(tb),
+                    int(m)?,
+                    int(n)?,
+                    int(k)?,
+                    alpha,
+                    a as *const _,
+                    T::CUDA_TYPE,
+                    int(lda)?,
+                    b as *const _,
+                    T::CUDA_TYPE,
+                    int(ldb)?,
+                    beta,
+                    c as *mut _,
+                    T::CUDA_TYPE,
+                    int(ldc)?,
+                    T::compute_type(tf32),
+                    algo,
                 )
             } else {
                 cb::gemm_strided_batched_ex(
-                    self.handle, op(ta), op(tb), int(m)?, int(n)?, int(k)?, alpha,
-                    a as *const _, T::CUDA_TYPE, int(lda)?, sa as i64, b as *const _, T::CUDA_TYPE,
-                    int(ldb)?, sb as i64, beta, c as *mut _, T::CUDA_TYPE, int(ldc)?, sc as i64,
-                    int(count)?, T::compute_type(tf32), algo,
+                    self.handle,
+                    op(ta),
+                    op(tb),
+                    int(m)?,
+                    int(n)?,
+                    int(k)?,
+                    alpha,
+                    a as *const _,
+                    T::CUDA_TYPE,
+                    int(lda)?,
+                    sa as i64,
+                    b as *const _,
+                    T::CUDA_TYPE,
+                    int(ldb)?,
+                    sb as i64,
+                    beta,
+                    c as *mut _,
+                    T::CUDA_TYPE,
+                    int(ldc)?,
+                    sc as i64,
+                    int(count)?,
+                    T::compute_type(tf32),
+                    algo,
                 )
             }
         }

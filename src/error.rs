@@ -87,7 +87,9 @@ pub enum Error {
         msg: String,
     },
     /// A reduction with no identity (max, min, argmax, argmin) over zero elements.
-    #[error("{op}: zero-size array to reduction operation which has no identity (shape {shape:?})")]
+    #[error(
+        "{op}: zero-size array to reduction operation which has no identity (shape {shape:?})"
+    )]
     EmptyReduction {
         /// The operation.
         op: &'static str,

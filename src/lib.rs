@@ -50,9 +50,9 @@ pub mod shape;
 pub mod testing;
 
 pub use array::{concatenate, stack, where_, DeviceArray};
+pub use blas::GemmElement;
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{device_count, Device, MemoryPool, MemoryStats, Timings, TransferStats};
-pub use blas::GemmElement;
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};
 pub use kernels::cache::CacheStats;

@@ -3,7 +3,9 @@
 //! here needs CUDA; everything runs on any machine.
 
 use cuarray::kernels::cache::{cache_key, DiskCache};
-use cuarray::kernels::{codegen, common_specs, Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS};
+use cuarray::kernels::{
+    codegen, common_specs, Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS,
+};
 use cuarray::ops::elementwise::{plan, spec_for, BinaryOp};
 use cuarray::shape::{broadcast_shapes, collapse, normalize_axis, Layout, SliceElem};
 use cuarray::{s, DType, Element, Error};
@@ -59,7 +61,13 @@ fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
 fn offsets_of(shape: &[usize], strides: &[isize], offset: usize) -> Vec<usize> {
     indices(shape)
         .iter()
-        .map(|i| (offset as isize + i.iter().zip(strides).map(|(&k, &s)| k as isize * s).sum::<isize>()) as usize)
+        .map(|i| {
+            (offset as isize
+                + i.iter()
+                    .zip(strides)
+                    .map(|(&k, &s)| k as isize * s)
+                    .sum::<isize>()) as usize
+        })
         .collect()
 }
 
@@ -73,13 +81,19 @@ fn py_slice(start: Option<isize>, stop: Option<isize>, step: isize, len: usize) 
     let norm = |v: isize| if v < 0 { v + n } else { v };
     let mut out = Vec::new();
     if step > 0 {
-        let (mut i, e) = (start.map_or(0, norm).clamp(0, n), stop.map_or(n, norm).clamp(0, n));
+        let (mut i, e) = (
+            start.map_or(0, norm).clamp(0, n),
+            stop.map_or(n, norm).clamp(0, n),
+        );
         while i < e {
             out.push(i as usize);
             i += step;
         }
     } else {
-        let (mut i, e) = (start.map_or(n - 1, norm).clamp(-1, n - 1), stop.map_or(-1, norm).clamp(-1, n - 1));
+        let (mut i, e) = (
+            start.map_or(n - 1, norm).clamp(-1, n - 1),
+            stop.map_or(-1, norm).clamp(-1, n - 1),
+        );
         while i > e {
             out.push(i as usize);
             i += step;
@@ -111,7 +125,10 @@ impl Grid {
     }
     /// Applies a slice spec; `None` when Python would raise.
     fn slice(&self, spec: &[SliceElem]) -> Option<Grid> {
-        let consumed = spec.iter().filter(|e| !matches!(e, SliceElem::NewAxis)).count();
+        let consumed = spec
+            .iter()
+            .filter(|e| !matches!(e, SliceElem::NewAxis))
+            .count();
         if consumed > self.shape.len() {
             return None;
         }
@@ -148,11 +165,18 @@ impl Grid {
         for a in axis..self.shape.len() {
             lists.push(((0..self.shape[a]).collect(), true));
         }
-        let kept_shape: Vec<usize> = lists.iter().filter(|(_, keep)| *keep).map(|(l, _)| l.len()).collect();
+        let kept_shape: Vec<usize> = lists
+            .iter()
+            .filter(|(_, keep)| *keep)
+            .map(|(l, _)| l.len())
+            .collect();
         let mut offs = Vec::new();
         for j in indices(&kept_shape) {
             let mut it = j.iter();
-            let src: Vec<usize> = lists.iter().map(|(l, keep)| if *keep { l[*it.next().unwrap()] } else { l[0] }).collect();
+            let src: Vec<usize> = lists
+                .iter()
+                .map(|(l, keep)| if *keep { l[*it.next().unwrap()] } else { l[0] })
+                .collect();
             offs.push(self.at(&src));
         }
         let mut shape = kept_shape;
@@ -180,8 +204,12 @@ impl Grid {
         let offs = indices(shape)
             .iter()
             .map(|j| {
-                let src: Vec<usize> =
-                    self.shape.iter().enumerate().map(|(k, &d)| if d == 1 { 0 } else { j[lead + k] }).collect();
+                let src: Vec<usize> = self
+                    .shape
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &d)| if d == 1 { 0 } else { j[lead + k] })
+                    .collect();
                 self.at(&src)
             })
             .collect();
@@ -195,7 +223,9 @@ impl Grid {
 /// A random layout over a buffer: contiguous, then maybe permuted and sliced.
 fn random_layout(rng: &mut Rng, max_ndim: usize) -> Layout {
     let ndim = rng.below(max_ndim + 1);
-    let shape: Vec<usize> = (0..ndim).map(|_| [1, 1, 2, 3, 4, 5, 6][rng.below(7)]).collect();
+    let shape: Vec<usize> = (0..ndim)
+        .map(|_| [1, 1, 2, 3, 4, 5, 6][rng.below(7)])
+        .collect();
     let mut l = Layout::contiguous(&shape);
     if rng.bit() && ndim > 1 {
         let mut perm: Vec<usize> = (0..ndim).collect();
@@ -227,7 +257,13 @@ fn random_layout(rng: &mut Rng, max_ndim: usize) -> Layout {
 
 fn np_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
-    let get = |s: &[usize], i: usize| if i + s.len() >= n { s[i + s.len() - n] } else { 1 };
+    let get = |s: &[usize], i: usize| {
+        if i + s.len() >= n {
+            s[i + s.len() - n]
+        } else {
+            1
+        }
+    };
     (0..n)
         .map(|i| {
             let (x, y) = (get(a, i), get(b, i));
@@ -245,15 +281,27 @@ fn np_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 #[test]
 fn broadcast_shapes_numpy_rules() {
     assert_eq!(broadcast_shapes("add", &[3, 1], &[4]).unwrap(), vec![3, 4]);
-    assert_eq!(broadcast_shapes("add", &[5, 1, 7], &[6, 1]).unwrap(), vec![5, 6, 7]);
-    assert_eq!(broadcast_shapes("add", &[0, 3], &[1, 3]).unwrap(), vec![0, 3]);
+    assert_eq!(
+        broadcast_shapes("add", &[5, 1, 7], &[6, 1]).unwrap(),
+        vec![5, 6, 7]
+    );
+    assert_eq!(
+        broadcast_shapes("add", &[0, 3], &[1, 3]).unwrap(),
+        vec![0, 3]
+    );
     assert_eq!(broadcast_shapes("add", &[], &[4]).unwrap(), vec![4]);
-    assert_eq!(broadcast_shapes("add", &[], &[]).unwrap(), Vec::<usize>::new());
+    assert_eq!(
+        broadcast_shapes("add", &[], &[]).unwrap(),
+        Vec::<usize>::new()
+    );
     assert_eq!(broadcast_shapes("add", &[1], &[0]).unwrap(), vec![0]);
     match broadcast_shapes("mul", &[2, 3], &[3, 2]) {
         Err(e @ Error::Broadcast { .. }) => {
             let msg = e.to_string();
-            assert!(msg.contains("mul") && msg.contains("[2, 3]") && msg.contains("[3, 2]"), "{msg}");
+            assert!(
+                msg.contains("mul") && msg.contains("[2, 3]") && msg.contains("[3, 2]"),
+                "{msg}"
+            );
             match e {
                 Error::Broadcast { op, lhs, rhs } => {
                     assert_eq!((op, lhs, rhs), ("mul", vec![2, 3], vec![3, 2]));
@@ -271,7 +319,11 @@ fn broadcast_shapes_numpy_rules() {
         let got = broadcast_shapes("t", &a, &b).ok();
         assert_eq!(got, np_broadcast(&a, &b), "{a:?} with {b:?}");
         // Symmetric.
-        assert_eq!(got, broadcast_shapes("t", &b, &a).ok(), "{a:?} with {b:?} reversed");
+        assert_eq!(
+            got,
+            broadcast_shapes("t", &b, &a).ok(),
+            "{a:?} with {b:?} reversed"
+        );
     }
 }
 
@@ -285,7 +337,11 @@ fn normalize_axis_range() {
                     assert!(axis >= -n && axis < n, "axis {axis} of {ndim} accepted");
                     assert_eq!(a as isize, if axis < 0 { axis + n } else { axis });
                 }
-                Err(Error::AxisOutOfRange { op, axis: a, ndim: d }) => {
+                Err(Error::AxisOutOfRange {
+                    op,
+                    axis: a,
+                    ndim: d,
+                }) => {
                     assert!(axis < -n || axis >= n, "axis {axis} of {ndim} rejected");
                     assert_eq!((op, a, d), ("op", axis, ndim));
                 }
@@ -294,28 +350,94 @@ fn normalize_axis_range() {
         }
     }
     let msg = normalize_axis("squeeze", 3, 2).unwrap_err().to_string();
-    assert!(msg.contains("squeeze") && msg.contains('3') && msg.contains('2'), "{msg}");
+    assert!(
+        msg.contains("squeeze") && msg.contains('3') && msg.contains('2'),
+        "{msg}"
+    );
 }
 
 // ---- the s! macro and Layout::slice ---------------------------------------------------
 
 fn idx1(spec: &[SliceElem], n: usize) -> Vec<usize> {
-    Layout::contiguous(&[n]).slice(spec).unwrap().iter_offsets().collect()
+    Layout::contiguous(&[n])
+        .slice(spec)
+        .unwrap()
+        .iter_offsets()
+        .collect()
 }
 
 #[test]
 fn s_macro_builds_python_slices() {
-    assert_eq!(s![1..3], [SliceElem::Range { start: Some(1), end: Some(3), step: 1 }]);
-    assert_eq!(s![..], [SliceElem::Range { start: None, end: None, step: 1 }]);
-    assert_eq!(s![..;-1], [SliceElem::Range { start: None, end: None, step: -1 }]);
-    assert_eq!(s![1..;-2], [SliceElem::Range { start: Some(1), end: None, step: -2 }]);
-    assert_eq!(s![..4], [SliceElem::Range { start: None, end: Some(4), step: 1 }]);
-    assert_eq!(s![2..=4], [SliceElem::Range { start: Some(2), end: Some(5), step: 1 }]);
-    assert_eq!(s![..=4], [SliceElem::Range { start: None, end: Some(5), step: 1 }]);
+    assert_eq!(
+        s![1..3],
+        [SliceElem::Range {
+            start: Some(1),
+            end: Some(3),
+            step: 1
+        }]
+    );
+    assert_eq!(
+        s![..],
+        [SliceElem::Range {
+            start: None,
+            end: None,
+            step: 1
+        }]
+    );
+    assert_eq!(
+        s![..;-1],
+        [SliceElem::Range {
+            start: None,
+            end: None,
+            step: -1
+        }]
+    );
+    assert_eq!(
+        s![1..;-2],
+        [SliceElem::Range {
+            start: Some(1),
+            end: None,
+            step: -2
+        }]
+    );
+    assert_eq!(
+        s![..4],
+        [SliceElem::Range {
+            start: None,
+            end: Some(4),
+            step: 1
+        }]
+    );
+    assert_eq!(
+        s![2..=4],
+        [SliceElem::Range {
+            start: Some(2),
+            end: Some(5),
+            step: 1
+        }]
+    );
+    assert_eq!(
+        s![..=4],
+        [SliceElem::Range {
+            start: None,
+            end: Some(5),
+            step: 1
+        }]
+    );
     assert_eq!(s![-1], [SliceElem::Index(-1)]);
     let k = 3usize;
     let step = 2i64;
-    assert_eq!(s![k..k + 2;step, 7i64], [SliceElem::Range { start: Some(3), end: Some(5), step: 2 }, SliceElem::Index(7)]);
+    assert_eq!(
+        s![k..k + 2;step, 7i64],
+        [
+            SliceElem::Range {
+                start: Some(3),
+                end: Some(5),
+                step: 2
+            },
+            SliceElem::Index(7)
+        ]
+    );
     assert_eq!(s![1..3, .., 0..;2, -1, ..;-1,].len(), 5);
     // An index's step is ignored (it is not a range).
     assert_eq!(s![4;2], [SliceElem::Index(4)]);
@@ -353,7 +475,12 @@ fn slice_1d_python_semantics() {
     let e = l.slice(&s![0]).unwrap();
     assert_eq!((e.shape(), e.offset()), (&[][..], 0));
     // Errors, not panics.
-    for bad in [s![10].to_vec(), s![-11].to_vec(), s![..;0].to_vec(), s![1, 2].to_vec()] {
+    for bad in [
+        s![10].to_vec(),
+        s![-11].to_vec(),
+        s![..;0].to_vec(),
+        s![1, 2].to_vec(),
+    ] {
         match l.slice(&bad) {
             Err(Error::InvalidArgument { op, msg }) => assert!(op == "slice" && !msg.is_empty()),
             other => panic!("{bad:?}: expected InvalidArgument, got {other:?}"),
@@ -381,7 +508,11 @@ fn slice_fuzz_against_python() {
         let want = py_slice(start, end, step, n);
         assert_eq!(l.shape(), &[want.len()], "{spec:?} over {n}");
         assert_eq!(offsets(&l), want, "{spec:?} over {n}");
-        assert_eq!(l.iter_offsets().collect::<Vec<_>>(), want, "iter_offsets of {spec:?} over {n}");
+        assert_eq!(
+            l.iter_offsets().collect::<Vec<_>>(),
+            want,
+            "iter_offsets of {spec:?} over {n}"
+        );
     }
 }
 
@@ -417,7 +548,9 @@ fn slice_multi_axis_fuzz_on_views() {
                 assert_eq!(hi, *want.offs.iter().max().unwrap() + 1, "span of {l:?}");
             }
             (Err(Error::InvalidArgument { .. }), None) => {}
-            (got, want) => panic!("{base:?} {spec:?}: cuarray gave {got:?}, the reference {want:?}"),
+            (got, want) => {
+                panic!("{base:?} {spec:?}: cuarray gave {got:?}, the reference {want:?}")
+            }
         }
     }
 }
@@ -430,7 +563,10 @@ fn slice_multi_axis_cases() {
     assert_eq!(v.shape(), &[7, 1]);
     assert_eq!(offsets(&v), want.offs);
     // 9 columns: 1..;-2 walks back from index 1: just [1].
-    assert_eq!(offsets(&v), (0..7).rev().map(|i| i * 9 + 1).collect::<Vec<_>>());
+    assert_eq!(
+        offsets(&v),
+        (0..7).rev().map(|i| i * 9 + 1).collect::<Vec<_>>()
+    );
     let v = l.slice(&s![..;-1, -1..;-2]).unwrap();
     assert_eq!(v.shape(), &[7, 5]);
     assert_eq!(v.strides(), &[-9, -2]);
@@ -441,7 +577,9 @@ fn slice_multi_axis_cases() {
     assert_eq!(offsets(&v), vec![4, 5, 6, 7, 16, 17, 18, 19]);
     let v = l3.slice(&s![-1, -1, -1]).unwrap();
     assert_eq!((v.shape(), v.offset()), (&[][..], 23));
-    let v = l3.slice(&[SliceElem::NewAxis, SliceElem::Index(1), SliceElem::NewAxis]).unwrap();
+    let v = l3
+        .slice(&[SliceElem::NewAxis, SliceElem::Index(1), SliceElem::NewAxis])
+        .unwrap();
     assert_eq!(v.shape(), &[1, 1, 3, 4]);
     assert_eq!(v.offset(), 12);
 }
@@ -484,7 +622,11 @@ fn layout_iter_offsets_matches_definition() {
         assert_eq!(l.iter_offsets().collect::<Vec<_>>(), offsets(&l), "{l:?}");
         for idx in indices(l.shape()).iter().take(50) {
             let direct = (l.offset() as isize
-                + idx.iter().zip(l.strides()).map(|(&i, &s)| i as isize * s).sum::<isize>()) as usize;
+                + idx
+                    .iter()
+                    .zip(l.strides())
+                    .map(|(&i, &s)| i as isize * s)
+                    .sum::<isize>()) as usize;
             assert_eq!(l.index_of(idx), direct, "{l:?} at {idx:?}");
         }
     }
@@ -497,20 +639,35 @@ fn layout_permute_squeeze_expand() {
     assert_eq!(p.shape(), &[3, 2, 1]);
     assert_eq!(offsets(&p), Grid::of(&l).permute(&[2, 0, 1]).offs);
     for bad in [&[0usize, 0, 1][..], &[0, 1], &[0, 1, 3], &[0, 1, 2, 3]] {
-        assert!(matches!(l.permute(bad), Err(Error::InvalidArgument { .. })), "{bad:?}");
+        assert!(
+            matches!(l.permute(bad), Err(Error::InvalidArgument { .. })),
+            "{bad:?}"
+        );
     }
     assert_eq!(l.squeeze().shape(), &[2, 3]);
     assert_eq!(offsets(&l.squeeze()), offsets(&l));
     assert_eq!(l.squeeze_axis(1).unwrap().shape(), &[2, 3]);
     assert_eq!(l.squeeze_axis(-2).unwrap().shape(), &[2, 3]);
-    assert!(matches!(l.squeeze_axis(0), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(l.squeeze_axis(3), Err(Error::AxisOutOfRange { .. })));
+    assert!(matches!(
+        l.squeeze_axis(0),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        l.squeeze_axis(3),
+        Err(Error::AxisOutOfRange { .. })
+    ));
     assert_eq!(l.expand_dims(-1).unwrap().shape(), &[2, 1, 3, 1]);
     assert_eq!(l.expand_dims(0).unwrap().shape(), &[1, 2, 1, 3]);
     assert_eq!(l.expand_dims(3).unwrap().shape(), &[2, 1, 3, 1]);
     assert_eq!(l.expand_dims(-4).unwrap().shape(), &[1, 2, 1, 3]);
-    assert!(matches!(l.expand_dims(4), Err(Error::AxisOutOfRange { .. })));
-    assert!(matches!(l.expand_dims(-5), Err(Error::AxisOutOfRange { .. })));
+    assert!(matches!(
+        l.expand_dims(4),
+        Err(Error::AxisOutOfRange { .. })
+    ));
+    assert!(matches!(
+        l.expand_dims(-5),
+        Err(Error::AxisOutOfRange { .. })
+    ));
     assert_eq!(offsets(&l.expand_dims(1).unwrap()), offsets(&l));
     let i = Layout::contiguous(&[4, 5]).index_axis(1, 2);
     assert_eq!((i.shape(), offsets(&i)), (&[4][..], vec![2, 7, 12, 17]));
@@ -531,7 +688,10 @@ fn broadcast_to_views_and_errors() {
             Err(e @ Error::Broadcast { .. }) => {
                 let msg = e.to_string();
                 let want = format!("{bad:?}");
-                assert!(msg.contains("[3, 1]") && msg.contains(&want) && msg.contains("broadcast_to"), "{msg}");
+                assert!(
+                    msg.contains("[3, 1]") && msg.contains(&want) && msg.contains("broadcast_to"),
+                    "{msg}"
+                );
             }
             other => panic!("broadcast (3,1) to {bad:?}: {other:?}"),
         }
@@ -541,10 +701,18 @@ fn broadcast_to_views_and_errors() {
     for _ in 0..500 {
         let base = random_layout(&mut rng, 3);
         let mut target: Vec<usize> = (0..rng.below(2)).map(|_| rng.below(3)).collect();
-        target.extend(base.shape().iter().map(|&d| if d == 1 { rng.below(4) } else { d }));
+        target.extend(
+            base.shape()
+                .iter()
+                .map(|&d| if d == 1 { rng.below(4) } else { d }),
+        );
         let b = base.broadcast_to(&target).unwrap();
         assert_eq!(b.shape(), target.as_slice());
-        assert_eq!(offsets(&b), Grid::of(&base).broadcast(&target).offs, "{base:?} -> {target:?}");
+        assert_eq!(
+            offsets(&b),
+            Grid::of(&base).broadcast(&target).offs,
+            "{base:?} -> {target:?}"
+        );
     }
 }
 
@@ -590,7 +758,10 @@ fn reshape_view_known_cases() {
     let l = Layout::contiguous(&[4, 6]);
     let r = l.reshape_view(&[2, 2, 3, 2]).unwrap();
     assert_eq!(r.strides(), &[12, 6, 2, 1]);
-    assert!(l.t().reshape_view(&[24]).is_none(), "flattening a transpose needs a copy");
+    assert!(
+        l.t().reshape_view(&[24]).is_none(),
+        "flattening a transpose needs a copy"
+    );
     let t = l.t();
     let r = t.reshape_view(&[3, 2, 4]).unwrap();
     assert_eq!(offsets(&r), offsets(&t));
@@ -599,14 +770,20 @@ fn reshape_view_known_cases() {
     // Reversed rows: splitting works, merging does not.
     let rev = l.slice(&s![..;-1, ..]).unwrap();
     assert!(rev.reshape_view(&[8, 3]).is_none());
-    assert_eq!(offsets(&rev.reshape_view(&[4, 2, 3]).unwrap()), offsets(&rev));
+    assert_eq!(
+        offsets(&rev.reshape_view(&[4, 2, 3]).unwrap()),
+        offsets(&rev)
+    );
     // Every other column is one regular walk: a view.
     let half = l.slice(&s![.., ..;2]).unwrap();
     assert_eq!(offsets(&half.reshape_view(&[12]).unwrap()), offsets(&half));
     // The first three columns: rows stay separate.
     let left = l.slice(&s![.., ..3]).unwrap();
     assert!(left.reshape_view(&[12]).is_none());
-    assert_eq!(offsets(&left.reshape_view(&[2, 2, 3, 1]).unwrap()), offsets(&left));
+    assert_eq!(
+        offsets(&left.reshape_view(&[2, 2, 3, 1]).unwrap()),
+        offsets(&left)
+    );
     // A reversed 1-D axis can be split.
     let r1 = Layout::contiguous(&[12]).slice(&s![..;-1]).unwrap();
     let v = r1.reshape_view(&[3, 4]).unwrap();
@@ -640,15 +817,25 @@ fn reshape_view_fuzz_against_brute_force() {
             Some(v) => {
                 views += 1;
                 assert_eq!(v.shape(), new_shape.as_slice());
-                assert_eq!(offsets(&v), offs, "reshape_view of {l:?} to {new_shape:?} walks other elements");
+                assert_eq!(
+                    offsets(&v),
+                    offs,
+                    "reshape_view of {l:?} to {new_shape:?} walks other elements"
+                );
             }
             None => {
                 copies += 1;
-                assert!(!exists, "reshape_view of {l:?} to {new_shape:?} is None but a view exists");
+                assert!(
+                    !exists,
+                    "reshape_view of {l:?} to {new_shape:?} is None but a view exists"
+                );
             }
         }
     }
-    assert!(views > 100 && copies > 100, "fuzz coverage: {views} views, {copies} copies");
+    assert!(
+        views > 100 && copies > 100,
+        "fuzz coverage: {views} views, {copies} copies"
+    );
 }
 
 #[test]
@@ -662,11 +849,15 @@ fn infer_shape_rules_and_errors() {
     assert_eq!(Layout::infer_shape(0, &[3, -1]).unwrap(), vec![3, 0]);
     assert_eq!(Layout::infer_shape(0, &[3, 0, 2]).unwrap(), vec![3, 0, 2]);
     match Layout::infer_shape(24, &[-1, -1]) {
-        Err(Error::InvalidArgument { op, msg }) => assert!(op == "reshape" && msg.contains("-1"), "{msg}"),
+        Err(Error::InvalidArgument { op, msg }) => {
+            assert!(op == "reshape" && msg.contains("-1"), "{msg}")
+        }
         other => panic!("two -1: {other:?}"),
     }
     match Layout::infer_shape(24, &[-2, 12]) {
-        Err(Error::InvalidArgument { op, msg }) => assert!(op == "reshape" && msg.contains("-2"), "{msg}"),
+        Err(Error::InvalidArgument { op, msg }) => {
+            assert!(op == "reshape" && msg.contains("-2"), "{msg}")
+        }
         other => panic!("-2: {other:?}"),
     }
     match Layout::infer_shape(24, &[-1, 5]) {
@@ -677,12 +868,20 @@ fn infer_shape_rules_and_errors() {
         other => panic!("24 into (-1, 5): {other:?}"),
     }
     match Layout::infer_shape(24, &[5, 5]) {
-        Err(Error::ShapeMismatch { lhs, rhs, .. }) => assert_eq!((lhs, rhs), (vec![24], vec![5, 5])),
+        Err(Error::ShapeMismatch { lhs, rhs, .. }) => {
+            assert_eq!((lhs, rhs), (vec![24], vec![5, 5]))
+        }
         other => panic!("24 into (5, 5): {other:?}"),
     }
     // NumPy refuses to infer -1 next to a 0 extent.
-    assert!(matches!(Layout::infer_shape(0, &[0, -1]), Err(Error::ShapeMismatch { .. })));
-    assert!(matches!(Layout::infer_shape(6, &[]), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        Layout::infer_shape(0, &[0, -1]),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        Layout::infer_shape(6, &[]),
+        Err(Error::ShapeMismatch { .. })
+    ));
 }
 
 // ---- collapse and plan ---------------------------------------------------------------
@@ -706,24 +905,40 @@ fn collapse_keeps_every_operand_offset() {
         let strides: Vec<&[isize]> = ops.iter().map(|l| l.strides()).collect();
         let c = collapse(&shape, &strides);
         assert_eq!(c.strides.len(), 3);
-        assert!(c.shape.iter().all(|&d| d != 1), "extents of 1 survive: {c:?}");
-        assert_eq!(c.shape.iter().product::<usize>(), shape.iter().product::<usize>());
+        assert!(
+            c.shape.iter().all(|&d| d != 1),
+            "extents of 1 survive: {c:?}"
+        );
+        assert_eq!(
+            c.shape.iter().product::<usize>(),
+            shape.iter().product::<usize>()
+        );
         assert!(c.shape.len() <= shape.len());
         if shape.iter().product::<usize>() == 0 {
             continue;
         }
         for (l, s) in ops.iter().zip(&c.strides) {
             assert_eq!(s.len(), c.shape.len());
-            assert_eq!(offsets_of(&c.shape, s, l.offset()), offsets(l), "collapse of {shape:?} {strides:?}");
+            assert_eq!(
+                offsets_of(&c.shape, s, l.offset()),
+                offsets(l),
+                "collapse of {shape:?} {strides:?}"
+            );
         }
         // Nothing mergeable is left unmerged.
         for k in 1..c.shape.len() {
-            let all = c.strides.iter().all(|s| s[k - 1] == s[k] * c.shape[k] as isize);
+            let all = c
+                .strides
+                .iter()
+                .all(|s| s[k - 1] == s[k] * c.shape[k] as isize);
             assert!(!all, "axes {} and {k} could still merge: {c:?}", k - 1);
         }
     }
     let c = collapse(&[2, 3, 4], &[&[12, 4, 1], &[0, 4, 1]]);
-    assert_eq!((c.shape, c.strides), (vec![2, 12], vec![vec![12, 1], vec![0, 1]]));
+    assert_eq!(
+        (c.shape, c.strides),
+        (vec![2, 12], vec![vec![12, 1], vec![0, 1]])
+    );
     let c = collapse(&[], &[&[], &[]]);
     assert!(c.shape.is_empty() && c.strides == vec![Vec::<isize>::new(); 2]);
 }
@@ -732,37 +947,87 @@ fn collapse_keeps_every_operand_offset() {
 fn plan_chooses_variant_and_index_width() {
     // Contiguous operands of any rank: one flat loop.
     let p = plan(&[4, 5, 6], &[&[30, 6, 1], &[30, 6, 1]]).unwrap();
-    assert_eq!((p.variant, p.index, p.size), (Variant::Contiguous, IndexWidth::I32, 120));
+    assert_eq!(
+        (p.variant, p.index, p.size),
+        (Variant::Contiguous, IndexWidth::I32, 120)
+    );
     assert_eq!(plan(&[], &[&[], &[]]).unwrap().variant, Variant::Contiguous);
-    assert_eq!(plan(&[1, 1, 1], &[&[7, 3, 1], &[0, 0, 0]]).unwrap().variant, Variant::Contiguous);
+    assert_eq!(
+        plan(&[1, 1, 1], &[&[7, 3, 1], &[0, 0, 0]]).unwrap().variant,
+        Variant::Contiguous
+    );
     // Broadcast (3,1)+(4,): two dims.
     let out = Layout::contiguous(&[3, 4]);
     let a = Layout::contiguous(&[3, 1]).broadcast_to(&[3, 4]).unwrap();
     let b = Layout::contiguous(&[4]).broadcast_to(&[3, 4]).unwrap();
     let p = plan(&[3, 4], &[out.strides(), a.strides(), b.strides()]).unwrap();
     assert_eq!(p.variant, Variant::Strided { ndim: 2 });
-    assert_eq!(p.collapsed.strides, vec![vec![4, 1], vec![1, 0], vec![0, 1]]);
+    assert_eq!(
+        p.collapsed.strides,
+        vec![vec![4, 1], vec![1, 0], vec![0, 1]]
+    );
     // A transposed operand goes through shared-memory tiles (bit k: operand k, outputs
     // first); a reversed one is strided.
-    assert_eq!(plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap().variant, Variant::Tiled { staged: 0b10 });
+    assert_eq!(
+        plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap().variant,
+        Variant::Tiled { staged: 0b10 }
+    );
     // A transposed output is iterated in its own order: the input becomes the staged one.
-    assert_eq!(plan(&[4, 5], &[&[1, 4], &[5, 1]]).unwrap().variant, Variant::Tiled { staged: 0b10 });
-    assert_eq!(plan(&[4, 5], &[&[5, 1], &[1, 4], &[1, 4]]).unwrap().variant, Variant::Tiled { staged: 0b110 });
-    assert_eq!(plan(&[4, 5], &[&[5, 1], &[-1, -4]]).unwrap().variant, Variant::Tiled { staged: 0b10 });
-    assert_eq!(plan(&[4, 5], &[&[5, 1], &[-5, 1]]).unwrap().variant, Variant::Strided { ndim: 2 });
+    assert_eq!(
+        plan(&[4, 5], &[&[1, 4], &[5, 1]]).unwrap().variant,
+        Variant::Tiled { staged: 0b10 }
+    );
+    assert_eq!(
+        plan(&[4, 5], &[&[5, 1], &[1, 4], &[1, 4]]).unwrap().variant,
+        Variant::Tiled { staged: 0b110 }
+    );
+    assert_eq!(
+        plan(&[4, 5], &[&[5, 1], &[-1, -4]]).unwrap().variant,
+        Variant::Tiled { staged: 0b10 }
+    );
+    assert_eq!(
+        plan(&[4, 5], &[&[5, 1], &[-5, 1]]).unwrap().variant,
+        Variant::Strided { ndim: 2 }
+    );
     // Three dimensions are never tiled.
-    assert_eq!(plan(&[2, 4, 5], &[&[20, 5, 1], &[1, 2, 8]]).unwrap().variant, Variant::Strided { ndim: 3 });
-    assert_eq!(plan(&[5], &[&[1], &[-1]]).unwrap().variant, Variant::Strided { ndim: 1 });
+    assert_eq!(
+        plan(&[2, 4, 5], &[&[20, 5, 1], &[1, 2, 8]])
+            .unwrap()
+            .variant,
+        Variant::Strided { ndim: 3 }
+    );
+    assert_eq!(
+        plan(&[5], &[&[1], &[-1]]).unwrap().variant,
+        Variant::Strided { ndim: 1 }
+    );
     // A broadcast scalar.
-    assert_eq!(plan(&[7], &[&[1], &[0]]).unwrap().variant, Variant::Strided { ndim: 1 });
+    assert_eq!(
+        plan(&[7], &[&[1], &[0]]).unwrap().variant,
+        Variant::Strided { ndim: 1 }
+    );
     // Index width: by element count...
     assert_eq!(plan(&[1 << 30], &[&[1]]).unwrap().index, IndexWidth::I32);
-    assert_eq!(plan(&[(1 << 30) + 1], &[&[1]]).unwrap().index, IndexWidth::I64);
-    assert_eq!(plan(&[(1 << 31) + 1000], &[&[1], &[-1]]).unwrap().index, IndexWidth::I64);
+    assert_eq!(
+        plan(&[(1 << 30) + 1], &[&[1]]).unwrap().index,
+        IndexWidth::I64
+    );
+    assert_eq!(
+        plan(&[(1 << 31) + 1000], &[&[1], &[-1]]).unwrap().index,
+        IndexWidth::I64
+    );
     // ...and by the farthest element an operand reaches.
-    assert_eq!(plan(&[2], &[&[1], &[1 << 31]]).unwrap().index, IndexWidth::I64);
-    assert_eq!(plan(&[2, 3], &[&[3, 1], &[-(1 << 31), 1]]).unwrap().index, IndexWidth::I64);
-    assert_eq!(plan(&[3], &[&[1], &[1 << 28]]).unwrap().index, IndexWidth::I32);
+    assert_eq!(
+        plan(&[2], &[&[1], &[1 << 31]]).unwrap().index,
+        IndexWidth::I64
+    );
+    assert_eq!(
+        plan(&[2, 3], &[&[3, 1], &[-(1 << 31), 1]]).unwrap().index,
+        IndexWidth::I64
+    );
+    assert_eq!(
+        plan(&[3], &[&[1], &[1 << 28]]).unwrap().index,
+        IndexWidth::I32
+    );
     // Empty: nothing to launch.
     assert_eq!(plan(&[3, 0], &[&[0, 1], &[0, 1]]).unwrap().size, 0);
     // More dimensions than kernels index, after merging: an error, not a panic.
@@ -771,14 +1036,23 @@ fn plan_chooses_variant_and_index_width() {
     let strides: Vec<isize> = (0..n).map(|k| 3isize.pow((n - 1 - k) as u32)).collect();
     let out = Layout::contiguous(&shape);
     match plan(&shape, &[out.strides(), strides.as_slice()]) {
-        Err(Error::InvalidArgument { msg, .. }) => assert!(msg.contains(&MAX_DIMS.to_string()), "{msg}"),
+        Err(Error::InvalidArgument { msg, .. }) => {
+            assert!(msg.contains(&MAX_DIMS.to_string()), "{msg}")
+        }
         other => panic!("17 unmergeable dims: {other:?}"),
     }
     let shape = vec![2usize; MAX_DIMS];
-    let strides: Vec<isize> = (0..MAX_DIMS).map(|k| 3isize.pow((MAX_DIMS - 1 - k) as u32)).collect();
+    let strides: Vec<isize> = (0..MAX_DIMS)
+        .map(|k| 3isize.pow((MAX_DIMS - 1 - k) as u32))
+        .collect();
     let out = Layout::contiguous(&shape);
     let p = plan(&shape, &[out.strides(), strides.as_slice()]).unwrap();
-    assert_eq!(p.variant, Variant::Strided { ndim: MAX_DIMS as u8 });
+    assert_eq!(
+        p.variant,
+        Variant::Strided {
+            ndim: MAX_DIMS as u8
+        }
+    );
 }
 
 #[test]
@@ -787,17 +1061,39 @@ fn refine_upgrades_to_vector_loads() {
     let f = DType::F32;
     assert_eq!(vector_width([(0x1000, f), (0x2000, f)]), 4);
     assert_eq!(vector_width([(0x1000, f), (0x2008, f)]), 1);
-    assert_eq!(vector_width([(0x1000, DType::Bool), (0x2000, DType::U8)]), 16);
-    assert_eq!(vector_width([(0x1000, DType::F16), (0x2000, DType::F64)]), 2);
+    assert_eq!(
+        vector_width([(0x1000, DType::Bool), (0x2000, DType::U8)]),
+        16
+    );
+    assert_eq!(
+        vector_width([(0x1000, DType::F16), (0x2000, DType::F64)]),
+        2
+    );
     // Flat: vectorized when every pointer is 16-byte aligned.
     let p = plan(&[1000], &[&[1], &[1]]).unwrap();
-    assert_eq!(refine(&p, &[(0x1000, f), (0x2000, f)], 1), Variant::Vectorized { vec: 4 });
-    assert_eq!(refine(&p, &[(0x1000, f), (0x2004, f)], 1), Variant::Contiguous);
-    assert_eq!(refine(&p, &[(0x1000, DType::U8), (0x2000, DType::U8)], 1), Variant::Vectorized { vec: 16 });
+    assert_eq!(
+        refine(&p, &[(0x1000, f), (0x2000, f)], 1),
+        Variant::Vectorized { vec: 4 }
+    );
+    assert_eq!(
+        refine(&p, &[(0x1000, f), (0x2004, f)], 1),
+        Variant::Contiguous
+    );
+    assert_eq!(
+        refine(&p, &[(0x1000, DType::U8), (0x2000, DType::U8)], 1),
+        Variant::Vectorized { vec: 16 }
+    );
     // Rows of contiguous data plus a broadcast column: row-vectorized.
     let p = plan(&[8, 12], &[&[12, 1], &[12, 1], &[1, 0]]).unwrap();
     let ptrs = [(0x1000, f), (0x2000, f), (0x3000, f)];
-    assert_eq!(refine(&p, &ptrs, 1), Variant::StridedVec { ndim: 2, vec: 4, bcast: 0b100 });
+    assert_eq!(
+        refine(&p, &ptrs, 1),
+        Variant::StridedVec {
+            ndim: 2,
+            vec: 4,
+            bcast: 0b100
+        }
+    );
     // Row length or row stride not a multiple of the vector: strided.
     let p = plan(&[8, 13], &[&[13, 1], &[13, 1], &[1, 0]]).unwrap();
     assert_eq!(refine(&p, &ptrs, 1), Variant::Strided { ndim: 2 });
@@ -826,25 +1122,49 @@ fn render_is_well_formed_for_library_specs() {
         let src = codegen::render(&spec);
         let sym = spec.symbol();
         assert!(sym.starts_with("cuarray_ew_") && sym.is_ascii(), "{sym}");
-        assert!(sym.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{sym}");
-        assert!(src.contains(&format!(" {sym}(")), "{sym} not defined in its source");
-        assert!(src.contains("extern \"C\" __global__"), "{sym}: no extern \"C\" kernel");
+        assert!(
+            sym.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{sym}"
+        );
+        assert!(
+            src.contains(&format!(" {sym}(")),
+            "{sym} not defined in its source"
+        );
+        assert!(
+            src.contains("extern \"C\" __global__"),
+            "{sym}: no extern \"C\" kernel"
+        );
         assert!(src.contains(&spec.body.to_string()), "{sym}: body missing");
-        assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}: unbalanced braces");
+        assert_eq!(
+            src.matches('{').count(),
+            src.matches('}').count(),
+            "{sym}: unbalanced braces"
+        );
         for (k, d) in spec.inputs.as_slice().iter().enumerate() {
-            assert!(src.contains(&format!("typedef {} in{k}_t;", d.cuda_type())), "{sym}: in{k}_t");
+            assert!(
+                src.contains(&format!("typedef {} in{k}_t;", d.cuda_type())),
+                "{sym}: in{k}_t"
+            );
         }
         for (k, d) in spec.outputs.as_slice().iter().enumerate() {
-            assert!(src.contains(&format!("typedef {} out{k}_t;", d.cuda_type())), "{sym}: out{k}_t");
+            assert!(
+                src.contains(&format!("typedef {} out{k}_t;", d.cuda_type())),
+                "{sym}: out{k}_t"
+            );
         }
         for (k, d) in spec.scalars.as_slice().iter().enumerate() {
-            assert!(src.contains(&format!("typedef {} s{k}_t;", d.cuda_type())), "{sym}: s{k}_t");
+            assert!(
+                src.contains(&format!("typedef {} s{k}_t;", d.cuda_type())),
+                "{sym}: s{k}_t"
+            );
         }
         let narg = spec.inputs.len() + spec.outputs.len();
         let idx = spec.index.cuda_type();
         let param = match spec.variant {
             Variant::Contiguous | Variant::Vectorized { .. } => "const long long n".to_string(),
-            Variant::Strided { ndim } | Variant::StridedVec { ndim, .. } => format!("Indexer<{narg}, {ndim}, {idx}> ix"),
+            Variant::Strided { ndim } | Variant::StridedVec { ndim, .. } => {
+                format!("Indexer<{narg}, {ndim}, {idx}> ix")
+            }
             Variant::Tiled { .. } => format!("Indexer<{narg}, 2, {idx}> ix"),
             // Reduction variants belong to another family.
             _ => continue,
@@ -870,7 +1190,10 @@ fn render_example_from_the_docs() {
     };
     assert_eq!(spec.symbol(), "cuarray_ew_add_f32f32_f32_c_i32");
     let src = codegen::render(&spec);
-    assert!(src.contains("cuarray_ew_add_f32f32_f32_c_i32("), "symbol missing");
+    assert!(
+        src.contains("cuarray_ew_add_f32f32_f32_c_i32("),
+        "symbol missing"
+    );
     assert!(src.starts_with("// cuarray common.cuh"));
 }
 
@@ -886,8 +1209,24 @@ fn symbols_are_unique_across_types_variants_and_widths() {
     }
     assert!(seen.len() > 900, "{} distinct symbols", seen.len());
     // Scalars are part of the name.
-    let a = spec_for("full", "out0 = s0;", &[], &[DType::F32], &[DType::F32], Variant::Contiguous, IndexWidth::I32);
-    let b = spec_for("full", "out0 = s0;", &[], &[DType::F32], &[DType::F64], Variant::Contiguous, IndexWidth::I32);
+    let a = spec_for(
+        "full",
+        "out0 = s0;",
+        &[],
+        &[DType::F32],
+        &[DType::F32],
+        Variant::Contiguous,
+        IndexWidth::I32,
+    );
+    let b = spec_for(
+        "full",
+        "out0 = s0;",
+        &[],
+        &[DType::F32],
+        &[DType::F64],
+        Variant::Contiguous,
+        IndexWidth::I32,
+    );
     assert_ne!(a.symbol(), b.symbol());
 }
 
@@ -897,10 +1236,31 @@ fn symbols_are_unique_across_types_variants_and_widths() {
 fn symbols_differ_for_scalar_lhs_and_rhs() {
     for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
         let d = DType::F32;
-        let lhs = spec_for(op.rname(), op.body_scalar_lhs(), &[d], &[d], &[d], Variant::Contiguous, IndexWidth::I32);
-        let rhs = spec_for(op.name(), op.body_scalar_rhs(), &[d], &[d], &[d], Variant::Contiguous, IndexWidth::I32);
+        let lhs = spec_for(
+            op.rname(),
+            op.body_scalar_lhs(),
+            &[d],
+            &[d],
+            &[d],
+            Variant::Contiguous,
+            IndexWidth::I32,
+        );
+        let rhs = spec_for(
+            op.name(),
+            op.body_scalar_rhs(),
+            &[d],
+            &[d],
+            &[d],
+            Variant::Contiguous,
+            IndexWidth::I32,
+        );
         assert_ne!(lhs, rhs);
-        assert_ne!(lhs.symbol(), rhs.symbol(), "{} scalar lhs and rhs share a symbol", op.name());
+        assert_ne!(
+            lhs.symbol(),
+            rhs.symbol(),
+            "{} scalar lhs and rhs share a symbol",
+            op.name()
+        );
     }
 }
 
@@ -915,7 +1275,10 @@ fn binary_op_bodies() {
         assert_eq!(op.body_scalar_rhs(), format!("out0 = {f}in0, s0);"));
         assert_eq!(op.body_scalar_lhs(), format!("out0 = {f}s0, in0);"));
     }
-    assert!(codegen::render(&common_specs()[0]).contains("cuarray_div"), "ops.cuh is not part of the source");
+    assert!(
+        codegen::render(&common_specs()[0]).contains("cuarray_div"),
+        "ops.cuh is not part of the source"
+    );
 }
 
 #[test]
@@ -936,20 +1299,43 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn cache_key_depends_on_every_input() {
-    let o = vec!["--gpu-architecture=sm_90".to_string(), "--std=c++17".to_string()];
+    let o = vec![
+        "--gpu-architecture=sm_90".to_string(),
+        "--std=c++17".to_string(),
+    ];
     let k = cache_key("src", &o, (13, 0));
     assert_eq!(k.len(), 64);
-    assert!(k.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    assert!(k
+        .chars()
+        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
     assert_eq!(k, cache_key("src", &o, (13, 0)));
     let others = [
         cache_key("src ", &o, (13, 0)),
         cache_key("src", &o[..1], (13, 0)),
-        cache_key("src", &["--gpu-architecture=sm_80".to_string(), "--std=c++17".to_string()], (13, 0)),
+        cache_key(
+            "src",
+            &[
+                "--gpu-architecture=sm_80".to_string(),
+                "--std=c++17".to_string(),
+            ],
+            (13, 0),
+        ),
         cache_key("src", &o, (13, 1)),
         cache_key("src", &o, (12, 0)),
         // Concatenation ambiguity: the separators keep these apart.
-        cache_key("sr", &["c--gpu-architecture=sm_90".to_string(), "--std=c++17".to_string()], (13, 0)),
-        cache_key("src", &["--gpu-architecture=sm_90--std=c++17".to_string()], (13, 0)),
+        cache_key(
+            "sr",
+            &[
+                "c--gpu-architecture=sm_90".to_string(),
+                "--std=c++17".to_string(),
+            ],
+            (13, 0),
+        ),
+        cache_key(
+            "src",
+            &["--gpu-architecture=sm_90--std=c++17".to_string()],
+            (13, 0),
+        ),
     ];
     let set: HashSet<&String> = others.iter().chain([&k]).collect();
     assert_eq!(set.len(), others.len() + 1, "some keys collide");
@@ -961,7 +1347,10 @@ fn disk_cache_roundtrip_and_corruption() {
     let c = DiskCache::new(&dir);
     assert_eq!(c.dir(), dir.as_path());
     assert!(c.load("missing").is_none(), "a missing entry loads");
-    let blob: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).chain(*b"\n\x7fELF\n").collect();
+    let blob: Vec<u8> = (0..5000u32)
+        .map(|i| (i * 7 % 251) as u8)
+        .chain(*b"\n\x7fELF\n")
+        .collect();
     let key = cache_key("a kernel", &["--x".to_string()], (13, 0));
     c.store(&key, &blob);
     assert_eq!(c.load(&key).as_deref(), Some(blob.as_slice()));
@@ -987,15 +1376,24 @@ fn disk_cache_roundtrip_and_corruption() {
             d[nl - 1] = if d[nl - 1] == b'0' { b'1' } else { b'0' };
             d
         }),
-        ("no header line", blob.iter().copied().filter(|&b| b != b'\n').collect()),
+        (
+            "no header line",
+            blob.iter().copied().filter(|&b| b != b'\n').collect(),
+        ),
         ("a wrong magic", {
             let mut d = good.clone();
             d[0] ^= 0x20;
             d
         }),
         ("an empty file", Vec::new()),
-        ("header only", good[..=good.iter().position(|&b| b == b'\n').unwrap()].to_vec()),
-        ("not UTF-8 header", [&[0xffu8, 0xfe, b'\n'][..], &blob].concat()),
+        (
+            "header only",
+            good[..=good.iter().position(|&b| b == b'\n').unwrap()].to_vec(),
+        ),
+        (
+            "not UTF-8 header",
+            [&[0xffu8, 0xfe, b'\n'][..], &blob].concat(),
+        ),
     ];
     for (what, data) in corruptions {
         std::fs::write(&path, &data).unwrap();
@@ -1009,9 +1407,17 @@ fn disk_cache_roundtrip_and_corruption() {
     assert_eq!(c.load(&key).as_deref(), Some(blob.as_slice()));
     c.store(&key, b"second");
     assert_eq!(c.load(&key).as_deref(), Some(&b"second"[..]));
-    let names: Vec<String> =
-        std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    assert!(names.iter().all(|n| n.ends_with(".cubin") && !n.starts_with('.')), "leftovers: {names:?}");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| n.ends_with(".cubin") && !n.starts_with('.')),
+        "leftovers: {names:?}"
+    );
     // Storing into an unusable directory is silently skipped.
     let file_not_dir = dir.join(format!("{key}.cubin"));
     let bad = DiskCache::new(file_not_dir.join("sub"));
@@ -1029,7 +1435,10 @@ fn disk_cache_from_env() {
     assert_eq!(DiskCache::from_env().unwrap().dir(), dir.as_path());
     for off in ["off", "OFF", "0"] {
         std::env::set_var("CUARRAY_CACHE", off);
-        assert!(DiskCache::from_env().is_none(), "CUARRAY_CACHE={off} leaves the cache on");
+        assert!(
+            DiskCache::from_env().is_none(),
+            "CUARRAY_CACHE={off} leaves the cache on"
+        );
     }
     std::env::set_var("CUARRAY_CACHE", "on");
     assert!(DiskCache::from_env().is_some());
@@ -1069,8 +1478,14 @@ fn dtypes_and_elements() {
     check::<u64>("u64");
     check::<bool>("bool");
     let floats: Vec<DType> = DType::ALL.into_iter().filter(|d| d.is_float()).collect();
-    assert_eq!(floats, vec![DType::F16, DType::BF16, DType::F32, DType::F64]);
-    let signed: Vec<DType> = DType::ALL.into_iter().filter(|d| d.is_signed_int()).collect();
+    assert_eq!(
+        floats,
+        vec![DType::F16, DType::BF16, DType::F32, DType::F64]
+    );
+    let signed: Vec<DType> = DType::ALL
+        .into_iter()
+        .filter(|d| d.is_signed_int())
+        .collect();
     assert_eq!(signed, vec![DType::I8, DType::I16, DType::I32, DType::I64]);
     assert_eq!(u64::MAX.to_i64_wrapping(), -1);
     assert_eq!(i8::from_f64(-300.0), -128);
@@ -1110,8 +1525,16 @@ fn device_errors_are_errors_not_panics() {
             assert!(!available, "is_available() but Device::new(0) failed: {e}");
             let msg = e.to_string();
             assert!(!msg.trim().is_empty(), "empty error message");
-            if let Error::LibraryNotFound { library, hint, looked_for } = &e {
-                assert!(!library.is_empty() && !hint.is_empty() && !looked_for.is_empty(), "{e:?}");
+            if let Error::LibraryNotFound {
+                library,
+                hint,
+                looked_for,
+            } = &e
+            {
+                assert!(
+                    !library.is_empty() && !hint.is_empty() && !looked_for.is_empty(),
+                    "{e:?}"
+                );
                 assert!(msg.contains(library), "{msg}");
             }
         }
@@ -1155,25 +1578,56 @@ fn nvrtc_errors_are_errors_not_panics() {
     }
     assert_eq!(
         cuarray::kernels::nvrtc::options((9, 0)),
-        vec!["--gpu-architecture=sm_90".to_string(), "--std=c++17".to_string()]
+        vec![
+            "--gpu-architecture=sm_90".to_string(),
+            "--std=c++17".to_string()
+        ]
     );
 }
 
 #[test]
 fn error_messages_carry_their_context() {
     let cases: Vec<(Error, Vec<&str>)> = vec![
-        (Error::HostLength { op: "from_host", expected: 6, got: 5 }, vec!["from_host", "6", "5"]),
         (
-            Error::ShapeMismatch { op: "concatenate", msg: "axis 1".into(), lhs: vec![3, 4], rhs: vec![3, 5] },
+            Error::HostLength {
+                op: "from_host",
+                expected: 6,
+                got: 5,
+            },
+            vec!["from_host", "6", "5"],
+        ),
+        (
+            Error::ShapeMismatch {
+                op: "concatenate",
+                msg: "axis 1".into(),
+                lhs: vec![3, 4],
+                rhs: vec![3, 5],
+            },
             vec!["concatenate", "[3, 4]", "[3, 5]", "axis 1"],
         ),
         (
-            Error::OutOfMemory { requested: 1 << 40, in_use: 77, limit: None, free: 10, total: 20 },
+            Error::OutOfMemory {
+                requested: 1 << 40,
+                in_use: 77,
+                limit: None,
+                free: 10,
+                total: 20,
+            },
             vec!["1099511627776", "10", "20"],
         ),
-        (Error::DeviceOutOfRange { ordinal: 3, count: 1 }, vec!["3", "1"]),
         (
-            Error::Compile { kernel: "kern".into(), options: vec!["--opt".into()], log: "line 7: error".into() },
+            Error::DeviceOutOfRange {
+                ordinal: 3,
+                count: 1,
+            },
+            vec!["3", "1"],
+        ),
+        (
+            Error::Compile {
+                kernel: "kern".into(),
+                options: vec!["--opt".into()],
+                log: "line 7: error".into(),
+            },
             vec!["kern", "--opt", "line 7: error"],
         ),
     ];

@@ -23,7 +23,12 @@ impl<T: Element> DeviceArray<T> {
             // SAFETY: `out` owns `bytes` bytes; all-zero bytes are a valid zero for every
             // Element type; the memset is ordered on the device stream.
             unsafe {
-                cudarc::driver::result::memset_d8_async(out.first_ptr(), 0, bytes, device.cu_stream())
+                cudarc::driver::result::memset_d8_async(
+                    out.first_ptr(),
+                    0,
+                    bytes,
+                    device.cu_stream(),
+                )
             }
             .map_err(Error::cuda("zeros"))?;
         }
@@ -45,7 +50,14 @@ impl<T: Element> DeviceArray<T> {
     /// ```
     pub fn full(device: &Device, shape: &[usize], value: T) -> Result<Self> {
         let out = Self::alloc_uninit(device, shape)?;
-        elementwise::run(device, "full", FILL_BODY, &[out.operand()], &[], &[Scalar::of(value)])?;
+        elementwise::run(
+            device,
+            "full",
+            FILL_BODY,
+            &[out.operand()],
+            &[],
+            &[Scalar::of(value)],
+        )?;
         Ok(out)
     }
 
@@ -81,7 +93,10 @@ impl<T: NumElement> DeviceArray<T> {
         if T::DTYPE.is_float() {
             let (a, b, s) = (start.to_f64(), stop.to_f64(), step.to_f64());
             if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
-                return Err(Error::invalid("arange", format!("bad arguments start={a}, stop={b}, step={s}")));
+                return Err(Error::invalid(
+                    "arange",
+                    format!("bad arguments start={a}, stop={b}, step={s}"),
+                ));
             }
             let n = ((b - a) / s).ceil().max(0.0) as usize;
             let out = Self::alloc_uninit(device, &[n])?;
@@ -138,7 +153,11 @@ impl<T: FloatElement> DeviceArray<T> {
     /// ```
     pub fn linspace(device: &Device, start: T, stop: T, num: usize) -> Result<Self> {
         let (a, b) = (start.to_f64(), stop.to_f64());
-        let step = if num > 1 { (b - a) / (num - 1) as f64 } else { 0.0 };
+        let step = if num > 1 {
+            (b - a) / (num - 1) as f64
+        } else {
+            0.0
+        };
         let last = if num > 1 { (num - 1) as i64 } else { -1 };
         let out = Self::alloc_uninit(device, &[num])?;
         elementwise::run(
@@ -147,7 +166,12 @@ impl<T: FloatElement> DeviceArray<T> {
             "out0 = (i == s2) ? out0_t(s1) : out0_t(s0 + (double)i * s3);",
             &[out.operand()],
             &[],
-            &[Scalar::of(a), Scalar::of(b), Scalar::of(last), Scalar::of(step)],
+            &[
+                Scalar::of(a),
+                Scalar::of(b),
+                Scalar::of(last),
+                Scalar::of(step),
+            ],
         )?;
         Ok(out)
     }

@@ -22,7 +22,13 @@ impl<T: Element> fmt::Debug for DeviceArray<T> {
 
 impl<T: Element> fmt::Display for DeviceArray<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DeviceArray<{}>{:?} on {}", T::DTYPE, self.shape(), self.device())
+        write!(
+            f,
+            "DeviceArray<{}>{:?} on {}",
+            T::DTYPE,
+            self.shape(),
+            self.device()
+        )
     }
 }
 
@@ -58,7 +64,13 @@ pub(crate) fn format_values<T: fmt::Display>(values: &[T], shape: &[usize]) -> S
     out
 }
 
-fn fmt_rec<T: fmt::Display>(out: &mut String, values: &[T], shape: &[usize], depth: usize, elide: bool) {
+fn fmt_rec<T: fmt::Display>(
+    out: &mut String,
+    values: &[T],
+    shape: &[usize],
+    depth: usize,
+    elide: bool,
+) {
     if shape.is_empty() {
         let _ = write!(out, "{}", values[0]);
         return;
@@ -84,7 +96,13 @@ fn fmt_rec<T: fmt::Display>(out: &mut String, values: &[T], shape: &[usize], dep
             out.push_str(&sep);
         }
         first = false;
-        fmt_rec(out, &values[i * inner..(i + 1) * inner], &shape[1..], depth + 1, elide);
+        fmt_rec(
+            out,
+            &values[i * inner..(i + 1) * inner],
+            &shape[1..],
+            depth + 1,
+            elide,
+        );
     }
     out.push(']');
 }
@@ -100,8 +118,14 @@ mod tests {
         assert_eq!(format_values(&[7], &[]), "7");
         assert_eq!(format_values::<i32>(&[], &[0]), "[]");
         let v: Vec<i32> = (0..2000).collect();
-        assert_eq!(format_values(&v, &[2000]), "[0, 1, 2, ..., 1997, 1998, 1999]");
+        assert_eq!(
+            format_values(&v, &[2000]),
+            "[0, 1, 2, ..., 1997, 1998, 1999]"
+        );
         let s = format_values(&v, &[2, 1000]);
-        assert!(s.starts_with("[[0, 1, 2, ..., 997, 998, 999],\n [1000,"), "{s}");
+        assert!(
+            s.starts_with("[[0, 1, 2, ..., 997, 998, 999],\n [1000,"),
+            "{s}"
+        );
     }
 }

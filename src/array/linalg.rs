@@ -44,7 +44,9 @@ impl<T: GemmElement> DeviceArray<T> {
         }
         // Operands cuBLAS cannot read in place are made contiguous (an explicit device
         // copy), then re-planned.
-        let view = |l: &crate::shape::Layout, r, c| mat_operand(r, c, l.strides()[nb], l.strides()[nb + 1]);
+        let view = |l: &crate::shape::Layout, r, c| {
+            mat_operand(r, c, l.strides()[nb], l.strides()[nb + 1])
+        };
         let (a_arr, b_arr);
         let (mut pa, mut pb) = (p.a.clone(), p.b.clone());
         let (mut a, mut b) = (self.clone(), rhs.clone());
@@ -62,7 +64,11 @@ impl<T: GemmElement> DeviceArray<T> {
             (Some(x), Some(y)) => (x, y),
             _ => unreachable!("contiguous operands are always readable in place"),
         };
-        let bl = batch_loop(&crate::ops::matmul::GemmPlan { a: pa.clone(), b: pb.clone(), ..p.clone() });
+        let bl = batch_loop(&crate::ops::matmul::GemmPlan {
+            a: pa.clone(),
+            b: pb.clone(),
+            ..p.clone()
+        });
         let size = std::mem::size_of::<T>() as isize;
         let base = |arr: &DeviceArray<T>, l: &crate::shape::Layout| {
             arr.first_ptr() as isize + (l.offset() as isize - arr.layout().offset() as isize) * size
@@ -71,33 +77,33 @@ impl<T: GemmElement> DeviceArray<T> {
         let tf32 = device.tf32();
         let outer_total: usize = bl.outer.iter().map(|o| o.0).product();
         device.with_blas(|blas| {
-        for flat in 0..outer_total {
-            let (mut da, mut db, mut dc) = (0isize, 0isize, 0isize);
-            let mut rem = flat;
-            for &(ext, sa, sb, sc) in bl.outer.iter().rev() {
-                let i = (rem % ext) as isize;
-                rem /= ext;
-                da += i * sa;
-                db += i * sb;
-                dc += i * sc;
+            for flat in 0..outer_total {
+                let (mut da, mut db, mut dc) = (0isize, 0isize, 0isize);
+                let mut rem = flat;
+                for &(ext, sa, sb, sc) in bl.outer.iter().rev() {
+                    let i = (rem % ext) as isize;
+                    rem /= ext;
+                    da += i * sa;
+                    db += i * sb;
+                    dc += i * sc;
+                }
+                // Cᵀ (n x m, ld n) = op(B) op(A) in cuBLAS's column-major view.
+                // SAFETY: the plan checked every dimension, leading dimension and batch
+                // stride against the operands' layouts, which stay inside their buffers
+                // (Layout invariants); `out` holds batch * m * n elements.
+                unsafe {
+                    blas.gemm::<T>(
+                        tf32,
+                        (ob.trans, oa.trans),
+                        (n, m, k),
+                        ((b0 + db * size) as u64, ob.ld, bl.stride.1),
+                        ((a0 + da * size) as u64, oa.ld, bl.stride.0),
+                        ((c0 + dc * size) as u64, n, bl.stride.2),
+                        bl.count,
+                    )?;
+                }
             }
-            // Cᵀ (n x m, ld n) = op(B) op(A) in cuBLAS's column-major view.
-            // SAFETY: the plan checked every dimension, leading dimension and batch
-            // stride against the operands' layouts, which stay inside their buffers
-            // (Layout invariants); `out` holds batch * m * n elements.
-            unsafe {
-                blas.gemm::<T>(
-                    tf32,
-                    (ob.trans, oa.trans),
-                    (n, m, k),
-                    ((b0 + db * size) as u64, ob.ld, bl.stride.1),
-                    ((a0 + da * size) as u64, oa.ld, bl.stride.0),
-                    ((c0 + dc * size) as u64, n, bl.stride.2),
-                    bl.count,
-                )?;
-            }
-        }
-        Ok(())
+            Ok(())
         })?;
         Ok(out)
     }

@@ -2,13 +2,13 @@
 
 mod create;
 mod fmt;
+#[cfg(feature = "ndarray")]
+mod interop;
 mod linalg;
 mod ops;
 mod reduce;
 mod transfer;
 mod view;
-#[cfg(feature = "ndarray")]
-mod interop;
 
 pub use ops::where_;
 pub use view::{concatenate, stack};

@@ -29,12 +29,23 @@ impl<T: Element> DeviceArray<T> {
         scalars: &[Scalar],
     ) -> Result<DeviceArray<U>> {
         let out = DeviceArray::<U>::alloc_uninit(self.device(), self.shape())?;
-        elementwise::run(self.device(), name, body, &[out.operand()], &[self.operand()], scalars)?;
+        elementwise::run(
+            self.device(),
+            name,
+            body,
+            &[out.operand()],
+            &[self.operand()],
+            scalars,
+        )?;
         Ok(out)
     }
 
     /// `op(self, rhs)` with NumPy broadcasting, into a new array of `U`.
-    pub(crate) fn zip<U: Element>(&self, op: BinaryOp, rhs: &DeviceArray<T>) -> Result<DeviceArray<U>> {
+    pub(crate) fn zip<U: Element>(
+        &self,
+        op: BinaryOp,
+        rhs: &DeviceArray<T>,
+    ) -> Result<DeviceArray<U>> {
         same_device(op.name(), self.device(), rhs.device())?;
         let shape = broadcast_shapes(op.name(), self.shape(), rhs.shape())?;
         let out = DeviceArray::<U>::alloc_uninit(self.device(), &shape)?;
@@ -50,7 +61,12 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// `op(self, s)`, or `op(s, self)` when `scalar_lhs`, into a new array of `U`.
-    pub(crate) fn zip_scalar<U: Element>(&self, op: BinaryOp, s: T, scalar_lhs: bool) -> Result<DeviceArray<U>> {
+    pub(crate) fn zip_scalar<U: Element>(
+        &self,
+        op: BinaryOp,
+        s: T,
+        scalar_lhs: bool,
+    ) -> Result<DeviceArray<U>> {
         let (name, body) = if scalar_lhs {
             (op.rname(), op.body_scalar_lhs())
         } else {
@@ -85,7 +101,12 @@ impl<T: Element> DeviceArray<T> {
     /// Refuses to write through a broadcast view (a stride 0 over an extent > 1 aliases one
     /// element many times), as NumPy refuses with a read-only view.
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
-        if self.shape().iter().zip(self.strides()).any(|(&d, &s)| d > 1 && s == 0) {
+        if self
+            .shape()
+            .iter()
+            .zip(self.strides())
+            .any(|(&d, &s)| d > 1 && s == 0)
+        {
             return Err(crate::Error::invalid(
                 op,
                 format!("cannot write into a broadcast view (shape {:?}, strides {:?}); copy() it first", self.shape(), self.strides()),
@@ -297,7 +318,11 @@ impl DeviceArray<bool> {
 /// assert_eq!(cuarray::where_(&pos, &x, &zero)?.to_host()?, vec![0.0, 3.0]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
-pub fn where_<T: Element>(cond: &DeviceArray<bool>, a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn where_<T: Element>(
+    cond: &DeviceArray<bool>,
+    a: &DeviceArray<T>,
+    b: &DeviceArray<T>,
+) -> Result<DeviceArray<T>> {
     same_device("where", cond.device(), a.device())?;
     same_device("where", a.device(), b.device())?;
     let shape = broadcast_shapes("where", cond.shape(), a.shape())?;
@@ -308,7 +333,11 @@ pub fn where_<T: Element>(cond: &DeviceArray<bool>, a: &DeviceArray<T>, b: &Devi
         "where",
         WHERE_BODY,
         &[out.operand()],
-        &[cond.operand_as(&shape)?, a.operand_as(&shape)?, b.operand_as(&shape)?],
+        &[
+            cond.operand_as(&shape)?,
+            a.operand_as(&shape)?,
+            b.operand_as(&shape)?,
+        ],
         &[],
     )?;
     Ok(out)
@@ -381,7 +410,20 @@ macro_rules! scalar_lhs {
         }
     )*};
 }
-scalar_lhs!(f32, f64, half::f16, half::bf16, i8, i16, i32, i64, u8, u16, u32, u64);
+scalar_lhs!(
+    f32,
+    f64,
+    half::f16,
+    half::bf16,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64
+);
 
 impl<T: Element> DeviceArray<T> {
     /// Copies `src`, broadcast to `self`'s shape, into `self` (NumPy's `a[...] = src`).

@@ -27,14 +27,37 @@ impl<T: Element> DeviceArray<T> {
         scalars: &[Scalar],
     ) -> Result<DeviceArray<U>> {
         let device = self.device();
-        let p = plan_reduce(self.layout(), axes, keepdims, op.is_arg(), device.multiprocessor_count())?;
+        let p = plan_reduce(
+            self.layout(),
+            axes,
+            keepdims,
+            op.is_arg(),
+            device.multiprocessor_count(),
+        )?;
         if op.needs_elements() && p.n_red == 0 && p.n_out > 0 {
-            return Err(Error::EmptyReduction { op: op.name(), shape: self.shape().to_vec() });
+            return Err(Error::EmptyReduction {
+                op: op.name(),
+                shape: self.shape().to_vec(),
+            });
         }
         let out = DeviceArray::<U>::alloc_uninit(device, &p.out_shape)?;
         let count = [Scalar::of(p.n_red as f64)];
-        let scalars = if op == ReduceOp::Mean { &count[..] } else { scalars };
-        run(device, op, &p, self.first_ptr(), T::DTYPE, out.first_ptr(), U::DTYPE, aux, scalars)?;
+        let scalars = if op == ReduceOp::Mean {
+            &count[..]
+        } else {
+            scalars
+        };
+        run(
+            device,
+            op,
+            &p,
+            self.first_ptr(),
+            T::DTYPE,
+            out.first_ptr(),
+            U::DTYPE,
+            aux,
+            scalars,
+        )?;
         Ok(out)
     }
 
@@ -121,15 +144,33 @@ impl<T: NumElement> DeviceArray<T> {
 impl<T: Element> DeviceArray<T> {
     /// Variance over `axes` with `ddof` delta degrees of freedom, two passes: the mean
     /// (kept in the accumulator precision), then the mean squared deviation.
-    fn var_impl<W: FloatElement>(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize, op: ReduceOp) -> Result<DeviceArray<T::Mean>> {
+    fn var_impl<W: FloatElement>(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        ddof: usize,
+        op: ReduceOp,
+    ) -> Result<DeviceArray<T::Mean>> {
         let n = self.count(axes)?;
         let mean: DeviceArray<W> = self.reduce(ReduceOp::Mean, axes, false, None, &[])?;
         let denom = n as f64 - ddof as f64;
         let denom = if denom <= 0.0 { 0.0 } else { denom };
-        self.reduce(op, axes, keepdims, Some((mean.first_ptr(), W::DTYPE)), &[Scalar::of(denom)])
+        self.reduce(
+            op,
+            axes,
+            keepdims,
+            Some((mean.first_ptr(), W::DTYPE)),
+            &[Scalar::of(denom)],
+        )
     }
 
-    fn var_dispatch(&self, axes: Option<&[isize]>, keepdims: bool, ddof: usize, op: ReduceOp) -> Result<DeviceArray<T::Mean>> {
+    fn var_dispatch(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        ddof: usize,
+        op: ReduceOp,
+    ) -> Result<DeviceArray<T::Mean>> {
         if mean_acc(T::DTYPE) == DType::F32 {
             self.var_impl::<f32>(axes, keepdims, ddof, op)
         } else {
@@ -163,11 +204,21 @@ impl<T: Element> DeviceArray<T> {
         self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Std)
     }
     /// Variance over a set of axes.
-    pub fn var_axes(&self, axes: &[isize], keepdims: bool, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+    pub fn var_axes(
+        &self,
+        axes: &[isize],
+        keepdims: bool,
+        ddof: usize,
+    ) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Var)
     }
     /// Standard deviation over a set of axes.
-    pub fn std_axes(&self, axes: &[isize], keepdims: bool, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+    pub fn std_axes(
+        &self,
+        axes: &[isize],
+        keepdims: bool,
+        ddof: usize,
+    ) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Std)
     }
 }

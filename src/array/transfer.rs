@@ -106,7 +106,11 @@ impl<T: Element> DeviceArray<T> {
         if self.size() != 1 {
             return Err(Error::invalid(
                 "to_scalar",
-                format!("the array has {} elements (shape {:?}), not 1", self.size(), self.shape()),
+                format!(
+                    "the array has {} elements (shape {:?}), not 1",
+                    self.size(),
+                    self.shape()
+                ),
             ));
         }
         let mut v = [T::ZERO];

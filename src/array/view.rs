@@ -149,7 +149,10 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
         .first()
         .ok_or_else(|| Error::invalid("concatenate", "need at least one array"))?;
     if first.ndim() == 0 {
-        return Err(Error::invalid("concatenate", "zero-dimensional arrays cannot be concatenated"));
+        return Err(Error::invalid(
+            "concatenate",
+            "zero-dimensional arrays cannot be concatenated",
+        ));
     }
     let ax = normalize_axis("concatenate", axis, first.ndim())?;
     let mut shape = first.shape().to_vec();
@@ -157,7 +160,11 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
     for a in arrays {
         same_device("concatenate", first.device(), a.device())?;
         let ok = a.ndim() == first.ndim()
-            && a.shape().iter().zip(first.shape()).enumerate().all(|(k, (x, y))| k == ax || x == y);
+            && a.shape()
+                .iter()
+                .zip(first.shape())
+                .enumerate()
+                .all(|(k, (x, y))| k == ax || x == y);
         if !ok {
             return Err(Error::ShapeMismatch {
                 op: "concatenate",
@@ -173,7 +180,14 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
     for a in arrays {
         let len = a.shape()[ax];
         if len > 0 {
-            let mut spec = vec![SliceElem::Range { start: None, end: None, step: 1 }; shape.len()];
+            let mut spec = vec![
+                SliceElem::Range {
+                    start: None,
+                    end: None,
+                    step: 1
+                };
+                shape.len()
+            ];
             spec[ax] = SliceElem::Range {
                 start: Some(start as isize),
                 end: Some((start + len) as isize),
@@ -212,7 +226,10 @@ pub fn stack<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Result<Devi
         }
     }
     let ax = normalize_axis("stack", axis, first.ndim() + 1)? as isize;
-    let expanded: Vec<DeviceArray<T>> = arrays.iter().map(|a| a.expand_dims(ax)).collect::<Result<_>>()?;
+    let expanded: Vec<DeviceArray<T>> = arrays
+        .iter()
+        .map(|a| a.expand_dims(ax))
+        .collect::<Result<_>>()?;
     let refs: Vec<&DeviceArray<T>> = expanded.iter().collect();
     concatenate(&refs, ax)
 }

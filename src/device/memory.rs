@@ -123,7 +123,13 @@ impl DeviceBuffer {
         let oom = || {
             let (free, total) = device.memory_info().unwrap_or((0, 0));
             let s = pool.lock();
-            Error::OutOfMemory { requested: bytes, in_use: s.stats.in_use, limit: s.limit, free, total }
+            Error::OutOfMemory {
+                requested: bytes,
+                in_use: s.stats.in_use,
+                limit: s.limit,
+                free,
+                total,
+            }
         };
         // Under a limit, the cache is emptied before the pool grows past it.
         let over = |s: &PoolState| s.limit.is_some_and(|l| s.stats.reserved + class > l);

@@ -10,10 +10,10 @@ use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 pub use memory::{DeviceBuffer, MemoryPool, MemoryStats};
-pub use timing::Timings;
 use probe::Lib;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+pub use timing::Timings;
 
 pub(crate) struct Inner {
     ordinal: usize,
@@ -151,7 +151,9 @@ impl Device {
             return Ok(Device(inner));
         }
         let ctx = CudaContext::new(ordinal).map_err(Error::cuda("creating the CUDA context"))?;
-        let stream = ctx.new_stream().map_err(Error::cuda("creating the stream"))?;
+        let stream = ctx
+            .new_stream()
+            .map_err(Error::cuda("creating the stream"))?;
         // SAFETY: cuarray never hands cudarc's `CudaSlice` to kernels; all of its memory is
         // raw device pointers used on this one stream, so cudarc's per-allocation events
         // would order nothing.
@@ -188,7 +190,10 @@ impl Device {
 
     /// The device's name, e.g. `"NVIDIA H200"`.
     pub fn name(&self) -> Result<String> {
-        self.0.ctx.name().map_err(Error::cuda("reading the device name"))
+        self.0
+            .ctx
+            .name()
+            .map_err(Error::cuda("reading the device name"))
     }
 
     /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
@@ -272,7 +277,10 @@ impl Device {
     }
 
     /// Runs `f` with the device's cuBLAS handle (created on first use), holding its lock.
-    pub(crate) fn with_blas<R>(&self, f: impl FnOnce(&crate::blas::Blas) -> Result<R>) -> Result<R> {
+    pub(crate) fn with_blas<R>(
+        &self,
+        f: impl FnOnce(&crate::blas::Blas) -> Result<R>,
+    ) -> Result<R> {
         let mut guard = self.0.blas.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             *guard = Some(crate::blas::Blas::new(self)?);

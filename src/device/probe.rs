@@ -86,11 +86,17 @@ pub(crate) fn search_dirs() -> Vec<PathBuf> {
     roots.push(PathBuf::from("/usr/local/lib"));
     roots.push(PathBuf::from("/usr/lib"));
     for root in roots {
-        let Ok(entries) = std::fs::read_dir(&root) else { continue };
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            continue;
+        };
         let mut pys: Vec<PathBuf> = entries
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("python3")))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("python3"))
+            })
             .collect();
         pys.sort();
         for py in pys {

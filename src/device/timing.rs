@@ -46,7 +46,12 @@ impl Device {
     /// println!("add: {:?} median, {gbps:.0} GB/s", t.median());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn time(&self, warmup: usize, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<Timings> {
+    pub fn time(
+        &self,
+        warmup: usize,
+        reps: usize,
+        mut f: impl FnMut() -> Result<()>,
+    ) -> Result<Timings> {
         for _ in 0..warmup {
             f()?;
         }
@@ -59,9 +64,12 @@ impl Device {
         let mut pairs = Vec::with_capacity(reps);
         for _ in 0..reps {
             let (start, stop) = (ev()?, ev()?);
-            start.record(self.stream()).map_err(Error::cuda("recording an event"))?;
+            start
+                .record(self.stream())
+                .map_err(Error::cuda("recording an event"))?;
             f()?;
-            stop.record(self.stream()).map_err(Error::cuda("recording an event"))?;
+            stop.record(self.stream())
+                .map_err(Error::cuda("recording an event"))?;
             pairs.push((start, stop));
         }
         self.synchronize()?;

@@ -45,7 +45,9 @@ impl KernelArgs {
         self.n += 1;
         self.used = start + len;
         // SAFETY: `buf` is WORDS * 8 bytes long and the range was checked above.
-        unsafe { std::slice::from_raw_parts_mut((self.buf.as_mut_ptr() as *mut u8).add(start), len) }
+        unsafe {
+            std::slice::from_raw_parts_mut((self.buf.as_mut_ptr() as *mut u8).add(start), len)
+        }
     }
 
     fn push_bytes(&mut self, bytes: &[u8], align: usize) {
@@ -82,7 +84,11 @@ impl KernelArgs {
         let count = 1 + shape.len() * (1 + strides.len());
         let words = std::iter::once(size as i64)
             .chain(shape.iter().map(|&d| d as i64))
-            .chain(strides.iter().flat_map(|s| s.as_ref().iter().map(|&x| x as i64)));
+            .chain(
+                strides
+                    .iter()
+                    .flat_map(|s| s.as_ref().iter().map(|&x| x as i64)),
+            );
         match width {
             IndexWidth::I64 => {
                 let dst = self.reserve(8 * count, 8);

@@ -78,7 +78,12 @@ impl KernelCache {
 
     /// The loaded kernel for `spec`: from memory, else disk, else NVRTC.
     pub(crate) fn get(&self, device: &Device, spec: &KernelSpec) -> Result<Arc<Kernel>> {
-        if let Some(f) = self.loaded.read().unwrap_or_else(|p| p.into_inner()).get(spec) {
+        if let Some(f) = self
+            .loaded
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(spec)
+        {
             self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(f.clone());
         }
@@ -95,7 +100,10 @@ impl KernelCache {
             .occupancy_max_active_blocks_per_multiprocessor(crate::ops::launch::BLOCK, 0, None)
             .map_err(Error::cuda("reading a kernel's occupancy"))?
             .max(1);
-        let f = Arc::new(Kernel { func, blocks_per_sm });
+        let f = Arc::new(Kernel {
+            func,
+            blocks_per_sm,
+        });
         self.loaded
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -141,7 +149,11 @@ impl Hasher for Fnv {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
         for &b in bytes {
             h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
         }
@@ -266,7 +278,10 @@ mod tests {
         assert_eq!(k, cache_key("src", &o, (13, 0)));
         assert_eq!(k.len(), 64);
         assert_ne!(k, cache_key("src2", &o, (13, 0)));
-        assert_ne!(k, cache_key("src", &["--gpu-architecture=sm_80".to_string()], (13, 0)));
+        assert_ne!(
+            k,
+            cache_key("src", &["--gpu-architecture=sm_80".to_string()], (13, 0))
+        );
         assert_ne!(k, cache_key("src", &o, (13, 1)));
     }
 

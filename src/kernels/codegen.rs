@@ -83,7 +83,9 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
     params.extend((0..spec.scalars.len()).map(|k| format!("const s{k}_t s{k}")));
     match spec.variant {
         Variant::Contiguous | Variant::Vectorized { .. } => params.push("const long long n".into()),
-        Variant::Strided { ndim } => params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix")),
+        Variant::Strided { ndim } => {
+            params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix"))
+        }
         Variant::Tiled { .. } => params.push(format!("const Indexer<{narg}, 2, {idx}> ix")),
         Variant::StridedVec { ndim, .. } => {
             params.push(format!("const Indexer<{narg}, {ndim}, {idx}> ix"))
@@ -119,7 +121,10 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
             let _ = writeln!(src, "    }});");
         }
         Variant::Vectorized { vec } => {
-            let _ = writeln!(src, "    ew_vectorized<{vec}, I>((I)n, [&](I base_a, I base_b) {{");
+            let _ = writeln!(
+                src,
+                "    ew_vectorized<{vec}, I>((I)n, [&](I base_a, I base_b) {{"
+            );
             for part in ["a", "b"] {
                 for k in 0..nin {
                     let _ = writeln!(
@@ -129,17 +134,31 @@ fn render_elementwise(spec: &KernelSpec, src: &mut String) {
                 }
             }
             for part in ["a", "b"] {
-                render_vector(spec, src, vec, &format!("base_{part}"), &|k| format!("v{part}_in{k}.v[e]"), &|_| None);
+                render_vector(
+                    spec,
+                    src,
+                    vec,
+                    &format!("base_{part}"),
+                    &|k| format!("v{part}_in{k}.v[e]"),
+                    &|_| None,
+                );
             }
             let _ = writeln!(src, "    }}, [&](I i) {{");
             element(src, &|_| "i".to_string(), "        ");
             let _ = writeln!(src, "    }});");
         }
         Variant::StridedVec { ndim, vec, bcast } => {
-            let _ = writeln!(src, "    ew_strided_vec<{narg}, {ndim}, I, {vec}>(ix, [&](I i0, const I* o) {{");
+            let _ = writeln!(
+                src,
+                "    ew_strided_vec<{narg}, {ndim}, I, {vec}>(ix, [&](I i0, const I* o) {{"
+            );
             for k in 0..nin {
                 if bcast & (1 << (nout + k)) != 0 {
-                    let _ = writeln!(src, "        const in{k}_t s_in{k} = p_in{k}[o[{}]];", nout + k);
+                    let _ = writeln!(
+                        src,
+                        "        const in{k}_t s_in{k} = p_in{k}[o[{}]];",
+                        nout + k
+                    );
                 } else {
                     let _ = writeln!(
                         src,
@@ -184,7 +203,11 @@ fn render_pre(spec: &KernelSpec, aux: bool, src: &mut String, pad: &str) {
     if aux {
         let _ = writeln!(src, "{pad}const k0_t k0 = p_k0[row];");
     }
-    let _ = writeln!(src, "{pad}acc_t a;\n{pad}(void)j;\n{pad}(void)row;\n{pad}{{ {} }}", spec.body);
+    let _ = writeln!(
+        src,
+        "{pad}acc_t a;\n{pad}(void)j;\n{pad}(void)row;\n{pad}{{ {} }}",
+        spec.body
+    );
 }
 
 /// A reduction wrapper (see `reduce.cuh`). Arguments: output (or partials), input,
@@ -205,16 +228,28 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     if r.partial_in {
         let _ = writeln!(src, "typedef acc_t in0_t;");
     } else {
-        let _ = writeln!(src, "typedef {} in0_t;", spec.inputs.as_slice()[0].cuda_type());
+        let _ = writeln!(
+            src,
+            "typedef {} in0_t;",
+            spec.inputs.as_slice()[0].cuda_type()
+        );
     }
-    let _ = writeln!(src, "typedef {} out0_t;", spec.outputs.as_slice()[0].cuda_type());
+    let _ = writeln!(
+        src,
+        "typedef {} out0_t;",
+        spec.outputs.as_slice()[0].cuda_type()
+    );
     if let Some(aux) = r.aux {
         let _ = writeln!(src, "typedef {} k0_t;", aux.cuda_type());
     }
     for (k, d) in spec.scalars.as_slice().iter().enumerate() {
         let _ = writeln!(src, "typedef {} s{k}_t;", d.cuda_type());
     }
-    let mut params = vec![if r.partial_out { "acc_t* p_out0".to_string() } else { "out0_t* p_out0".to_string() }];
+    let mut params = vec![if r.partial_out {
+        "acc_t* p_out0".to_string()
+    } else {
+        "out0_t* p_out0".to_string()
+    }];
     params.push("const in0_t* p_in0".into());
     if r.aux.is_some() {
         params.push("const k0_t* p_k0".into());
@@ -222,7 +257,11 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     params.extend((0..spec.scalars.len()).map(|k| format!("const s{k}_t s{k}")));
     params.push(format!("const Indexer<1, {nk}, {idx}> kept"));
     params.push(format!("const Indexer<1, {nr}, {idx}> red"));
-    params.extend(["const long long n_out_".into(), "const long long n_red_".into(), "const long long splits_".into()]);
+    params.extend([
+        "const long long n_out_".into(),
+        "const long long n_red_".into(),
+        "const long long splits_".into(),
+    ]);
     let _ = writeln!(
         src,
         "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    {}) {{",
@@ -230,13 +269,20 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
         params.join(",\n    ")
     );
     let _ = writeln!(src, "    typedef {idx} I;");
-    let _ = writeln!(src, "    const I n_out = (I)n_out_, n_red = (I)n_red_, splits = (I)splits_;");
+    let _ = writeln!(
+        src,
+        "    const I n_out = (I)n_out_, n_red = (I)n_red_, splits = (I)splits_;"
+    );
     let _ = writeln!(src, "    (void)n_red;");
     let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{");
     let _ = writeln!(src, "        const in0_t in0 = p_in0[off];");
     render_pre(spec, r.aux.is_some(), src, "        ");
     let _ = writeln!(src, "        return a;\n    }};");
-    let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
+    let _ = writeln!(
+        src,
+        "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};",
+        r.combine
+    );
     // `vec` consecutive elements from one vector load, each pre-mapped, then combined.
     let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
     let _ = writeln!(
@@ -244,23 +290,45 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
         "        const cuarray_vec<in0_t, {vec}> v = *reinterpret_cast<const cuarray_vec<in0_t, {vec}>*>(p_in0 + off);"
     );
     let _ = writeln!(src, "        acc_t r;");
-    let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
-    let _ = writeln!(src, "            const in0_t in0 = v.v[e];\n            const I j = jb + e;");
+    let _ = writeln!(
+        src,
+        "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{"
+    );
+    let _ = writeln!(
+        src,
+        "            const in0_t in0 = v.v[e];\n            const I j = jb + e;"
+    );
     render_pre(spec, r.aux.is_some(), src, "            ");
-    let _ = writeln!(src, "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};");
+    let _ = writeln!(
+        src,
+        "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};"
+    );
     // `vec` adjacent outputs' elements from one vector load, each pre-mapped (columns).
-    let _ = writeln!(src, "    auto loadc = [&](acc_t (&x)[{vec}], I off, I j, I row0) {{");
+    let _ = writeln!(
+        src,
+        "    auto loadc = [&](acc_t (&x)[{vec}], I off, I j, I row0) {{"
+    );
     let _ = writeln!(
         src,
         "        const cuarray_vec<in0_t, {vec}> v = *reinterpret_cast<const cuarray_vec<in0_t, {vec}>*>(p_in0 + off);"
     );
-    let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
-    let _ = writeln!(src, "            const in0_t in0 = v.v[e];\n            const I row = row0 + e;");
+    let _ = writeln!(
+        src,
+        "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{"
+    );
+    let _ = writeln!(
+        src,
+        "            const in0_t in0 = v.v[e];\n            const I row = row0 + e;"
+    );
     render_pre(spec, r.aux.is_some(), src, "            ");
     let _ = writeln!(src, "            x[e] = a;\n        }}\n    }};");
     let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
     if r.partial_out {
-        let at = if rows { "row * splits + split" } else { "split * n_out + row" };
+        let at = if rows {
+            "row * splits + split"
+        } else {
+            "split * n_out + row"
+        };
         let _ = writeln!(src, "        p_out0[{at}] = a;");
     } else {
         let _ = writeln!(src, "        (void)split;\n        out0_t out0;\n        {{ {} }}\n        p_out0[row] = out0;", r.post);
@@ -298,8 +366,16 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
         _ => unreachable!("scan specs use scan variants"),
     };
     let _ = writeln!(src, "typedef {} acc_t;", r.acc);
-    let _ = writeln!(src, "typedef {} in0_t;", spec.inputs.as_slice()[0].cuda_type());
-    let _ = writeln!(src, "typedef {} out0_t;", spec.outputs.as_slice()[0].cuda_type());
+    let _ = writeln!(
+        src,
+        "typedef {} in0_t;",
+        spec.inputs.as_slice()[0].cuda_type()
+    );
+    let _ = writeln!(
+        src,
+        "typedef {} out0_t;",
+        spec.outputs.as_slice()[0].cuda_type()
+    );
     let mut params = vec![
         "out0_t* p_out0".to_string(),
         "const in0_t* p_in0".to_string(),
@@ -307,7 +383,15 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
     ];
     params.extend(["n_rows_", "len_", "sin_", "sout_"].map(|n| format!("const long long {n}")));
     if tiles {
-        params.extend(["int* flags", "acc_t* aggs", "acc_t* incls", "unsigned int* counter"].map(String::from));
+        params.extend(
+            [
+                "int* flags",
+                "acc_t* aggs",
+                "acc_t* incls",
+                "unsigned int* counter",
+            ]
+            .map(String::from),
+        );
     }
     let _ = writeln!(
         src,
@@ -316,44 +400,84 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
         params.join(",\n    ")
     );
     let _ = writeln!(src, "    typedef {idx} I;");
-    let _ = writeln!(src, "    const I n_rows = (I)n_rows_, len = (I)len_, sin = (I)sin_, sout = (I)sout_;");
+    let _ = writeln!(
+        src,
+        "    const I n_rows = (I)n_rows_, len = (I)len_, sin = (I)sin_, sout = (I)sout_;"
+    );
     let _ = writeln!(src, "    const acc_t identity = acc_t({});", r.identity);
-    let _ = writeln!(src, "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};", r.combine);
+    let _ = writeln!(
+        src,
+        "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};",
+        r.combine
+    );
     let pre = |src: &mut String, pad: &str| render_pre(spec, false, src, pad);
     let post = |src: &mut String, pad: &str| {
         let _ = writeln!(src, "{pad}out0_t out0;\n{pad}{{ {} }}", r.post);
     };
     if tiles {
-        let _ = writeln!(src, "    auto loadv = [&](acc_t (&v)[{vec}], I in_off, I jb, I row) {{");
+        let _ = writeln!(
+            src,
+            "    auto loadv = [&](acc_t (&v)[{vec}], I in_off, I jb, I row) {{"
+        );
         if vec > 1 {
             let _ = writeln!(src, "        if (jb + {vec} <= len) {{");
             let _ = writeln!(
                 src,
                 "            const cuarray_vec<in0_t, {vec}> x = *reinterpret_cast<const cuarray_vec<in0_t, {vec}>*>(p_in0 + in_off + jb);"
             );
-            let _ = writeln!(src, "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{");
-            let _ = writeln!(src, "                const in0_t in0 = x.v[e];\n                const I j = jb + e;");
+            let _ = writeln!(
+                src,
+                "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{"
+            );
+            let _ = writeln!(
+                src,
+                "                const in0_t in0 = x.v[e];\n                const I j = jb + e;"
+            );
             pre(src, "                ");
-            let _ = writeln!(src, "                v[e] = a;\n            }}\n            return;\n        }}");
+            let _ = writeln!(
+                src,
+                "                v[e] = a;\n            }}\n            return;\n        }}"
+            );
         }
-        let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
+        let _ = writeln!(
+            src,
+            "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{"
+        );
         let _ = writeln!(src, "            const I j = jb + e;");
-        let _ = writeln!(src, "            if (j >= len) {{ v[e] = identity; continue; }}");
-        let _ = writeln!(src, "            const in0_t in0 = p_in0[in_off + j * sin];");
+        let _ = writeln!(
+            src,
+            "            if (j >= len) {{ v[e] = identity; continue; }}"
+        );
+        let _ = writeln!(
+            src,
+            "            const in0_t in0 = p_in0[in_off + j * sin];"
+        );
         pre(src, "            ");
         let _ = writeln!(src, "            v[e] = a;\n        }}\n    }};");
-        let _ = writeln!(src, "    auto storev = [&](acc_t (&v)[{vec}], I out_off, I jb) {{");
+        let _ = writeln!(
+            src,
+            "    auto storev = [&](acc_t (&v)[{vec}], I out_off, I jb) {{"
+        );
         if vec > 1 {
-            let _ = writeln!(src, "        if (jb + {vec} <= len) {{\n            cuarray_vec<out0_t, {vec}> y;");
+            let _ = writeln!(
+                src,
+                "        if (jb + {vec} <= len) {{\n            cuarray_vec<out0_t, {vec}> y;"
+            );
             let _ = writeln!(src, "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{\n                const acc_t a = v[e];");
             post(src, "                ");
             let _ = writeln!(src, "                y.v[e] = out0;\n            }}");
             let _ = writeln!(src, "            *reinterpret_cast<cuarray_vec<out0_t, {vec}>*>(p_out0 + out_off + jb) = y;\n            return;\n        }}");
         }
-        let _ = writeln!(src, "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{");
+        let _ = writeln!(
+            src,
+            "#pragma unroll\n        for (int e = 0; e < {vec}; ++e) {{"
+        );
         let _ = writeln!(src, "            const I j = jb + e;\n            if (j >= len) continue;\n            const acc_t a = v[e];");
         post(src, "            ");
-        let _ = writeln!(src, "            p_out0[out_off + j * sout] = out0;\n        }}\n    }};");
+        let _ = writeln!(
+            src,
+            "            p_out0[out_off + j * sout] = out0;\n        }}\n    }};"
+        );
         let _ = writeln!(
             src,
             "    scan_tiles<{}, {vec}, {nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, loadv, comb, storev, flags, aggs, incls, counter);",
@@ -388,8 +512,14 @@ fn render_vector(
     for k in 0..nout {
         let _ = writeln!(src, "            cuarray_vec<out{k}_t, {vec}> v_out{k};");
     }
-    let _ = writeln!(src, "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{");
-    let _ = writeln!(src, "                const I i = {base} + e;\n                (void)i;");
+    let _ = writeln!(
+        src,
+        "#pragma unroll\n            for (int e = 0; e < {vec}; ++e) {{"
+    );
+    let _ = writeln!(
+        src,
+        "                const I i = {base} + e;\n                (void)i;"
+    );
     for k in 0..nin {
         let _ = writeln!(src, "                const in{k}_t in{k} = {};", input(k));
     }
@@ -422,7 +552,11 @@ pub fn tile_for(spec: &KernelSpec) -> usize {
         _ => return 0,
     };
     let types = spec.outputs.as_slice().iter().chain(spec.inputs.as_slice());
-    let bytes: usize = types.enumerate().filter(|(k, _)| staged & (1 << k) != 0).map(|(_, d)| d.size()).sum();
+    let bytes: usize = types
+        .enumerate()
+        .filter(|(k, _)| staged & (1 << k) != 0)
+        .map(|(_, d)| d.size())
+        .sum();
     if bytes * 64 * 65 <= 48 * 1024 {
         64
     } else {
@@ -441,7 +575,11 @@ fn render_tiled(spec: &KernelSpec, staged: u8, src: &mut String) {
     // Shared tiles, padded against bank conflicts.
     for k in 0..nout {
         if is_staged(k) {
-            let _ = writeln!(src, "    __shared__ out{k}_t t_out{k}[{TILE}][{}];", TILE + 1);
+            let _ = writeln!(
+                src,
+                "    __shared__ out{k}_t t_out{k}[{TILE}][{}];",
+                TILE + 1
+            );
         }
     }
     for k in 0..nin {
@@ -450,17 +588,31 @@ fn render_tiled(spec: &KernelSpec, staged: u8, src: &mut String) {
         }
     }
     let staged_out = (0..nout).any(is_staged);
-    let _ = writeln!(src, "    ew_tiled<{staged_out}, {TILE}, I>(ix.shape[0], ix.shape[1],");
+    let _ = writeln!(
+        src,
+        "    ew_tiled<{staged_out}, {TILE}, I>(ix.shape[0], ix.shape[1],"
+    );
     let _ = writeln!(src, "        [&](int x, int y, I r, I c) {{");
     for k in 0..nin {
         if is_staged(nout + k) {
-            let _ = writeln!(src, "            t_in{k}[y][x] = p_in{k}[{}];", off(nout + k));
+            let _ = writeln!(
+                src,
+                "            t_in{k}[y][x] = p_in{k}[{}];",
+                off(nout + k)
+            );
         }
     }
     let _ = writeln!(src, "        }},\n        [&](int x, int y, I r, I c) {{");
-    let _ = writeln!(src, "            const I i = r * ix.shape[1] + c;\n            (void)i;");
+    let _ = writeln!(
+        src,
+        "            const I i = r * ix.shape[1] + c;\n            (void)i;"
+    );
     for k in 0..nin {
-        let load = if is_staged(nout + k) { format!("t_in{k}[x][y]") } else { format!("p_in{k}[{}]", off(nout + k)) };
+        let load = if is_staged(nout + k) {
+            format!("t_in{k}[x][y]")
+        } else {
+            format!("p_in{k}[{}]", off(nout + k))
+        };
         let _ = writeln!(src, "            const in{k}_t in{k} = {load};");
     }
     for k in 0..nout {

@@ -236,7 +236,9 @@ impl KernelSpec {
             Variant::Strided { ndim } => format!("s{ndim}"),
             Variant::Tiled { staged } => format!("t{staged:x}"),
             Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
-            Variant::ReduceRows { warp, vec, nk, nr } => format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" }),
+            Variant::ReduceRows { warp, vec, nk, nr } => {
+                format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" })
+            }
             Variant::ReduceCols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
             Variant::ScanTiles { vec, nk } => format!("t{nk}v{vec}"),
             Variant::ScanSerial { nk } => format!("s{nk}"),
@@ -281,10 +283,22 @@ pub fn common_specs() -> Vec<KernelSpec> {
             for v in [
                 Variant::Vectorized { vec },
                 Variant::Contiguous,
-                Variant::StridedVec { ndim: 2, vec, bcast: 0b100 },
+                Variant::StridedVec {
+                    ndim: 2,
+                    vec,
+                    bcast: 0b100,
+                },
                 Variant::Strided { ndim: 2 },
             ] {
-                specs.push(spec_for(op.name(), op.body(), &[d, d], &[d], &[], v, IndexWidth::I32));
+                specs.push(spec_for(
+                    op.name(),
+                    op.body(),
+                    &[d, d],
+                    &[d],
+                    &[],
+                    v,
+                    IndexWidth::I32,
+                ));
             }
         }
     }

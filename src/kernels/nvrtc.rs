@@ -41,7 +41,11 @@ impl Drop for Program {
 }
 
 fn c_chars_to_string(v: &[std::ffi::c_char]) -> String {
-    let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = v
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -84,7 +88,9 @@ pub fn compile(source: &str, kernel: &str, options: &[String]) -> Result<Vec<u8>
         .result()
         .map_err(|e| fail(format!("nvrtcGetCUBIN failed: {e:?}")))?;
     if cubin.is_empty() {
-        return Err(fail("NVRTC produced no CUBIN (is the architecture a real sm_XY?)".into()));
+        return Err(fail(
+            "NVRTC produced no CUBIN (is the architecture a real sm_XY?)".into(),
+        ));
     }
     Ok(cubin)
 }

@@ -166,13 +166,21 @@ impl BinaryOp {
 impl UnaryOp {
     /// True for the predicates (bool result).
     pub const fn returns_bool(self) -> bool {
-        matches!(self, UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::LogicalNot)
+        matches!(
+            self,
+            UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::LogicalNot
+        )
     }
     /// True for the ops defined on floating-point types only.
     pub const fn float_only(self) -> bool {
         !matches!(
             self,
-            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Square | UnaryOp::Relu | UnaryOp::LogicalNot
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Sign
+                | UnaryOp::Square
+                | UnaryOp::Relu
+                | UnaryOp::LogicalNot
         )
     }
 }
@@ -195,15 +203,25 @@ mod tests {
     #[test]
     fn bodies() {
         assert_eq!(BinaryOp::Add.body(), "out0 = cuarray_add(in0, in1);");
-        assert_eq!(BinaryOp::Pow.body_scalar_lhs(), "out0 = cuarray_pow(s0, in0);");
+        assert_eq!(
+            BinaryOp::Pow.body_scalar_lhs(),
+            "out0 = cuarray_pow(s0, in0);"
+        );
         assert_eq!(UnaryOp::Exp.body(), "out0 = cuarray_exp(in0);");
         assert!(BinaryOp::Lt.returns_bool() && !BinaryOp::Add.returns_bool());
         for op in UnaryOp::ALL {
-            assert!(crate::kernels::codegen::render(&crate::ops::elementwise::spec_for(
-                op.name(), op.body(), &[crate::DType::F32], &[crate::DType::F32], &[],
-                crate::kernels::Variant::Contiguous, crate::kernels::IndexWidth::I32,
-            ))
-            .contains(&format!("cuarray_{}(in0)", op.name())));
+            assert!(
+                crate::kernels::codegen::render(&crate::ops::elementwise::spec_for(
+                    op.name(),
+                    op.body(),
+                    &[crate::DType::F32],
+                    &[crate::DType::F32],
+                    &[],
+                    crate::kernels::Variant::Contiguous,
+                    crate::kernels::IndexWidth::I32,
+                ))
+                .contains(&format!("cuarray_{}(in0)", op.name()))
+            );
         }
     }
 }

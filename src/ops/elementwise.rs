@@ -7,7 +7,9 @@
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::codegen::{tile_for, STRIDED_CHUNK};
-use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
+use crate::kernels::{
+    Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS,
+};
 use crate::ops::launch::{grid_for, grid_uncapped, index_width, BLOCK};
 use crate::shape::{collapse, Collapsed, Layout};
 use crate::{Device, Error, Result};
@@ -85,10 +87,19 @@ pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
     // index `i` rely on.
     let mut order: Vec<usize> = (0..shape.len()).collect();
     if let Some(out) = strides.first() {
-        order.sort_by_key(|&k| std::cmp::Reverse(if shape[k] > 1 { out[k].unsigned_abs() } else { usize::MAX }));
+        order.sort_by_key(|&k| {
+            std::cmp::Reverse(if shape[k] > 1 {
+                out[k].unsigned_abs()
+            } else {
+                usize::MAX
+            })
+        });
     }
     let shape_o: Vec<usize> = order.iter().map(|&k| shape[k]).collect();
-    let strides_o: Vec<Vec<isize>> = strides.iter().map(|s| order.iter().map(|&k| s[k]).collect()).collect();
+    let strides_o: Vec<Vec<isize>> = strides
+        .iter()
+        .map(|s| order.iter().map(|&k| s[k]).collect())
+        .collect();
     let refs: Vec<&[isize]> = strides_o.iter().map(|s| s.as_slice()).collect();
     let c = collapse(&shape_o, &refs);
     let contiguous = c.shape.len() <= 1 && c.strides.iter().all(|s| s.iter().all(|&x| x == 1));
@@ -172,7 +183,12 @@ pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
         },
         Variant::Tiled { staged } => {
             // Shared tiles must fit the static 48 KiB: else scalar strided.
-            let bytes: usize = ptrs.iter().enumerate().filter(|(k, _)| staged & (1 << k) != 0).map(|(_, (_, d))| d.size()).sum();
+            let bytes: usize = ptrs
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| staged & (1 << k) != 0)
+                .map(|(_, (_, d))| d.size())
+                .sum();
             if bytes * 32 * 33 > 48 * 1024 {
                 Variant::Strided { ndim: 2 }
             } else {
@@ -197,7 +213,11 @@ pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
                     bcast & (1 << k) != 0 || s[..last].iter().all(|&x| x % vec as isize == 0)
                 });
             if vec > 1 && aligned {
-                Variant::StridedVec { ndim, vec: vec as u8, bcast }
+                Variant::StridedVec {
+                    ndim,
+                    vec: vec as u8,
+                    bcast,
+                }
             } else {
                 p.variant
             }
@@ -211,7 +231,9 @@ fn work_items(p: &Plan, variant: Variant, spec: &KernelSpec) -> usize {
     let c = &p.collapsed;
     match variant {
         Variant::Contiguous => p.size,
-        Variant::Vectorized { vec } | Variant::StridedVec { vec, .. } => p.size.div_ceil(vec as usize),
+        Variant::Vectorized { vec } | Variant::StridedVec { vec, .. } => {
+            p.size.div_ceil(vec as usize)
+        }
         // One block per tile.
         Variant::Tiled { .. } => {
             let t = tile_for(spec);
@@ -341,10 +363,16 @@ mod tests {
         let b = Layout::contiguous(&[4]).broadcast_to(&[3, 4]).unwrap();
         let p = plan(&[3, 4], &[out.strides(), a.strides(), b.strides()]).unwrap();
         assert_eq!(p.variant, Variant::Strided { ndim: 2 });
-        assert_eq!(p.collapsed.strides, vec![vec![4, 1], vec![1, 0], vec![0, 1]]);
+        assert_eq!(
+            p.collapsed.strides,
+            vec![vec![4, 1], vec![1, 0], vec![0, 1]]
+        );
         // 0-d and all-contiguous: contiguous.
         assert_eq!(plan(&[], &[&[], &[]]).unwrap().variant, Variant::Contiguous);
-        assert_eq!(plan(&[2, 3, 4], &[&[12, 4, 1]]).unwrap().variant, Variant::Contiguous);
+        assert_eq!(
+            plan(&[2, 3, 4], &[&[12, 4, 1]]).unwrap().variant,
+            Variant::Contiguous
+        );
         // Reversed: strided with a negative stride.
         let p = plan(&[5], &[&[1], &[-1]]).unwrap();
         assert_eq!(p.variant, Variant::Strided { ndim: 1 });
@@ -361,15 +389,38 @@ mod tests {
         // (8, 12) + (8, 1): rows of contiguous data plus a broadcast column.
         let p = plan(&[8, 12], &[&[12, 1], &[12, 1], &[1, 0]]).unwrap();
         let v = refine(&p, &[(0x1000, f), (0x2000, f), (0x3000, f)], 1);
-        assert_eq!(v, Variant::StridedVec { ndim: 2, vec: 4, bcast: 0b100 });
-        assert_eq!(work_items(&p, v, &spec_for("add", "", &[f, f], &[f], &[], v, IndexWidth::I32)), 24);
+        assert_eq!(
+            v,
+            Variant::StridedVec {
+                ndim: 2,
+                vec: 4,
+                bcast: 0b100
+            }
+        );
+        assert_eq!(
+            work_items(
+                &p,
+                v,
+                &spec_for("add", "", &[f, f], &[f], &[], v, IndexWidth::I32)
+            ),
+            24
+        );
         // Misaligned base or odd row length: scalar strided.
-        assert_eq!(refine(&p, &[(0x1000, f), (0x2004, f), (0x3000, f)], 1), p.variant);
+        assert_eq!(
+            refine(&p, &[(0x1000, f), (0x2004, f), (0x3000, f)], 1),
+            p.variant
+        );
         let p = plan(&[8, 13], &[&[13, 1], &[13, 1], &[1, 0]]).unwrap();
-        assert_eq!(refine(&p, &[(0x1000, f), (0x2000, f), (0x3000, f)], 1), p.variant);
+        assert_eq!(
+            refine(&p, &[(0x1000, f), (0x2000, f), (0x3000, f)], 1),
+            p.variant
+        );
         // Contiguous and aligned: vectorized by element size.
         let p = plan(&[100], &[&[1], &[1]]).unwrap();
-        assert_eq!(refine(&p, &[(0x1000, DType::F64), (0x2000, DType::F64)], 1), Variant::Vectorized { vec: 2 });
+        assert_eq!(
+            refine(&p, &[(0x1000, DType::F64), (0x2000, DType::F64)], 1),
+            Variant::Vectorized { vec: 2 }
+        );
         // Writing into a transposed view iterates in the output's order: the input is the
         // staged (column-major) one.
         let p = plan(&[4, 5], &[&[1, 4], &[5, 1]]).unwrap();

@@ -30,7 +30,10 @@ pub struct MatOperand {
 /// ```
 pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
     if r <= 1 && c <= 1 {
-        return Some(MatOperand { trans: false, ld: c.max(1) });
+        return Some(MatOperand {
+            trans: false,
+            ld: c.max(1),
+        });
     }
     // Row-major: unit steps along a row, and rows at least a row apart.
     if (c == 1 || sc == 1) && (r == 1 || sr >= c.max(1) as isize) {
@@ -83,17 +86,31 @@ pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
         rhs: b.shape().to_vec(),
     };
     if a.ndim() == 0 || b.ndim() == 0 {
-        return Err(err("matmul needs arrays of at least one dimension (use mul for scalars)"));
+        return Err(err(
+            "matmul needs arrays of at least one dimension (use mul for scalars)",
+        ));
     }
-    let a2 = if a.ndim() == 1 { a.expand_dims(0)? } else { a.clone() };
-    let b2 = if b.ndim() == 1 { b.expand_dims(-1)? } else { b.clone() };
+    let a2 = if a.ndim() == 1 {
+        a.expand_dims(0)?
+    } else {
+        a.clone()
+    };
+    let b2 = if b.ndim() == 1 {
+        b.expand_dims(-1)?
+    } else {
+        b.clone()
+    };
     let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
     let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
     if k != k2 {
         return Err(err(&format!("inner dimensions differ ({k} and {k2})")));
     }
-    let batch = broadcast_shapes("matmul", &a2.shape()[..a2.ndim() - 2], &b2.shape()[..b2.ndim() - 2])
-        .map_err(|_| err("batch dimensions do not broadcast"))?;
+    let batch = broadcast_shapes(
+        "matmul",
+        &a2.shape()[..a2.ndim() - 2],
+        &b2.shape()[..b2.ndim() - 2],
+    )
+    .map_err(|_| err("batch dimensions do not broadcast"))?;
     let full = |l: &Layout, r: usize, c: usize| {
         let mut s = batch.clone();
         s.extend([r, c]);
@@ -107,7 +124,15 @@ pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
     if b.ndim() > 1 {
         out_shape.push(n);
     }
-    Ok(GemmPlan { m, n, k, out_shape, batch, a: a_full, b: b_full })
+    Ok(GemmPlan {
+        m,
+        n,
+        k,
+        out_shape,
+        batch,
+        a: a_full,
+        b: b_full,
+    })
 }
 
 /// The batch loop of a plan: strides (elements) of each product in `a`, `b` and the
@@ -131,18 +156,36 @@ pub fn batch_loop(p: &GemmPlan) -> BatchLoop {
         s.extend([p.m, p.n]);
         s
     });
-    let c = collapse(&p.batch, &[&p.a.strides()[..nb], &p.b.strides()[..nb], &c_strides[..nb]]);
+    let c = collapse(
+        &p.batch,
+        &[&p.a.strides()[..nb], &p.b.strides()[..nb], &c_strides[..nb]],
+    );
     let d = c.shape.len();
     if d == 0 {
-        return BatchLoop { outer: vec![], count: 1, stride: (0, 0, 0) };
+        return BatchLoop {
+            outer: vec![],
+            count: 1,
+            stride: (0, 0, 0),
+        };
     }
     let outer = (0..d - 1)
-        .map(|i| (c.shape[i], c.strides[0][i], c.strides[1][i], c.strides[2][i]))
+        .map(|i| {
+            (
+                c.shape[i],
+                c.strides[0][i],
+                c.strides[1][i],
+                c.strides[2][i],
+            )
+        })
         .collect();
     BatchLoop {
         outer,
         count: c.shape[d - 1],
-        stride: (c.strides[0][d - 1], c.strides[1][d - 1], c.strides[2][d - 1]),
+        stride: (
+            c.strides[0][d - 1],
+            c.strides[1][d - 1],
+            c.strides[2][d - 1],
+        ),
     }
 }
 
@@ -153,12 +196,20 @@ mod tests {
     #[test]
     fn shapes() {
         let l = Layout::contiguous;
-        assert_eq!(plan_gemm(&l(&[4]), &l(&[4])).unwrap().out_shape, Vec::<usize>::new());
+        assert_eq!(
+            plan_gemm(&l(&[4]), &l(&[4])).unwrap().out_shape,
+            Vec::<usize>::new()
+        );
         assert_eq!(plan_gemm(&l(&[4]), &l(&[4, 5])).unwrap().out_shape, vec![5]);
         assert_eq!(plan_gemm(&l(&[3, 4]), &l(&[4])).unwrap().out_shape, vec![3]);
-        assert_eq!(plan_gemm(&l(&[7, 3, 4]), &l(&[4])).unwrap().out_shape, vec![7, 3]);
+        assert_eq!(
+            plan_gemm(&l(&[7, 3, 4]), &l(&[4])).unwrap().out_shape,
+            vec![7, 3]
+        );
         assert_eq!(plan_gemm(&l(&[3, 0]), &l(&[0, 5])).unwrap().k, 0);
-        let e = plan_gemm(&l(&[2, 3, 4]), &l(&[3, 4, 5])).unwrap_err().to_string();
+        let e = plan_gemm(&l(&[2, 3, 4]), &l(&[3, 4, 5]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("[2, 3, 4]") && e.contains("[3, 4, 5]"), "{e}");
         assert!(plan_gemm(&l(&[]), &l(&[3])).is_err());
     }
@@ -166,15 +217,42 @@ mod tests {
     #[test]
     fn operands() {
         // Transposed view of a (5, 3) matrix: (3, 5) with strides (1, 3): column-major.
-        assert_eq!(mat_operand(3, 5, 1, 3), Some(MatOperand { trans: true, ld: 3 }));
+        assert_eq!(
+            mat_operand(3, 5, 1, 3),
+            Some(MatOperand { trans: true, ld: 3 })
+        );
         // A row slice of a wider matrix keeps its leading dimension.
-        assert_eq!(mat_operand(3, 4, 10, 1), Some(MatOperand { trans: false, ld: 10 }));
+        assert_eq!(
+            mat_operand(3, 4, 10, 1),
+            Some(MatOperand {
+                trans: false,
+                ld: 10
+            })
+        );
         // Negative strides need a copy.
         assert_eq!(mat_operand(3, 4, -4, 1), None);
         // Vectors as matrices.
-        assert_eq!(mat_operand(1, 4, 0, 1), Some(MatOperand { trans: false, ld: 4 }));
-        assert_eq!(mat_operand(4, 1, 1, 0), Some(MatOperand { trans: false, ld: 1 }));
-        assert_eq!(mat_operand(4, 1, 3, 0), Some(MatOperand { trans: false, ld: 3 }));
+        assert_eq!(
+            mat_operand(1, 4, 0, 1),
+            Some(MatOperand {
+                trans: false,
+                ld: 4
+            })
+        );
+        assert_eq!(
+            mat_operand(4, 1, 1, 0),
+            Some(MatOperand {
+                trans: false,
+                ld: 1
+            })
+        );
+        assert_eq!(
+            mat_operand(4, 1, 3, 0),
+            Some(MatOperand {
+                trans: false,
+                ld: 3
+            })
+        );
     }
 
     #[test]

@@ -4,11 +4,11 @@
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::Kernel;
 use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant, MAX_DIMS};
 use crate::ops::elementwise::Scalar;
 use crate::ops::launch::{grid_for, index_width, BLOCK};
 use crate::shape::{collapse, normalize_axis, Layout};
-use crate::kernels::cache::Kernel;
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
@@ -95,7 +95,10 @@ impl ReduceOp {
 
     /// True for the ops without identity (an empty reduction is an error).
     pub const fn needs_elements(self) -> bool {
-        matches!(self, ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin)
+        matches!(
+            self,
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
+        )
     }
 
     /// True when the result depends on the order of the reduced elements' indices.
@@ -122,40 +125,134 @@ impl ReduceOp {
         let plain = "a = acc_t(in0);";
         let out = "out0 = out0_t(a);";
         match self {
-            ReduceOp::Sum => ReduceDef { acc, acc_size: size, identity: "0", pre: plain, combine: "a + b", post: out },
-            ReduceOp::Prod => ReduceDef { acc, acc_size: size, identity: "1", pre: plain, combine: "a * b", post: out },
-            ReduceOp::Max => ReduceDef { acc, acc_size: size, identity: lowest, pre: plain, combine: "cuarray_maximum(a, b)", post: out },
-            ReduceOp::Min => ReduceDef { acc, acc_size: size, identity: highest, pre: plain, combine: "cuarray_minimum(a, b)", post: out },
+            ReduceOp::Sum => ReduceDef {
+                acc,
+                acc_size: size,
+                identity: "0",
+                pre: plain,
+                combine: "a + b",
+                post: out,
+            },
+            ReduceOp::Prod => ReduceDef {
+                acc,
+                acc_size: size,
+                identity: "1",
+                pre: plain,
+                combine: "a * b",
+                post: out,
+            },
+            ReduceOp::Max => ReduceDef {
+                acc,
+                acc_size: size,
+                identity: lowest,
+                pre: plain,
+                combine: "cuarray_maximum(a, b)",
+                post: out,
+            },
+            ReduceOp::Min => ReduceDef {
+                acc,
+                acc_size: size,
+                identity: highest,
+                pre: plain,
+                combine: "cuarray_minimum(a, b)",
+                post: out,
+            },
             ReduceOp::ArgMax | ReduceOp::ArgMin => {
                 let (acc, identity) = match (acc, self == ReduceOp::ArgMax) {
-                    ("float", true) => ("cuarray_argacc<float>", "acc_t{-__int_as_float(0x7f800000), 9223372036854775807LL}"),
-                    ("float", false) => ("cuarray_argacc<float>", "acc_t{__int_as_float(0x7f800000), 9223372036854775807LL}"),
-                    ("double", true) => ("cuarray_argacc<double>", "acc_t{-__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}"),
-                    ("double", false) => ("cuarray_argacc<double>", "acc_t{__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}"),
-                    ("unsigned long long", true) => ("cuarray_argacc<unsigned long long>", "acc_t{0ULL, 9223372036854775807LL}"),
-                    ("unsigned long long", false) => ("cuarray_argacc<unsigned long long>", "acc_t{18446744073709551615ULL, 9223372036854775807LL}"),
-                    (_, true) => ("cuarray_argacc<long long>", "acc_t{(-9223372036854775807LL - 1), 9223372036854775807LL}"),
-                    (_, false) => ("cuarray_argacc<long long>", "acc_t{9223372036854775807LL, 9223372036854775807LL}"),
+                    ("float", true) => (
+                        "cuarray_argacc<float>",
+                        "acc_t{-__int_as_float(0x7f800000), 9223372036854775807LL}",
+                    ),
+                    ("float", false) => (
+                        "cuarray_argacc<float>",
+                        "acc_t{__int_as_float(0x7f800000), 9223372036854775807LL}",
+                    ),
+                    ("double", true) => (
+                        "cuarray_argacc<double>",
+                        "acc_t{-__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}",
+                    ),
+                    ("double", false) => (
+                        "cuarray_argacc<double>",
+                        "acc_t{__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}",
+                    ),
+                    ("unsigned long long", true) => (
+                        "cuarray_argacc<unsigned long long>",
+                        "acc_t{0ULL, 9223372036854775807LL}",
+                    ),
+                    ("unsigned long long", false) => (
+                        "cuarray_argacc<unsigned long long>",
+                        "acc_t{18446744073709551615ULL, 9223372036854775807LL}",
+                    ),
+                    (_, true) => (
+                        "cuarray_argacc<long long>",
+                        "acc_t{(-9223372036854775807LL - 1), 9223372036854775807LL}",
+                    ),
+                    (_, false) => (
+                        "cuarray_argacc<long long>",
+                        "acc_t{9223372036854775807LL, 9223372036854775807LL}",
+                    ),
                 };
-                let combine = if self == ReduceOp::ArgMax { "cuarray_argmax_comb(a, b)" } else { "cuarray_argmin_comb(a, b)" };
+                let combine = if self == ReduceOp::ArgMax {
+                    "cuarray_argmax_comb(a, b)"
+                } else {
+                    "cuarray_argmin_comb(a, b)"
+                };
                 let pre = match acc {
                     "cuarray_argacc<float>" => "a.v = float(in0); a.i = (long long)j;",
                     "cuarray_argacc<double>" => "a.v = double(in0); a.i = (long long)j;",
-                    "cuarray_argacc<unsigned long long>" => "a.v = (unsigned long long)in0; a.i = (long long)j;",
+                    "cuarray_argacc<unsigned long long>" => {
+                        "a.v = (unsigned long long)in0; a.i = (long long)j;"
+                    }
                     _ => "a.v = (long long)in0; a.i = (long long)j;",
                 };
-                ReduceDef { acc, acc_size: 16, identity, pre, combine, post: "out0 = a.i;" }
+                ReduceDef {
+                    acc,
+                    acc_size: 16,
+                    identity,
+                    pre,
+                    combine,
+                    post: "out0 = a.i;",
+                }
             }
-            ReduceOp::All => ReduceDef { acc: "int", acc_size: 4, identity: "1", pre: "a = (in0 != in0_t(0)) ? 1 : 0;", combine: "a & b", post: "out0 = a != 0;" },
-            ReduceOp::Any => ReduceDef { acc: "int", acc_size: 4, identity: "0", pre: "a = (in0 != in0_t(0)) ? 1 : 0;", combine: "a | b", post: "out0 = a != 0;" },
+            ReduceOp::All => ReduceDef {
+                acc: "int",
+                acc_size: 4,
+                identity: "1",
+                pre: "a = (in0 != in0_t(0)) ? 1 : 0;",
+                combine: "a & b",
+                post: "out0 = a != 0;",
+            },
+            ReduceOp::Any => ReduceDef {
+                acc: "int",
+                acc_size: 4,
+                identity: "0",
+                pre: "a = (in0 != in0_t(0)) ? 1 : 0;",
+                combine: "a | b",
+                post: "out0 = a != 0;",
+            },
             ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
-                let (acc, acc_size) = if mean_acc(d) == DType::F32 { ("float", 4) } else { ("double", 8) };
-                let pre = if self == ReduceOp::Mean { plain } else { "const acc_t dev = acc_t(in0) - acc_t(k0); a = dev * dev;" };
+                let (acc, acc_size) = if mean_acc(d) == DType::F32 {
+                    ("float", 4)
+                } else {
+                    ("double", 8)
+                };
+                let pre = if self == ReduceOp::Mean {
+                    plain
+                } else {
+                    "const acc_t dev = acc_t(in0) - acc_t(k0); a = dev * dev;"
+                };
                 let post = match self {
                     ReduceOp::Std => "out0 = out0_t(cuarray_m_sqrt(a / acc_t(s0)));",
                     _ => "out0 = out0_t(a / acc_t(s0));",
                 };
-                ReduceDef { acc, acc_size, identity: "0", pre, combine: "a + b", post }
+                ReduceDef {
+                    acc,
+                    acc_size,
+                    identity: "0",
+                    pre,
+                    combine: "a + b",
+                    post,
+                }
             }
         }
     }
@@ -207,7 +304,13 @@ pub struct ReducePlan {
 /// let p = plan_reduce(&Layout::contiguous(&[1000, 64]), Some(&[0]), true, false, 132).unwrap();
 /// assert_eq!((p.out_shape.clone(), p.strategy), (vec![1, 64], Strategy::Cols));
 /// ```
-pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep_order: bool, sm_count: u32) -> Result<ReducePlan> {
+pub fn plan_reduce(
+    layout: &Layout,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+    keep_order: bool,
+    sm_count: u32,
+) -> Result<ReducePlan> {
     let nd = layout.ndim();
     let mut reduced = vec![false; nd];
     match axes {
@@ -216,7 +319,10 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
             for &a in list {
                 let k = normalize_axis("reduce", a, nd)?;
                 if reduced[k] {
-                    return Err(Error::invalid("reduce", format!("duplicate axis {a} in {list:?}")));
+                    return Err(Error::invalid(
+                        "reduce",
+                        format!("duplicate axis {a} in {list:?}"),
+                    ));
                 }
                 reduced[k] = true;
             }
@@ -224,7 +330,13 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     }
     let (shape, strides) = (layout.shape(), layout.strides());
     let out_shape: Vec<usize> = (0..nd)
-        .filter_map(|k| if reduced[k] { keepdims.then_some(1) } else { Some(shape[k]) })
+        .filter_map(|k| {
+            if reduced[k] {
+                keepdims.then_some(1)
+            } else {
+                Some(shape[k])
+            }
+        })
         .collect();
     let kept_axes: Vec<usize> = (0..nd).filter(|&k| !reduced[k]).collect();
     let mut red_axes: Vec<usize> = (0..nd).filter(|&k| reduced[k]).collect();
@@ -250,7 +362,10 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     // An empty reduced set with an extent 0 survives collapsing; make it one dimension.
     let red = if n_red == 0 { (vec![0], vec![0]) } else { red };
     if kept.0.len() > MAX_DIMS || red.0.len() > MAX_DIMS {
-        return Err(Error::invalid("reduce", "too many dimensions after merging (make the array contiguous first)"));
+        return Err(Error::invalid(
+            "reduce",
+            "too many dimensions after merging (make the array contiguous first)",
+        ));
     }
     let inner_red = red.1.last().map_or(0, |s| s.unsigned_abs());
     let inner_kept = kept.1.last().map_or(0, |s| s.unsigned_abs());
@@ -258,7 +373,9 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     let strategy = if n_red < 16 && n_out >= 32 {
         Strategy::Cols
     } else if inner_red == 1 || n_out < 32 || inner_kept != 1 {
-        Strategy::Rows { warp: n_red <= 4096 }
+        Strategy::Rows {
+            warp: n_red <= 4096,
+        }
     } else {
         Strategy::Cols
     };
@@ -266,30 +383,55 @@ pub fn plan_reduce(layout: &Layout, axes: Option<&[isize]>, keepdims: bool, keep
     // this with the kernel's real occupancy (never upwards).
     let splits = splits_for(strategy, n_out, n_red, sm * 8);
     let extent = |d: &(Vec<usize>, Vec<isize>)| -> usize {
-        d.0.iter().zip(&d.1).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum()
+        d.0.iter()
+            .zip(&d.1)
+            .map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs())
+            .sum()
     };
     let index = index_width(
         layout.size().max(n_out * splits),
         extent(&kept) + extent(&red),
     );
-    Ok(ReducePlan { out_shape, n_out, n_red, kept, red, strategy, splits, index })
+    Ok(ReducePlan {
+        out_shape,
+        n_out,
+        n_red,
+        kept,
+        red,
+        strategy,
+        splits,
+        index,
+    })
 }
 
 /// Pieces each reduction is cut into so that `resident_blocks` blocks of 256 threads
 /// (one wave on the GPU) all have work.
 pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
     match strategy {
-        Strategy::Rows { warp: false } => resident_blocks.div_ceil(n_out.max(1)).clamp(1, (n_red / 8192).max(1)),
+        Strategy::Rows { warp: false } => resident_blocks
+            .div_ceil(n_out.max(1))
+            .clamp(1, (n_red / 8192).max(1)),
         Strategy::Rows { warp: true } => 1,
         // Enough threads to fill the GPU (a thread may own up to 4 adjacent outputs).
-        Strategy::Cols => (resident_blocks * 256 * 4).div_ceil(n_out.max(1)).clamp(1, (n_red / 64).max(1)),
+        Strategy::Cols => (resident_blocks * 256 * 4)
+            .div_ceil(n_out.max(1))
+            .clamp(1, (n_red / 64).max(1)),
     }
 }
 
 fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
     match strategy {
-        Strategy::Rows { warp } => Variant::ReduceRows { warp, vec, nk: nk as u8, nr: nr as u8 },
-        Strategy::Cols => Variant::ReduceCols { vec, nk: nk as u8, nr: nr as u8 },
+        Strategy::Rows { warp } => Variant::ReduceRows {
+            warp,
+            vec,
+            nk: nk as u8,
+            nr: nr as u8,
+        },
+        Strategy::Cols => Variant::ReduceCols {
+            vec,
+            nk: nk as u8,
+            nr: nr as u8,
+        },
     }
 }
 
@@ -347,7 +489,11 @@ fn spec(p: &Pass<'_>) -> KernelSpec {
     KernelSpec {
         family: Family::Reduce,
         op: p.op.name().into(),
-        body: if p.partial_in { "a = in0;".into() } else { p.def.pre.into() },
+        body: if p.partial_in {
+            "a = in0;".into()
+        } else {
+            p.def.pre.into()
+        },
         inputs: TypeList::new(&[p.in_dtype]),
         outputs: TypeList::new(&[p.out_dtype]),
         scalars: TypeList::new(&p.scalars.iter().map(|s| s.dtype).collect::<Vec<_>>()),
@@ -360,7 +506,11 @@ fn spec(p: &Pass<'_>) -> KernelSpec {
             post: p.def.post.into(),
             partial_in: p.partial_in,
             partial_out: p.partial_out,
-            aux: if p.partial_in { None } else { p.aux.map(|a| a.1) },
+            aux: if p.partial_in {
+                None
+            } else {
+                p.aux.map(|a| a.1)
+            },
         }),
     }
 }
@@ -376,7 +526,9 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     }
     args.indexer(p.index, p.n_out, p.kept.0, &[p.kept.1]);
     args.indexer(p.index, p.n_red, p.red.0, &[p.red.1]);
-    args.i64(p.n_out as i64).i64(p.n_red as i64).i64(p.splits as i64);
+    args.i64(p.n_out as i64)
+        .i64(p.n_red as i64)
+        .i64(p.splits as i64);
     let tasks = p.n_out * p.splits;
     let resident = device.multiprocessor_count() * f.blocks_per_sm;
     let grid = match p.strategy {
@@ -450,8 +602,18 @@ pub(crate) fn run(
     let s = splits as isize;
     type Dims = (Vec<usize>, Vec<isize>);
     let (kept2, red2, strategy2): (Dims, Dims, Strategy) = match p.strategy {
-        Strategy::Rows { .. } => ((vec![p.n_out], vec![s]), (vec![splits], vec![1]), Strategy::Rows { warp: splits <= 4096 }),
-        Strategy::Cols => ((vec![p.n_out], vec![1]), (vec![splits], vec![n]), Strategy::Cols),
+        Strategy::Rows { .. } => (
+            (vec![p.n_out], vec![s]),
+            (vec![splits], vec![1]),
+            Strategy::Rows {
+                warp: splits <= 4096,
+            },
+        ),
+        Strategy::Cols => (
+            (vec![p.n_out], vec![1]),
+            (vec![splits], vec![n]),
+            Strategy::Cols,
+        ),
     };
     let second = Pass {
         input: partials.device_ptr(),
@@ -477,7 +639,10 @@ mod tests {
     fn plans() {
         let l = Layout::contiguous(&[16384, 16384]);
         let p = plan_reduce(&l, None, false, false, 132).unwrap();
-        assert_eq!((p.n_out, p.n_red, p.strategy), (1, 1 << 28, Strategy::Rows { warp: false }));
+        assert_eq!(
+            (p.n_out, p.n_red, p.strategy),
+            (1, 1 << 28, Strategy::Rows { warp: false })
+        );
         assert!(p.splits > 100);
         assert_eq!(p.out_shape, Vec::<usize>::new());
         let p = plan_reduce(&l, Some(&[0]), false, false, 132).unwrap();

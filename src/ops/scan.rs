@@ -44,7 +44,11 @@ pub struct ScanPlan {
 /// ```
 pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
     let nd = layout.ndim().max(1);
-    let layout = if layout.ndim() == 0 { layout.expand_dims(0)? } else { layout.clone() };
+    let layout = if layout.ndim() == 0 {
+        layout.expand_dims(0)?
+    } else {
+        layout.clone()
+    };
     let ax = normalize_axis("cumsum", axis, nd)?;
     let out = c_strides(layout.shape());
     let others: Vec<usize> = (0..nd).filter(|&k| k != ax).collect();
@@ -56,20 +60,42 @@ pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
         (vec![1], vec![0], vec![0])
     } else {
         let mut it = c.strides.into_iter();
-        (c.shape, it.next().unwrap_or_default(), it.next().unwrap_or_default())
+        (
+            c.shape,
+            it.next().unwrap_or_default(),
+            it.next().unwrap_or_default(),
+        )
     };
     if kept.0.len() > MAX_DIMS {
-        return Err(Error::invalid("cumsum", "too many dimensions after merging (make the array contiguous first)"));
+        return Err(Error::invalid(
+            "cumsum",
+            "too many dimensions after merging (make the array contiguous first)",
+        ));
     }
     let n_rows: usize = shape.iter().product();
     let len = layout.shape()[ax];
     let sin = layout.strides()[ax];
     let sout = out[ax];
     let tiles = sin.unsigned_abs() == 1 || n_rows < 4096;
-    let reach = |st: &[isize]| -> usize { kept.0.iter().zip(st).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum() };
-    let extent = (reach(&kept.1) + len.saturating_sub(1) * sin.unsigned_abs()).max(reach(&kept.2) + len);
+    let reach = |st: &[isize]| -> usize {
+        kept.0
+            .iter()
+            .zip(st)
+            .map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs())
+            .sum()
+    };
+    let extent =
+        (reach(&kept.1) + len.saturating_sub(1) * sin.unsigned_abs()).max(reach(&kept.2) + len);
     let index = index_width(layout.size() + SCAN_TILE, extent + SCAN_TILE);
-    Ok(ScanPlan { n_rows, len, kept, sin, sout, tiles, index })
+    Ok(ScanPlan {
+        n_rows,
+        len,
+        kept,
+        sin,
+        sout,
+        tiles,
+        index,
+    })
 }
 
 /// Runs an inclusive scan (`op` is `Sum` or `Prod`) of `input` into the C-contiguous
@@ -97,13 +123,20 @@ pub(crate) fn run(
         && p.kept.1.iter().all(|&s| s % vec as isize == 0);
     let nk = p.kept.0.len() as u8;
     let variant = if p.tiles {
-        Variant::ScanTiles { vec: if vectorized { vec as u8 } else { 1 }, nk }
+        Variant::ScanTiles {
+            vec: if vectorized { vec as u8 } else { 1 },
+            nk,
+        }
     } else {
         Variant::ScanSerial { nk }
     };
     let spec = KernelSpec {
         family: Family::Scan,
-        op: if op == ReduceOp::Prod { "cumprod".into() } else { "cumsum".into() },
+        op: if op == ReduceOp::Prod {
+            "cumprod".into()
+        } else {
+            "cumsum".into()
+        },
         body: def.pre.into(),
         inputs: TypeList::new(&[in_dtype]),
         outputs: TypeList::new(&[out_dtype]),
@@ -124,7 +157,10 @@ pub(crate) fn run(
     let mut args = KernelArgs::new();
     args.ptr(output).ptr(input);
     args.indexer(p.index, p.n_rows, &p.kept.0, &[&p.kept.1, &p.kept.2]);
-    args.i64(p.n_rows as i64).i64(p.len as i64).i64(p.sin as i64).i64(p.sout as i64);
+    args.i64(p.n_rows as i64)
+        .i64(p.len as i64)
+        .i64(p.sin as i64)
+        .i64(p.sout as i64);
     let sm = device.multiprocessor_count() as usize;
     if !p.tiles {
         let grid = grid_for(p.n_rows, device.multiprocessor_count() * f.blocks_per_sm);
@@ -146,7 +182,10 @@ pub(crate) fn run(
     // before the kernel that reads it.
     unsafe { cudarc::driver::result::memset_d8_async(base, 0, bytes, device.cu_stream()) }
         .map_err(Error::cuda("cumsum"))?;
-    args.ptr(base + flags_at as u64).ptr(base + aggs_at as u64).ptr(base + incls_at as u64).ptr(base);
+    args.ptr(base + flags_at as u64)
+        .ptr(base + aggs_at as u64)
+        .ptr(base + incls_at as u64)
+        .ptr(base);
     let grid = tiles.min(sm * f.blocks_per_sm as usize).max(1) as u32;
     // SAFETY: arguments as render_scan's tiled signature; the state arrays hold one
     // entry per tile and the counter, zeroed above; offsets stay inside the buffers.

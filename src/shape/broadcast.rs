@@ -14,8 +14,16 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Ve
     let n = a.len().max(b.len());
     let mut out = vec![0usize; n];
     for (i, o) in out.iter_mut().enumerate() {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         *o = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -38,10 +46,18 @@ mod tests {
     #[test]
     fn rules() {
         assert_eq!(broadcast_shapes("t", &[], &[2, 3]).unwrap(), vec![2, 3]);
-        assert_eq!(broadcast_shapes("t", &[8, 1, 6, 1], &[7, 1, 5]).unwrap(), vec![8, 7, 6, 5]);
+        assert_eq!(
+            broadcast_shapes("t", &[8, 1, 6, 1], &[7, 1, 5]).unwrap(),
+            vec![8, 7, 6, 5]
+        );
         assert_eq!(broadcast_shapes("t", &[0], &[1]).unwrap(), vec![0]);
         assert_eq!(broadcast_shapes("t", &[1], &[0]).unwrap(), vec![0]);
-        let e = broadcast_shapes("add", &[2, 3], &[4, 3]).unwrap_err().to_string();
-        assert!(e.contains("[2, 3]") && e.contains("[4, 3]") && e.contains("add"), "{e}");
+        let e = broadcast_shapes("add", &[2, 3], &[4, 3])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("[2, 3]") && e.contains("[4, 3]") && e.contains("add"),
+            "{e}"
+        );
     }
 }

@@ -154,10 +154,16 @@ impl Layout {
         for (i, &d) in shape.iter().enumerate() {
             if d == -1 {
                 if infer.replace(i).is_some() {
-                    return Err(Error::invalid("reshape", "can only specify one unknown dimension (-1)"));
+                    return Err(Error::invalid(
+                        "reshape",
+                        "can only specify one unknown dimension (-1)",
+                    ));
                 }
             } else if d < 0 {
-                return Err(Error::invalid("reshape", format!("negative dimension {d} in {shape:?}")));
+                return Err(Error::invalid(
+                    "reshape",
+                    format!("negative dimension {d} in {shape:?}"),
+                ));
             } else {
                 known *= d as usize;
             }

@@ -131,7 +131,11 @@ fn resolve(start: Option<isize>, end: Option<isize>, step: isize, len: usize) ->
     } else {
         let s = start.map_or(n - 1, |v| clamp(if v < 0 { v + n } else { v }, -1, n - 1));
         let e = end.map_or(-1, |v| clamp(if v < 0 { v + n } else { v }, -1, n - 1));
-        let count = if s > e { (s - e + (-step) - 1) / (-step) } else { 0 };
+        let count = if s > e {
+            (s - e + (-step) - 1) / (-step)
+        } else {
+            0
+        };
         (s, count as usize)
     }
 }
@@ -139,11 +143,17 @@ fn resolve(start: Option<isize>, end: Option<isize>, step: isize, len: usize) ->
 impl Layout {
     /// Applies a slice argument (as built by [`s!`](crate::s)) and returns the view's layout.
     pub fn slice(&self, spec: &[SliceElem]) -> Result<Layout> {
-        let consumed = spec.iter().filter(|e| !matches!(e, SliceElem::NewAxis)).count();
+        let consumed = spec
+            .iter()
+            .filter(|e| !matches!(e, SliceElem::NewAxis))
+            .count();
         if consumed > self.ndim() {
             return Err(Error::invalid(
                 "slice",
-                format!("{consumed} indices given for an array of {} dimension(s)", self.ndim()),
+                format!(
+                    "{consumed} indices given for an array of {} dimension(s)",
+                    self.ndim()
+                ),
             ));
         }
         let mut shape = Vec::with_capacity(self.ndim() + spec.len());
@@ -202,7 +212,10 @@ mod tests {
         let l = Layout::contiguous(&[10]);
         assert_eq!(idx(&l.slice(&s![2..5]).unwrap()), vec![2, 3, 4]);
         assert_eq!(idx(&l.slice(&s![..;3]).unwrap()), vec![0, 3, 6, 9]);
-        assert_eq!(idx(&l.slice(&s![..;-1]).unwrap()), (0..10).rev().collect::<Vec<_>>());
+        assert_eq!(
+            idx(&l.slice(&s![..;-1]).unwrap()),
+            (0..10).rev().collect::<Vec<_>>()
+        );
         assert_eq!(idx(&l.slice(&s![5..1;-1]).unwrap()), vec![5, 4, 3, 2]);
         assert_eq!(idx(&l.slice(&s![-3..]).unwrap()), vec![7, 8, 9]);
         assert_eq!(idx(&l.slice(&s![..;-3]).unwrap()), vec![9, 6, 3, 0]);

@@ -3,8 +3,8 @@
 //! f32 and round.
 
 use crate::common::{
-    add_gpu, arith, check_array, check_close, dname, each_num_dtype, ensure, host_binary, HostNd, Op, Rng, TElem,
-    TResult, Val,
+    add_gpu, arith, check_array, check_close, dname, each_num_dtype, ensure, host_binary, HostNd,
+    Op, Rng, TElem, TResult, Val,
 };
 use cuarray::{s, Device, DeviceArray, Error, NumElement};
 use libtest_mimic::Trial;
@@ -79,9 +79,19 @@ fn contiguous<T: Num>(op: Op) -> impl FnOnce(&Device, &mut Rng) -> TResult {
             let hb = HostNd::<T>::random(rng, &[n]);
             let (a, b) = (ha.upload(dev)?, hb.upload(dev)?);
             let want = host_binary(op, &ha, &hb);
-            check_array(&format!("{} n={n}", op.name()), &apply(op, &a, &b)?, &want, T::REL_TOL)?;
+            check_array(
+                &format!("{} n={n}", op.name()),
+                &apply(op, &a, &b)?,
+                &want,
+                T::REL_TOL,
+            )?;
             if n == 1000 {
-                check_array(&format!("{} method n={n}", op.name()), &apply_method(op, &a, &b)?, &want, T::REL_TOL)?;
+                check_array(
+                    &format!("{} method n={n}", op.name()),
+                    &apply_method(op, &a, &b)?,
+                    &want,
+                    T::REL_TOL,
+                )?;
             }
         }
         Ok(())
@@ -90,7 +100,12 @@ fn contiguous<T: Num>(op: Op) -> impl FnOnce(&Device, &mut Rng) -> TResult {
 
 type Case<T> = (DeviceArray<T>, HostNd<T>, DeviceArray<T>, HostNd<T>);
 
-fn random_pair<T: TElem>(dev: &Device, rng: &mut Rng, sa: &[usize], sb: &[usize]) -> cuarray::Result<Case<T>> {
+fn random_pair<T: TElem>(
+    dev: &Device,
+    rng: &mut Rng,
+    sa: &[usize],
+    sb: &[usize],
+) -> cuarray::Result<Case<T>> {
     let ha = HostNd::<T>::random(rng, sa);
     let hb = HostNd::<T>::random(rng, sb);
     Ok((ha.upload(dev)?, ha, hb.upload(dev)?, hb))
@@ -127,7 +142,12 @@ fn build_case<T: TElem>(case: &str, dev: &Device, rng: &mut Rng) -> cuarray::Res
         }
         "negstep9x8+9x1" => {
             let (a, ha, b, hb) = random_pair::<T>(dev, rng, &[9, 8], &[9, 1])?;
-            Ok((a.slice(s![..;-1, 1..;-2])?, ha.slice(&[(None, None, -1), (Some(1), None, -2)]), b, hb))
+            Ok((
+                a.slice(s![..;-1, 1..;-2])?,
+                ha.slice(&[(None, None, -1), (Some(1), None, -2)]),
+                b,
+                hb,
+            ))
         }
         "permuted2x3x4x5+3x1x4" => {
             let (a, ha, b, hb) = random_pair::<T>(dev, rng, &[2, 3, 4, 5], &[3, 1, 4])?;
@@ -171,12 +191,26 @@ fn broadcast<T: Num>(case: &'static str) -> impl FnOnce(&Device, &mut Rng) -> TR
     move |dev, rng| {
         let (a, ha, b, hb) = build_case::<T>(case, dev, rng)?;
         let k = CASES.iter().position(|&c| c == case).unwrap_or(0);
-        let ops: Vec<Op> = if k == 0 { Op::ALL.to_vec() } else { vec![Op::ALL[k % 4], Op::ALL[(k + 1) % 4]] };
+        let ops: Vec<Op> = if k == 0 {
+            Op::ALL.to_vec()
+        } else {
+            vec![Op::ALL[k % 4], Op::ALL[(k + 1) % 4]]
+        };
         for op in ops {
             let want = host_binary(op, &ha, &hb);
-            check_array(&format!("{case}: a {} b", op.name()), &apply(op, &a, &b)?, &want, T::REL_TOL)?;
+            check_array(
+                &format!("{case}: a {} b", op.name()),
+                &apply(op, &a, &b)?,
+                &want,
+                T::REL_TOL,
+            )?;
             let want = host_binary(op, &hb, &ha);
-            check_array(&format!("{case}: b {} a", op.name()), &apply(op, &b, &a)?, &want, T::REL_TOL)?;
+            check_array(
+                &format!("{case}: b {} a", op.name()),
+                &apply(op, &b, &a)?,
+                &want,
+                T::REL_TOL,
+            )?;
         }
         Ok(())
     }
@@ -185,23 +219,50 @@ fn broadcast<T: Num>(case: &'static str) -> impl FnOnce(&Device, &mut Rng) -> TR
 fn scalar<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
     let h = HostNd::<T>::random(rng, &[37, 53]);
     let a = h.upload(dev)?;
-    let scalars = [T::random(rng), T::from_val(Val::F(2.0)), T::ZERO, T::random(rng)];
-    for (view, hv, label) in [(a.clone(), h.clone(), "contiguous"), (a.t(), h.t(), "transposed")] {
+    let scalars = [
+        T::random(rng),
+        T::from_val(Val::F(2.0)),
+        T::ZERO,
+        T::random(rng),
+    ];
+    for (view, hv, label) in [
+        (a.clone(), h.clone(), "contiguous"),
+        (a.t(), h.t(), "transposed"),
+    ] {
         for &s in &scalars {
             // The transposed input (tiles) with the two asymmetric ops only: fewer kernels.
-            let ops: &[Op] = if label == "transposed" { &[Op::Sub, Op::Div] } else { &Op::ALL };
+            let ops: &[Op] = if label == "transposed" {
+                &[Op::Sub, Op::Div]
+            } else {
+                &Op::ALL
+            };
             for &op in ops {
                 let got = apply_scalar_rhs(op, &view, s)?;
-                check_array(&format!("{label} a {} {s}", op.name()), &got, &hv.map(|x| arith(op, x, s)), T::REL_TOL)?;
+                check_array(
+                    &format!("{label} a {} {s}", op.name()),
+                    &got,
+                    &hv.map(|x| arith(op, x, s)),
+                    T::REL_TOL,
+                )?;
                 let got = apply_scalar_lhs(op, s, &view)?;
-                check_array(&format!("{label} {s} {} a", op.name()), &got, &hv.map(|x| arith(op, s, x)), T::REL_TOL)?;
+                check_array(
+                    &format!("{label} {s} {} a", op.name()),
+                    &got,
+                    &hv.map(|x| arith(op, s, x)),
+                    T::REL_TOL,
+                )?;
             }
         }
     }
     // 0-d and empty arrays with a scalar.
     let z = HostNd::<T>::random(rng, &[]);
     let s = T::from_val(Val::F(3.0));
-    check_array("0-d * 3", &(&z.upload(dev)? * s)?, &z.map(|x| arith(Op::Mul, x, s)), T::REL_TOL)?;
+    check_array(
+        "0-d * 3",
+        &(&z.upload(dev)? * s)?,
+        &z.map(|x| arith(Op::Mul, x, s)),
+        T::REL_TOL,
+    )?;
     let e = DeviceArray::<T>::from_host(dev, &[], &[4, 0])?;
     ensure!((s - &e)?.shape() == [4, 0], "3 - empty");
     Ok(())
@@ -219,11 +280,36 @@ fn chain<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
         &bin(Op::Mul, &bin(Op::Add, &ha, &hb), &hc),
         T::REL_TOL,
     )?;
-    check_array("c - (a * b)", &(&c - (&a * &b))?, &bin(Op::Sub, &hc, &bin(Op::Mul, &ha, &hb)), T::REL_TOL)?;
-    check_array("(a / c) + b", &((&a / &c) + &b)?, &bin(Op::Add, &bin(Op::Div, &ha, &hc), &hb), T::REL_TOL)?;
-    check_array("owned a + owned b", &(a.clone() + b.clone())?, &bin(Op::Add, &ha, &hb), T::REL_TOL)?;
-    check_array("owned a * &c", &(a.clone() * &c)?, &bin(Op::Mul, &ha, &hc), T::REL_TOL)?;
-    check_array("&a - owned c", &(&a - c.clone())?, &bin(Op::Sub, &ha, &hc), T::REL_TOL)?;
+    check_array(
+        "c - (a * b)",
+        &(&c - (&a * &b))?,
+        &bin(Op::Sub, &hc, &bin(Op::Mul, &ha, &hb)),
+        T::REL_TOL,
+    )?;
+    check_array(
+        "(a / c) + b",
+        &((&a / &c) + &b)?,
+        &bin(Op::Add, &bin(Op::Div, &ha, &hc), &hb),
+        T::REL_TOL,
+    )?;
+    check_array(
+        "owned a + owned b",
+        &(a.clone() + b.clone())?,
+        &bin(Op::Add, &ha, &hb),
+        T::REL_TOL,
+    )?;
+    check_array(
+        "owned a * &c",
+        &(a.clone() * &c)?,
+        &bin(Op::Mul, &ha, &hc),
+        T::REL_TOL,
+    )?;
+    check_array(
+        "&a - owned c",
+        &(&a - c.clone())?,
+        &bin(Op::Sub, &ha, &hc),
+        T::REL_TOL,
+    )?;
     let s = T::from_val(Val::F(2.0));
     let want = bin(Op::Add, &ha, &hb).map(|x| arith(Op::Mul, x, s));
     check_array("(a + b)? * 2", &((&a + &b)? * s)?, &want, T::REL_TOL)?;
@@ -233,7 +319,10 @@ fn chain<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
     let bad = DeviceArray::<T>::from_host(dev, &rng.vec(3), &[3])?;
     match (&b + &bad) * &c {
         Err(Error::Broadcast { op, lhs, rhs }) => {
-            ensure!(op == "add" && lhs == [5] && rhs == [3], "chained error: {op} {lhs:?} {rhs:?}")
+            ensure!(
+                op == "add" && lhs == [5] && rhs == [3],
+                "chained error: {op} {lhs:?} {rhs:?}"
+            )
         }
         other => return Err(format!("(b + bad) * c gave {other:?}").into()),
     }
@@ -256,7 +345,15 @@ fn errors<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
                         op.name()
                     );
                 }
-                other => return Err(format!("{:?} {} {:?} gave {other:?}", x.shape(), op.name(), y.shape()).into()),
+                other => {
+                    return Err(format!(
+                        "{:?} {} {:?} gave {other:?}",
+                        x.shape(),
+                        op.name(),
+                        y.shape()
+                    )
+                    .into())
+                }
             }
         }
     }
@@ -267,7 +364,11 @@ fn errors<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
 /// signs, and `MIN / -1` (NumPy wraps it to `MIN`).
 fn int_edges<T: Num>(dev: &Device, _rng: &mut Rng) -> TResult {
     let (bits, signed) = T::INT.expect("integer dtype");
-    let max: i128 = if signed { (1i128 << (bits - 1)) - 1 } else { (1i128 << bits) - 1 };
+    let max: i128 = if signed {
+        (1i128 << (bits - 1)) - 1
+    } else {
+        (1i128 << bits) - 1
+    };
     let min: i128 = if signed { -(1i128 << (bits - 1)) } else { 0 };
     let xs: Vec<i128> = vec![max, max, min, 7, 7, 0, 5, max, min + 1, 1];
     let ys: Vec<i128> = vec![1, max, 1, 2, 0, 3, 5, 2, max, max];
@@ -283,10 +384,17 @@ fn int_edges<T: Num>(dev: &Device, _rng: &mut Rng) -> TResult {
     };
     let hx: Vec<T> = xs.iter().map(|&v| T::from_val(Val::I(v))).collect();
     let hy: Vec<T> = ys.iter().map(|&v| T::from_val(Val::I(v))).collect();
-    let (x, y) = (DeviceArray::from_slice(dev, &hx)?, DeviceArray::from_slice(dev, &hy)?);
+    let (x, y) = (
+        DeviceArray::from_slice(dev, &hx)?,
+        DeviceArray::from_slice(dev, &hy)?,
+    );
     for op in Op::ALL {
         let want: Vec<T> = hx.iter().zip(&hy).map(|(&p, &q)| arith(op, p, q)).collect();
-        check_close(&format!("{} on edge values", op.name()), &apply(op, &x, &y)?.to_host()?, &want)?;
+        check_close(
+            &format!("{} on edge values", op.name()),
+            &apply(op, &x, &y)?.to_host()?,
+            &want,
+        )?;
     }
     Ok(())
 }
@@ -294,20 +402,44 @@ fn int_edges<T: Num>(dev: &Device, _rng: &mut Rng) -> TResult {
 fn register<T: Num>(out: &mut Vec<Trial>) {
     let d = dname::<T>();
     for op in Op::ALL {
-        add_gpu(out, format!("arith/{}/{d}/contiguous_sizes", op.name()), contiguous::<T>(op));
+        add_gpu(
+            out,
+            format!("arith/{}/{d}/contiguous_sizes", op.name()),
+            contiguous::<T>(op),
+        );
     }
     for case in CASES {
-        add_gpu(out, format!("arith/broadcast/{d}/{case}"), broadcast::<T>(case));
+        add_gpu(
+            out,
+            format!("arith/broadcast/{d}/{case}"),
+            broadcast::<T>(case),
+        );
     }
-    add_gpu(out, format!("arith/scalar/{d}/contiguous_and_transposed"), scalar::<T>);
+    add_gpu(
+        out,
+        format!("arith/scalar/{d}/contiguous_and_transposed"),
+        scalar::<T>,
+    );
     add_gpu(out, format!("arith/chain/{d}/result_operators"), chain::<T>);
     if T::INT.is_some() {
-        add_gpu(out, format!("arith/int_edges/{d}/wrap_and_floor_div"), int_edges::<T>);
+        add_gpu(
+            out,
+            format!("arith/int_edges/{d}/wrap_and_floor_div"),
+            int_edges::<T>,
+        );
     }
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
     each_num_dtype!(register(out));
-    add_gpu(out, "arith/errors/f32/broadcast_names_shapes".into(), errors::<f32>);
-    add_gpu(out, "arith/errors/i32/broadcast_names_shapes".into(), errors::<i32>);
+    add_gpu(
+        out,
+        "arith/errors/f32/broadcast_names_shapes".into(),
+        errors::<f32>,
+    );
+    add_gpu(
+        out,
+        "arith/errors/i32/broadcast_names_shapes".into(),
+        errors::<i32>,
+    );
 }

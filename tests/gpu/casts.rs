@@ -3,7 +3,9 @@
 //! `x != 0` into bool, bool is 0/1, integers wrap, and floats round to nearest-even into
 //! narrower floats (f64 -> bf16 through f32, as the kernels document).
 
-use crate::common::{add_gpu, check_array, dname, each_dtype, ensure, HostNd, Rng, TElem, TResult, Val};
+use crate::common::{
+    add_gpu, check_array, dname, each_dtype, ensure, HostNd, Rng, TElem, TResult, Val,
+};
 use cuarray::{DType, Device, DeviceArray};
 use libtest_mimic::Trial;
 
@@ -14,7 +16,11 @@ fn source_value<S: TElem>(rng: &mut Rng, target: DType) -> S {
         return S::random(rng);
     }
     let x = if !target.is_float() && target != DType::Bool {
-        let (lo, hi) = if target.is_signed_int() { (-100.0, 100.0) } else { (0.0, 200.0) };
+        let (lo, hi) = if target.is_signed_int() {
+            (-100.0, 100.0)
+        } else {
+            (0.0, 200.0)
+        };
         match rng.below(8) {
             0 => rng.int(lo as i64, hi as i64 - 1) as f64,
             1 => rng.int(lo as i64 * 2, hi as i64 * 2 - 1) as f64 * 0.5,
@@ -37,10 +43,18 @@ fn source_value<S: TElem>(rng: &mut Rng, target: DType) -> S {
 }
 
 fn cast_to<S: TElem, U: TElem>(dev: &Device, rng: &mut Rng, transposed: bool) -> TResult {
-    let what = format!("astype {} -> {} ({})", S::DTYPE, U::DTYPE, if transposed { "t() of 53x37" } else { "4099" });
+    let what = format!(
+        "astype {} -> {} ({})",
+        S::DTYPE,
+        U::DTYPE,
+        if transposed { "t() of 53x37" } else { "4099" }
+    );
     let shape: &[usize] = if transposed { &[53, 37] } else { &[4099] };
     let n: usize = shape.iter().product();
-    let h = HostNd::new((0..n).map(|_| source_value::<S>(rng, U::DTYPE)).collect(), shape);
+    let h = HostNd::new(
+        (0..n).map(|_| source_value::<S>(rng, U::DTYPE)).collect(),
+        shape,
+    );
     let mut a: DeviceArray<S> = h.upload(dev)?;
     let mut h = h;
     if transposed {
@@ -50,7 +64,10 @@ fn cast_to<S: TElem, U: TElem>(dev: &Device, rng: &mut Rng, transposed: bool) ->
     let want = h.map(|x| U::from_val(x.val()));
     let got = a.astype::<U>()?;
     ensure!(got.is_contiguous(), "{what}: result is not contiguous");
-    ensure!(!got.shares_memory_with(&a), "{what}: result shares memory with its input");
+    ensure!(
+        !got.shares_memory_with(&a),
+        "{what}: result shares memory with its input"
+    );
     check_array(&what, &got, &want, 0.0)
 }
 
@@ -81,19 +98,39 @@ fn cast_all<S: TElem>(dev: &Device, rng: &mut Rng, transposed: bool) -> TResult 
     cast_to::<S, bool>(dev, rng, transposed)?;
     // Empty and 0-d inputs.
     let e = DeviceArray::<S>::from_host(dev, &[], &[0, 3])?.astype::<f64>()?;
-    ensure!(e.shape() == [0, 3], "astype of an empty array has shape {:?}", e.shape());
+    ensure!(
+        e.shape() == [0, 3],
+        "astype of an empty array has shape {:?}",
+        e.shape()
+    );
     let v = S::random(rng);
     let z = DeviceArray::<S>::from_host(dev, &[v], &[])?.astype::<i64>()?;
-    ensure!(z.shape().is_empty(), "astype of a 0-d array has shape {:?}", z.shape());
+    ensure!(
+        z.shape().is_empty(),
+        "astype of a 0-d array has shape {:?}",
+        z.shape()
+    );
     let want = i64::from_val(v.val());
-    ensure!(z.to_scalar()? == want, "0-d astype::<i64>() of {v}: got {}, expected {want}", z.to_scalar()?);
+    ensure!(
+        z.to_scalar()? == want,
+        "0-d astype::<i64>() of {v}: got {}, expected {want}",
+        z.to_scalar()?
+    );
     Ok(())
 }
 
 fn register<S: TElem>(out: &mut Vec<Trial>) {
     let d = dname::<S>();
-    add_gpu(out, format!("cast/astype/{d}/to_all_contiguous_4099"), |dev, rng| cast_all::<S>(dev, rng, false));
-    add_gpu(out, format!("cast/astype/{d}/to_6_transposed_53x37"), |dev, rng| cast_all::<S>(dev, rng, true));
+    add_gpu(
+        out,
+        format!("cast/astype/{d}/to_all_contiguous_4099"),
+        |dev, rng| cast_all::<S>(dev, rng, false),
+    );
+    add_gpu(
+        out,
+        format!("cast/astype/{d}/to_6_transposed_53x37"),
+        |dev, rng| cast_all::<S>(dev, rng, true),
+    );
 }
 
 pub fn trials(out: &mut Vec<Trial>) {

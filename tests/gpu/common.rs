@@ -79,7 +79,9 @@ fn gpu_ignored() -> bool {
 fn run_on_gpu(exclusive: bool, f: impl FnOnce(&Device) -> TResult) -> TResult {
     let dev = match gpu_state() {
         Ok(d) => d,
-        Err(reason) => return Err(format!("no usable GPU (CUARRAY_REQUIRE_GPU=1): {reason}").into()),
+        Err(reason) => {
+            return Err(format!("no usable GPU (CUARRAY_REQUIRE_GPU=1): {reason}").into())
+        }
     };
     if exclusive {
         let _g = EXCLUSIVE.write().unwrap_or_else(|p| p.into_inner());
@@ -102,10 +104,14 @@ fn timed(name: &str, f: impl FnOnce() -> TResult) -> TResult {
 }
 
 /// A trial that needs a device.
-pub fn gpu_trial(name: impl Into<String>, f: impl FnOnce(&Device) -> TResult + Send + 'static) -> Trial {
+pub fn gpu_trial(
+    name: impl Into<String>,
+    f: impl FnOnce(&Device) -> TResult + Send + 'static,
+) -> Trial {
     let name = name.into();
     let label = name.clone();
-    Trial::test(name, move || timed(&label, || run_on_gpu(false, f))).with_ignored_flag(gpu_ignored())
+    Trial::test(name, move || timed(&label, || run_on_gpu(false, f)))
+        .with_ignored_flag(gpu_ignored())
 }
 
 /// A trial that needs a device to itself (device-wide counters).
@@ -115,13 +121,20 @@ pub fn gpu_trial_exclusive(
 ) -> Trial {
     let name = name.into();
     let label = name.clone();
-    Trial::test(name, move || timed(&label, || run_on_gpu(true, f))).with_ignored_flag(gpu_ignored())
+    Trial::test(name, move || timed(&label, || run_on_gpu(true, f)))
+        .with_ignored_flag(gpu_ignored())
 }
 
 /// Registers a GPU trial whose data is seeded by its name.
-pub fn add_gpu(out: &mut Vec<Trial>, name: String, f: impl FnOnce(&Device, &mut Rng) -> TResult + Send + 'static) {
+pub fn add_gpu(
+    out: &mut Vec<Trial>,
+    name: String,
+    f: impl FnOnce(&Device, &mut Rng) -> TResult + Send + 'static,
+) {
     let seed = name.clone();
-    out.push(gpu_trial(name, move |dev| f(dev, &mut Rng::for_name(&seed))));
+    out.push(gpu_trial(name, move |dev| {
+        f(dev, &mut Rng::for_name(&seed))
+    }));
 }
 
 /// A trial that needs only libnvrtc.
@@ -493,7 +506,9 @@ pub fn check_rel<T: TElem>(what: &str, got: &[T], want: &[T], rel: f64) -> TResu
         got.len(),
         want.len()
     );
-    let bad: Vec<usize> = (0..got.len()).filter(|&i| !close(got[i], want[i], rel)).collect();
+    let bad: Vec<usize> = (0..got.len())
+        .filter(|&i| !close(got[i], want[i], rel))
+        .collect();
     if let Some(&i) = bad.first() {
         let more: Vec<String> = bad
             .iter()
@@ -527,7 +542,12 @@ pub fn check_close<T: TElem>(what: &str, got: &[T], want: &[T]) -> TResult {
 }
 
 /// Checks shape and contents of a device array against a host array.
-pub fn check_array<T: TElem>(what: &str, got: &DeviceArray<T>, want: &HostNd<T>, rel: f64) -> TResult {
+pub fn check_array<T: TElem>(
+    what: &str,
+    got: &DeviceArray<T>,
+    want: &HostNd<T>,
+    rel: f64,
+) -> TResult {
     ensure!(
         got.shape() == want.shape.as_slice(),
         "{what}: shape {:?}, expected {:?}",
@@ -709,7 +729,13 @@ impl<T: Copy> HostNd<T> {
 /// NumPy's broadcast shape, computed independently of cuarray.
 pub fn np_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
-    let get = |s: &[usize], i: usize| if i + s.len() >= n { s[i + s.len() - n] } else { 1 };
+    let get = |s: &[usize], i: usize| {
+        if i + s.len() >= n {
+            s[i + s.len() - n]
+        } else {
+            1
+        }
+    };
     (0..n)
         .map(|i| {
             let (x, y) = (get(a, i), get(b, i));
@@ -729,7 +755,12 @@ pub fn host_binary<T: TElem>(op: Op, a: &HostNd<T>, b: &HostNd<T>) -> HostNd<T> 
     let shape = np_broadcast(&a.shape, &b.shape).expect("shapes broadcast");
     let (a, b) = (a.broadcast_to(&shape), b.broadcast_to(&shape));
     HostNd {
-        data: a.data.iter().zip(&b.data).map(|(&x, &y)| arith(op, x, y)).collect(),
+        data: a
+            .data
+            .iter()
+            .zip(&b.data)
+            .map(|(&x, &y)| arith(op, x, y))
+            .collect(),
         shape,
     }
 }

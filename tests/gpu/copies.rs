@@ -1,6 +1,8 @@
 //! Device copies: copy, contiguous, assign, concatenate, stack.
 
-use crate::common::{add_gpu, check_array, dname, each_dtype, ensure, indices, HostNd, Rng, TElem, TResult};
+use crate::common::{
+    add_gpu, check_array, dname, each_dtype, ensure, indices, HostNd, Rng, TElem, TResult,
+};
 use cuarray::{concatenate, s, stack, Device, DeviceArray, Error};
 use libtest_mimic::Trial;
 
@@ -29,32 +31,56 @@ fn strided_views<T: TElem>(dev: &Device, rng: &mut Rng) -> cuarray::Result<Vec<C
         (
             "row 1 broadcast to (5,7)".into(),
             a.slice(s![1])?.broadcast_to(&[5, 7])?,
-            h.slice(&[(Some(1), Some(2), 1), full]).broadcast_to(&[5, 7]),
+            h.slice(&[(Some(1), Some(2), 1), full])
+                .broadcast_to(&[5, 7]),
         ),
         (
             "empty s![2..2, ..;-1]".into(),
             a.slice(s![2..2, ..;-1])?,
             h.slice(&[(Some(2), Some(2), 1), (None, None, -1)]),
         ),
-        ("0-d s![3, 4]".into(), a.slice(s![3, 4])?, h.slice(&[(Some(3), Some(4), 1), (Some(4), Some(5), 1)]).reshape(&[])),
+        (
+            "0-d s![3, 4]".into(),
+            a.slice(s![3, 4])?,
+            h.slice(&[(Some(3), Some(4), 1), (Some(4), Some(5), 1)])
+                .reshape(&[]),
+        ),
         (
             "t() expanded and broadcast to (3,7,6)".into(),
             a.t().expand_dims(0)?.broadcast_to(&[3, 7, 6])?,
             h.t().reshape(&[1, 7, 6]).broadcast_to(&[3, 7, 6]),
         ),
-        ("3x4x5x6 permute [3,1,0,2]".into(), a4.permute(&[3, 1, 0, 2])?, h4.permute(&[3, 1, 0, 2])),
+        (
+            "3x4x5x6 permute [3,1,0,2]".into(),
+            a4.permute(&[3, 1, 0, 2])?,
+            h4.permute(&[3, 1, 0, 2]),
+        ),
         (
             "5-d stepped s![..;-1, ..;2, 1.., ..;-2, ..]".into(),
             a5.slice(s![..;-1, ..;2, 1.., ..;-2, ..])?,
-            h5.slice(&[(None, None, -1), (None, None, 2), (Some(1), None, 1), (None, None, -2), full]),
+            h5.slice(&[
+                (None, None, -1),
+                (None, None, 2),
+                (Some(1), None, 1),
+                (None, None, -2),
+                full,
+            ]),
         ),
         (
             "6-d permuted 2x3x4x3x2 -> expand".into(),
             a5.permute(&[4, 2, 0, 3, 1])?.expand_dims(2)?,
             h5.permute(&[4, 2, 0, 3, 1]).reshape(&[2, 4, 1, 2, 3, 3]),
         ),
-        ("100003 reversed".into(), a1.slice(s![..;-1])?, h1.slice(&[(None, None, -1)])),
-        ("100003 every 7th from 3".into(), a1.slice(s![3..;7])?, h1.slice(&[(Some(3), None, 7)])),
+        (
+            "100003 reversed".into(),
+            a1.slice(s![..;-1])?,
+            h1.slice(&[(None, None, -1)]),
+        ),
+        (
+            "100003 every 7th from 3".into(),
+            a1.slice(s![3..;7])?,
+            h1.slice(&[(Some(3), None, 7)]),
+        ),
         ("317x331 t()".into(), ab.t(), hb.t()),
         ("contiguous 317x331".into(), ab.clone(), hb),
     ])
@@ -98,14 +124,17 @@ fn independence<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
     check_array("after assign to rows 1 and 3", &a, &model, 0.0)?;
     // A broadcast 0-d source into a column.
     let v = T::random(rng);
-    a.slice(s![.., 0])?.assign(&DeviceArray::from_host(dev, &[v], &[])?)?;
+    a.slice(s![.., 0])?
+        .assign(&DeviceArray::from_host(dev, &[v], &[])?)?;
     for i in 0..5 {
         model.data[i * 8] = v;
     }
     check_array("after assign of a 0-d value to column 0", &a, &model, 0.0)?;
     // Through a reversed view: the last row, reversed.
     let row = HostNd::<T>::random(rng, &[8]);
-    a.slice(s![..;-1, ..;-1])?.slice(s![0])?.assign(&row.upload(dev)?)?;
+    a.slice(s![..;-1, ..;-1])?
+        .slice(s![0])?
+        .assign(&row.upload(dev)?)?;
     for j in 0..8 {
         model.data[4 * 8 + (7 - j)] = row.data[j];
     }
@@ -122,7 +151,10 @@ fn independence<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
     check_array("assign into a 70x131 .t()", &dst, &big.t(), 0.0)?;
     check_array("copy unchanged at the end", &c, &h, 0.0)?;
     let bad = DeviceArray::<T>::from_host(dev, &rng.vec(3), &[3])?;
-    ensure!(matches!(a.assign(&bad), Err(Error::Broadcast { .. })), "assign of (3,) into (5,8) must fail");
+    ensure!(
+        matches!(a.assign(&bad), Err(Error::Broadcast { .. })),
+        "assign of (3,) into (5,8) must fail"
+    );
     Ok(())
 }
 
@@ -169,17 +201,41 @@ fn concat<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
         }
         let refs: Vec<&DeviceArray<T>> = devs.iter().collect();
         let want = host_concat(&hosts, axis);
-        check_array(&format!("concatenate axis {axis}"), &concatenate(&refs, axis as isize)?, &want, 0.0)?;
+        check_array(
+            &format!("concatenate axis {axis}"),
+            &concatenate(&refs, axis as isize)?,
+            &want,
+            0.0,
+        )?;
         let neg = axis as isize - 3;
-        check_array(&format!("concatenate axis {neg}"), &concatenate(&refs, neg)?, &want, 0.0)?;
+        check_array(
+            &format!("concatenate axis {neg}"),
+            &concatenate(&refs, neg)?,
+            &want,
+            0.0,
+        )?;
     }
     // 1-D: awkward sizes, an empty piece, a single piece.
-    let hs: Vec<HostNd<T>> = [7usize, 0, 4099].iter().map(|&n| HostNd::random(rng, &[n])).collect();
-    let ds: Vec<DeviceArray<T>> = hs.iter().map(|h| h.upload(dev)).collect::<cuarray::Result<_>>()?;
+    let hs: Vec<HostNd<T>> = [7usize, 0, 4099]
+        .iter()
+        .map(|&n| HostNd::random(rng, &[n]))
+        .collect();
+    let ds: Vec<DeviceArray<T>> = hs
+        .iter()
+        .map(|h| h.upload(dev))
+        .collect::<cuarray::Result<_>>()?;
     let refs: Vec<&DeviceArray<T>> = ds.iter().collect();
-    check_array("concatenate 7+0+4099", &concatenate(&refs, 0)?, &host_concat(&hs, 0), 0.0)?;
+    check_array(
+        "concatenate 7+0+4099",
+        &concatenate(&refs, 0)?,
+        &host_concat(&hs, 0),
+        0.0,
+    )?;
     let one = concatenate(&[&ds[2]], 0)?;
-    ensure!(!one.shares_memory_with(&ds[2]), "concatenate of one array must copy");
+    ensure!(
+        !one.shares_memory_with(&ds[2]),
+        "concatenate of one array must copy"
+    );
     check_array("concatenate of one", &one, &hs[2], 0.0)?;
     Ok(())
 }
@@ -200,10 +256,18 @@ fn stacks<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
                 h.reshape(&shape)
             })
             .collect();
-        check_array(&format!("stack axis {axis}"), &stack(&refs, axis)?, &host_concat(&expanded, norm), 0.0)?;
+        check_array(
+            &format!("stack axis {axis}"),
+            &stack(&refs, axis)?,
+            &host_concat(&expanded, norm),
+            0.0,
+        )?;
     }
     let zs: Vec<T> = rng.vec(3);
-    let zd: Vec<DeviceArray<T>> = zs.iter().map(|&v| DeviceArray::from_host(dev, &[v], &[])).collect::<cuarray::Result<_>>()?;
+    let zd: Vec<DeviceArray<T>> = zs
+        .iter()
+        .map(|&v| DeviceArray::from_host(dev, &[v], &[]))
+        .collect::<cuarray::Result<_>>()?;
     let zr: Vec<&DeviceArray<T>> = zd.iter().collect();
     check_array("stack of 0-d", &stack(&zr, 0)?, &HostNd::new(zs, &[3]), 0.0)?;
     Ok(())
@@ -214,22 +278,61 @@ fn errors<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
     let b = DeviceArray::<T>::from_host(dev, &rng.vec(15), &[3, 5])?;
     let c = DeviceArray::<T>::from_host(dev, &rng.vec(4), &[4])?;
     let z = DeviceArray::<T>::from_host(dev, &rng.vec(1), &[])?;
-    ensure!(matches!(concatenate::<T>(&[], 0), Err(Error::InvalidArgument { .. })), "concatenate of nothing");
-    ensure!(matches!(concatenate(&[&z, &z], 0), Err(Error::InvalidArgument { .. })), "concatenate of 0-d");
+    ensure!(
+        matches!(concatenate::<T>(&[], 0), Err(Error::InvalidArgument { .. })),
+        "concatenate of nothing"
+    );
+    ensure!(
+        matches!(
+            concatenate(&[&z, &z], 0),
+            Err(Error::InvalidArgument { .. })
+        ),
+        "concatenate of 0-d"
+    );
     match concatenate(&[&a, &b], 0) {
         Err(Error::ShapeMismatch { lhs, rhs, .. }) => {
-            ensure!(lhs == [3, 4] && rhs == [3, 5], "ShapeMismatch names {lhs:?} and {rhs:?}")
+            ensure!(
+                lhs == [3, 4] && rhs == [3, 5],
+                "ShapeMismatch names {lhs:?} and {rhs:?}"
+            )
         }
         other => return Err(format!("concatenate (3,4),(3,5) on axis 0 gave {other:?}").into()),
     }
-    ensure!(concatenate(&[&a, &b], 1)?.shape() == [3, 9], "concatenate (3,4),(3,5) on axis 1");
-    ensure!(matches!(concatenate(&[&a, &c], 0), Err(Error::ShapeMismatch { .. })), "ndim mismatch");
-    ensure!(matches!(concatenate(&[&a, &a], 2), Err(Error::AxisOutOfRange { .. })), "axis 2 of 2-d");
-    ensure!(matches!(concatenate(&[&a, &a], -3), Err(Error::AxisOutOfRange { .. })), "axis -3 of 2-d");
-    ensure!(matches!(stack::<T>(&[], 0), Err(Error::InvalidArgument { .. })), "stack of nothing");
-    ensure!(matches!(stack(&[&a, &b], 0), Err(Error::ShapeMismatch { .. })), "stack of different shapes");
-    ensure!(matches!(stack(&[&a, &a], 3), Err(Error::AxisOutOfRange { .. })), "stack axis 3 of 2-d");
-    ensure!(stack(&[&a, &a], -3)?.shape() == [2, 3, 4], "stack axis -3 of 2-d");
+    ensure!(
+        concatenate(&[&a, &b], 1)?.shape() == [3, 9],
+        "concatenate (3,4),(3,5) on axis 1"
+    );
+    ensure!(
+        matches!(concatenate(&[&a, &c], 0), Err(Error::ShapeMismatch { .. })),
+        "ndim mismatch"
+    );
+    ensure!(
+        matches!(concatenate(&[&a, &a], 2), Err(Error::AxisOutOfRange { .. })),
+        "axis 2 of 2-d"
+    );
+    ensure!(
+        matches!(
+            concatenate(&[&a, &a], -3),
+            Err(Error::AxisOutOfRange { .. })
+        ),
+        "axis -3 of 2-d"
+    );
+    ensure!(
+        matches!(stack::<T>(&[], 0), Err(Error::InvalidArgument { .. })),
+        "stack of nothing"
+    );
+    ensure!(
+        matches!(stack(&[&a, &b], 0), Err(Error::ShapeMismatch { .. })),
+        "stack of different shapes"
+    );
+    ensure!(
+        matches!(stack(&[&a, &a], 3), Err(Error::AxisOutOfRange { .. })),
+        "stack axis 3 of 2-d"
+    );
+    ensure!(
+        stack(&[&a, &a], -3)?.shape() == [2, 3, 4],
+        "stack axis -3 of 2-d"
+    );
     Ok(())
 }
 
@@ -243,15 +346,35 @@ fn assign_transposed_both<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
 
 fn register<T: TElem>(out: &mut Vec<Trial>) {
     let d = dname::<T>();
-    add_gpu(out, format!("copy/assign/{d}/t_into_t"), assign_transposed_both::<T>);
-    add_gpu(out, format!("copy/copy_contiguous/{d}/strided_views"), copy_views::<T>);
-    add_gpu(out, format!("copy/independence/{d}/assign_through_views"), independence::<T>);
-    add_gpu(out, format!("copy/concatenate/{d}/3d_each_axis_with_empty_piece"), concat::<T>);
+    add_gpu(
+        out,
+        format!("copy/assign/{d}/t_into_t"),
+        assign_transposed_both::<T>,
+    );
+    add_gpu(
+        out,
+        format!("copy/copy_contiguous/{d}/strided_views"),
+        copy_views::<T>,
+    );
+    add_gpu(
+        out,
+        format!("copy/independence/{d}/assign_through_views"),
+        independence::<T>,
+    );
+    add_gpu(
+        out,
+        format!("copy/concatenate/{d}/3d_each_axis_with_empty_piece"),
+        concat::<T>,
+    );
     add_gpu(out, format!("copy/stack/{d}/axis_0_1_2_neg"), stacks::<T>);
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
-    add_gpu(out, "copy/errors/f32/concatenate_stack".into(), errors::<f32>);
+    add_gpu(
+        out,
+        "copy/errors/f32/concatenate_stack".into(),
+        errors::<f32>,
+    );
     add_gpu(out, "copy/errors/u8/concatenate_stack".into(), errors::<u8>);
 }

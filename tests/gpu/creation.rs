@@ -1,6 +1,8 @@
 //! Creation on the device: zeros, ones, full, eye, arange, linspace.
 
-use crate::common::{add_gpu, check_eq, close, dname, each_dtype, ensure, Rng, TElem, TResult, Val};
+use crate::common::{
+    add_gpu, check_eq, close, dname, each_dtype, ensure, Rng, TElem, TResult, Val,
+};
 use cuarray::{DType, Device, DeviceArray, Error, FloatElement, NumElement};
 use libtest_mimic::Trial;
 
@@ -13,8 +15,16 @@ fn fill<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
         let dirty = DeviceArray::from_host(dev, &vec![T::ONE; n.max(1)], &[n.max(1)])?;
         drop(dirty);
         let z = DeviceArray::<T>::zeros(dev, shape)?;
-        ensure!(z.shape() == shape && z.dtype() == T::DTYPE, "zeros shape {:?}", z.shape());
-        check_eq(&format!("zeros {shape:?}"), &z.to_host()?, &vec![T::ZERO; n])?;
+        ensure!(
+            z.shape() == shape && z.dtype() == T::DTYPE,
+            "zeros shape {:?}",
+            z.shape()
+        );
+        check_eq(
+            &format!("zeros {shape:?}"),
+            &z.to_host()?,
+            &vec![T::ZERO; n],
+        )?;
         let o = DeviceArray::<T>::ones(dev, shape)?;
         check_eq(&format!("ones {shape:?}"), &o.to_host()?, &vec![T::ONE; n])?;
         let v = if T::DTYPE == DType::Bool {
@@ -37,7 +47,9 @@ fn eye<T: TElem>(dev: &Device, _rng: &mut Rng) -> TResult {
     for n in [0usize, 1, 2, 5, 67] {
         let e = DeviceArray::<T>::eye(dev, n)?;
         ensure!(e.shape() == [n, n], "eye({n}) shape {:?}", e.shape());
-        let want: Vec<T> = (0..n * n).map(|k| if k / n == k % n { T::ONE } else { T::ZERO }).collect();
+        let want: Vec<T> = (0..n * n)
+            .map(|k| if k / n == k % n { T::ONE } else { T::ZERO })
+            .collect();
         check_eq(&format!("eye({n})"), &e.to_host()?, &want)?;
     }
     Ok(())
@@ -57,7 +69,11 @@ fn int_count(a: i128, b: i128, s: i128) -> usize {
 fn arange_int<T: TElem + NumElement>(dev: &Device) -> TResult {
     let (bits, signed) = T::INT.expect("integer dtype");
     let min: i128 = if signed { -(1i128 << (bits - 1)) } else { 0 };
-    let max: i128 = if signed { (1i128 << (bits - 1)) - 1 } else { (1i128 << bits) - 1 };
+    let max: i128 = if signed {
+        (1i128 << (bits - 1)) - 1
+    } else {
+        (1i128 << bits) - 1
+    };
     let mut cases: Vec<(i128, i128, i128)> = vec![
         (0, 100, 7),
         (5, 5, 1),
@@ -68,7 +84,13 @@ fn arange_int<T: TElem + NumElement>(dev: &Device) -> TResult {
         (0, max.min(4099), 1),
     ];
     if signed {
-        cases.extend([(10, -10, -3), (0, 10, -1), (-7, 8, 1), (max, min, -(max / 3)), (-100, 120, 7)]);
+        cases.extend([
+            (10, -10, -3),
+            (0, 10, -1),
+            (-7, 8, 1),
+            (max, min, -(max / 3)),
+            (-100, 120, 7),
+        ]);
     }
     if bits >= 32 {
         cases.push((min.max(-5), 100_003, 1));
@@ -78,11 +100,18 @@ fn arange_int<T: TElem + NumElement>(dev: &Device) -> TResult {
         let arr = DeviceArray::<T>::arange(dev, conv(a), conv(b), conv(s))?;
         let n = int_count(a, b, s);
         let want: Vec<T> = (0..n as i128).map(|i| conv(a + i * s)).collect();
-        ensure!(arr.shape() == [n], "arange({a}, {b}, {s}) has shape {:?}, expected [{n}]", arr.shape());
+        ensure!(
+            arr.shape() == [n],
+            "arange({a}, {b}, {s}) has shape {:?}, expected [{n}]",
+            arr.shape()
+        );
         check_eq(&format!("arange({a}, {b}, {s})"), &arr.to_host()?, &want)?;
     }
     let zero = DeviceArray::<T>::arange(dev, T::ZERO, T::ONE, T::ZERO);
-    ensure!(matches!(zero, Err(Error::InvalidArgument { .. })), "arange with step 0 must fail: {zero:?}");
+    ensure!(
+        matches!(zero, Err(Error::InvalidArgument { .. })),
+        "arange with step 0 must fail: {zero:?}"
+    );
     Ok(())
 }
 
@@ -99,11 +128,19 @@ fn arange_float<T: TElem + NumElement>(dev: &Device) -> TResult {
         (-2.0, 3.0, 1.0),
     ];
     for (a, b, s) in cases {
-        let (ta, tb, ts) = (T::from_val(Val::F(a)), T::from_val(Val::F(b)), T::from_val(Val::F(s)));
+        let (ta, tb, ts) = (
+            T::from_val(Val::F(a)),
+            T::from_val(Val::F(b)),
+            T::from_val(Val::F(s)),
+        );
         let (a, b, s) = (ta.to_f64(), tb.to_f64(), ts.to_f64());
         let n = ((b - a) / s).ceil().max(0.0) as usize;
         let arr = DeviceArray::<T>::arange(dev, ta, tb, ts)?;
-        ensure!(arr.shape() == [n], "arange({a}, {b}, {s}) has shape {:?}, expected [{n}]", arr.shape());
+        ensure!(
+            arr.shape() == [n],
+            "arange({a}, {b}, {s}) has shape {:?}, expected [{n}]",
+            arr.shape()
+        );
         let got = arr.to_host()?;
         for (i, &g) in got.iter().enumerate() {
             // The device may contract `start + i * step` into one fma.
@@ -115,9 +152,21 @@ fn arange_float<T: TElem + NumElement>(dev: &Device) -> TResult {
             );
         }
     }
-    for (a, b, s) in [(0.0, 1.0, 0.0), (0.0, f64::INFINITY, 1.0), (f64::NAN, 1.0, 1.0)] {
-        let r = DeviceArray::<T>::arange(dev, T::from_val(Val::F(a)), T::from_val(Val::F(b)), T::from_val(Val::F(s)));
-        ensure!(matches!(r, Err(Error::InvalidArgument { .. })), "arange({a}, {b}, {s}) must fail: {r:?}");
+    for (a, b, s) in [
+        (0.0, 1.0, 0.0),
+        (0.0, f64::INFINITY, 1.0),
+        (f64::NAN, 1.0, 1.0),
+    ] {
+        let r = DeviceArray::<T>::arange(
+            dev,
+            T::from_val(Val::F(a)),
+            T::from_val(Val::F(b)),
+            T::from_val(Val::F(s)),
+        );
+        ensure!(
+            matches!(r, Err(Error::InvalidArgument { .. })),
+            "arange({a}, {b}, {s}) must fail: {r:?}"
+        );
     }
     Ok(())
 }
@@ -144,10 +193,18 @@ fn linspace<T: TElem + FloatElement>(dev: &Device, _rng: &mut Rng) -> TResult {
     for (a, b, num) in cases {
         let (ta, tb) = (T::from_val(Val::F(a)), T::from_val(Val::F(b)));
         let arr = DeviceArray::<T>::linspace(dev, ta, tb, num)?;
-        ensure!(arr.shape() == [num], "linspace({a}, {b}, {num}) has shape {:?}", arr.shape());
+        ensure!(
+            arr.shape() == [num],
+            "linspace({a}, {b}, {num}) has shape {:?}",
+            arr.shape()
+        );
         let got = arr.to_host()?;
         let (a, b) = (ta.to_f64(), tb.to_f64());
-        let step = if num > 1 { (b - a) / (num - 1) as f64 } else { 0.0 };
+        let step = if num > 1 {
+            (b - a) / (num - 1) as f64
+        } else {
+            0.0
+        };
         for (i, &g) in got.iter().enumerate() {
             let plain = T::from_val(Val::F(a + i as f64 * step));
             let fused = T::from_val(Val::F((i as f64).mul_add(step, a)));
@@ -157,10 +214,18 @@ fn linspace<T: TElem + FloatElement>(dev: &Device, _rng: &mut Rng) -> TResult {
             );
         }
         if num > 1 {
-            ensure!(got[num - 1] == tb, "linspace({a}, {b}, {num}): last is {}, not exactly stop", got[num - 1]);
+            ensure!(
+                got[num - 1] == tb,
+                "linspace({a}, {b}, {num}): last is {}, not exactly stop",
+                got[num - 1]
+            );
         }
         if num >= 1 {
-            ensure!(got[0] == ta, "linspace({a}, {b}, {num}): first is {}, not exactly start", got[0]);
+            ensure!(
+                got[0] == ta,
+                "linspace({a}, {b}, {num}): first is {}, not exactly start",
+                got[0]
+            );
         }
     }
     Ok(())
@@ -173,11 +238,19 @@ fn register<T: TElem>(out: &mut Vec<Trial>) {
 }
 
 fn register_num<T: TElem + NumElement>(out: &mut Vec<Trial>) {
-    add_gpu(out, format!("create/arange/{}/steps", dname::<T>()), arange::<T>);
+    add_gpu(
+        out,
+        format!("create/arange/{}/steps", dname::<T>()),
+        arange::<T>,
+    );
 }
 
 fn register_float<T: TElem + FloatElement>(out: &mut Vec<Trial>) {
-    add_gpu(out, format!("create/linspace/{}/nums", dname::<T>()), linspace::<T>);
+    add_gpu(
+        out,
+        format!("create/linspace/{}/nums", dname::<T>()),
+        linspace::<T>,
+    );
 }
 
 pub fn trials(out: &mut Vec<Trial>) {

@@ -6,16 +6,29 @@ use cuarray::{Device, DeviceArray, Error};
 use libtest_mimic::Trial;
 
 fn info(dev: &Device, rng: &mut Rng) -> TResult {
-    ensure!(cuarray::is_available(), "is_available() is false with a device open");
-    ensure!(cuarray::unavailable_reason().is_none(), "unavailable_reason() is {:?}", cuarray::unavailable_reason());
+    ensure!(
+        cuarray::is_available(),
+        "is_available() is false with a device open"
+    );
+    ensure!(
+        cuarray::unavailable_reason().is_none(),
+        "unavailable_reason() is {:?}",
+        cuarray::unavailable_reason()
+    );
     let count = cuarray::device_count()?;
     ensure!(count >= 1, "device_count() = {count}");
     ensure!(dev.ordinal() == 0, "ordinal {}", dev.ordinal());
     let again = Device::new(0)?;
-    ensure!(&again == dev, "Device::new(0) twice gives two different devices");
+    ensure!(
+        &again == dev,
+        "Device::new(0) twice gives two different devices"
+    );
     match Device::new(count) {
         Err(Error::DeviceOutOfRange { ordinal, count: c }) => {
-            ensure!(ordinal == count && c == count, "DeviceOutOfRange {{ {ordinal}, {c} }}")
+            ensure!(
+                ordinal == count && c == count,
+                "DeviceOutOfRange {{ {ordinal}, {c} }}"
+            )
         }
         other => return Err(format!("Device::new({count}) gave {other:?}").into()),
     }
@@ -25,15 +38,24 @@ fn info(dev: &Device, rng: &mut Rng) -> TResult {
     ensure!(cc >= (5, 3), "compute capability {cc:?}");
     ensure!(dev.multiprocessor_count() > 0, "no multiprocessors");
     let (free, total) = dev.memory_info()?;
-    ensure!(free <= total && total > (1 << 30), "memory_info free={free} total={total}");
+    ensure!(
+        free <= total && total > (1 << 30),
+        "memory_info free={free} total={total}"
+    );
     dev.synchronize()?;
     // Formatting does not touch the device; to_host_string copies.
     let a = DeviceArray::from_host(dev, &[1i32, 2, 3, 4], &[2, 2])?;
     ensure!(a.device() == dev, "array on another device");
     let dbg = format!("{a:?}");
-    ensure!(dbg.contains("i32") && dbg.contains("[2, 2]"), "Debug: {dbg}");
+    ensure!(
+        dbg.contains("i32") && dbg.contains("[2, 2]"),
+        "Debug: {dbg}"
+    );
     let disp = format!("{a}");
-    ensure!(disp.contains("i32") && disp.contains("[2, 2]"), "Display: {disp}");
+    ensure!(
+        disp.contains("i32") && disp.contains("[2, 2]"),
+        "Display: {disp}"
+    );
     let s = a.to_host_string()?;
     ensure!(s == "[[1, 2],\n [3, 4]]", "to_host_string: {s:?}");
     let t = a.t().to_host_string()?;
@@ -52,7 +74,12 @@ fn kernel_cache(dev: &Device) -> TResult {
     let s0 = dev.kernel_cache_stats();
     let c = (&a - &b)?;
     let s1 = dev.kernel_cache_stats();
-    ensure!(s1.memory_hits > s0.memory_hits, "memory_hits {} -> {} after a repeated op", s0.memory_hits, s1.memory_hits);
+    ensure!(
+        s1.memory_hits > s0.memory_hits,
+        "memory_hits {} -> {} after a repeated op",
+        s0.memory_hits,
+        s1.memory_hits
+    );
     ensure!(
         s1.compiles == s0.compiles && s1.disk_hits == s0.disk_hits,
         "a repeated op compiled or loaded again: {s0:?} -> {s1:?}"
@@ -70,14 +97,20 @@ fn kernel_cache(dev: &Device) -> TResult {
         s3.compiles == s2.compiles && s3.memory_hits > s2.memory_hits,
         "an op of common_specs() after prewarm: {s2:?} -> {s3:?}"
     );
-    ensure!(s3.compiles + s3.disk_hits > 0, "no kernel was ever compiled or loaded: {s3:?}");
+    ensure!(
+        s3.compiles + s3.disk_hits > 0,
+        "no kernel was ever compiled or loaded: {s3:?}"
+    );
     Ok(())
 }
 
 fn memory(dev: &Device) -> TResult {
     dev.synchronize()?;
     let before = dev.memory_stats();
-    ensure!(before.reserved >= before.in_use, "reserved < in_use: {before:?}");
+    ensure!(
+        before.reserved >= before.in_use,
+        "reserved < in_use: {before:?}"
+    );
     {
         let mut rng = Rng::for_name("device/memory");
         let a = HostNd::<f32>::random(&mut rng, &[1000, 257]).upload(dev)?;
@@ -93,7 +126,10 @@ fn memory(dev: &Device) -> TResult {
             during.in_use,
             before.in_use
         );
-        ensure!(during.peak_in_use >= during.in_use, "peak below in_use: {during:?}");
+        ensure!(
+            during.peak_in_use >= during.in_use,
+            "peak below in_use: {during:?}"
+        );
         drop((a, b, c, d, e));
     }
     let after = dev.memory_stats();
@@ -103,15 +139,29 @@ fn memory(dev: &Device) -> TResult {
         after.in_use,
         before.in_use
     );
-    ensure!(after.reserved >= after.in_use, "reserved < in_use: {after:?}");
+    ensure!(
+        after.reserved >= after.in_use,
+        "reserved < in_use: {after:?}"
+    );
     let pool = dev.memory_pool();
     pool.free_all_blocks()?;
     let freed = dev.memory_stats();
-    ensure!(freed.reserved == freed.in_use, "after free_all_blocks reserved {} != in_use {}", freed.reserved, freed.in_use);
-    ensure!(pool.used_bytes() == freed.in_use && pool.total_bytes() == freed.reserved, "pool handle counters");
+    ensure!(
+        freed.reserved == freed.in_use,
+        "after free_all_blocks reserved {} != in_use {}",
+        freed.reserved,
+        freed.in_use
+    );
+    ensure!(
+        pool.used_bytes() == freed.in_use && pool.total_bytes() == freed.reserved,
+        "pool handle counters"
+    );
     pool.reset_peak();
     let reset = dev.memory_stats();
-    ensure!(reset.peak_in_use == reset.in_use && pool.peak_bytes() == reset.in_use, "reset_peak: {reset:?}");
+    ensure!(
+        reset.peak_in_use == reset.in_use && pool.peak_bytes() == reset.in_use,
+        "reset_peak: {reset:?}"
+    );
     // A limit turns a large request into OutOfMemory naming the bytes involved.
     let cap = reset.in_use + (1 << 20);
     pool.set_limit(Some(cap));
@@ -121,19 +171,34 @@ fn memory(dev: &Device) -> TResult {
     match r {
         Err(e @ Error::OutOfMemory { .. }) => {
             let msg = e.to_string();
-            if let Error::OutOfMemory { requested, limit, .. } = e {
-                ensure!(requested >= 16 << 20 && limit == Some(cap), "OutOfMemory {{ {requested}, {limit:?} }}");
+            if let Error::OutOfMemory {
+                requested, limit, ..
+            } = e
+            {
+                ensure!(
+                    requested >= 16 << 20 && limit == Some(cap),
+                    "OutOfMemory {{ {requested}, {limit:?} }}"
+                );
             }
-            ensure!(msg.contains(&(16usize << 20).to_string()), "OutOfMemory message: {msg}");
+            ensure!(
+                msg.contains(&(16usize << 20).to_string()),
+                "OutOfMemory message: {msg}"
+            );
         }
         other => return Err(format!("16 MiB under a 1 MiB limit gave {other:?}").into()),
     }
-    ensure!(DeviceArray::<f32>::zeros(dev, &[4 << 20]).is_ok(), "allocation after removing the limit");
+    ensure!(
+        DeviceArray::<f32>::zeros(dev, &[4 << 20]).is_ok(),
+        "allocation after removing the limit"
+    );
     // The pool reuses a freed block.
     let hits = dev.memory_stats().cache_hits;
     drop(DeviceArray::<f32>::zeros(dev, &[12345])?);
     drop(DeviceArray::<f32>::zeros(dev, &[12345])?);
-    ensure!(dev.memory_stats().cache_hits > hits, "a freed block was not reused");
+    ensure!(
+        dev.memory_stats().cache_hits > hits,
+        "a freed block was not reused"
+    );
     Ok(())
 }
 
@@ -146,7 +211,8 @@ fn no_hidden_transfers(dev: &Device) -> TResult {
     let a = h.upload(dev)?;
     let after_upload = dev.transfer_stats();
     ensure!(
-        after_upload.h2d_calls == before.h2d_calls + 1 && after_upload.h2d_bytes == before.h2d_bytes + 240_000,
+        after_upload.h2d_calls == before.h2d_calls + 1
+            && after_upload.h2d_bytes == before.h2d_bytes + 240_000,
         "from_host: {before:?} -> {after_upload:?}"
     );
     let b = ((&a.t() * 2.0f32)? + &a.t().slice(cuarray::s![..;-1, ..])?)?;
@@ -155,21 +221,40 @@ fn no_hidden_transfers(dev: &Device) -> TResult {
     let _e = DeviceArray::<i32>::arange(dev, 0, 1000, 3)?;
     let _z = DeviceArray::<u8>::zeros(dev, &[77])?;
     let mid = dev.transfer_stats();
-    ensure!(mid == after_upload, "device work moved transfer counters: {after_upload:?} -> {mid:?}");
+    ensure!(
+        mid == after_upload,
+        "device work moved transfer counters: {after_upload:?} -> {mid:?}"
+    );
     let host = d.to_host()?;
     let end = dev.transfer_stats();
     ensure!(
-        end.d2h_calls == mid.d2h_calls + 1 && end.d2h_bytes == mid.d2h_bytes + 8 * host.len() as u64,
+        end.d2h_calls == mid.d2h_calls + 1
+            && end.d2h_bytes == mid.d2h_bytes + 8 * host.len() as u64,
         "to_host: {mid:?} -> {end:?}"
     );
-    ensure!(end.syncs > mid.syncs, "to_host did not wait: {mid:?} -> {end:?}");
-    ensure!(end.h2d_calls == mid.h2d_calls, "to_host copied to the device: {mid:?} -> {end:?}");
+    ensure!(
+        end.syncs > mid.syncs,
+        "to_host did not wait: {mid:?} -> {end:?}"
+    );
+    ensure!(
+        end.h2d_calls == mid.h2d_calls,
+        "to_host copied to the device: {mid:?} -> {end:?}"
+    );
     Ok(())
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
     add_gpu(out, "device/info/f32/identity_formatting".into(), info);
-    out.push(gpu_trial_exclusive("device/kernel_cache/f32/memory_hits_prewarm", kernel_cache));
-    out.push(gpu_trial_exclusive("device/memory_stats/f32/in_use_returns_limit_oom", memory));
-    out.push(gpu_trial_exclusive("device/transfer_stats/f32/no_hidden_transfers", no_hidden_transfers));
+    out.push(gpu_trial_exclusive(
+        "device/kernel_cache/f32/memory_hits_prewarm",
+        kernel_cache,
+    ));
+    out.push(gpu_trial_exclusive(
+        "device/memory_stats/f32/in_use_returns_limit_oom",
+        memory,
+    ));
+    out.push(gpu_trial_exclusive(
+        "device/transfer_stats/f32/no_hidden_transfers",
+        no_hidden_transfers,
+    ));
 }

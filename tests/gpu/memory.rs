@@ -37,70 +37,125 @@ pub fn trials(out: &mut Vec<Trial>) {
         ensure!(matches!(huge, Err(Error::OutOfMemory { .. })), "huge allocation: {:?}", huge.err());
         Ok(())
     }));
-    out.push(gpu_trial_exclusive("memory/no_leak_100k_ops/f32/1000", |dev: &Device| {
-        let a = DeviceArray::<f32>::full(dev, &[1000], 1.0).map_err(|e| e.to_string())?;
-        let b = DeviceArray::<f32>::full(dev, &[1000], 2.0).map_err(|e| e.to_string())?;
-        let warm = (&a + &b).map_err(|e| e.to_string())?;
-        drop(warm);
-        let pool = dev.memory_pool();
-        let (used, total) = (pool.used_bytes(), pool.total_bytes());
-        for _ in 0..100_000 {
-            drop((&a + &b).map_err(|e| e.to_string())?);
-        }
-        dev.synchronize().map_err(|e| e.to_string())?;
-        ensure!(pool.used_bytes() == used, "in use {} -> {}", used, pool.used_bytes());
-        ensure!(pool.total_bytes() == total, "reserved {} -> {}", total, pool.total_bytes());
-        Ok(())
-    }));
-    out.push(gpu_trial_exclusive("memory/no_hidden_transfers/f32/chain", |dev: &Device| {
-        let a = DeviceArray::<f32>::arange(dev, 0.0, 4096.0, 1.0).map_err(|e| e.to_string())?.reshape(&[64, 64]).map_err(|e| e.to_string())?;
-        let before = dev.transfer_stats();
-        let mut x = a.clone();
-        for _ in 0..20 {
-            x = ((&x * 0.5f32).map_err(|e| e.to_string())? + &a.t()).map_err(|e| e.to_string())?;
-            x = x.sigmoid().map_err(|e| e.to_string())?.matmul(&a).map_err(|e| e.to_string())?;
-            let s = x.sum_axis(0).map_err(|e| e.to_string())?;
-            x = (&x - &s).map_err(|e| e.to_string())?.clip(-1.0, 1.0).map_err(|e| e.to_string())?;
-        }
-        let mid = dev.transfer_stats();
-        ensure!(mid == before, "a chain of device operations moved the counters: {before:?} -> {mid:?}");
-        let host = x.to_host().map_err(|e| e.to_string())?;
-        let after = dev.transfer_stats();
-        ensure!(after.d2h_calls == before.d2h_calls + 1 && after.d2h_bytes == before.d2h_bytes + 4 * 4096, "{after:?}");
-        ensure!(after.h2d_calls == before.h2d_calls && after.syncs == before.syncs + 1, "{after:?}");
-        ensure!(host.iter().all(|v| v.is_finite()), "values");
-        Ok(())
-    }));
-    out.push(gpu_trial_exclusive("memory/threads_share_a_device/f64/4x", |dev: &Device| {
-        fn assert_send_sync<T: Send + Sync>() {}
-        assert_send_sync::<Device>();
-        assert_send_sync::<DeviceArray<f32>>();
-        let shared = DeviceArray::<f64>::arange(dev, 0.0, 10_000.0, 1.0).map_err(|e| e.to_string())?;
-        let results: Vec<Result<f64, String>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..4)
-                .map(|t| {
-                    let shared = shared.clone();
-                    let dev = dev.clone();
-                    s.spawn(move || -> Result<f64, String> {
-                        let mut acc = 0.0;
-                        for i in 0..50 {
-                            let k = (t * 100 + i) as f64;
-                            let y = (&shared * k).map_err(|e| e.to_string())?;
-                            let own = DeviceArray::<f64>::full(&dev, &[10_000], 1.0).map_err(|e| e.to_string())?;
-                            acc += (&y + &own).map_err(|e| e.to_string())?.sum().map_err(|e| e.to_string())?.to_scalar().map_err(|e| e.to_string())?;
-                        }
-                        Ok(acc)
+    out.push(gpu_trial_exclusive(
+        "memory/no_leak_100k_ops/f32/1000",
+        |dev: &Device| {
+            let a = DeviceArray::<f32>::full(dev, &[1000], 1.0).map_err(|e| e.to_string())?;
+            let b = DeviceArray::<f32>::full(dev, &[1000], 2.0).map_err(|e| e.to_string())?;
+            let warm = (&a + &b).map_err(|e| e.to_string())?;
+            drop(warm);
+            let pool = dev.memory_pool();
+            let (used, total) = (pool.used_bytes(), pool.total_bytes());
+            for _ in 0..100_000 {
+                drop((&a + &b).map_err(|e| e.to_string())?);
+            }
+            dev.synchronize().map_err(|e| e.to_string())?;
+            ensure!(
+                pool.used_bytes() == used,
+                "in use {} -> {}",
+                used,
+                pool.used_bytes()
+            );
+            ensure!(
+                pool.total_bytes() == total,
+                "reserved {} -> {}",
+                total,
+                pool.total_bytes()
+            );
+            Ok(())
+        },
+    ));
+    out.push(gpu_trial_exclusive(
+        "memory/no_hidden_transfers/f32/chain",
+        |dev: &Device| {
+            let a = DeviceArray::<f32>::arange(dev, 0.0, 4096.0, 1.0)
+                .map_err(|e| e.to_string())?
+                .reshape(&[64, 64])
+                .map_err(|e| e.to_string())?;
+            let before = dev.transfer_stats();
+            let mut x = a.clone();
+            for _ in 0..20 {
+                x = ((&x * 0.5f32).map_err(|e| e.to_string())? + &a.t())
+                    .map_err(|e| e.to_string())?;
+                x = x
+                    .sigmoid()
+                    .map_err(|e| e.to_string())?
+                    .matmul(&a)
+                    .map_err(|e| e.to_string())?;
+                let s = x.sum_axis(0).map_err(|e| e.to_string())?;
+                x = (&x - &s)
+                    .map_err(|e| e.to_string())?
+                    .clip(-1.0, 1.0)
+                    .map_err(|e| e.to_string())?;
+            }
+            let mid = dev.transfer_stats();
+            ensure!(
+                mid == before,
+                "a chain of device operations moved the counters: {before:?} -> {mid:?}"
+            );
+            let host = x.to_host().map_err(|e| e.to_string())?;
+            let after = dev.transfer_stats();
+            ensure!(
+                after.d2h_calls == before.d2h_calls + 1
+                    && after.d2h_bytes == before.d2h_bytes + 4 * 4096,
+                "{after:?}"
+            );
+            ensure!(
+                after.h2d_calls == before.h2d_calls && after.syncs == before.syncs + 1,
+                "{after:?}"
+            );
+            ensure!(host.iter().all(|v| v.is_finite()), "values");
+            Ok(())
+        },
+    ));
+    out.push(gpu_trial_exclusive(
+        "memory/threads_share_a_device/f64/4x",
+        |dev: &Device| {
+            fn assert_send_sync<T: Send + Sync>() {}
+            assert_send_sync::<Device>();
+            assert_send_sync::<DeviceArray<f32>>();
+            let shared =
+                DeviceArray::<f64>::arange(dev, 0.0, 10_000.0, 1.0).map_err(|e| e.to_string())?;
+            let results: Vec<Result<f64, String>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..4)
+                    .map(|t| {
+                        let shared = shared.clone();
+                        let dev = dev.clone();
+                        s.spawn(move || -> Result<f64, String> {
+                            let mut acc = 0.0;
+                            for i in 0..50 {
+                                let k = (t * 100 + i) as f64;
+                                let y = (&shared * k).map_err(|e| e.to_string())?;
+                                let own = DeviceArray::<f64>::full(&dev, &[10_000], 1.0)
+                                    .map_err(|e| e.to_string())?;
+                                acc += (&y + &own)
+                                    .map_err(|e| e.to_string())?
+                                    .sum()
+                                    .map_err(|e| e.to_string())?
+                                    .to_scalar()
+                                    .map_err(|e| e.to_string())?;
+                            }
+                            Ok(acc)
+                        })
                     })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("thread panicked".into()))).collect()
-        });
-        let base: f64 = (0..10_000).map(|i| i as f64).sum();
-        for (t, r) in results.into_iter().enumerate() {
-            let got = r?;
-            let want: f64 = (0..50).map(|i| (t * 100 + i) as f64 * base + 10_000.0).sum();
-            ensure!((got - want).abs() <= 1e-9 * want, "thread {t}: {got} vs {want}");
-        }
-        Ok(())
-    }));
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err("thread panicked".into())))
+                    .collect()
+            });
+            let base: f64 = (0..10_000).map(|i| i as f64).sum();
+            for (t, r) in results.into_iter().enumerate() {
+                let got = r?;
+                let want: f64 = (0..50)
+                    .map(|i| (t * 100 + i) as f64 * base + 10_000.0)
+                    .sum();
+                ensure!(
+                    (got - want).abs() <= 1e-9 * want,
+                    "thread {t}: {got} vs {want}"
+                );
+            }
+            Ok(())
+        },
+    ));
 }

@@ -3,9 +3,11 @@
 
 use crate::common::{ensure, nvrtc_trial, TResult};
 use crate::specs;
-use cuarray::kernels::{codegen, nvrtc, Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant};
-use cuarray::ops::reduce::ReduceOp;
+use cuarray::kernels::{
+    codegen, nvrtc, Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant,
+};
 use cuarray::ops::elementwise::spec_for;
+use cuarray::ops::reduce::ReduceOp;
 use cuarray::{DType, Error};
 use libtest_mimic::Trial;
 
@@ -16,10 +18,16 @@ const ARCH: (u32, u32) = (9, 0);
 fn compile(spec: &KernelSpec) -> TResult {
     let src = codegen::render(spec);
     let sym = spec.symbol();
-    ensure!(src.contains(&format!(" {sym}(")), "rendered source does not define {sym}");
+    ensure!(
+        src.contains(&format!(" {sym}(")),
+        "rendered source does not define {sym}"
+    );
     match nvrtc::compile(&src, &sym, &nvrtc::options(ARCH)) {
         Ok(cubin) => {
-            ensure!(cubin.starts_with(b"\x7fELF"), "{sym}: the CUBIN is not an ELF image");
+            ensure!(
+                cubin.starts_with(b"\x7fELF"),
+                "{sym}: the CUBIN is not an ELF image"
+            );
             Ok(())
         }
         Err(e) => {
@@ -28,12 +36,20 @@ fn compile(spec: &KernelSpec) -> TResult {
                 msg.truncate(4000);
                 msg.push_str("...");
             }
-            Err(format!("{sym} (body `{}`, {:?}) failed to compile: {msg}", spec.body, spec.variant).into())
+            Err(format!(
+                "{sym} (body `{}`, {:?}) failed to compile: {msg}",
+                spec.body, spec.variant
+            )
+            .into())
         }
     }
 }
 
-fn group(out: &mut Vec<Trial>, name: String, specs: impl FnOnce() -> Vec<KernelSpec> + Send + 'static) {
+fn group(
+    out: &mut Vec<Trial>,
+    name: String,
+    specs: impl FnOnce() -> Vec<KernelSpec> + Send + 'static,
+) {
     out.push(nvrtc_trial(name, move || {
         let specs = specs();
         ensure!(!specs.is_empty(), "no specs");
@@ -47,23 +63,43 @@ fn reduce_out(op: ReduceOp, d: DType) -> DType {
     match op {
         ReduceOp::ArgMax | ReduceOp::ArgMin => DType::I64,
         ReduceOp::All | ReduceOp::Any => DType::Bool,
-        ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => if d.is_float() { d } else { DType::F64 },
+        ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
+            if d.is_float() {
+                d
+            } else {
+                DType::F64
+            }
+        }
         _ => d,
     }
 }
 
-fn reduce_spec(op: ReduceOp, d: DType, variant: Variant, partial_in: bool, partial_out: bool) -> KernelSpec {
+fn reduce_spec(
+    op: ReduceOp,
+    d: DType,
+    variant: Variant,
+    partial_in: bool,
+    partial_out: bool,
+) -> KernelSpec {
     let def = op.def(d);
     let stats = matches!(op, ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std);
     let aux = if matches!(op, ReduceOp::Var | ReduceOp::Std) && !partial_in {
-        Some(if d == DType::F64 || !d.is_float() { DType::F64 } else { DType::F32 })
+        Some(if d == DType::F64 || !d.is_float() {
+            DType::F64
+        } else {
+            DType::F32
+        })
     } else {
         None
     };
     KernelSpec {
         family: Family::Reduce,
         op: op.name().into(),
-        body: if partial_in { "a = in0;".into() } else { def.pre.into() },
+        body: if partial_in {
+            "a = in0;".into()
+        } else {
+            def.pre.into()
+        },
         inputs: TypeList::new(&[d]),
         outputs: TypeList::new(&[reduce_out(op, d)]),
         scalars: TypeList::new(if stats { &[DType::F64] } else { &[] }),
@@ -85,27 +121,79 @@ fn reduce_spec(op: ReduceOp, d: DType, variant: Variant, partial_in: bool, parti
 /// and columns (scalar, vector) x first pass, partial pass and combining pass.
 fn reduce_specs(d: DType) -> Vec<KernelSpec> {
     let ops: &[ReduceOp] = if d == DType::Bool {
-        &[ReduceOp::Sum, ReduceOp::Prod, ReduceOp::All, ReduceOp::Any, ReduceOp::Mean, ReduceOp::Var, ReduceOp::Std]
+        &[
+            ReduceOp::Sum,
+            ReduceOp::Prod,
+            ReduceOp::All,
+            ReduceOp::Any,
+            ReduceOp::Mean,
+            ReduceOp::Var,
+            ReduceOp::Std,
+        ]
     } else {
         &[
-            ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin,
-            ReduceOp::All, ReduceOp::Any, ReduceOp::Mean, ReduceOp::Var, ReduceOp::Std,
+            ReduceOp::Sum,
+            ReduceOp::Prod,
+            ReduceOp::Max,
+            ReduceOp::Min,
+            ReduceOp::ArgMax,
+            ReduceOp::ArgMin,
+            ReduceOp::All,
+            ReduceOp::Any,
+            ReduceOp::Mean,
+            ReduceOp::Var,
+            ReduceOp::Std,
         ]
     };
     let vec = (16 / d.size()) as u8;
     let mut v = Vec::new();
     for &op in ops {
         for variant in [
-            Variant::ReduceRows { warp: false, vec, nk: 1, nr: 1 },
-            Variant::ReduceRows { warp: true, vec: 1, nk: 2, nr: 3 },
+            Variant::ReduceRows {
+                warp: false,
+                vec,
+                nk: 1,
+                nr: 1,
+            },
+            Variant::ReduceRows {
+                warp: true,
+                vec: 1,
+                nk: 2,
+                nr: 3,
+            },
             Variant::ReduceCols { vec, nk: 1, nr: 2 },
-            Variant::ReduceCols { vec: 1, nk: 3, nr: 1 },
+            Variant::ReduceCols {
+                vec: 1,
+                nk: 3,
+                nr: 1,
+            },
         ] {
             v.push(reduce_spec(op, d, variant, false, false));
             v.push(reduce_spec(op, d, variant, false, true));
         }
-        v.push(reduce_spec(op, d, Variant::ReduceRows { warp: false, vec: 1, nk: 1, nr: 1 }, true, false));
-        v.push(reduce_spec(op, d, Variant::ReduceCols { vec: 1, nk: 1, nr: 1 }, true, false));
+        v.push(reduce_spec(
+            op,
+            d,
+            Variant::ReduceRows {
+                warp: false,
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
+            true,
+            false,
+        ));
+        v.push(reduce_spec(
+            op,
+            d,
+            Variant::ReduceCols {
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
+            true,
+            false,
+        ));
     }
     v
 }
@@ -121,13 +209,20 @@ fn scan_specs(d: DType) -> Vec<KernelSpec> {
     for op in [ReduceOp::Sum, ReduceOp::Prod] {
         let def = op.def(d);
         for variant in [
-            Variant::ScanTiles { vec: (16 / d.size().max(out.size())) as u8, nk: 1 },
+            Variant::ScanTiles {
+                vec: (16 / d.size().max(out.size())) as u8,
+                nk: 1,
+            },
             Variant::ScanTiles { vec: 1, nk: 2 },
             Variant::ScanSerial { nk: 1 },
         ] {
             v.push(KernelSpec {
                 family: Family::Scan,
-                op: if op == ReduceOp::Sum { "cumsum".into() } else { "cumprod".into() },
+                op: if op == ReduceOp::Sum {
+                    "cumsum".into()
+                } else {
+                    "cumprod".into()
+                },
                 body: def.pre.into(),
                 inputs: TypeList::new(&[d]),
                 outputs: TypeList::new(&[out]),
@@ -162,16 +257,38 @@ fn compile_error() -> TResult {
     let src = codegen::render(&spec);
     match nvrtc::compile(&src, &spec.symbol(), &nvrtc::options(ARCH)) {
         Ok(_) => Err("a broken body compiled".into()),
-        Err(Error::Compile { kernel, options, log }) => {
-            ensure!(kernel == spec.symbol(), "Compile error names kernel {kernel}, expected {}", spec.symbol());
-            ensure!(options.iter().any(|o| o.contains("sm_90")), "Compile error lists options {options:?}");
-            ensure!(log.contains("error"), "the NVRTC log does not mention an error:\n{log}");
+        Err(Error::Compile {
+            kernel,
+            options,
+            log,
+        }) => {
+            ensure!(
+                kernel == spec.symbol(),
+                "Compile error names kernel {kernel}, expected {}",
+                spec.symbol()
+            );
+            ensure!(
+                options.iter().any(|o| o.contains("sm_90")),
+                "Compile error lists options {options:?}"
+            );
+            ensure!(
+                log.contains("error"),
+                "the NVRTC log does not mention an error:\n{log}"
+            );
             ensure!(
                 log.contains("cuarray_no_such_function") || log.contains("expected an expression"),
                 "the NVRTC log does not point at the broken body:\n{log}"
             );
-            let msg = Error::Compile { kernel, options, log }.to_string();
-            ensure!(msg.contains(&spec.symbol()), "the message does not name the kernel: {msg}");
+            let msg = Error::Compile {
+                kernel,
+                options,
+                log,
+            }
+            .to_string();
+            ensure!(
+                msg.contains(&spec.symbol()),
+                "the message does not name the kernel: {msg}"
+            );
             Ok(())
         }
         Err(e) => Err(format!("expected Error::Compile, got {e:?}").into()),
@@ -181,23 +298,45 @@ fn compile_error() -> TResult {
 fn version_and_common_specs() -> TResult {
     let (major, minor) = nvrtc::version()?;
     ensure!(major >= 12, "NVRTC {major}.{minor} is older than CUDA 12");
-    cuarray::kernels::common_specs().iter().try_for_each(compile)
+    cuarray::kernels::common_specs()
+        .iter()
+        .try_for_each(compile)
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
     for d in specs::NUMERIC {
         for op in specs::ARITH {
-            group(out, format!("nvrtc/{}/{}/variants", op.name(), d.name()), move || specs::binary_specs(op, d));
+            group(
+                out,
+                format!("nvrtc/{}/{}/variants", op.name(), d.name()),
+                move || specs::binary_specs(op, d),
+            );
         }
     }
     for d in DType::ALL {
         let n = d.name();
-        group(out, format!("nvrtc/unary/{n}/all_ops"), move || specs::unary_specs(d));
-        group(out, format!("nvrtc/compare_logical/{n}/all_ops"), move || specs::predicate_specs(d));
-        group(out, format!("nvrtc/where_clip/{n}/variants"), move || specs::select_specs(d));
-        group(out, format!("nvrtc/cast/{n}/to_all"), move || specs::cast_specs(d));
-        group(out, format!("nvrtc/copy/{n}/all_variants"), move || specs::copy_specs(d));
-        group(out, format!("nvrtc/create/{n}/full_eye_arange_linspace"), move || specs::create_specs(d));
+        group(out, format!("nvrtc/unary/{n}/all_ops"), move || {
+            specs::unary_specs(d)
+        });
+        group(
+            out,
+            format!("nvrtc/compare_logical/{n}/all_ops"),
+            move || specs::predicate_specs(d),
+        );
+        group(out, format!("nvrtc/where_clip/{n}/variants"), move || {
+            specs::select_specs(d)
+        });
+        group(out, format!("nvrtc/cast/{n}/to_all"), move || {
+            specs::cast_specs(d)
+        });
+        group(out, format!("nvrtc/copy/{n}/all_variants"), move || {
+            specs::copy_specs(d)
+        });
+        group(
+            out,
+            format!("nvrtc/create/{n}/full_eye_arange_linspace"),
+            move || specs::create_specs(d),
+        );
     }
     // Every operand column-major: the tile edge drops to 32 so that the staged tiles fit
     // the 48 KiB of static shared memory.
@@ -208,9 +347,23 @@ pub fn trials(out: &mut Vec<Trial>) {
         }
     }
     for d in DType::ALL {
-        group(out, format!("nvrtc/reduce/{}/all_ops_variants", d.name()), move || reduce_specs(d));
-        group(out, format!("nvrtc/scan/{}/cumsum_cumprod_variants", d.name()), move || scan_specs(d));
+        group(
+            out,
+            format!("nvrtc/reduce/{}/all_ops_variants", d.name()),
+            move || reduce_specs(d),
+        );
+        group(
+            out,
+            format!("nvrtc/scan/{}/cumsum_cumprod_variants", d.name()),
+            move || scan_specs(d),
+        );
     }
-    out.push(nvrtc_trial("nvrtc/errors/f32/broken_body_gives_compile_error", compile_error));
-    out.push(nvrtc_trial("nvrtc/version/all/common_specs", version_and_common_specs));
+    out.push(nvrtc_trial(
+        "nvrtc/errors/f32/broken_body_gives_compile_error",
+        compile_error,
+    ));
+    out.push(nvrtc_trial(
+        "nvrtc/version/all/common_specs",
+        version_and_common_specs,
+    ));
 }

@@ -4,8 +4,8 @@
 
 use crate::arith::Num;
 use crate::common::{
-    add_gpu, arith, check_array, check_eq, dname, each_dtype, each_num_dtype, ensure, HostNd, Op, Rng, TElem, TResult,
-    Val,
+    add_gpu, arith, check_array, check_eq, dname, each_dtype, each_num_dtype, ensure, HostNd, Op,
+    Rng, TElem, TResult, Val,
 };
 use cuarray::ops::catalogue::BinaryOp;
 use cuarray::{s, where_, DType, Device, DeviceArray, Error, FloatElement, NumElement};
@@ -79,7 +79,11 @@ pub(crate) fn pow_ref<T: TElem>(a: T, b: T) -> T {
             T::from_val(Val::I(r as i128))
         }
         (Val::F(x), Val::F(y)) => {
-            let r = if T::DTYPE == DType::F64 { x.powf(y) } else { (x as f32).powf(y as f32) as f64 };
+            let r = if T::DTYPE == DType::F64 {
+                x.powf(y)
+            } else {
+                (x as f32).powf(y as f32) as f64
+            };
             T::from_val(Val::F(r))
         }
         _ => unreachable!(),
@@ -148,7 +152,11 @@ fn special<T: TElem>(rng: &mut Rng, n: usize) -> Vec<T> {
             if T::DTYPE.is_float() {
                 match rng.below(12) {
                     0 => T::from_val(Val::F(f64::NAN)),
-                    1 => T::from_val(Val::F(if rng.bit() { f64::INFINITY } else { f64::NEG_INFINITY })),
+                    1 => T::from_val(Val::F(if rng.bit() {
+                        f64::INFINITY
+                    } else {
+                        f64::NEG_INFINITY
+                    })),
                     2 => T::from_val(Val::F(if rng.bit() { 0.0 } else { -0.0 })),
                     3 => T::from_val(Val::F(rng.int(-8, 8) as f64 + 0.5)),
                     _ => T::random(rng),
@@ -168,32 +176,65 @@ fn rem_pow_max_min<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
     let (a, b) = (ha.upload(dev)?, hb.upload(dev)?);
     let bc = |f: &dyn Fn(T, T) -> T| {
         let (x, y) = (ha.broadcast_to(&[37, 53]), hb.broadcast_to(&[37, 53]));
-        HostNd::new(x.data.iter().zip(&y.data).map(|(&p, &q)| f(p, q)).collect(), &[37, 53])
+        HostNd::new(
+            x.data.iter().zip(&y.data).map(|(&p, &q)| f(p, q)).collect(),
+            &[37, 53],
+        )
     };
     check_array("a % b", &(&a % &b)?, &bc(&rem_ref), 0.0)?;
     check_array("a.rem(b)", &a.rem(&b)?, &bc(&rem_ref), 0.0)?;
-    check_array("maximum", &a.maximum(&b)?, &bc(&|p, q| maxmin_ref(p, q, true)), 0.0)?;
-    check_array("minimum", &a.minimum(&b)?, &bc(&|p, q| maxmin_ref(p, q, false)), 0.0)?;
+    check_array(
+        "maximum",
+        &a.maximum(&b)?,
+        &bc(&|p, q| maxmin_ref(p, q, true)),
+        0.0,
+    )?;
+    check_array(
+        "minimum",
+        &a.minimum(&b)?,
+        &bc(&|p, q| maxmin_ref(p, q, false)),
+        0.0,
+    )?;
     let s = T::random(rng);
     let want = ha.map(|x| rem_ref(x, s));
     check_array("a % s", &(&a % s)?, &want, 0.0)?;
     check_array("s % a", &(s % &a)?, &ha.map(|x| rem_ref(s, x)), 0.0)?;
-    check_array("scalar_op(Maximum)", &a.scalar_op(BinaryOp::Maximum, s)?, &ha.map(|x| maxmin_ref(x, s, true)), 0.0)?;
+    check_array(
+        "scalar_op(Maximum)",
+        &a.scalar_op(BinaryOp::Maximum, s)?,
+        &ha.map(|x| maxmin_ref(x, s, true)),
+        0.0,
+    )?;
     // pow: bases and exponents where results are defined and finite in every dtype.
     let n = 1000;
     let (base, expo): (Vec<T>, Vec<T>) = (0..n)
         .map(|_| {
             if T::DTYPE.is_float() {
-                let b = if rng.below(4) == 0 { -(rng.int(1, 4) as f64) } else { rng.range(0.1, 6.0) };
-                let e = if b < 0.0 { rng.int(-3, 3) as f64 } else { rng.range(-3.0, 3.0) };
+                let b = if rng.below(4) == 0 {
+                    -(rng.int(1, 4) as f64)
+                } else {
+                    rng.range(0.1, 6.0)
+                };
+                let e = if b < 0.0 {
+                    rng.int(-3, 3) as f64
+                } else {
+                    rng.range(-3.0, 3.0)
+                };
                 (T::from_val(Val::F(b)), T::from_val(Val::F(e)))
             } else {
                 (T::random(rng), T::from_val(Val::I(rng.int(-3, 40) as i128)))
             }
         })
         .unzip();
-    let (pb, pe) = (DeviceArray::from_slice(dev, &base)?, DeviceArray::from_slice(dev, &expo)?);
-    let want: Vec<T> = base.iter().zip(&expo).map(|(&x, &e)| pow_ref(x, e)).collect();
+    let (pb, pe) = (
+        DeviceArray::from_slice(dev, &base)?,
+        DeviceArray::from_slice(dev, &expo)?,
+    );
+    let want: Vec<T> = base
+        .iter()
+        .zip(&expo)
+        .map(|(&x, &e)| pow_ref(x, e))
+        .collect();
     let tol = match T::DTYPE {
         DType::F32 => 1e-5,
         DType::F64 => 1e-13,
@@ -213,7 +254,15 @@ fn compare<T: TElem + NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
     // transposed view (tiles).
     let ha = HostNd::new(special::<T>(rng, 45 * 61), &[45, 61]);
     let hb = HostNd::new(
-        (0..45 * 61).map(|k| if k % 3 == 0 { ha.data[k] } else { special::<T>(rng, 1)[0] }).collect(),
+        (0..45 * 61)
+            .map(|k| {
+                if k % 3 == 0 {
+                    ha.data[k]
+                } else {
+                    special::<T>(rng, 1)[0]
+                }
+            })
+            .collect(),
         &[45, 61],
     );
     let a = ha.upload(dev)?;
@@ -226,14 +275,28 @@ fn compare<T: TElem + NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
         (BinaryOp::Gt, a.gt(&b)?),
         (BinaryOp::Ge, a.ge(&b)?),
     ] {
-        let want = HostNd::new(ha.data.iter().zip(&hb.data).map(|(&x, &y)| cmp_ref(op, x, y)).collect(), &[45, 61]);
+        let want = HostNd::new(
+            ha.data
+                .iter()
+                .zip(&hb.data)
+                .map(|(&x, &y)| cmp_ref(op, x, y))
+                .collect(),
+            &[45, 61],
+        );
         check_array(&format!("{} elementwise", op.name()), &got, &want, 0.0)?;
     }
     // Broadcast against a transposed column.
     let hc = HostNd::new(special::<T>(rng, 45), &[1, 45]);
     let c = hc.upload(dev)?.t();
     let hc = hc.t().broadcast_to(&[45, 61]);
-    let want = HostNd::new(ha.data.iter().zip(&hc.data).map(|(&x, &y)| cmp_ref(BinaryOp::Lt, x, y)).collect(), &[45, 61]);
+    let want = HostNd::new(
+        ha.data
+            .iter()
+            .zip(&hc.data)
+            .map(|(&x, &y)| cmp_ref(BinaryOp::Lt, x, y))
+            .collect(),
+        &[45, 61],
+    );
     check_array("lt against a broadcast column", &a.lt(&c)?, &want, 0.0)?;
     Ok(())
 }
@@ -243,11 +306,25 @@ fn logical(dev: &Device, rng: &mut Rng) -> TResult {
     let hb = HostNd::<bool>::random(rng, &[70]);
     let (a, b) = (ha.upload(dev)?, hb.upload(dev)?);
     let hbb = hb.broadcast_to(&[33, 70]);
-    let zip = |f: fn(bool, bool) -> bool| HostNd::new(ha.data.iter().zip(&hbb.data).map(|(&x, &y)| f(x, y)).collect(), &[33, 70]);
+    let zip = |f: fn(bool, bool) -> bool| {
+        HostNd::new(
+            ha.data
+                .iter()
+                .zip(&hbb.data)
+                .map(|(&x, &y)| f(x, y))
+                .collect(),
+            &[33, 70],
+        )
+    };
     check_array("logical_and", &a.logical_and(&b)?, &zip(|x, y| x && y), 0.0)?;
     check_array("logical_or", &a.logical_or(&b)?, &zip(|x, y| x || y), 0.0)?;
     check_array("logical_xor", &a.logical_xor(&b)?, &zip(|x, y| x != y), 0.0)?;
-    check_array("logical_not of t()", &a.t().logical_not()?, &ha.t().map(|x| !x), 0.0)?;
+    check_array(
+        "logical_not of t()",
+        &a.t().logical_not()?,
+        &ha.t().map(|x| !x),
+        0.0,
+    )?;
     check_array("eq on bool", &a.eq(&b)?, &zip(|x, y| x == y), 0.0)?;
     check_array("ne on bool", &a.ne(&b)?, &zip(|x, y| x != y), 0.0)?;
     Ok(())
@@ -272,7 +349,13 @@ fn unary_numeric<T: TElem + NumElement>(dev: &Device, rng: &mut Rng) -> TResult 
     let sign = |x: T| match v(x) {
         Val::I(i) => T::from_val(Val::I(i.signum())),
         Val::F(f) if f.is_nan() => x,
-        Val::F(f) => T::from_val(Val::F(if f > 0.0 { 1.0 } else if f < 0.0 { -1.0 } else { 0.0 })),
+        Val::F(f) => T::from_val(Val::F(if f > 0.0 {
+            1.0
+        } else if f < 0.0 {
+            -1.0
+        } else {
+            0.0
+        })),
         _ => unreachable!(),
     };
     let relu = |x: T| match v(x) {
@@ -285,14 +368,31 @@ fn unary_numeric<T: TElem + NumElement>(dev: &Device, rng: &mut Rng) -> TResult 
     check_array("-&a of t()", &(-&a.t())?, &h.t().map(neg), 0.0)?;
     check_array("abs", &a.abs()?, &h.map(abs), 0.0)?;
     check_array("sign", &a.sign()?, &h.map(sign), 0.0)?;
-    check_array("square", &a.square()?, &h.map(|x| arith(Op::Mul, x, x)), 0.0)?;
+    check_array(
+        "square",
+        &a.square()?,
+        &h.map(|x| arith(Op::Mul, x, x)),
+        0.0,
+    )?;
     check_array("relu of t()", &a.t().relu()?, &h.t().map(relu), 0.0)?;
     Ok(())
 }
 
 /// `got` against `want` (f64 references) within `rtol * |want| + atol`; NaN matches NaN.
-fn check_approx<T: TElem>(what: &str, got: &[T], want: &[f64], inputs: &[T], rtol: f64, atol: f64) -> TResult {
-    ensure!(got.len() == want.len(), "{what}: {} values, expected {}", got.len(), want.len());
+fn check_approx<T: TElem>(
+    what: &str,
+    got: &[T],
+    want: &[f64],
+    inputs: &[T],
+    rtol: f64,
+    atol: f64,
+) -> TResult {
+    ensure!(
+        got.len() == want.len(),
+        "{what}: {} values, expected {}",
+        got.len(),
+        want.len()
+    );
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         let g = g.to_f64();
         let ok = if w.is_nan() || g.is_nan() {
@@ -302,7 +402,12 @@ fn check_approx<T: TElem>(what: &str, got: &[T], want: &[f64], inputs: &[T], rto
         } else {
             (g - w).abs() <= atol + rtol * w.abs()
         };
-        ensure!(ok, "{what} ({}): index {i} (input {}): got {g}, expected {w}", T::DTYPE, inputs[i]);
+        ensure!(
+            ok,
+            "{what} ({}): index {i} (input {}): got {g}, expected {w}",
+            T::DTYPE,
+            inputs[i]
+        );
     }
     Ok(())
 }
@@ -359,7 +464,10 @@ fn unary_float<T: TElem + FloatElement>(dev: &Device, rng: &mut Rng) -> TResult 
             _ => a.round()?,
         };
         // Computed in f32 for f16/bf16 (then rounded once); exact for the rounding ops.
-        let want: Vec<f64> = xs.iter().map(|&x| T::from_val(Val::F(f(x.to_f64()))).to_f64()).collect();
+        let want: Vec<f64> = xs
+            .iter()
+            .map(|&x| T::from_val(Val::F(f(x.to_f64()))).to_f64())
+            .collect();
         let exact = matches!(name, "floor" | "ceil" | "round");
         let (rt, at) = if exact { (0.0, 0.0) } else { (rtol, atol) };
         check_approx(name, &got.to_host()?, &want, &xs, rt, at)?;
@@ -368,9 +476,21 @@ fn unary_float<T: TElem + FloatElement>(dev: &Device, rng: &mut Rng) -> TResult 
     let xs = special::<T>(rng, 500);
     let a = DeviceArray::from_slice(dev, &xs)?;
     let f = |x: &T| x.to_f64();
-    check_eq("isnan", &a.isnan()?.to_host()?, &xs.iter().map(|x| f(x).is_nan()).collect::<Vec<_>>())?;
-    check_eq("isinf", &a.isinf()?.to_host()?, &xs.iter().map(|x| f(x).is_infinite()).collect::<Vec<_>>())?;
-    check_eq("isfinite", &a.isfinite()?.to_host()?, &xs.iter().map(|x| f(x).is_finite()).collect::<Vec<_>>())?;
+    check_eq(
+        "isnan",
+        &a.isnan()?.to_host()?,
+        &xs.iter().map(|x| f(x).is_nan()).collect::<Vec<_>>(),
+    )?;
+    check_eq(
+        "isinf",
+        &a.isinf()?.to_host()?,
+        &xs.iter().map(|x| f(x).is_infinite()).collect::<Vec<_>>(),
+    )?;
+    check_eq(
+        "isfinite",
+        &a.isfinite()?.to_host()?,
+        &xs.iter().map(|x| f(x).is_finite()).collect::<Vec<_>>(),
+    )?;
     Ok(())
 }
 
@@ -384,15 +504,30 @@ fn where_clip<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
     let shape = [37, 53];
     let (cc, aa, bb) = (hc.broadcast_to(&shape), ha.broadcast_to(&shape), hb.t());
     let want = HostNd::new(
-        (0..37 * 53).map(|k| if cc.data[k] { aa.data[k] } else { bb.data[k] }).collect(),
+        (0..37 * 53)
+            .map(|k| if cc.data[k] { aa.data[k] } else { bb.data[k] })
+            .collect(),
         &shape,
     );
     check_array("where_(c, a, b.t())", &where_(&c, &a, &b)?, &want, 0.0)?;
     let zero = DeviceArray::<T>::zeros(dev, &[])?;
-    let want = HostNd::new((0..37 * 53).map(|k| if cc.data[k] { aa.data[k] } else { T::ZERO }).collect(), &shape);
-    check_array("where_(c, a, 0-d zero)", &where_(&c, &a, &zero)?, &want, 0.0)?;
+    let want = HostNd::new(
+        (0..37 * 53)
+            .map(|k| if cc.data[k] { aa.data[k] } else { T::ZERO })
+            .collect(),
+        &shape,
+    );
+    check_array(
+        "where_(c, a, 0-d zero)",
+        &where_(&c, &a, &zero)?,
+        &want,
+        0.0,
+    )?;
     let bad = DeviceArray::<T>::zeros(dev, &[4])?;
-    ensure!(matches!(where_(&c, &a, &bad), Err(Error::Broadcast { .. })), "where_ with (4,) must fail");
+    ensure!(
+        matches!(where_(&c, &a, &bad), Err(Error::Broadcast { .. })),
+        "where_ with (4,) must fail"
+    );
     Ok(())
 }
 
@@ -407,11 +542,22 @@ fn clip<T: TElem + NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
         hi = T::ONE;
     }
     let a = DeviceArray::from_slice(dev, &xs)?;
-    let want: Vec<T> = xs.iter().map(|&x| maxmin_ref(maxmin_ref(x, lo, true), hi, false)).collect();
-    check_eq(&format!("clip({lo}, {hi})"), &a.clip(lo, hi)?.to_host()?, &want)?;
+    let want: Vec<T> = xs
+        .iter()
+        .map(|&x| maxmin_ref(maxmin_ref(x, lo, true), hi, false))
+        .collect();
+    check_eq(
+        &format!("clip({lo}, {hi})"),
+        &a.clip(lo, hi)?.to_host()?,
+        &want,
+    )?;
     let r = a.slice(s![..;-7])?;
     let want: Vec<T> = want.iter().rev().step_by(7).copied().collect();
-    check_eq("clip of a reversed stepped view", &r.clip(lo, hi)?.to_host()?, &want)
+    check_eq(
+        "clip of a reversed stepped view",
+        &r.clip(lo, hi)?.to_host()?,
+        &want,
+    )
 }
 
 // ---- in-place ops -------------------------------------------------------------------------------
@@ -431,7 +577,12 @@ fn in_place<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
         let a = h.upload(dev)?;
         f(&a, &row.upload(dev)?)?;
         h = crate::common::host_binary(op, &h, &row);
-        check_array(&format!("{}_assign of a row", op.name()), &a, &h, T::REL_TOL)?;
+        check_array(
+            &format!("{}_assign of a row", op.name()),
+            &a,
+            &h,
+            T::REL_TOL,
+        )?;
         // Through a stepped, reversed view: only those elements change.
         let src = HostNd::<T>::random(rng, &[9, 32]);
         f(&a.slice(s![..;2, ..;-2])?, &src.upload(dev)?)?;
@@ -441,27 +592,50 @@ fn in_place<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
                 h.data[k] = arith(op, h.data[k], src.get(&[i, j]));
             }
         }
-        check_array(&format!("{}_assign through s![..;2, ..;-2]", op.name()), &a, &h, T::REL_TOL)?;
+        check_array(
+            &format!("{}_assign through s![..;2, ..;-2]", op.name()),
+            &a,
+            &h,
+            T::REL_TOL,
+        )?;
         // Overlap: a += a.t() reads a copy of the original, as NumPy does.
         let hs = HostNd::<T>::random(rng, &[65, 65]);
         let sq = hs.upload(dev)?;
         f(&sq, &sq.t())?;
-        check_array(&format!("a {}= a.t()", op.name()), &sq, &crate::common::host_binary(op, &hs, &hs.t()), T::REL_TOL)?;
+        check_array(
+            &format!("a {}= a.t()", op.name()),
+            &sq,
+            &crate::common::host_binary(op, &hs, &hs.t()),
+            T::REL_TOL,
+        )?;
         // Overlap, 1-D reversed: v[::-1] op= v.
         let hv = HostNd::<T>::random(rng, &[1001]);
         let v = hv.upload(dev)?;
         f(&v.slice(s![..;-1])?, &v)?;
-        let want = HostNd::new((0..1001).map(|j| arith(op, hv.data[j], hv.data[1000 - j])).collect(), &[1001]);
+        let want = HostNd::new(
+            (0..1001)
+                .map(|j| arith(op, hv.data[j], hv.data[1000 - j]))
+                .collect(),
+            &[1001],
+        );
         check_array(&format!("v[::-1] {}= v", op.name()), &v, &want, T::REL_TOL)?;
         // a op= a: the same layout, no copy needed.
         let ha = HostNd::<T>::random(rng, &[4099]);
         let x = ha.upload(dev)?;
         f(&x, &x)?;
-        check_array(&format!("a {}= a", op.name()), &x, &ha.map(|p| arith(op, p, p)), T::REL_TOL)?;
+        check_array(
+            &format!("a {}= a", op.name()),
+            &x,
+            &ha.map(|p| arith(op, p, p)),
+            T::REL_TOL,
+        )?;
     }
     let a = DeviceArray::<T>::zeros(dev, &[3])?;
     let b = DeviceArray::<T>::zeros(dev, &[2, 3])?;
-    ensure!(matches!(a.add_assign(&b), Err(Error::Broadcast { .. })), "(3,) += (2,3) must fail");
+    ensure!(
+        matches!(a.add_assign(&b), Err(Error::Broadcast { .. })),
+        "(3,) += (2,3) must fail"
+    );
     Ok(())
 }
 
@@ -481,9 +655,15 @@ fn in_place_broadcast_output<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
     let a = DeviceArray::<T>::from_slice(dev, &rng.vec::<T>(5))?;
     let b = DeviceArray::<T>::from_host(dev, &rng.vec::<T>(15), &[3, 5])?;
     let r = a.broadcast_to(&[3, 5])?.add_assign(&b);
-    ensure!(r.is_err(), "add_assign into a broadcast view succeeded (racing writes)");
+    ensure!(
+        r.is_err(),
+        "add_assign into a broadcast view succeeded (racing writes)"
+    );
     let r = a.broadcast_to(&[3, 5])?.assign(&b);
-    ensure!(r.is_err(), "assign into a broadcast view succeeded (racing writes)");
+    ensure!(
+        r.is_err(),
+        "assign into a broadcast view succeeded (racing writes)"
+    );
     Ok(())
 }
 
@@ -491,20 +671,48 @@ fn in_place_broadcast_output<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
 
 fn register_num<T: Num>(out: &mut Vec<Trial>) {
     let d = dname::<T>();
-    add_gpu(out, format!("ops/rem_pow_maximum_minimum/{d}/broadcast"), rem_pow_max_min::<T>);
-    add_gpu(out, format!("ops/compare/{d}/eq_ne_lt_le_gt_ge"), compare::<T>);
-    add_gpu(out, format!("ops/unary/{d}/neg_abs_sign_square_relu"), unary_numeric::<T>);
+    add_gpu(
+        out,
+        format!("ops/rem_pow_maximum_minimum/{d}/broadcast"),
+        rem_pow_max_min::<T>,
+    );
+    add_gpu(
+        out,
+        format!("ops/compare/{d}/eq_ne_lt_le_gt_ge"),
+        compare::<T>,
+    );
+    add_gpu(
+        out,
+        format!("ops/unary/{d}/neg_abs_sign_square_relu"),
+        unary_numeric::<T>,
+    );
     add_gpu(out, format!("ops/clip/{d}/4099_and_reversed"), clip::<T>);
-    add_gpu(out, format!("ops/in_place/{d}/add_sub_mul_div_assign_overlap"), in_place::<T>);
-    add_gpu(out, format!("ops/in_place/{d}/t_add_assign"), in_place_transposed::<T>);
+    add_gpu(
+        out,
+        format!("ops/in_place/{d}/add_sub_mul_div_assign_overlap"),
+        in_place::<T>,
+    );
+    add_gpu(
+        out,
+        format!("ops/in_place/{d}/t_add_assign"),
+        in_place_transposed::<T>,
+    );
 }
 
 fn register_all<T: TElem>(out: &mut Vec<Trial>) {
-    add_gpu(out, format!("ops/where/{}/broadcast_three_shapes", dname::<T>()), where_clip::<T>);
+    add_gpu(
+        out,
+        format!("ops/where/{}/broadcast_three_shapes", dname::<T>()),
+        where_clip::<T>,
+    );
 }
 
 fn register_float<T: TElem + FloatElement>(out: &mut Vec<Trial>) {
-    add_gpu(out, format!("ops/float_unary/{}/math_rounding_predicates", dname::<T>()), unary_float::<T>);
+    add_gpu(
+        out,
+        format!("ops/float_unary/{}/math_rounding_predicates", dname::<T>()),
+        unary_float::<T>,
+    );
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
@@ -515,5 +723,9 @@ pub fn trials(out: &mut Vec<Trial>) {
     register_float::<half::f16>(out);
     register_float::<half::bf16>(out);
     add_gpu(out, "ops/logical/bool/and_or_xor_not_eq_ne".into(), logical);
-    add_gpu(out, "ops/in_place/f32/broadcast_output_is_an_error".into(), in_place_broadcast_output::<f32>);
+    add_gpu(
+        out,
+        "ops/in_place/f32/broadcast_output_is_an_error".into(),
+        in_place_broadcast_output::<f32>,
+    );
 }

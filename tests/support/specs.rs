@@ -9,7 +9,9 @@
 #![allow(dead_code)]
 
 use cuarray::kernels::{IndexWidth, KernelSpec, Variant};
-use cuarray::ops::catalogue::{BinaryOp, UnaryOp, CAST_BODY, CLIP_BODY, COPY_BODY, FILL_BODY, WHERE_BODY};
+use cuarray::ops::catalogue::{
+    BinaryOp, UnaryOp, CAST_BODY, CLIP_BODY, COPY_BODY, FILL_BODY, WHERE_BODY,
+};
 use cuarray::ops::elementwise::spec_for;
 use cuarray::DType;
 
@@ -31,12 +33,28 @@ pub const ARITH: [BinaryOp; 8] = [
     BinaryOp::Minimum,
 ];
 /// The binary ops that also have `scalar op array` operators.
-pub const OPERATORS: [BinaryOp; 5] = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Rem];
+pub const OPERATORS: [BinaryOp; 5] = [
+    BinaryOp::Add,
+    BinaryOp::Sub,
+    BinaryOp::Mul,
+    BinaryOp::Div,
+    BinaryOp::Rem,
+];
 /// Comparisons (bool result); `Eq` and `Ne` also exist for bool arrays.
-pub const COMPARE: [BinaryOp; 6] =
-    [BinaryOp::Eq, BinaryOp::Ne, BinaryOp::Lt, BinaryOp::Le, BinaryOp::Gt, BinaryOp::Ge];
+pub const COMPARE: [BinaryOp; 6] = [
+    BinaryOp::Eq,
+    BinaryOp::Ne,
+    BinaryOp::Lt,
+    BinaryOp::Le,
+    BinaryOp::Gt,
+    BinaryOp::Ge,
+];
 /// Logical ops on bool arrays.
-pub const LOGICAL: [BinaryOp; 3] = [BinaryOp::LogicalAnd, BinaryOp::LogicalOr, BinaryOp::LogicalXor];
+pub const LOGICAL: [BinaryOp; 3] = [
+    BinaryOp::LogicalAnd,
+    BinaryOp::LogicalOr,
+    BinaryOp::LogicalXor,
+];
 
 pub const NUMERIC: [DType; 12] = [
     DType::I8,
@@ -70,7 +88,12 @@ pub enum Depth {
 }
 
 /// Variants for an op with `nout` outputs and `nin` inputs of the `types` (outputs first).
-pub fn variants(types: &[DType], nout: usize, nin: usize, depth: Depth) -> Vec<(Variant, IndexWidth)> {
+pub fn variants(
+    types: &[DType],
+    nout: usize,
+    nin: usize,
+    depth: Depth,
+) -> Vec<(Variant, IndexWidth)> {
     use IndexWidth::{I32, I64};
     let vec = vec_for(types);
     let mut v = vec![(Variant::Vectorized { vec }, I32)];
@@ -88,8 +111,22 @@ pub fn variants(types: &[DType], nout: usize, nin: usize, depth: Depth) -> Vec<(
     v.push((Variant::Strided { ndim: 3 }, I32));
     v.push((Variant::Strided { ndim: 6 }, I64));
     let last_in = 1u8 << (nout + nin - 1);
-    v.push((Variant::StridedVec { ndim: 2, vec, bcast: last_in }, I32));
-    v.push((Variant::StridedVec { ndim: 3, vec, bcast: 0 }, I64));
+    v.push((
+        Variant::StridedVec {
+            ndim: 2,
+            vec,
+            bcast: last_in,
+        },
+        I32,
+    ));
+    v.push((
+        Variant::StridedVec {
+            ndim: 3,
+            vec,
+            bcast: 0,
+        },
+        I64,
+    ));
     v.push((Variant::Tiled { staged: 1 << nout }, I32));
     v.push((Variant::Tiled { staged: 1 }, I64));
     let all = ((1u16 << (nout + nin)) - 1) as u8;
@@ -122,12 +159,21 @@ pub fn tiled_fits(types: &[DType], staged: u8) -> bool {
 /// them 32-element tiles.
 pub fn large_tiled_specs(d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
-    let mut push = |op: &'static str, body: &'static str, ins: &[DType], outs: &[DType], staged: u8| {
-        let types: Vec<DType> = outs.iter().chain(ins).copied().collect();
-        if !tiled_fits(&types, staged) {
-            v.push(spec_for(op, body, ins, outs, &[], Variant::Tiled { staged }, IndexWidth::I32));
-        }
-    };
+    let mut push =
+        |op: &'static str, body: &'static str, ins: &[DType], outs: &[DType], staged: u8| {
+            let types: Vec<DType> = outs.iter().chain(ins).copied().collect();
+            if !tiled_fits(&types, staged) {
+                v.push(spec_for(
+                    op,
+                    body,
+                    ins,
+                    outs,
+                    &[],
+                    Variant::Tiled { staged },
+                    IndexWidth::I32,
+                ));
+            }
+        };
     push("copy", COPY_BODY, &[d], &[d], 0b11);
     push("where", WHERE_BODY, &[DType::Bool, d, d], &[d], 0b1110);
     if d != DType::Bool {
@@ -158,16 +204,44 @@ fn push_all(
 pub fn binary_specs(op: BinaryOp, d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
     let out = if op.returns_bool() { DType::Bool } else { d };
-    let depth = if op == BinaryOp::Add { Depth::Thorough } else { Depth::One };
+    let depth = if op == BinaryOp::Add {
+        Depth::Thorough
+    } else {
+        Depth::One
+    };
     push_all(&mut v, op.name(), op.body(), &[d, d], &[out], &[], depth);
     if !op.returns_bool() {
-        push_all(&mut v, op.name(), op.body_scalar_rhs(), &[d], &[out], &[d], Depth::One);
+        push_all(
+            &mut v,
+            op.name(),
+            op.body_scalar_rhs(),
+            &[d],
+            &[out],
+            &[d],
+            Depth::One,
+        );
         if OPERATORS.contains(&op) {
-            push_all(&mut v, op.rname(), op.body_scalar_lhs(), &[d], &[out], &[d], Depth::One);
+            push_all(
+                &mut v,
+                op.rname(),
+                op.body_scalar_lhs(),
+                &[d],
+                &[out],
+                &[d],
+                Depth::One,
+            );
         }
     }
     if op == BinaryOp::Add {
-        v.push(spec_for(op.rname(), op.body_scalar_lhs(), &[d], &[out], &[d], Variant::Tiled { staged: 0b10 }, IndexWidth::I32));
+        v.push(spec_for(
+            op.rname(),
+            op.body_scalar_lhs(),
+            &[d],
+            &[out],
+            &[d],
+            Variant::Tiled { staged: 0b10 },
+            IndexWidth::I32,
+        ));
     }
     v
 }
@@ -197,7 +271,15 @@ pub fn predicate_specs(d: DType) -> Vec<KernelSpec> {
         if d == DType::Bool && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
             continue;
         }
-        push_all(&mut v, op.name(), op.body(), &[d, d], &[DType::Bool], &[], Depth::One);
+        push_all(
+            &mut v,
+            op.name(),
+            op.body(),
+            &[d, d],
+            &[DType::Bool],
+            &[],
+            Depth::One,
+        );
     }
     if d == DType::Bool {
         for op in LOGICAL {
@@ -210,7 +292,15 @@ pub fn predicate_specs(d: DType) -> Vec<KernelSpec> {
 /// `where_` with `d` values, and `clip` of `d`.
 pub fn select_specs(d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
-    push_all(&mut v, "where", WHERE_BODY, &[DType::Bool, d, d], &[d], &[], Depth::Basic);
+    push_all(
+        &mut v,
+        "where",
+        WHERE_BODY,
+        &[DType::Bool, d, d],
+        &[d],
+        &[],
+        Depth::Basic,
+    );
     if d != DType::Bool {
         push_all(&mut v, "clip", CLIP_BODY, &[d], &[d], &[d, d], Depth::One);
     }
@@ -221,9 +311,27 @@ pub fn select_specs(d: DType) -> Vec<KernelSpec> {
 pub fn cast_specs(d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
     for u in DType::ALL {
-        v.push(spec_for("cast", CAST_BODY, &[d], &[u], &[], Variant::Vectorized { vec: vec_for(&[d, u]) }, IndexWidth::I32));
+        v.push(spec_for(
+            "cast",
+            CAST_BODY,
+            &[d],
+            &[u],
+            &[],
+            Variant::Vectorized {
+                vec: vec_for(&[d, u]),
+            },
+            IndexWidth::I32,
+        ));
     }
-    v.push(spec_for("cast", CAST_BODY, &[d], &[d], &[], Variant::Tiled { staged: 0b10 }, IndexWidth::I32));
+    v.push(spec_for(
+        "cast",
+        CAST_BODY,
+        &[d],
+        &[d],
+        &[],
+        Variant::Tiled { staged: 0b10 },
+        IndexWidth::I32,
+    ));
     v
 }
 
@@ -238,13 +346,45 @@ pub fn copy_specs(d: DType) -> Vec<KernelSpec> {
 pub fn create_specs(d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
     push_all(&mut v, "full", FILL_BODY, &[], &[d], &[d], Depth::Basic);
-    push_all(&mut v, "eye", EYE_BODY, &[], &[d], &[DType::I64], Depth::Basic);
+    push_all(
+        &mut v,
+        "eye",
+        EYE_BODY,
+        &[],
+        &[d],
+        &[DType::I64],
+        Depth::Basic,
+    );
     if d.is_float() {
-        push_all(&mut v, "arange_f", ARANGE_F_BODY, &[], &[d], &[DType::F64, DType::F64], Depth::Basic);
+        push_all(
+            &mut v,
+            "arange_f",
+            ARANGE_F_BODY,
+            &[],
+            &[d],
+            &[DType::F64, DType::F64],
+            Depth::Basic,
+        );
         let s = [DType::F64, DType::F64, DType::I64, DType::F64];
-        push_all(&mut v, "linspace", LINSPACE_BODY, &[], &[d], &s, Depth::Basic);
+        push_all(
+            &mut v,
+            "linspace",
+            LINSPACE_BODY,
+            &[],
+            &[d],
+            &s,
+            Depth::Basic,
+        );
     } else if d != DType::Bool {
-        push_all(&mut v, "arange_i", ARANGE_I_BODY, &[], &[d], &[DType::I64, DType::I64], Depth::Basic);
+        push_all(
+            &mut v,
+            "arange_i",
+            ARANGE_I_BODY,
+            &[],
+            &[d],
+            &[DType::I64, DType::I64],
+            Depth::Basic,
+        );
     }
     v
 }
