@@ -5,7 +5,9 @@ use crate::element::Element;
 use crate::{Device, Error, Result};
 use cudarc::cublas::{result as cb, sys};
 use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::CudaStream;
 use half::{bf16, f16};
+use std::sync::Arc;
 
 mod sealed {
     pub trait Sealed {}
@@ -63,10 +65,11 @@ gemm_element!(bf16, CUDA_R_16BF, f32, 1.0, 0.0, |_tf32| {
 /// Workspace given to cuBLAS (as PyTorch does on Hopper).
 pub(crate) const WORKSPACE: usize = 32 << 20;
 
-/// A cuBLAS handle bound to the device's stream, with its workspace.
+/// A cuBLAS handle with its workspace, bound to the stream of the last call.
 pub(crate) struct Blas {
     handle: sys::cublasHandle_t,
     pub(crate) workspace: CUdeviceptr,
+    stream: Arc<CudaStream>,
 }
 
 // SAFETY: the handle is only used under the device's mutex (one thread at a time).
@@ -94,6 +97,7 @@ impl Blas {
         let mut blas = Blas {
             handle,
             workspace: 0,
+            stream: device.cuda_stream().clone(),
         };
         // SAFETY: the stream belongs to the device's context, current on this thread.
         unsafe { cb::set_stream(handle, device.cu_stream() as _) }
@@ -105,6 +109,24 @@ impl Blas {
             .result()
             .map_err(blas_err("cublasSetWorkspace"))?;
         Ok(blas)
+    }
+
+    /// Binds the handle to `device`'s stream. When that changes the stream, the new
+    /// stream first waits for the old one, so that the two never use the workspace at
+    /// the same time.
+    pub(crate) fn bind_stream(&mut self, device: &Device) -> Result<()> {
+        let stream = device.cuda_stream();
+        if Arc::ptr_eq(stream, &self.stream) {
+            return Ok(());
+        }
+        stream
+            .join(&self.stream)
+            .map_err(Error::cuda("stream wait"))?;
+        // SAFETY: the stream belongs to the handle's context, current on this thread.
+        unsafe { cb::set_stream(self.handle, stream.cu_stream() as _) }
+            .map_err(blas_err("cublasSetStream"))?;
+        self.stream = stream.clone();
+        Ok(())
     }
 
     /// `C = op(A) op(B)` for `count` products at the given strides (column-major view).
@@ -144,6 +166,72 @@ impl Blas {
         let algo = sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
         // SAFETY: guaranteed by the caller; alpha and beta live on this stack frame
         // through the call (cuBLAS reads host scalars before returning).
+        let is = |d: crate::DType| T::DTYPE == d;
+        if count == 1 && (m == 1 || n == 1) && (is(crate::DType::F32) || is(crate::DType::F64)) {
+            // A matrix-vector product: cuBLAS's gemv (memory-bound, no tensor cores).
+            // n == 1: c = op(A) b.  m == 1: cᵀ = op(B)ᵀ op(A)ᵀ, the vector being A's row.
+            let (trans, shape, (mat, ld), (x, incx), incy) = if n == 1 {
+                (
+                    op(ta),
+                    if ta { (k, m) } else { (m, k) },
+                    (a, lda),
+                    (b, if tb { ldb } else { 1 }),
+                    1,
+                )
+            } else {
+                (
+                    op(!tb),
+                    if tb { (n, k) } else { (k, n) },
+                    (b, ldb),
+                    (a, if ta { 1 } else { lda }),
+                    ldc,
+                )
+            };
+            let (rows, cols, ld, incx, incy) = (
+                int(shape.0)?,
+                int(shape.1)?,
+                int(ld)?,
+                int(incx)?,
+                int(incy)?,
+            );
+            // SAFETY: as for gemm (the caller's guarantee): the matrix is `shape` with
+            // leading dimension `ld`, the vectors are read and written at the strides the
+            // gemm operands describe; alpha and beta outlive the call.
+            let status = unsafe {
+                if is(crate::DType::F32) {
+                    sys::cublasSgemv_v2(
+                        self.handle,
+                        trans,
+                        rows,
+                        cols,
+                        alpha as *const f32,
+                        mat as *const f32,
+                        ld,
+                        x as *const f32,
+                        incx,
+                        beta as *const f32,
+                        c as *mut f32,
+                        incy,
+                    )
+                } else {
+                    sys::cublasDgemv_v2(
+                        self.handle,
+                        trans,
+                        rows,
+                        cols,
+                        alpha as *const f64,
+                        mat as *const f64,
+                        ld,
+                        x as *const f64,
+                        incx,
+                        beta as *const f64,
+                        c as *mut f64,
+                        incy,
+                    )
+                }
+            };
+            return status.result().map_err(blas_err("cublasGemv"));
+        }
         unsafe {
             if count == 1 && T::DTYPE == crate::DType::F32 && !tf32 {
                 // Plain sgemm: the lightest host path for the common case.

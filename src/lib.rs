@@ -45,6 +45,7 @@ mod element;
 mod error;
 pub mod kernels;
 pub mod ops;
+mod profile;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
@@ -52,7 +53,10 @@ pub mod testing;
 pub use array::{concatenate, stack, where_, DeviceArray};
 pub use blas::GemmElement;
 pub use device::probe::{is_available, unavailable_reason};
-pub use device::{device_count, Device, MemoryPool, MemoryStats, Timings, TransferStats};
+pub use device::{
+    device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
+    Timer, Timings, TransferStats,
+};
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};
 pub use kernels::cache::CacheStats;

@@ -1,6 +1,6 @@
 //! Matrix products through cuBLAS.
 
-use super::{same_device, DeviceArray};
+use super::DeviceArray;
 use crate::blas::GemmElement;
 use crate::ops::matmul::{batch_loop, mat_operand, plan_gemm};
 use crate::Result;
@@ -30,7 +30,8 @@ impl<T: GemmElement> DeviceArray<T> {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn matmul(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
-        same_device("matmul", self.device(), rhs.device())?;
+        let _range = crate::profile::range("matmul");
+        rhs.used_by("matmul", self.device())?;
         let p = plan_gemm(self.layout(), rhs.layout())?;
         let device = self.device();
         let (m, n, k) = (p.m, p.n, p.k);

@@ -70,6 +70,9 @@ use std::sync::Arc;
 pub struct DeviceArray<T: Element> {
     buf: Arc<DeviceBuffer>,
     layout: Layout,
+    /// The handle whose stream this array's operations run on, when it is not the
+    /// buffer's own (set by [`DeviceArray::on_stream`]).
+    on: Option<Device>,
     _t: PhantomData<T>,
 }
 
@@ -79,6 +82,7 @@ impl<T: Element> Clone for DeviceArray<T> {
         DeviceArray {
             buf: self.buf.clone(),
             layout: self.layout.clone(),
+            on: self.on.clone(),
             _t: PhantomData,
         }
     }
@@ -105,9 +109,64 @@ impl<T: Element> DeviceArray<T> {
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_c_contiguous()
     }
-    /// The device holding the data.
+    /// The device holding the data, bound to the stream this array's operations run on.
     pub fn device(&self) -> &Device {
-        self.buf.device()
+        self.on.as_ref().unwrap_or_else(|| self.buf.device())
+    }
+
+    /// The same array (no copy) with its operations, and their results, on `stream`.
+    ///
+    /// Moving to another stream does not order anything: if the array is still being
+    /// written on its old stream, make `stream` wait for that first (see [`Stream`]).
+    /// The memory stays valid until the work on both streams is done, whenever the
+    /// array is dropped.
+    ///
+    /// # Errors
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) when `stream` belongs to
+    /// another device.
+    ///
+    /// [`Stream`]: crate::Stream
+    pub fn on_stream(&self, stream: &crate::Stream) -> Result<Self> {
+        let dev = stream.device();
+        same_device("on_stream", self.buf.device(), &dev)?;
+        Ok(self.on_handle(&dev))
+    }
+
+    /// This array with its operations on `dev`'s stream (same device, checked by the
+    /// caller); records the stream's use of the buffer.
+    pub(crate) fn on_handle(&self, dev: &Device) -> Self {
+        self.buf.used_on(dev);
+        let on = (dev.stream_id() != self.buf.device().stream_id()).then(|| dev.clone());
+        DeviceArray {
+            buf: self.buf.clone(),
+            layout: self.layout.clone(),
+            on,
+            _t: PhantomData,
+        }
+    }
+
+    /// `self` as the source of `op` writing into `dst`: checks the device and records the
+    /// stream; a source that overlaps `dst` in another pattern (`a += a.t()`) is copied
+    /// first (on `dst`'s stream), as NumPy does, so that no element is read after it was
+    /// written.
+    pub(crate) fn source_for(
+        &self,
+        op: &'static str,
+        dst: &DeviceArray<T>,
+    ) -> Result<Cow<'_, Self>> {
+        self.used_by(op, dst.device())?;
+        if self.shares_memory_with(dst) && self.layout() != dst.layout() {
+            return Ok(Cow::Owned(self.on_handle(dst.device()).copy()?));
+        }
+        Ok(Cow::Borrowed(self))
+    }
+
+    /// Checks that this array may be an operand of `op` running on `on`'s stream (same
+    /// device) and records that stream's use of the buffer (see `DeviceBuffer::used_on`).
+    pub(crate) fn used_by(&self, op: &'static str, on: &Device) -> Result<()> {
+        same_device(op, on, self.device())?;
+        self.buf.used_on(on);
+        Ok(())
     }
     /// The element type's name.
     pub fn dtype(&self) -> DType {
@@ -128,6 +187,7 @@ impl<T: Element> DeviceArray<T> {
         Ok(DeviceArray {
             buf: Arc::new(DeviceBuffer::alloc(device, bytes)?),
             layout: Layout::contiguous(shape),
+            on: None,
             _t: PhantomData,
         })
     }
@@ -137,6 +197,7 @@ impl<T: Element> DeviceArray<T> {
         DeviceArray {
             buf: self.buf.clone(),
             layout,
+            on: self.on.clone(),
             _t: PhantomData,
         }
     }

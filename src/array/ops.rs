@@ -13,7 +13,7 @@
 //! `minimum`, `clip` and `relu` propagate NaN, `-0.0` is kept. `f16` and `bf16` compute
 //! in `f32` and round the result once.
 
-use super::{same_device, DeviceArray};
+use super::DeviceArray;
 use crate::element::{Element, FloatElement, NumElement};
 use crate::ops::catalogue::{BinaryOp, UnaryOp, CLIP_BODY, WHERE_BODY};
 use crate::ops::elementwise::{self, Scalar};
@@ -46,7 +46,7 @@ impl<T: Element> DeviceArray<T> {
         op: BinaryOp,
         rhs: &DeviceArray<T>,
     ) -> Result<DeviceArray<U>> {
-        same_device(op.name(), self.device(), rhs.device())?;
+        rhs.used_by(op.name(), self.device())?;
         let shape = broadcast_shapes(op.name(), self.shape(), rhs.shape())?;
         let out = DeviceArray::<U>::alloc_uninit(self.device(), &shape)?;
         elementwise::run(
@@ -77,17 +77,8 @@ impl<T: Element> DeviceArray<T> {
 
     /// `op(self, rhs)` written into `self` (`rhs` broadcast to `self`'s shape).
     pub(crate) fn zip_assign(&self, op: BinaryOp, rhs: &DeviceArray<T>) -> Result<()> {
-        same_device(op.name(), self.device(), rhs.device())?;
         self.check_writable(op.name())?;
-        // An operand that overlaps the output in another pattern (e.g. `a += a.t()`) is
-        // read from a copy, as NumPy does, so no element is read after it was written.
-        let copied;
-        let rhs = if rhs.shares_memory_with(self) && rhs.layout() != self.layout() {
-            copied = rhs.copy()?;
-            &copied
-        } else {
-            rhs
-        };
+        let rhs = rhs.source_for(op.name(), self)?;
         elementwise::run(
             self.device(),
             op.name(),
@@ -109,7 +100,11 @@ impl<T: Element> DeviceArray<T> {
         {
             return Err(crate::Error::invalid(
                 op,
-                format!("cannot write into a broadcast view (shape {:?}, strides {:?}); copy() it first", self.shape(), self.strides()),
+                format!(
+                    "cannot write into a broadcast view (shape {:?}, strides {:?}); copy() it first",
+                    self.shape(),
+                    self.strides()
+                ),
             ));
         }
         Ok(())
@@ -323,8 +318,8 @@ pub fn where_<T: Element>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
 ) -> Result<DeviceArray<T>> {
-    same_device("where", cond.device(), a.device())?;
-    same_device("where", a.device(), b.device())?;
+    cond.used_by("where", a.device())?;
+    b.used_by("where", a.device())?;
     let shape = broadcast_shapes("where", cond.shape(), a.shape())?;
     let shape = broadcast_shapes("where", &shape, b.shape())?;
     let out = DeviceArray::<T>::alloc_uninit(a.device(), &shape)?;

@@ -1,9 +1,11 @@
 //! Host <-> device transfers: the only code in the crate that moves data between them.
 
 use super::DeviceArray;
+use crate::device::pinned::{par_copy, Staging, STAGE_BYTES, STAGE_MIN};
 use crate::element::Element;
-use crate::{Device, Error, Result};
-use cudarc::driver::sys;
+use crate::{Device, Error, PinnedBuffer, Result};
+use cudarc::driver::sys::{self, CUdeviceptr};
+use std::ffi::c_void;
 
 impl<T: Element> DeviceArray<T> {
     /// Copies `data` (row-major) to a new array of `shape` on `device`.
@@ -14,7 +16,12 @@ impl<T: Element> DeviceArray<T> {
     ///
     /// # Transfers
     /// One host-to-device copy. It returns once `data` may be reused; the copy itself is
-    /// ordered on the device's stream before any later operation.
+    /// ordered on the handle's stream before any later operation. Large copies (4 MiB and
+    /// up) are pipelined through two page-locked staging buffers of the device: the host
+    /// fills one while the copy engine empties the other. [`from_pinned`] skips the
+    /// staging and returns before the copy is done.
+    ///
+    /// [`from_pinned`]: DeviceArray::from_pinned
     ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
@@ -24,6 +31,7 @@ impl<T: Element> DeviceArray<T> {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn from_host(device: &Device, data: &[T], shape: &[usize]) -> Result<Self> {
+        let _range = crate::profile::range("from_host");
         let n: usize = shape.iter().product();
         if data.len() != n {
             return Err(Error::HostLength {
@@ -33,18 +41,129 @@ impl<T: Element> DeviceArray<T> {
             });
         }
         let out = Self::alloc_uninit(device, shape)?;
+        let bytes = std::mem::size_of_val(data);
         if n > 0 {
-            device.counters().h2d(std::mem::size_of_val(data));
+            device.counters().h2d(bytes);
             device.bind()?;
-            // SAFETY: `out` owns at least size_of_val(data) bytes; the copy is ordered on
-            // the device stream before any use of `out`. For pageable memory the driver
-            // stages `data` before returning, so `data` may be reused afterwards.
-            unsafe {
-                cudarc::driver::result::memcpy_htod_async(out.first_ptr(), data, device.cu_stream())
+            if bytes >= STAGE_MIN {
+                // SAFETY: `data` is `bytes` readable bytes; `out` owns at least `bytes`.
+                unsafe { stage_in(device, out.first_ptr(), data.as_ptr() as *const u8, bytes)? };
+            } else {
+                // SAFETY: `out` owns at least `bytes` bytes; the copy is ordered on the
+                // stream before any use of `out`. For pageable memory the driver stages
+                // `data` before returning, so `data` may be reused afterwards.
+                unsafe {
+                    cudarc::driver::result::memcpy_htod_async(
+                        out.first_ptr(),
+                        data,
+                        device.cu_stream(),
+                    )
+                }
+                .map_err(Error::cuda("from_host"))?;
             }
-            .map_err(Error::cuda("from_host"))?;
         }
         Ok(out)
+    }
+
+    /// Copies a page-locked buffer to a new array of `shape`, asynchronously: the call
+    /// returns once the copy is queued on the handle's stream, and the copy runs at the
+    /// link's full speed while the host goes on. Writing to `data` afterwards waits for
+    /// the copy (see [`PinnedBuffer`]).
+    ///
+    /// # Errors
+    /// [`Error::HostLength`] when `data.len()` is not the product of `shape`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// let host = PinnedBuffer::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let a = DeviceArray::from_pinned(&dev, &host, &[3])?;
+    /// assert_eq!(a.to_host()?, vec![1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn from_pinned(device: &Device, data: &PinnedBuffer<T>, shape: &[usize]) -> Result<Self> {
+        let _range = crate::profile::range("from_pinned");
+        let n: usize = shape.iter().product();
+        if data.len() != n {
+            return Err(Error::HostLength {
+                op: "from_pinned",
+                expected: n,
+                got: data.len(),
+            });
+        }
+        let out = Self::alloc_uninit(device, shape)?;
+        if n > 0 {
+            let bytes = n * std::mem::size_of::<T>();
+            device.counters().h2d(bytes);
+            device.bind()?;
+            let stream = device.cuda_stream();
+            let src = data.begin_transfer(stream)?;
+            // SAFETY: `src` holds `n` elements of page-locked memory that stays allocated
+            // until the copy is done (the buffer waits for `end_transfer`'s event before
+            // it is freed or written); `out` owns `bytes` bytes.
+            unsafe {
+                sys::cuMemcpyHtoDAsync_v2(
+                    out.first_ptr(),
+                    src as *const c_void,
+                    bytes,
+                    stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(Error::cuda("from_pinned"))?;
+            data.end_transfer(stream)?;
+        }
+        Ok(out)
+    }
+
+    /// Copies the array, in logical row-major order, into a page-locked buffer,
+    /// asynchronously: the call returns once the copy is queued on the array's stream,
+    /// without waiting for the GPU. Reading `dst` afterwards waits for the copy (see
+    /// [`PinnedBuffer`]).
+    ///
+    /// # Errors
+    /// [`Error::HostLength`] when `dst.len() != self.size()`.
+    pub fn to_pinned(&self, dst: &mut PinnedBuffer<T>) -> Result<()> {
+        let _range = crate::profile::range("to_pinned");
+        let n = self.size();
+        if dst.len() != n {
+            return Err(Error::HostLength {
+                op: "to_pinned",
+                expected: n,
+                got: dst.len(),
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let dense;
+        let src = if self.is_contiguous() {
+            self
+        } else {
+            dense = self.contiguous()?;
+            &dense
+        };
+        let device = self.device();
+        let bytes = n * std::mem::size_of::<T>();
+        device.counters().d2h(bytes);
+        device.bind()?;
+        let stream = device.cuda_stream();
+        let host = dst.begin_transfer(stream)?;
+        // SAFETY: `host` holds `n` elements of page-locked memory, borrowed mutably here
+        // and afterwards only reachable after the copy's event (`end_transfer`); `src` is
+        // contiguous with `n` elements, and its memory is reused only after this copy
+        // (stream order).
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                host as *mut c_void,
+                src.first_ptr(),
+                bytes,
+                stream.cu_stream(),
+            )
+        }
+        .result()
+        .map_err(Error::cuda("to_pinned"))?;
+        dst.end_transfer(stream)
     }
 
     /// Copies a 1-D slice to the device.
@@ -63,7 +182,10 @@ impl<T: Element> DeviceArray<T> {
     ///
     /// # Transfers and synchronization
     /// One device-to-host copy (preceded by a device-side gather when the array is not
-    /// contiguous); waits for the device's stream to finish.
+    /// contiguous); waits for the array's stream to finish. Large copies are pipelined
+    /// through page-locked staging buffers, the host copying one piece out while the
+    /// next one crosses the link; [`to_pinned`](DeviceArray::to_pinned) skips the staging
+    /// and does not wait.
     pub fn to_host(&self) -> Result<Vec<T>> {
         let n = self.size();
         let mut v: Vec<T> = Vec::with_capacity(n);
@@ -123,6 +245,7 @@ impl<T: Element> DeviceArray<T> {
     /// # Safety
     /// `dst` must be valid for writes of `size()` elements of `T`.
     unsafe fn copy_out(&self, dst: *mut T) -> Result<()> {
+        let _range = crate::profile::range("to_host");
         let n = self.size();
         if n == 0 {
             return Ok(());
@@ -135,16 +258,22 @@ impl<T: Element> DeviceArray<T> {
             &dense
         };
         let device = self.device();
-        device.counters().d2h(n * std::mem::size_of::<T>());
+        let bytes = n * std::mem::size_of::<T>();
+        device.counters().d2h(bytes);
         device.bind()?;
+        if bytes >= STAGE_MIN {
+            device.counters().sync();
+            // SAFETY: `src` is contiguous with `bytes` bytes; `dst` is valid for them.
+            return unsafe { stage_out(device, dst as *mut u8, src.first_ptr(), bytes) };
+        }
         // SAFETY: `src` is contiguous with `n` elements from `first_ptr`; `dst` is valid
         // for `n` elements (caller). The stream synchronize below completes the copy
         // before `dst` is used or `src` can be freed.
         unsafe {
             sys::cuMemcpyDtoHAsync_v2(
-                dst as *mut std::ffi::c_void,
+                dst as *mut c_void,
                 src.first_ptr(),
-                n * std::mem::size_of::<T>(),
+                bytes,
                 device.cu_stream(),
             )
         }
@@ -152,4 +281,96 @@ impl<T: Element> DeviceArray<T> {
         .map_err(Error::cuda("to_host"))?;
         device.synchronize()
     }
+}
+
+/// Runs `f` with the device's staging buffers (created on first use).
+fn with_staging<R>(device: &Device, f: impl FnOnce(&mut Staging) -> Result<R>) -> Result<R> {
+    let mut guard = device.staging().lock().unwrap_or_else(|p| p.into_inner());
+    if guard.is_none() {
+        *guard = Some(Staging::new(device)?);
+    }
+    match guard.as_mut() {
+        Some(s) => f(s),
+        None => unreachable!("created above"),
+    }
+}
+
+/// Host to device through the staging slots: the host copies piece `i` into a slot while
+/// the copy engine moves piece `i - 1` out of the other. Returns once every piece is in a
+/// slot (the source may then be reused); the slots' events order their next use.
+///
+/// # Safety
+/// `src` must be valid for reads of `bytes` bytes and `dst` device memory of as many.
+unsafe fn stage_in(device: &Device, dst: CUdeviceptr, src: *const u8, bytes: usize) -> Result<()> {
+    let stream = device.cuda_stream();
+    with_staging(device, |st| {
+        for (i, off) in (0..bytes).step_by(STAGE_BYTES).enumerate() {
+            let len = STAGE_BYTES.min(bytes - off);
+            let slot = &mut st.slots[i % 2];
+            slot.wait()?;
+            let host = slot.begin_transfer(stream)?;
+            // SAFETY: the slot holds STAGE_BYTES >= len bytes and no copy uses it (waited
+            // above); `src + off` has `len` readable bytes (caller).
+            unsafe { par_copy(host, src.add(off), len) };
+            // SAFETY: `host` is page-locked and stays untouched until the event recorded
+            // by `end_transfer`; `dst + off` has `len` bytes (caller).
+            unsafe {
+                sys::cuMemcpyHtoDAsync_v2(
+                    dst + off as u64,
+                    host as *const c_void,
+                    len,
+                    stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(Error::cuda("from_host"))?;
+            slot.end_transfer(stream)?;
+        }
+        Ok(())
+    })
+}
+
+/// Device to host through the staging slots: piece `i` crosses the link into one slot
+/// while the host copies piece `i - 1` out of the other. Returns when all of it is in
+/// `dst`.
+///
+/// # Safety
+/// `dst` must be valid for writes of `bytes` bytes and `src` device memory of as many.
+unsafe fn stage_out(device: &Device, dst: *mut u8, src: CUdeviceptr, bytes: usize) -> Result<()> {
+    let stream = device.cuda_stream();
+    let pieces = bytes.div_ceil(STAGE_BYTES);
+    with_staging(device, |st| {
+        for i in 0..=pieces {
+            if i < pieces {
+                let off = i * STAGE_BYTES;
+                let len = STAGE_BYTES.min(bytes - off);
+                let slot = &mut st.slots[i % 2];
+                let host = slot.begin_transfer(stream)?;
+                // SAFETY: the slot has STAGE_BYTES >= len bytes, and its earlier contents
+                // were already copied out (the previous iteration that used it waited
+                // for them); `src + off` has `len` bytes.
+                unsafe {
+                    sys::cuMemcpyDtoHAsync_v2(
+                        host as *mut c_void,
+                        src + off as u64,
+                        len,
+                        stream.cu_stream(),
+                    )
+                }
+                .result()
+                .map_err(Error::cuda("to_host"))?;
+                slot.end_transfer(stream)?;
+            }
+            if i > 0 {
+                let off = (i - 1) * STAGE_BYTES;
+                let len = STAGE_BYTES.min(bytes - off);
+                let slot = &st.slots[(i - 1) % 2];
+                let piece: &[u8] = slot; // waits for the piece's copy
+                                         // SAFETY: `piece` has STAGE_BYTES >= len bytes; `dst + off` has `len`
+                                         // writable bytes (caller) and does not overlap page-locked memory we own.
+                unsafe { par_copy(dst.add(off), piece.as_ptr(), len) };
+            }
+        }
+        Ok(())
+    })
 }

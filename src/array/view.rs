@@ -1,7 +1,7 @@
 //! Views (metadata only) and the explicit device copies: `copy`, `contiguous`, `astype`,
 //! `concatenate`, `stack`.
 
-use super::{same_device, DeviceArray};
+use super::DeviceArray;
 use crate::element::Element;
 use crate::ops::catalogue::{CAST_BODY, COPY_BODY};
 use crate::ops::elementwise;
@@ -113,17 +113,8 @@ impl<T: Element> DeviceArray<T> {
 
 /// Copies `src` (broadcast to `dst`'s shape) into `dst`, both any layout.
 pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) -> Result<()> {
-    same_device("copy", dst.device(), src.device())?;
     dst.check_writable("assign")?;
-    // A source overlapping the destination in another pattern (`a.assign(&a.t())`) is
-    // read from a copy, so that no element is read after it was overwritten.
-    let copied;
-    let src = if src.shares_memory_with(dst) && src.layout() != dst.layout() {
-        copied = src.copy()?;
-        &copied
-    } else {
-        src
-    };
+    let src = src.source_for("assign", dst)?;
     elementwise::run(
         dst.device(),
         "copy",
@@ -158,7 +149,7 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
     let mut shape = first.shape().to_vec();
     shape[ax] = 0;
     for a in arrays {
-        same_device("concatenate", first.device(), a.device())?;
+        a.used_by("concatenate", first.device())?;
         let ok = a.ndim() == first.ndim()
             && a.shape()
                 .iter()

@@ -2,15 +2,19 @@
 //!
 //! Allocation goes through a size-class cache in front of the driver's stream-ordered
 //! allocator (`cuMemAllocAsync`): a freed block goes back to its class and the next
-//! request of that class takes it without a driver call. Every block is allocated, used
-//! and freed on the device's one stream, so reuse is ordered after all earlier work on
-//! that block (the same argument as CuPy's and PyTorch's pools).
+//! request of that class takes it without a driver call.
+//!
+//! Blocks are cached per stream (the stream they were allocated on, their home), as in
+//! CuPy's and PyTorch's pools: reuse on the home stream is ordered after all earlier work
+//! there. A buffer also used on other streams records them; when it is dropped, its home
+//! stream is made to wait for each of them (an event) before the block can be reused.
 
 use super::Device;
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::CudaStream;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Requests are rounded up to a multiple of this (and so every block is aligned to it).
 const SMALL_ROUND: usize = 512;
@@ -44,7 +48,8 @@ pub struct MemoryStats {
 
 #[derive(Default)]
 struct PoolState {
-    free: HashMap<usize, Vec<CUdeviceptr>>,
+    /// Cached blocks by (home stream id, size class).
+    free: HashMap<(u64, usize), Vec<CUdeviceptr>>,
     stats: MemoryStats,
     limit: Option<usize>,
 }
@@ -71,11 +76,23 @@ impl Pool {
         s.stats.peak_in_use = s.stats.in_use;
     }
 
+    /// Moves the blocks cached for stream `from` to stream `to` (the caller has ordered
+    /// `to` after `from`'s work).
+    pub(crate) fn rehome(&self, from: u64, to: u64) {
+        let mut s = self.lock();
+        let keys: Vec<_> = s.free.keys().filter(|k| k.0 == from).copied().collect();
+        for k in keys {
+            if let Some(v) = s.free.remove(&k) {
+                s.free.entry((to, k.1)).or_default().extend(v);
+            }
+        }
+    }
+
     /// Takes the cached blocks out of the pool (the caller frees them).
     pub(crate) fn take_cached(&self) -> Vec<(usize, CUdeviceptr)> {
         let mut s = self.lock();
         let mut out = Vec::new();
-        for (class, ptrs) in s.free.drain() {
+        for ((_, class), ptrs) in s.free.drain() {
             out.extend(ptrs.into_iter().map(|p| (class, p)));
         }
         let cached: usize = out.iter().map(|(c, _)| c).sum();
@@ -84,13 +101,24 @@ impl Pool {
     }
 }
 
-/// Raw device memory of one array: `bytes` bytes at `ptr`, owned, returned to the device's
-/// pool on drop.
+/// Raw device memory: `bytes` bytes from the device's pool, returned to it on drop. Every
+/// [`DeviceArray`](crate::DeviceArray) holds one.
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let block = cuarray::DeviceBuffer::new(&dev, 1 << 20)?;   // from the pool's cache
+/// assert_eq!(block.len(), 1 << 20);
+/// drop(block);                                               // back to the cache
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct DeviceBuffer {
     ptr: CUdeviceptr,
     bytes: usize,
     class: usize,
+    /// The device, bound to the buffer's home stream (the one it was allocated on).
     device: Device,
+    /// Other streams the buffer was used on, by id.
+    foreign: Mutex<Vec<(u64, Arc<CudaStream>)>>,
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -100,24 +128,30 @@ impl std::fmt::Debug for DeviceBuffer {
 }
 
 impl DeviceBuffer {
+    /// Allocates `bytes` bytes of device memory on `device`'s stream, from the pool's
+    /// cache when it holds a block of the size class (no driver call), otherwise from
+    /// the driver. The contents are unspecified.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] past the pool's limit or the card's memory.
+    pub fn new(device: &Device, bytes: usize) -> Result<DeviceBuffer> {
+        Self::alloc(device, bytes)
+    }
+
     /// Allocates `bytes` bytes of uninitialised device memory.
     ///
     /// The contents are unspecified; callers write every element they later read.
     pub(crate) fn alloc(device: &Device, bytes: usize) -> Result<DeviceBuffer> {
         let class = size_class(bytes);
         let pool = device.pool();
+        let key = (device.stream_id(), class);
         {
             let mut s = pool.lock();
-            if let Some(ptr) = s.free.get_mut(&class).and_then(|v| v.pop()) {
+            if let Some(ptr) = s.free.get_mut(&key).and_then(|v| v.pop()) {
                 s.stats.in_use += class;
                 s.stats.peak_in_use = s.stats.peak_in_use.max(s.stats.in_use);
                 s.stats.cache_hits += 1;
-                return Ok(DeviceBuffer {
-                    ptr,
-                    bytes,
-                    class,
-                    device: device.clone(),
-                });
+                return Ok(DeviceBuffer::wrap(ptr, bytes, class, device));
             }
         }
         let oom = || {
@@ -152,12 +186,17 @@ impl DeviceBuffer {
         s.stats.reserved += class;
         s.stats.peak_in_use = s.stats.peak_in_use.max(s.stats.in_use);
         s.stats.driver_allocs += 1;
-        Ok(DeviceBuffer {
+        Ok(DeviceBuffer::wrap(ptr, bytes, class, device))
+    }
+
+    fn wrap(ptr: CUdeviceptr, bytes: usize, class: usize, device: &Device) -> DeviceBuffer {
+        DeviceBuffer {
             ptr,
             bytes,
             class,
             device: device.clone(),
-        })
+            foreign: Mutex::new(Vec::new()),
+        }
     }
 
     /// The device address of the first byte.
@@ -165,17 +204,56 @@ impl DeviceBuffer {
         self.ptr
     }
 
-    /// The device that owns the memory.
+    /// Size in bytes (as requested; the block may be larger).
+    pub fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// True for a zero-byte buffer.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// The device that owns the memory, bound to the stream the buffer was allocated on.
     pub fn device(&self) -> &Device {
         &self.device
+    }
+
+    /// Notes that work on `user`'s stream uses this buffer, so that its memory is not
+    /// reused before that work is done. Free when `user` runs on the home stream.
+    pub(crate) fn used_on(&self, user: &Device) {
+        let id = user.stream_id();
+        if id == self.device.stream_id() {
+            return;
+        }
+        let mut f = self.foreign.lock().unwrap_or_else(|p| p.into_inner());
+        if !f.iter().any(|(i, _)| *i == id) {
+            f.push((id, user.cuda_stream().clone()));
+        }
     }
 }
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
+        let foreign = std::mem::take(self.foreign.get_mut().unwrap_or_else(|p| p.into_inner()));
+        if !foreign.is_empty() {
+            // Order reuse on the home stream after the work queued on the other streams.
+            let home = self.device.cuda_stream();
+            let ordered = foreign
+                .iter()
+                .all(|(_, s)| s.record_event(None).and_then(|e| home.wait(&e)).is_ok());
+            if !ordered {
+                // An event could not be recorded: wait for everything rather than risk
+                // handing the block to new work while old work still uses it.
+                let _ = self.device.context().synchronize();
+            }
+        }
         let mut s = self.device.pool().lock();
         s.stats.in_use -= self.class;
-        s.free.entry(self.class).or_default().push(self.ptr);
+        s.free
+            .entry((self.device.stream_id(), self.class))
+            .or_default()
+            .push(self.ptr);
     }
 }
 
@@ -187,10 +265,13 @@ impl Device {
             return Ok(());
         }
         self.bind()?;
+        // Blocks of every stream are released: wait for all of them first.
+        self.context()
+            .synchronize()
+            .map_err(Error::cuda("synchronize"))?;
         for (_, ptr) in blocks {
-            // SAFETY: the block came from `driver_alloc` on this device's stream and no live
-            // buffer refers to it (it was in the free lists); freeing on the same stream
-            // orders the free after every kernel that used it.
+            // SAFETY: the block came from `driver_alloc` and no live buffer refers to it
+            // (it was in the free lists); all work on every stream has finished (above).
             unsafe { cudarc::driver::result::free_async(ptr, self.cu_stream()) }
                 .map_err(Error::cuda("free"))?;
         }

@@ -1,7 +1,9 @@
 //! [`Device`]: one CUDA context, one stream, a memory pool and a kernel cache.
 
 pub(crate) mod memory;
+pub(crate) mod pinned;
 pub(crate) mod probe;
+mod stream;
 mod timing;
 
 use crate::kernels::cache::{CacheStats, KernelCache};
@@ -10,9 +12,11 @@ use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 pub use memory::{DeviceBuffer, MemoryPool, MemoryStats};
+pub use pinned::PinnedBuffer;
 use probe::Lib;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+pub use stream::{Event, Stream, Timer};
 pub use timing::Timings;
 
 pub(crate) struct Inner {
@@ -26,12 +30,15 @@ pub(crate) struct Inner {
     transfers: TransferCounters,
     blas: Mutex<Option<crate::blas::Blas>>,
     tf32: AtomicBool,
+    staging: Mutex<Option<pinned::Staging>>,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
         // Return cached blocks to the driver; errors at teardown have nowhere to go.
         let _ = self.ctx.bind_to_thread();
+        // Blocks cached for other streams may still be in use there.
+        let _ = self.ctx.synchronize();
         let blas = self.blas.get_mut().map(|b| b.take()).unwrap_or(None);
         let workspace = blas.as_ref().map(|b| b.workspace);
         drop(blas);
@@ -46,11 +53,15 @@ impl Drop for Inner {
     }
 }
 
-/// A CUDA device: a context, the stream all of its work runs on, a caching memory pool
-/// and a cache of compiled kernels.
+/// A CUDA device: a context, a stream, a caching memory pool and a cache of compiled
+/// kernels.
 ///
 /// `Device` is cheap to clone (a reference count); `Device::new(0)` called twice returns
 /// the same device, so arrays made from either work together.
+///
+/// A `Device` handle also names the stream its work runs on: the device's own stream for
+/// handles from `Device::new`, another one for handles from [`Stream::device`]. Two
+/// handles on the same GPU compare equal whatever their streams.
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
@@ -58,24 +69,31 @@ impl Drop for Inner {
 /// # Ok::<(), cuarray::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Device(pub(crate) Arc<Inner>);
+pub struct Device {
+    pub(crate) inner: Arc<Inner>,
+    /// `None`: the device's own stream (the fast, common case: no extra reference count).
+    stream: Option<Stream>,
+}
 
 impl PartialEq for Device {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 }
 impl Eq for Device {}
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cuda:{}", self.0.ordinal)
+        match &self.stream {
+            None => write!(f, "cuda:{}", self.inner.ordinal),
+            Some(s) => write!(f, "cuda:{} (stream {})", self.inner.ordinal, s.0.id),
+        }
     }
 }
 
 impl std::fmt::Display for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cuda:{}", self.0.ordinal)
+        write!(f, "cuda:{}", self.inner.ordinal)
     }
 }
 
@@ -114,6 +132,9 @@ impl TransferCounters {
         self.d2h_calls.fetch_add(1, Ordering::Relaxed);
         self.d2h_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
     }
+    pub(crate) fn sync(&self) {
+        self.syncs.fetch_add(1, Ordering::Relaxed);
+    }
     fn snapshot(&self) -> TransferStats {
         TransferStats {
             h2d_calls: self.h2d_calls.load(Ordering::Relaxed),
@@ -148,7 +169,10 @@ impl Device {
         }
         let mut reg = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(inner) = reg.get(ordinal).and_then(Weak::upgrade) {
-            return Ok(Device(inner));
+            return Ok(Device {
+                inner,
+                stream: None,
+            });
         }
         let ctx = CudaContext::new(ordinal).map_err(Error::cuda("creating the CUDA context"))?;
         let stream = ctx
@@ -175,22 +199,26 @@ impl Device {
             transfers: Default::default(),
             blas: Mutex::new(None),
             tf32: AtomicBool::new(false),
+            staging: Mutex::new(None),
         });
         if reg.len() <= ordinal {
             reg.resize_with(ordinal + 1, Weak::new);
         }
         reg[ordinal] = Arc::downgrade(&inner);
-        Ok(Device(inner))
+        Ok(Device {
+            inner,
+            stream: None,
+        })
     }
 
     /// The device's ordinal.
     pub fn ordinal(&self) -> usize {
-        self.0.ordinal
+        self.inner.ordinal
     }
 
     /// The device's name, e.g. `"NVIDIA H200"`.
     pub fn name(&self) -> Result<String> {
-        self.0
+        self.inner
             .ctx
             .name()
             .map_err(Error::cuda("reading the device name"))
@@ -198,39 +226,79 @@ impl Device {
 
     /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
     pub fn compute_capability(&self) -> Result<(u32, u32)> {
-        Ok(self.0.arch)
+        Ok(self.inner.arch)
     }
 
     /// Number of streaming multiprocessors.
     pub fn multiprocessor_count(&self) -> u32 {
-        self.0.sm_count
+        self.inner.sm_count
     }
 
     /// `(free, total)` device memory in bytes, as the driver reports it.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.bind()?;
-        self.0
+        self.inner
             .ctx
             .mem_get_info()
             .map_err(Error::cuda("reading memory info"))
     }
 
-    /// Blocks the host until all work queued on this device has finished.
+    /// Blocks the host until the work queued on this handle's stream has finished (see
+    /// [`synchronize_all`](Device::synchronize_all) for every stream).
     ///
     /// # Synchronization
-    /// This is one of the two calls that wait for the GPU (the other is a transfer to the
-    /// host).
+    /// With [`Stream::synchronize`], [`Event::synchronize`] and the transfers to the host,
+    /// one of the few calls that wait for the GPU.
     pub fn synchronize(&self) -> Result<()> {
-        self.0.transfers.syncs.fetch_add(1, Ordering::Relaxed);
-        self.0
-            .stream
+        self.inner.transfers.sync();
+        self.cuda_stream()
             .synchronize()
             .map_err(Error::cuda("synchronize"))
     }
 
+    /// Blocks the host until the work queued on every stream of the device has finished.
+    pub fn synchronize_all(&self) -> Result<()> {
+        self.inner.transfers.sync();
+        self.bind()?;
+        self.inner
+            .ctx
+            .synchronize()
+            .map_err(Error::cuda("synchronize"))
+    }
+
+    /// Creates a new stream on this device. Work on it runs concurrently with the other
+    /// streams' work; see [`Stream`] for the rules when arrays cross streams.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let s = dev.new_stream()?;
+    /// let on_s = s.device();                    // a handle whose work runs on `s`
+    /// let a = cuarray::DeviceArray::<f32>::zeros(&on_s, &[1024])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn new_stream(&self) -> Result<Stream> {
+        self.bind()?;
+        Stream::create(self)
+    }
+
+    /// The stream this handle's work runs on.
+    pub fn stream(&self) -> Stream {
+        match &self.stream {
+            Some(s) => s.clone(),
+            None => Stream::wrap(self.clone(), self.inner.stream.clone(), 0),
+        }
+    }
+
+    /// Starts a [`Timer`] on this handle's stream: the device time of the work queued
+    /// until [`Timer::stop`].
+    pub fn timer(&self) -> Result<Timer> {
+        Timer::start(self.stream())
+    }
+
     /// Counters of the memory pool (bytes in use, reserved, peak).
     pub fn memory_stats(&self) -> MemoryStats {
-        self.0.pool.stats()
+        self.inner.pool.stats()
     }
 
     /// The device's caching memory pool: counters, a limit, trimming.
@@ -242,12 +310,12 @@ impl Device {
     /// every time the host waited for the device. Only the explicit transfer calls and
     /// [`synchronize`](Device::synchronize) move them.
     pub fn transfer_stats(&self) -> TransferStats {
-        self.0.transfers.snapshot()
+        self.inner.transfers.snapshot()
     }
 
     /// Counters of the kernel cache: memory hits, disk hits, compiles and compile time.
     pub fn kernel_cache_stats(&self) -> CacheStats {
-        self.0.kernels.stats()
+        self.inner.kernels.stats()
     }
 
     /// Compiles (or loads from the disk cache) each kernel of `specs` now, so that their
@@ -262,18 +330,18 @@ impl Device {
     /// Allows TF32 tensor cores for `f32` matrix products (about 8x the f32 rate, with a
     /// 10-bit mantissa for the products). Off by default, as in CuPy and PyTorch.
     pub fn set_tf32(&self, enabled: bool) {
-        self.0.tf32.store(enabled, Ordering::Relaxed)
+        self.inner.tf32.store(enabled, Ordering::Relaxed)
     }
 
     /// Whether TF32 is allowed for `f32` matrix products.
     pub fn tf32(&self) -> bool {
-        self.0.tf32.load(Ordering::Relaxed)
+        self.inner.tf32.load(Ordering::Relaxed)
     }
 
     // ---- crate-internal plumbing -------------------------------------------------------
 
     pub(crate) fn function(&self, spec: &KernelSpec) -> Result<Arc<crate::kernels::cache::Kernel>> {
-        self.0.kernels.get(self, spec)
+        self.inner.kernels.get(self, spec)
     }
 
     /// Runs `f` with the device's cuBLAS handle (created on first use), holding its lock.
@@ -281,53 +349,83 @@ impl Device {
         &self,
         f: impl FnOnce(&crate::blas::Blas) -> Result<R>,
     ) -> Result<R> {
-        let mut guard = self.0.blas.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.inner.blas.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             *guard = Some(crate::blas::Blas::new(self)?);
         }
-        match guard.as_ref() {
-            Some(b) => f(b),
+        match guard.as_mut() {
+            Some(b) => {
+                self.bind()?;
+                b.bind_stream(self)?;
+                f(b)
+            }
             None => unreachable!("initialised above"),
         }
     }
 
+    pub(crate) fn kernel_cache(&self) -> &KernelCache {
+        &self.inner.kernels
+    }
+
     pub(crate) fn counters(&self) -> &TransferCounters {
-        &self.0.transfers
+        &self.inner.transfers
     }
 
     pub(crate) fn pool(&self) -> &memory::Pool {
-        &self.0.pool
+        &self.inner.pool
     }
 
     pub(crate) fn context(&self) -> &Arc<CudaContext> {
-        &self.0.ctx
+        &self.inner.ctx
     }
 
     pub(crate) fn arch(&self) -> (u32, u32) {
-        self.0.arch
+        self.inner.arch
     }
 
-    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
-        &self.0.stream
+    /// The CUDA stream this handle's work runs on.
+    pub(crate) fn cuda_stream(&self) -> &Arc<CudaStream> {
+        match &self.stream {
+            Some(s) => &s.0.cuda,
+            None => &self.inner.stream,
+        }
     }
 
     pub(crate) fn cu_stream(&self) -> CUstream {
-        self.0.stream.cu_stream()
+        self.cuda_stream().cu_stream()
+    }
+
+    /// Which stream this handle's work runs on: 0 for the device's own stream.
+    pub(crate) fn stream_id(&self) -> u64 {
+        self.stream.as_ref().map_or(0, |s| s.0.id)
+    }
+
+    /// The same device, bound to its own stream.
+    pub(crate) fn on_own_stream(&self) -> Device {
+        Device {
+            inner: self.inner.clone(),
+            stream: None,
+        }
+    }
+
+    /// The staging buffers for pageable transfers (created on first use).
+    pub(crate) fn staging(&self) -> &Mutex<Option<pinned::Staging>> {
+        &self.inner.staging
     }
 
     /// Makes this device's context current on the calling thread.
     pub(crate) fn bind(&self) -> Result<()> {
-        self.0
+        self.inner
             .ctx
             .bind_to_thread()
             .map_err(Error::cuda("binding the context"))
     }
 
-    /// Allocates `bytes` from the driver's stream-ordered allocator on the device stream.
+    /// Allocates `bytes` from the driver's stream-ordered allocator on the handle's stream.
     pub(crate) fn driver_alloc(&self, bytes: usize) -> Result<CUdeviceptr> {
         self.bind()?;
-        // SAFETY: the stream belongs to this context; the memory is uninitialised and is
-        // only used on this stream (the invariant of `DeviceBuffer`).
+        // SAFETY: the stream belongs to this context; the memory is uninitialised, and
+        // its use on other streams is ordered by `DeviceBuffer` (see its drop).
         unsafe { cudarc::driver::result::malloc_async(self.cu_stream(), bytes) }
             .map_err(Error::cuda("allocate"))
     }

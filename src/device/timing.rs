@@ -30,7 +30,7 @@ impl Timings {
 
 impl Device {
     /// Times `f` on the device: runs it `warmup` times (compiling kernels, filling the
-    /// pool), then `reps` times, each between two CUDA events recorded on the device's
+    /// pool), then `reps` times, each between two CUDA events recorded on the handle's
     /// stream, and waits for the GPU once at the end.
     ///
     /// The times are device times of the work `f` queues, not host times.
@@ -65,10 +65,10 @@ impl Device {
         for _ in 0..reps {
             let (start, stop) = (ev()?, ev()?);
             start
-                .record(self.stream())
+                .record(self.cuda_stream())
                 .map_err(Error::cuda("recording an event"))?;
             f()?;
-            stop.record(self.stream())
+            stop.record(self.cuda_stream())
                 .map_err(Error::cuda("recording an event"))?;
             pairs.push((start, stop));
         }

@@ -281,6 +281,7 @@ pub(crate) fn run(
     scalars: &[Scalar],
 ) -> Result<()> {
     debug_assert!(!outs.is_empty());
+    let _range = crate::profile::range(op);
     if outs.len() + ins.len() > MAX_OPERANDS || scalars.len() > MAX_SCALARS {
         return Err(Error::invalid(op, "too many operands for one kernel"));
     }

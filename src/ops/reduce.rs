@@ -557,6 +557,7 @@ pub(crate) fn run(
     aux: Option<(CUdeviceptr, DType)>,
     scalars: &[Scalar],
 ) -> Result<()> {
+    let _range = crate::profile::range(op.name());
     if p.n_out == 0 {
         return Ok(());
     }

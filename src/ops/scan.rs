@@ -107,6 +107,11 @@ pub(crate) fn run(
     (input, in_dtype): (CUdeviceptr, DType),
     (output, out_dtype): (CUdeviceptr, DType),
 ) -> Result<()> {
+    let _range = crate::profile::range(if op == ReduceOp::Sum {
+        "cumsum"
+    } else {
+        "cumprod"
+    });
     if p.n_rows == 0 || p.len == 0 {
         return Ok(());
     }

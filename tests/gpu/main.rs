@@ -25,6 +25,7 @@ mod reduce;
 mod selfcheck;
 #[path = "../support/specs.rs"]
 mod specs;
+mod streams;
 mod transfer;
 
 use libtest_mimic::{Arguments, Trial};
@@ -53,5 +54,6 @@ fn main() {
     reduce::trials(&mut trials);
     linalg::trials(&mut trials);
     memory::trials(&mut trials);
+    streams::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }

@@ -1,0 +1,244 @@
+//! Page-locked ("pinned") host memory: [`PinnedBuffer`], and the staging buffers that
+//! carry pageable `from_host` / `to_host` transfers at close to the link's speed.
+
+use super::Device;
+use crate::element::Element;
+use crate::{Error, Result};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
+use std::sync::{Arc, Mutex};
+
+/// A host buffer of `T` in page-locked memory: the GPU's copy engines read and write it
+/// directly, at the full speed of the link, and asynchronously.
+///
+/// Use it with [`DeviceArray::from_pinned`](crate::DeviceArray::from_pinned) and
+/// [`DeviceArray::to_pinned`](crate::DeviceArray::to_pinned). Those calls return as soon as
+/// the copy is queued; the buffer remembers the copy, and reading or writing it from the
+/// host ([`Deref`](std::ops::Deref) to `[T]`) first waits for the copy to finish, so the
+/// host never sees a half-done transfer.
+///
+/// Page-locked memory is a scarce system resource: allocate a few buffers and reuse them.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, PinnedBuffer};
+/// let dev = Device::new(0)?;
+/// let mut host = PinnedBuffer::<f32>::new(&dev, 1 << 20)?;
+/// host.iter_mut().enumerate().for_each(|(i, x)| *x = i as f32);
+/// let a = DeviceArray::from_pinned(&dev, &host, &[1 << 20])?;   // queued, returns at once
+/// let b = (&a * 2.0)?;
+/// b.to_pinned(&mut host)?;                                      // queued as well
+/// assert_eq!(host[3], 6.0);                                     // waits for the copy here
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub struct PinnedBuffer<T: Element> {
+    ptr: *mut T,
+    len: usize,
+    ctx: Arc<CudaContext>,
+    /// The last transfer queued on the buffer; host access waits for it.
+    pending: Mutex<Option<CudaEvent>>,
+}
+
+// SAFETY: the buffer owns its allocation exclusively (like a Vec<T>); host access goes
+// through &self / &mut self, and device access is ordered by `pending`.
+unsafe impl<T: Element> Send for PinnedBuffer<T> {}
+// SAFETY: as above; `&PinnedBuffer` only gives shared reads, after waiting on `pending`
+// (under its mutex).
+unsafe impl<T: Element> Sync for PinnedBuffer<T> {}
+
+impl<T: Element> std::fmt::Debug for PinnedBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PinnedBuffer<{}>[{}]", T::DTYPE, self.len)
+    }
+}
+
+impl<T: Element> PinnedBuffer<T> {
+    /// `len` zeros in page-locked host memory.
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the system refuses to lock that much memory.
+    pub fn new(device: &Device, len: usize) -> Result<Self> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+            Error::invalid("PinnedBuffer::new", format!("{len} elements are too many"))
+        })?;
+        device.bind()?;
+        // Portable: usable with every context; no write-combining (the host reads it too).
+        const PORTABLE: u32 = 0x01;
+        let ptr = if bytes == 0 {
+            std::ptr::NonNull::<T>::dangling().as_ptr()
+        } else {
+            // SAFETY: a plain allocation; the memory is zeroed below before any use.
+            let p = unsafe { cudarc::driver::result::malloc_host(bytes, PORTABLE) }
+                .map_err(Error::cuda("allocating pinned host memory"))?
+                as *mut T;
+            // SAFETY: `p` holds `bytes` bytes; all-zero bytes are a valid value of every
+            // element type (0, 0.0, false).
+            unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
+            p
+        };
+        Ok(PinnedBuffer {
+            ptr,
+            len,
+            ctx: device.context().clone(),
+            pending: Mutex::new(None),
+        })
+    }
+
+    /// A page-locked copy of `data`.
+    pub fn from_slice(device: &Device, data: &[T]) -> Result<Self> {
+        let mut b = Self::new(device, data.len())?;
+        b.copy_from_slice(data);
+        Ok(b)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// True when no queued transfer still uses the buffer (never blocks).
+    pub fn is_ready(&self) -> bool {
+        self.lock().as_ref().is_none_or(|e| e.is_complete())
+    }
+
+    /// Blocks until the transfers queued on the buffer have finished.
+    pub fn wait(&self) -> Result<()> {
+        let mut pending = self.lock();
+        if let Some(e) = pending.as_ref() {
+            e.synchronize()
+                .map_err(Error::cuda("waiting for a pinned transfer"))?;
+        }
+        *pending = None;
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<CudaEvent>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits for queued transfers, for host access. If the wait itself fails (a broken
+    /// context), waits for the whole context so that no copy can still be running.
+    fn settle(&self) {
+        if self.wait().is_err() {
+            let _ = self.ctx.synchronize();
+        }
+    }
+
+    /// The host address, for a transfer about to be queued on `stream`: orders that
+    /// stream after earlier transfers on the buffer (which may be on another stream).
+    pub(crate) fn begin_transfer(&self, stream: &CudaStream) -> Result<*mut T> {
+        if let Some(e) = self.lock().as_ref() {
+            stream.wait(e).map_err(Error::cuda("stream wait"))?;
+        }
+        Ok(self.ptr)
+    }
+
+    /// Records the end of a transfer just queued on `stream`: host access waits for it.
+    pub(crate) fn end_transfer(&self, stream: &CudaStream) -> Result<()> {
+        let event = stream
+            .record_event(None)
+            .map_err(Error::cuda("recording an event"))?;
+        *self.lock() = Some(event);
+        Ok(())
+    }
+}
+
+impl<T: Element> std::ops::Deref for PinnedBuffer<T> {
+    type Target = [T];
+    /// The contents, after any queued transfer into the buffer has finished.
+    fn deref(&self) -> &[T] {
+        self.settle();
+        // SAFETY: `ptr` holds `len` initialised elements (zeroed at creation, then written
+        // only by completed copies of valid `T`s); no copy is in flight (settled above),
+        // and new device writes need `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T: Element> std::ops::DerefMut for PinnedBuffer<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.settle();
+        // SAFETY: as in `deref`, and `&mut self` excludes every other access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl<T: Element> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        self.settle();
+        if self.len == 0 || std::mem::size_of::<T>() == 0 {
+            return;
+        }
+        let _ = self.ctx.bind_to_thread();
+        // SAFETY: `ptr` came from `malloc_host` and no transfer uses it any more.
+        let _ = unsafe { cudarc::driver::result::free_host(self.ptr as *mut std::ffi::c_void) };
+    }
+}
+
+/// Bytes per staging slot.
+pub(crate) const STAGE_BYTES: usize = 32 << 20;
+/// Transfers at least this large go through the staging slots; smaller ones go to the
+/// driver directly (its own staging is as good there).
+pub(crate) const STAGE_MIN: usize = 4 << 20;
+
+/// Two page-locked slots per device through which pageable transfers are pipelined: the
+/// host copies one slot while the copy engine moves the other.
+pub(crate) struct Staging {
+    pub(crate) slots: [PinnedBuffer<u8>; 2],
+}
+
+impl Staging {
+    pub(crate) fn new(device: &Device) -> Result<Staging> {
+        Ok(Staging {
+            slots: [
+                PinnedBuffer::new(device, STAGE_BYTES)?,
+                PinnedBuffer::new(device, STAGE_BYTES)?,
+            ],
+        })
+    }
+}
+
+/// Copies `len` bytes from `src` to `dst` with several threads for large copies (one
+/// thread cannot saturate host memory, nor fault in fresh pages fast enough).
+///
+/// # Safety
+/// `src` must be valid for reads and `dst` for writes of `len` bytes, not overlapping.
+pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
+    const PER_THREAD_MIN: usize = 2 << 20;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let threads = threads.min(len / PER_THREAD_MIN).max(1);
+    if threads == 1 {
+        // SAFETY: the caller's contract.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+        return;
+    }
+    // Raw addresses cross into the scoped threads as integers; each thread copies a
+    // disjoint piece.
+    let (d, s) = (dst as usize, src as usize);
+    let piece = len.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let start = t * piece;
+            let n = piece.min(len - start.min(len));
+            if n == 0 {
+                continue;
+            }
+            scope.spawn(move || {
+                // SAFETY: [start, start + n) lies inside both ranges (caller's contract)
+                // and is disjoint from every other thread's piece.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        (s + start) as *const u8,
+                        (d + start) as *mut u8,
+                        n,
+                    )
+                }
+            });
+        }
+    });
+}

@@ -1,0 +1,228 @@
+//! Streams and events: running work on a chosen CUDA stream, ordering streams, timing.
+//!
+//! Every [`Device`] handle names the stream its work runs on: `Device::new` gives the
+//! device's own stream; [`Stream::device`] gives a handle on another one. Arrays remember
+//! the handle they were made with, so an operation runs on the stream of the array it is
+//! called on (the first operand), and its result lives there too.
+
+use super::Device;
+use crate::{Error, Result};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaEvent, CudaStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Ids for created streams; 0 is every device's own stream.
+static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A CUDA stream of one device: a queue of work that runs in order, concurrently with
+/// other streams' work.
+///
+/// Work is put on a stream through a [`Device`] handle bound to it ([`Stream::device`]),
+/// or by moving an array there ([`DeviceArray::on_stream`](crate::DeviceArray::on_stream)).
+/// Streams do not wait for each other unless told to ([`Stream::wait`]).
+///
+/// # Sharing arrays between streams
+/// - **Ordering is yours.** When an array written on stream A is read on stream B, record
+///   an event on A after the write and make B wait for it, as in CUDA, CuPy and PyTorch.
+/// - **Memory lifetime is cuarray's.** An array used on a stream other than the one it
+///   was allocated on may be dropped at any time: its memory is not reused until the
+///   work queued on every stream that used it has finished.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let side = dev.new_stream()?;
+/// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;       // on the device's stream
+/// let ready = dev.stream().record_event()?;
+/// side.wait(&ready)?;                                         // side waits for `a`
+/// let b = (&a.on_stream(&side)? * 2.0)?;                      // runs on `side`
+/// dev.stream().wait(&side.record_event()?)?;                  // and back
+/// assert_eq!(b.sum()?.to_scalar()?, 2.0 * (1 << 20) as f32);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Stream(pub(crate) Arc<StreamInner>);
+
+pub(crate) struct StreamInner {
+    /// The device, bound to its own stream (never to this one: no reference cycle).
+    device: Device,
+    pub(crate) cuda: Arc<CudaStream>,
+    pub(crate) id: u64,
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        // Blocks cached for this stream go to the device's own stream, which first waits
+        // for the work still queued here. If that cannot be ordered, they stay cached
+        // under this stream's id until the pool is trimmed.
+        let own = self.device.cuda_stream();
+        if self.id != 0
+            && self
+                .cuda
+                .record_event(None)
+                .and_then(|e| own.wait(&e))
+                .is_ok()
+        {
+            self.device.pool().rehome(self.id, 0);
+        }
+    }
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream({} on {:?})", self.0.id, self.0.device)
+    }
+}
+
+impl PartialEq for Stream {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.device == other.0.device && self.0.id == other.0.id
+    }
+}
+impl Eq for Stream {}
+
+impl Stream {
+    pub(crate) fn wrap(device: Device, cuda: Arc<CudaStream>, id: u64) -> Stream {
+        Stream(Arc::new(StreamInner { device, cuda, id }))
+    }
+
+    pub(crate) fn create(device: &Device) -> Result<Stream> {
+        let cuda = device
+            .context()
+            .new_stream()
+            .map_err(Error::cuda("creating a stream"))?;
+        let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Stream::wrap(device.on_own_stream(), cuda, id))
+    }
+
+    /// A handle on the same device whose work (array creation, transfers, operations)
+    /// runs on this stream.
+    pub fn device(&self) -> Device {
+        let base = self.0.device.clone();
+        if self.0.id == 0 {
+            return base;
+        }
+        Device {
+            inner: base.inner,
+            stream: Some(self.clone()),
+        }
+    }
+
+    /// True for the device's own stream (the one `Device::new` handles use).
+    pub fn is_default(&self) -> bool {
+        self.0.id == 0
+    }
+
+    /// Records an event after the work queued on this stream so far.
+    pub fn record_event(&self) -> Result<Event> {
+        let ctx = self.0.device.context();
+        let event = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(Error::cuda("creating an event"))?;
+        event
+            .record(&self.0.cuda)
+            .map_err(Error::cuda("recording an event"))?;
+        Ok(Event(event))
+    }
+
+    /// Makes work queued on this stream from now on wait until `event` has completed.
+    /// The host does not wait.
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        self.0
+            .cuda
+            .wait(&event.0)
+            .map_err(Error::cuda("stream wait"))
+    }
+
+    /// Makes this stream wait for all work queued on `other` so far (an event recorded
+    /// on `other`, waited for here). The host does not wait.
+    pub fn wait_stream(&self, other: &Stream) -> Result<()> {
+        self.wait(&other.record_event()?)
+    }
+
+    /// Blocks the host until the work queued on this stream has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.0.device.counters().sync();
+        self.0
+            .cuda
+            .synchronize()
+            .map_err(Error::cuda("stream synchronize"))
+    }
+}
+
+/// A point in a stream's work, from [`Stream::record_event`]: to wait for, to query, or
+/// to time the work between two of them.
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+/// let start = dev.stream().record_event()?;
+/// let b = a.exp()?;
+/// let end = dev.stream().record_event()?;
+/// println!("exp took {:?}", start.elapsed(&end)?);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub struct Event(CudaEvent);
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Event")
+    }
+}
+
+impl Event {
+    /// Device time from this event to `end` (both must have been recorded). Waits for
+    /// `end` to complete.
+    pub fn elapsed(&self, end: &Event) -> Result<Duration> {
+        let ms = self
+            .0
+            .elapsed_ms(&end.0)
+            .map_err(Error::cuda("reading an event"))?;
+        Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+    }
+
+    /// Blocks the host until the work before the event has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.0
+            .synchronize()
+            .map_err(Error::cuda("event synchronize"))
+    }
+
+    /// True when the work before the event has finished (never blocks).
+    pub fn is_complete(&self) -> bool {
+        self.0.is_complete()
+    }
+}
+
+/// Times GPU work between its creation and [`Timer::stop`] with two CUDA events on the
+/// handle's stream, from [`Device::timer`].
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+/// let t = dev.timer()?;
+/// let b = (&a + &a)?;
+/// println!("add: {:?} on the GPU", t.stop()?);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Timer {
+    stream: Stream,
+    start: Event,
+}
+
+impl Timer {
+    pub(crate) fn start(stream: Stream) -> Result<Timer> {
+        let start = stream.record_event()?;
+        Ok(Timer { stream, start })
+    }
+
+    /// Device time of the work queued on the stream since the timer started. Waits for
+    /// that work to finish.
+    pub fn stop(self) -> Result<Duration> {
+        let end = self.stream.record_event()?;
+        self.start.elapsed(&end)
+    }
+}

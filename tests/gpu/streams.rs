@@ -1,0 +1,287 @@
+//! Pinned buffers, staged pageable transfers, streams and events, and the safety of
+//! arrays shared between streams.
+
+use crate::common::{
+    add_gpu, check_eq, dname, each_dtype, ensure, gpu_trial, gpu_trial_exclusive, Rng, TElem,
+    TResult,
+};
+use cuarray::{s, Device, DeviceArray, DeviceBuffer, PinnedBuffer};
+use libtest_mimic::Trial;
+
+/// Sizes around the staging threshold (4 MiB) and slot size (32 MiB) for 4-byte types.
+const STAGED_F32: [usize; 4] = [
+    (1 << 20) - 1,
+    1 << 20,
+    3 * (1 << 20) + 5,
+    (17 << 20) + 12_345,
+];
+
+fn pinned_roundtrip<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
+    for n in [0usize, 1, 1001, 300_007, 3_000_017] {
+        let data: Vec<T> = rng.vec(n);
+        let host = PinnedBuffer::from_slice(dev, &data)?;
+        ensure!(
+            host.len() == n && host.is_empty() == (n == 0),
+            "len {}",
+            host.len()
+        );
+        let a = DeviceArray::from_pinned(dev, &host, &[n])?;
+        check_eq(&format!("from_pinned n={n}"), &a.to_host()?, &data)?;
+        let mut back = PinnedBuffer::<T>::new(dev, n)?;
+        a.to_pinned(&mut back)?;
+        check_eq(&format!("to_pinned n={n}"), &back, &data)?;
+        // A view goes back in logical order.
+        if n == 300_007 {
+            let m = a.slice(s![..300_000])?.reshape(&[600, 500])?.t();
+            let mut tb = PinnedBuffer::<T>::new(dev, n - 7)?;
+            m.to_pinned(&mut tb)?;
+            let want: Vec<T> = (0..500)
+                .flat_map(|j| (0..600).map(move |i| (i, j)))
+                .map(|(i, j)| data[i * 500 + j])
+                .collect();
+            check_eq("to_pinned of a transposed view", &tb, &want)?;
+        }
+    }
+    let host = PinnedBuffer::<T>::new(dev, 10)?;
+    ensure!(
+        DeviceArray::from_pinned(dev, &host, &[3, 4]).is_err(),
+        "from_pinned accepted a wrong length"
+    );
+    Ok(())
+}
+
+fn staged<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
+    let scale = 4 / std::mem::size_of::<T>().min(4);
+    for n in STAGED_F32.map(|n| n * scale / if std::mem::size_of::<T>() == 8 { 2 } else { 1 }) {
+        let data: Vec<T> = rng.vec(n);
+        let a = DeviceArray::from_slice(dev, &data)?;
+        check_eq(
+            &format!("staged from_host/to_host n={n}"),
+            &a.to_host()?,
+            &data,
+        )?;
+        let mut back = vec![T::ZERO; n];
+        a.to_host_into(&mut back)?;
+        check_eq(&format!("staged to_host_into n={n}"), &back, &data)?;
+    }
+    Ok(())
+}
+
+fn register<T: TElem>(out: &mut Vec<Trial>) {
+    add_gpu(
+        out,
+        format!("streams/pinned_roundtrip/{}", dname::<T>()),
+        pinned_roundtrip::<T>,
+    );
+    add_gpu(
+        out,
+        format!("streams/staged_transfers/{}", dname::<T>()),
+        staged::<T>,
+    );
+}
+
+fn ops_on_a_stream(dev: &Device) -> TResult {
+    let mut rng = Rng::for_name("streams/ops_on_a_stream");
+    let s = dev.new_stream()?;
+    let on = s.device();
+    ensure!(
+        on == *dev && on.stream() == s && !s.is_default() && dev.stream().is_default(),
+        "stream handles"
+    );
+    let (m, k, n) = (67, 45, 33);
+    let x: Vec<f32> = rng.vec(m * k);
+    let y: Vec<f32> = rng.vec(k * n);
+    let a = DeviceArray::from_host(&on, &x, &[m, k])?;
+    let b = DeviceArray::from_host(&on, &y, &[k, n])?;
+    ensure!(
+        a.device().stream() == s,
+        "from_host on a stream handle gives an array elsewhere"
+    );
+    let c = a.matmul(&b)?;
+    let e = (&c.exp()? + 1.0f32)?.sum_axis(1)?;
+    ensure!(
+        c.device().stream() == s && e.device().stream() == s,
+        "results left the stream"
+    );
+    // Host references in f64.
+    let mut want = vec![0f64; m];
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..k)
+                .map(|p| x[i * k + p] as f64 * y[p * n + j] as f64)
+                .sum();
+            want[i] += dot.exp() + 1.0;
+        }
+    }
+    let got = e.to_host()?;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        ensure!(
+            ((*g as f64) - w).abs() <= 1e-4 * w.abs().max(1.0),
+            "row {i}: {g} vs {w}"
+        );
+    }
+    // matmul on the device's own stream again (the cuBLAS handle moves back).
+    let a0 = DeviceArray::from_host(dev, &x, &[m, k])?;
+    let c0 = a0.matmul(&b.on_stream(&dev.stream())?)?;
+    check_eq(
+        "matmul after a stream switch",
+        &c0.to_host()?,
+        &c.to_host()?,
+    )?;
+    Ok(())
+}
+
+/// Work on a second stream that reads an array of the first, ordered with events.
+fn ordered_with_events(dev: &Device) -> TResult {
+    let side = dev.new_stream()?;
+    let n = 10_000_019usize;
+    for round in 0..5 {
+        let a = DeviceArray::<f32>::full(dev, &[n], round as f32)?;
+        let a = (&a + 1.0f32)?; // still on the device's stream
+        side.wait(&dev.stream().record_event()?)?;
+        let b = (&a.on_stream(&side)? * 2.0f32)?;
+        let total = b.sum()?;
+        dev.stream().wait(&side.record_event()?)?;
+        let got = total.to_scalar()?; // waits on `side` (the result's stream)
+        let want = 2.0 * (round as f64 + 1.0) * n as f64;
+        ensure!(
+            ((got as f64) - want).abs() <= 1e-5 * want,
+            "round {round}: {got} vs {want}"
+        );
+    }
+    Ok(())
+}
+
+/// An array used on another stream and dropped at once: its memory must not be handed
+/// to new work on its home stream while the other stream still reads it.
+fn drop_while_in_use(dev: &Device) -> TResult {
+    let side = dev.new_stream()?;
+    let n = 1usize << 26;
+    for round in 0..3 {
+        let x = DeviceArray::<f32>::full(dev, &[n], 1.0)?;
+        side.wait(&dev.stream().record_event()?)?;
+        let acc = {
+            let xs = x.on_stream(&side)?;
+            let mut acc = xs.copy()?;
+            for _ in 0..12 {
+                acc = (&acc + &xs)?;
+            }
+            acc
+        };
+        // A second pattern: an operand of another stream's operation.
+        let y = DeviceArray::<f32>::full(dev, &[n], 0.5)?;
+        side.wait(&dev.stream().record_event()?)?;
+        let acc = (&acc + &y)?;
+        drop((x, y));
+        // New work on the home stream that would take the freed blocks and overwrite
+        // them while `side` still reads them, if the pool allowed it.
+        let fill = (0..4)
+            .map(|_| DeviceArray::<f32>::full(dev, &[n], -100.0))
+            .collect::<Result<Vec<_>, _>>()?;
+        let total = acc.sum()?.to_scalar()? as f64;
+        let want = 13.5 * n as f64;
+        ensure!(
+            (total - want).abs() <= 1e-5 * want,
+            "round {round}: sum {total}, want {want}"
+        );
+        drop(fill);
+    }
+    side.synchronize()?;
+    Ok(())
+}
+
+fn events_and_timers(dev: &Device) -> TResult {
+    let a = DeviceArray::<f32>::ones(dev, &[1 << 24])?;
+    let t = dev.timer()?;
+    let b = (&a + &a)?;
+    let d = t.stop()?;
+    ensure!(d.as_nanos() > 0 && d.as_secs_f64() < 1.0, "timer: {d:?}");
+    let start = dev.stream().record_event()?;
+    let _c = b.exp()?;
+    let end = dev.stream().record_event()?;
+    let e = start.elapsed(&end)?;
+    ensure!(end.is_complete() && e.as_nanos() > 0, "events: {e:?}");
+    end.synchronize()?;
+    let s = dev.new_stream()?;
+    let sa = DeviceArray::<f32>::ones(&s.device(), &[1000])?;
+    s.synchronize()?;
+    ensure!(sa.to_scalar().is_err(), "to_scalar of 1000 elements");
+    Ok(())
+}
+
+fn pool_per_stream(dev: &Device) -> TResult {
+    let pool = dev.memory_pool();
+    let bytes = 3 << 20;
+    {
+        let s = dev.new_stream()?;
+        let on = s.device();
+        drop(DeviceBuffer::new(&on, bytes)?);
+        let before = pool.stats();
+        let again = DeviceBuffer::new(&on, bytes)?;
+        let after = pool.stats();
+        ensure!(
+            after.cache_hits == before.cache_hits + 1,
+            "no cache hit on the same stream: {before:?} -> {after:?}"
+        );
+        ensure!(again.len() == bytes && !again.is_empty(), "len");
+    }
+    // The stream is gone: its cached block went to the device's own stream.
+    let before = pool.stats();
+    let b = DeviceBuffer::new(dev, bytes)?;
+    let after = pool.stats();
+    ensure!(
+        after.cache_hits == before.cache_hits + 1,
+        "the dropped stream's block was not reused: {before:?} -> {after:?}"
+    );
+    drop(b);
+    Ok(())
+}
+
+fn pinned_counters(dev: &Device) -> TResult {
+    let n = 1 << 20;
+    let host = PinnedBuffer::<f32>::from_slice(dev, &vec![2.5; n])?;
+    let before = dev.transfer_stats();
+    let a = DeviceArray::from_pinned(dev, &host, &[n])?;
+    let mut back = PinnedBuffer::<f32>::new(dev, n)?;
+    (&a * 2.0f32)?.to_pinned(&mut back)?;
+    let mid = dev.transfer_stats();
+    ensure!(
+        mid.h2d_calls == before.h2d_calls + 1 && mid.d2h_calls == before.d2h_calls + 1,
+        "{before:?} -> {mid:?}"
+    );
+    ensure!(
+        mid.syncs == before.syncs,
+        "to_pinned waited for the GPU: {before:?} -> {mid:?}"
+    );
+    ensure!(back.iter().all(|&v| v == 5.0), "values");
+    ensure!(back.is_ready(), "ready after reading");
+    Ok(())
+}
+
+pub fn trials(out: &mut Vec<Trial>) {
+    each_dtype!(register(out));
+    out.push(gpu_trial(
+        "streams/ops_on_a_stream/f32/67x45x33",
+        ops_on_a_stream,
+    ));
+    out.push(gpu_trial(
+        "streams/ordered_with_events/f32/10000019",
+        ordered_with_events,
+    ));
+    out.push(gpu_trial(
+        "streams/drop_while_in_use/f32/2p26",
+        drop_while_in_use,
+    ));
+    out.push(gpu_trial(
+        "streams/events_and_timers/f32/2p24",
+        events_and_timers,
+    ));
+    out.push(gpu_trial_exclusive(
+        "streams/pool_per_stream/u8/3MiB",
+        pool_per_stream,
+    ));
+    out.push(gpu_trial_exclusive(
+        "streams/pinned_counters/f32/2p20",
+        pinned_counters,
+    ));
+}
