@@ -4,7 +4,8 @@
 #   ../shared/gpu/pack benches   (here; builds .gpu/benches/compare)
 #   bash bench/compare.sh [FILTER ...]   (on the GPU machine)
 #
-# Writes results.jsonl and table.md under $OUT (or /tmp/cuarray-bench).
+# Writes results.jsonl and table.md under $OUT (or /tmp/cuarray-bench), and sweep.png
+# (bench/plot.py) where matplotlib is installed; elsewhere run bench/plot.py on the results.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/cuarray-bench}; mkdir -p "$out"
@@ -25,3 +26,6 @@ for run in cold warm; do
 done
 python3 bench/report.py "$out/results.jsonl" --markdown > "$out/table.md"
 python3 bench/report.py "$out/results.jsonl"
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  python3 bench/plot.py "$out/results.jsonl" -o "$out/sweep.png"
+fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The peers' side of the comparison: the cases of benches/compare.rs measured the same way
-(CUDA events around each repetition after warm-up, median of 30; wall time per call for the
-`_wall` cases) with CuPy and PyTorch. Prints one JSON object per line.
+(CUDA events around each repetition after warm-up, median of 30, more for the small sizes
+of the sweep; wall time per call for the `_wall` cases; wall time around one call and the
+wait for the GPU, median of 7, for the pageable transfers) with CuPy and PyTorch. Prints
+one JSON object per line.
 
     python3 bench/peers.py [FILTER ...]
 """
@@ -22,19 +24,25 @@ def emit(lib, case, kind, seconds, nbytes=0.0, flops=0.0):
         "lib": lib, "case": case, "kind": kind, "us": round(seconds * 1e6, 3),
         "gbps": round(nbytes / seconds / 1e9, 1) if nbytes else 0.0,
         "tflops": round(flops / seconds / 1e12, 2) if flops else 0.0,
+        "bytes": int(nbytes),
     }), flush=True)
+
+
+def sweep_reps(k):
+    """Repetitions of the sweep's 2^k case (as `sweep_reps` in benches/compare.rs)."""
+    return min(REPS << (28 - k), 1000)
 
 
 class Peer:
     def __init__(self, name, xp, event, sync):
         self.name, self.xp, self.event, self.sync = name, xp, event, sync
 
-    def device_time(self, f, warmup=5):
+    def device_time(self, f, warmup=5, reps=REPS):
         for _ in range(warmup):
             f()
         self.sync()
         pairs = []
-        for _ in range(REPS):
+        for _ in range(reps):
             a, b = self.event(), self.event()
             a.record()
             f()
@@ -55,6 +63,21 @@ class Peer:
                 f()
             self.sync()
             runs.append((time.perf_counter() - t) / iters)
+        return sorted(runs)[3]
+
+    def transfer_time(self, f):
+        """Wall time of one call of `f` and the wait for the GPU (2 warm-ups, median of 7);
+        the result is released outside the timed region."""
+        for _ in range(2):
+            f()
+        runs = []
+        for _ in range(7):
+            self.sync()
+            t = time.perf_counter()
+            r = f()
+            self.sync()
+            runs.append(time.perf_counter() - t)
+            del r
         return sorted(runs)[3]
 
 
@@ -89,6 +112,10 @@ def cases(p):
         del a
     reductions(p)
     matmuls(p)
+    matvecs(p)
+    sweep(p)
+    transfers(p)
+    pinned(p)
     if wanted("add_f32_1000_wall"):
         a = xp.full((1000,), 1.0, dtype=xp.float32)
         b = xp.full((1000,), 2.0, dtype=xp.float32)
@@ -160,6 +187,75 @@ def matmuls(p):
         emit(p.name, "matmul_f32_64_wall", "wall", p.wall_time(lambda: xp.matmul(a, b)))
 
 
+def matvecs(p):
+    """Matrix-vector products of an 8192 x 8192 matrix: memory-bound, bytes = the matrix."""
+    xp = p.xp
+    side = 8192
+    if wanted("matvec_f32_8192x8192") or wanted("vecmat_f32_8192x8192"):
+        a, v = rand_matrix(p, (side, side), xp.float32), rand_matrix(p, (side,), xp.float32)
+        if wanted("matvec_f32_8192x8192"):
+            emit(p.name, "matvec_f32_8192x8192", "device", p.device_time(lambda: xp.matmul(a, v)), side * side * 4)
+        if wanted("vecmat_f32_8192x8192"):
+            emit(p.name, "vecmat_f32_8192x8192", "device", p.device_time(lambda: xp.matmul(v, a)), side * side * 4)
+        del a, v
+    if wanted("matvec_f64_8192x8192"):
+        a, v = rand_matrix(p, (side, side), xp.float64), rand_matrix(p, (side,), xp.float64)
+        emit(p.name, "matvec_f64_8192x8192", "device", p.device_time(lambda: xp.matmul(a, v)), side * side * 8)
+        del a, v
+
+
+def sweep(p):
+    """The size sweep below 2^28 (the 2^28 points are add_f32_2^28 and sum_f32_2^28)."""
+    xp = p.xp
+    for k in range(10, 28, 2):
+        n = 1 << k
+        name = f"add_f32_2^{k}"
+        if wanted(name):
+            a = xp.arange(n, dtype=xp.float32)
+            b = xp.full((n,), 1.5, dtype=xp.float32)
+            emit(p.name, name, "device", p.device_time(lambda: a + b, warmup=10, reps=sweep_reps(k)), 3 * n * 4)
+            del a, b
+    for k in range(10, 28, 2):
+        n = 1 << k
+        name = f"sum_f32_2^{k}"
+        if wanted(name):
+            a = rand_matrix(p, (n,), xp.float32)
+            emit(p.name, name, "device", p.device_time(lambda: a.sum(), warmup=10, reps=sweep_reps(k)), n * 4)
+            del a
+
+
+def transfers(p):
+    """Pageable transfers of 1 GiB of float32: a NumPy array to the device, and back into a
+    new NumPy array."""
+    if not (wanted("h2d_pageable_1GiB") or wanted("d2h_pageable_1GiB")):
+        return
+    import numpy as np
+    n = 1 << 28
+    host = np.full(n, 1.5, dtype=np.float32)
+    if wanted("h2d_pageable_1GiB"):
+        emit(p.name, "h2d_pageable_1GiB", "wall", p.transfer_time(lambda: p.h2d(host)), n * 4)
+    if wanted("d2h_pageable_1GiB"):
+        a = p.h2d(host)
+        del host
+        emit(p.name, "d2h_pageable_1GiB", "wall", p.transfer_time(lambda: p.d2h(a)), n * 4)
+        del a
+
+
+def pinned(p):
+    """Page-locked transfers of 1 GiB of float32 (device time), and the pool's allocate and
+    free cycle of a 4 KiB block (wall time per call)."""
+    n = 1 << 28
+    if wanted("h2d_pinned_1GiB") or wanted("d2h_pinned_1GiB"):
+        host, dev = p.pinned(n), p.xp_full(n)
+        if wanted("h2d_pinned_1GiB"):
+            emit(p.name, "h2d_pinned_1GiB", "device", p.device_time(lambda: p.pinned_h2d(dev, host)), n * 4)
+        if wanted("d2h_pinned_1GiB"):
+            emit(p.name, "d2h_pinned_1GiB", "device", p.device_time(lambda: p.pinned_d2h(host, dev)), n * 4)
+        del host, dev
+    if wanted("pool_cycle_4KiB_wall"):
+        emit(p.name, "pool_cycle_4KiB_wall", "wall", p.wall_time(lambda: p.empty(1024)))
+
+
 def torch_peer():
     import torch
 
@@ -182,6 +278,13 @@ def torch_peer():
     def set_tf32(on):
         torch.backends.cuda.matmul.allow_tf32 = on
     p.set_tf32 = set_tf32
+    p.h2d = lambda x: torch.from_numpy(x).to("cuda")
+    p.d2h = lambda t: t.cpu()
+    p.pinned = lambda n: torch.empty(n, dtype=torch.float32, pin_memory=True).fill_(1.5)
+    p.xp_full = lambda n: torch.full((n,), 1.5, dtype=torch.float32, device="cuda")
+    p.pinned_h2d = lambda d, h: d.copy_(h, non_blocking=True)
+    p.pinned_d2h = lambda h, d: h.copy_(d, non_blocking=True)
+    p.empty = lambda n: torch.empty(n, dtype=torch.float32, device="cuda")
     # torch tensors: .astype -> .to
     torch.Tensor.astype = lambda self, d: self.to(d)
     return p
@@ -197,6 +300,20 @@ def cupy_peer():
     p = Peer("cupy", cupy, event, cupy.cuda.runtime.deviceSynchronize)
     p.elapsed = lambda a, b: cupy.cuda.get_elapsed_time(a, b) / 1e3
     p.set_tf32 = lambda on: None
+    p.h2d = cupy.asarray
+    p.d2h = cupy.asnumpy
+
+    def pinned_array(n):
+        import numpy as np
+        import cupyx
+        a = cupyx.empty_pinned((n,), dtype=np.float32)
+        a[:] = 1.5
+        return a
+    p.pinned = pinned_array
+    p.xp_full = lambda n: cupy.full((n,), 1.5, dtype=cupy.float32)
+    p.pinned_h2d = lambda d, h: d.set(h, stream=cupy.cuda.get_current_stream())
+    p.pinned_d2h = lambda h, d: d.get(stream=cupy.cuda.get_current_stream(), out=h, blocking=False)
+    p.empty = lambda n: cupy.empty(n, dtype=cupy.float32)
     return p
 
 

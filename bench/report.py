@@ -3,25 +3,28 @@
 into one table: case, each library's figure, cuarray over the best peer, and cuarray's
 fraction of the ceiling measured in the same run (device copy bandwidth for memory-bound
 cases, the best peer's rate for matrix products, a bare cudarc launch for per-call cases).
+Host <-> device transfers (kind "wall" with a byte count) show GB/s and the ratio to the
+best peer only: the device copy is no ceiling for them.
 
-    python3 bench/report.py results.jsonl [--markdown]
+    python3 bench/report.py results.jsonl [more.jsonl ...] [--markdown]
 """
 import json
 import sys
 
 rows = {}
 order = []
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if not line.startswith("{"):
-        continue
-    r = json.loads(line)
-    if "case" not in r:
-        continue
-    if r["case"] not in rows:
-        rows[r["case"]] = {}
-        order.append(r["case"])
-    rows[r["case"]][r["lib"]] = r
+for path in [a for a in sys.argv[1:] if not a.startswith("--")]:
+    for line in open(path):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        if "case" not in r:
+            continue
+        if r["case"] not in rows:
+            rows[r["case"]] = {}
+            order.append(r["case"])
+        rows[r["case"]][r["lib"]] = r
 
 md = "--markdown" in sys.argv
 copy = rows.get("copy_f32_2^28", {}).get("cuarray", {}).get("gbps")
@@ -34,7 +37,8 @@ def figure(r):
     if r.get("tflops"):
         return r["tflops"], f'{r["tflops"]:.1f} TFLOP/s'
     if r.get("gbps"):
-        return r["gbps"], f'{r["gbps"]:.0f} GB/s'
+        g = r["gbps"]
+        return g, f"{g:.0f} GB/s" if g >= 100 else f"{g:.1f} GB/s"
     return -r["us"], f'{r["us"]:.2f} us'
 
 
@@ -50,7 +54,10 @@ for case in order:
         ratio = f"{cu / best:.2f}x" if cu > 0 else f"{best / cu:.2f}x"
     ceiling = ""
     r = libs.get("cuarray", {})
-    if r.get("gbps") and copy and not case.startswith("copy_f32"):
+    transfer = case.startswith(("h2d_", "d2h_"))
+    if transfer:
+        pass  # host <-> device: GB/s and the ratio to the best peer only
+    elif r.get("gbps") and copy and not case.startswith("copy_f32"):
         ceiling = f'{100 * r["gbps"] / copy:.0f}% of copy'
     elif r.get("tflops") and best:
         ceiling = f"{100 * cu / best:.0f}% of best peer"

@@ -3,6 +3,14 @@
 //! printed as one JSON object per line. Also measures the ceilings in the same run: the
 //! device-to-device copy bandwidth and a bare cudarc kernel launch.
 //!
+//! Cases: the fixed-size cases below; a size sweep `add_f32_2^K` and `sum_f32_2^K` for
+//! K = 10, 12, ..., 28 (the K = 28 points are the `add_f32_2^28` and `sum_f32_2^28`
+//! cases; more repetitions at small sizes, where one repetition is a few microseconds
+//! and, host overhead included, the rate measured is what a caller gets for one call);
+//! matrix-vector products (memory-bound: bytes = the matrix); pageable host <-> device
+//! transfers of 1 GiB, timed as wall time around the call and the wait for the GPU
+//! (kind "wall", with a byte count, so GB/s is reported).
+//!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
 
 use cuarray::{Device, DeviceArray};
@@ -11,7 +19,8 @@ use std::time::{Duration, Instant};
 
 struct Case {
     name: String,
-    /// Bytes that must cross device memory (inputs read once, outputs written once).
+    /// Bytes that must cross device memory (inputs read once, outputs written once), or,
+    /// for transfers, the bytes moved between host and device; negative: a flop count.
     bytes: f64,
     median: Duration,
     /// "device" (CUDA events) or "wall" (host clock per call, back to back).
@@ -30,8 +39,9 @@ fn report(c: &Case) {
     } else {
         0.0
     };
+    let bytes = c.bytes.max(0.0) as u64;
     println!(
-        "{{\"lib\": \"cuarray\", \"case\": \"{}\", \"kind\": \"{}\", \"us\": {us:.3}, \"gbps\": {gbps:.1}, \"tflops\": {tflops:.2}}}",
+        "{{\"lib\": \"cuarray\", \"case\": \"{}\", \"kind\": \"{}\", \"us\": {us:.3}, \"gbps\": {gbps:.1}, \"tflops\": {tflops:.2}, \"bytes\": {bytes}}}",
         c.name, c.kind
     );
 }
@@ -42,14 +52,172 @@ fn device_case(
     dev: &Device,
     name: &str,
     bytes: f64,
+    f: impl FnMut() -> cuarray::Result<()>,
+) -> Case {
+    device_case_reps(dev, name, bytes, 5, REPS, f)
+}
+
+fn device_case_reps(
+    dev: &Device,
+    name: &str,
+    bytes: f64,
+    warmup: usize,
+    reps: usize,
     mut f: impl FnMut() -> cuarray::Result<()>,
 ) -> Case {
-    let t = dev.time(5, REPS, &mut f).expect("timed case failed");
+    let t = dev.time(warmup, reps, &mut f).expect("timed case failed");
     Case {
         name: name.into(),
         bytes,
         median: t.median(),
         kind: "device",
+    }
+}
+
+/// Repetitions of the sweep's 2^k case: 30 at 2^28, four times more for each factor 4
+/// smaller, at most 1000 (same in `bench/peers.py`).
+fn sweep_reps(k: u32) -> usize {
+    (REPS << (28 - k)).min(1000)
+}
+
+/// The size sweep below 2^28 (the 2^28 points are the fixed cases of the same names).
+fn sweep_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    for k in (10..28).step_by(2) {
+        let n = 1usize << k;
+        let name = format!("add_f32_2^{k}");
+        if filter(&name) {
+            let a = DeviceArray::<f32>::arange(dev, 0.0, n as f32, 1.0).unwrap();
+            let b = DeviceArray::<f32>::full(dev, &[n], 1.5).unwrap();
+            cases.push(device_case_reps(
+                dev,
+                &name,
+                (3 * n * 4) as f64,
+                10,
+                sweep_reps(k),
+                || (&a + &b).map(drop),
+            ));
+        }
+    }
+    for k in (10..28).step_by(2) {
+        let n = 1usize << k;
+        let name = format!("sum_f32_2^{k}");
+        if filter(&name) {
+            let a = rand_matrix::<f32>(dev, &[n]);
+            cases.push(device_case_reps(
+                dev,
+                &name,
+                (n * 4) as f64,
+                10,
+                sweep_reps(k),
+                || a.sum().map(drop),
+            ));
+        }
+    }
+}
+
+/// Matrix-vector products of an 8192 x 8192 matrix: memory-bound, bytes = the matrix.
+fn matvec_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let side = 8192usize;
+    if filter("matvec_f32_8192x8192") || filter("vecmat_f32_8192x8192") {
+        let (a, v) = (
+            rand_matrix::<f32>(dev, &[side, side]),
+            rand_matrix::<f32>(dev, &[side]),
+        );
+        let bytes = (side * side * 4) as f64;
+        if filter("matvec_f32_8192x8192") {
+            cases.push(device_case(dev, "matvec_f32_8192x8192", bytes, || {
+                a.matmul(&v).map(drop)
+            }));
+        }
+        if filter("vecmat_f32_8192x8192") {
+            cases.push(device_case(dev, "vecmat_f32_8192x8192", bytes, || {
+                v.matmul(&a).map(drop)
+            }));
+        }
+    }
+    if filter("matvec_f64_8192x8192") {
+        let (a, v) = (
+            rand_matrix::<f64>(dev, &[side, side]),
+            rand_matrix::<f64>(dev, &[side]),
+        );
+        cases.push(device_case(
+            dev,
+            "matvec_f64_8192x8192",
+            (side * side * 8) as f64,
+            || a.matmul(&v).map(drop),
+        ));
+    }
+}
+
+/// Wall time of one call of `f` and the wait for the GPU after it (2 warm-ups, median
+/// of 7); what `f` returns is dropped outside the timed region.
+fn transfer_case<R>(
+    dev: &Device,
+    name: &str,
+    bytes: f64,
+    mut f: impl FnMut() -> cuarray::Result<R>,
+) -> Case {
+    for _ in 0..2 {
+        drop(f().unwrap());
+    }
+    let mut runs = Vec::new();
+    for _ in 0..7 {
+        dev.synchronize().unwrap();
+        let t = Instant::now();
+        let r = f().unwrap();
+        dev.synchronize().unwrap();
+        runs.push(t.elapsed());
+        drop(r);
+    }
+    runs.sort();
+    Case {
+        name: name.into(),
+        bytes,
+        median: runs[runs.len() / 2],
+        kind: "wall",
+    }
+}
+
+/// Page-locked transfers of 1 GiB of f32 (`from_pinned`, `to_pinned`), device time.
+fn pinned_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let n = 1usize << 28;
+    let bytes = (n * 4) as f64;
+    if !(filter("h2d_pinned_1GiB") || filter("d2h_pinned_1GiB")) {
+        return;
+    }
+    let mut host = cuarray::PinnedBuffer::from_slice(dev, &vec![1.5f32; n]).unwrap();
+    if filter("h2d_pinned_1GiB") {
+        cases.push(device_case(dev, "h2d_pinned_1GiB", bytes, || {
+            DeviceArray::from_pinned(dev, &host, &[n]).map(drop)
+        }));
+    }
+    if filter("d2h_pinned_1GiB") {
+        let a = DeviceArray::from_pinned(dev, &host, &[n]).unwrap();
+        cases.push(device_case(dev, "d2h_pinned_1GiB", bytes, || {
+            a.to_pinned(&mut host)
+        }));
+    }
+}
+
+/// Pageable transfers of 1 GiB of f32: `from_slice` of a `Vec`, `to_host` into a new one.
+fn transfer_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let n = 1usize << 28;
+    let bytes = (n * 4) as f64;
+    if !(filter("h2d_pageable_1GiB") || filter("d2h_pageable_1GiB")) {
+        return;
+    }
+    let host = vec![1.5f32; n];
+    if filter("h2d_pageable_1GiB") {
+        cases.push(transfer_case(dev, "h2d_pageable_1GiB", bytes, || {
+            DeviceArray::from_slice(dev, &host)
+        }));
+    }
+    if filter("d2h_pageable_1GiB") {
+        let a = DeviceArray::from_slice(dev, &host).unwrap();
+        drop(host);
+        cases.push(transfer_case(dev, "d2h_pageable_1GiB", bytes, || {
+            a.to_host()
+        }));
     }
 }
 
@@ -361,6 +529,15 @@ fn main() {
     }
     reduce_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);
+    matvec_cases(&dev, &filter, &mut cases);
+    sweep_cases(&dev, &filter, &mut cases);
+    transfer_cases(&dev, &filter, &mut cases);
+    pinned_cases(&dev, &filter, &mut cases);
+    if filter("pool_cycle_4KiB_wall") {
+        cases.push(wall_case(&dev, "pool_cycle_4KiB_wall", || {
+            cuarray::DeviceBuffer::new(&dev, 4096).map(drop)
+        }));
+    }
     if filter("add_f32_1000_wall") {
         let (a, b) = (
             DeviceArray::<f32>::full(&dev, &[1000], 1.0).unwrap(),
@@ -388,6 +565,12 @@ fn main() {
         let (gbps, frac) = if c.bytes < 0.0 {
             (
                 format!("{:.1} TF", -c.bytes / c.median.as_secs_f64() / 1e12),
+                String::new(),
+            )
+        } else if c.bytes > 0.0 && c.kind == "wall" {
+            // A transfer: host <-> device, not bounded by the device copy.
+            (
+                format!("{:.1}", c.bytes / c.median.as_secs_f64() / 1e9),
                 String::new(),
             )
         } else if c.bytes > 0.0 {

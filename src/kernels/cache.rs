@@ -111,6 +111,13 @@ impl KernelCache {
         Ok(f)
     }
 
+    /// Drops every loaded kernel (the counters are kept).
+    pub(crate) fn clear(&self) {
+        // Taken out under the lock, dropped (modules unloaded) after it is released.
+        let loaded = std::mem::take(&mut *self.loaded.write().unwrap_or_else(|p| p.into_inner()));
+        drop(loaded);
+    }
+
     fn cubin(&self, spec: &KernelSpec, arch: (u32, u32)) -> Result<Vec<u8>> {
         let source = codegen::render(spec);
         let options = nvrtc::options(arch);
@@ -136,6 +143,34 @@ impl KernelCache {
             d.store(k, &bin);
         }
         Ok(bin)
+    }
+}
+
+impl Device {
+    /// Drops the compiled kernel modules this device holds in memory, so that the next use
+    /// of each kernel loads it from the disk cache, or compiles it with NVRTC when the disk
+    /// cache is off (`CUARRAY_CACHE=off`). The cache counters
+    /// ([`kernel_cache_stats`](Device::kernel_cache_stats)) are kept.
+    ///
+    /// Waits for the device first (every stream), so that no queued kernel still runs from
+    /// a module being unloaded. Meant for measuring and testing the cache's slower paths;
+    /// nothing else needs it.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
+    /// let _ = (&a + &a)?;                  // the add kernel: compiled or loaded, then kept
+    /// dev.clear_kernel_memory_cache();
+    /// let before = dev.kernel_cache_stats();
+    /// let _ = (&a + &a)?;                  // loaded again: from disk, or compiled
+    /// let after = dev.kernel_cache_stats();
+    /// assert!(after.disk_hits + after.compiles > before.disk_hits + before.compiles);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn clear_kernel_memory_cache(&self) {
+        // An unload while kernels of the module are queued is not defined by CUDA.
+        let _ = self.synchronize_all();
+        self.kernel_cache().clear()
     }
 }
 
