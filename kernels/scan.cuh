@@ -4,14 +4,15 @@
 // a)` writes one result. Rows are the positions of the other axes; `kept` holds the input
 // (operand 0) and output (operand 1) offsets of each row, `sin`/`sout` the strides along
 // the scanned axis.
-//   scan_tiles:  rows cut into tiles of 8 warps x 32 lanes x R rounds x VEC elements; one
+//   scan_tiles:  rows cut into tiles of WARPS x 32 lanes x R rounds x VEC elements; one
 //                pass with decoupled look-back across the tiles of a row: each tile
 //                publishes its aggregate, then its inclusive prefix, in `flags`/`aggs`/
 //                `incls` (zeroed before launch); tiles are numbered in launch order by an
 //                atomic counter (`counter`), so a tile only waits on tiles already running.
 //   scan_serial: a thread per row, scanning it in order (for a strided scan axis, where
 //                threads with neighbouring rows read neighbouring addresses).
-// Launch: 256 threads per block; scan_tiles with one block per tile.
+// Launch: scan_serial with 256 threads per block; scan_tiles with WARPS x 32 threads, one
+// tile at a time per block.
 
 template <int NK, typename I>
 __device__ __forceinline__ void cuarray_offsets2(const Indexer<2, NK, I>& ix, I row, I& in_off, I& out_off) {
@@ -44,11 +45,10 @@ __device__ __forceinline__ void scan_serial(const Indexer<2, NK, I>& kept, I n_r
     }
 }
 
-template <int R, int VEC, int NK, typename I, typename Acc, typename LoadV, typename Comb, typename StoreV>
+template <int WARPS, int R, int VEC, int NK, typename I, typename Acc, typename LoadV, typename Comb, typename StoreV>
 __device__ __forceinline__ void scan_tiles(const Indexer<2, NK, I>& kept, I n_rows, I len, I sin, I sout,
                                            Acc identity, LoadV loadv, Comb comb, StoreV storev,
                                            int* flags, Acc* aggs, Acc* incls, unsigned int* counter) {
-    constexpr int WARPS = 8;
     constexpr int SEG = 32 * R * VEC;   // elements per warp
     constexpr int TILE = WARPS * SEG;   // elements per tile
     __shared__ Acc warp_tot[WARPS];
@@ -69,13 +69,14 @@ __device__ __forceinline__ void scan_tiles(const Indexer<2, NK, I>& kept, I n_ro
         cuarray_offsets2<NK, I>(kept, row, in_off, out_off);
         const I j_warp = k * TILE + (I)warp * SEG;
         // Load R rounds of VEC elements per lane (consecutive lanes, consecutive vectors),
-        // scanning each round across the warp and carrying between rounds.
+        // all of them before any shuffle so that every load is in flight at once, then
+        // scan each round across the warp, carrying between rounds.
         Acc v[R][VEC];
+#pragma unroll
+        for (int r = 0; r < R; ++r) loadv(v[r], in_off, j_warp + (I)(r * 32 + lane) * VEC, row);
         Acc carry = identity;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const I j = j_warp + (I)(r * 32 + lane) * VEC;
-            loadv(v[r], in_off, j, row);
 #pragma unroll
             for (int e = 1; e < VEC; ++e) v[r][e] = comb(v[r][e - 1], v[r][e]);
             // Warp inclusive scan of the lane totals.

@@ -189,6 +189,9 @@ impl<T: Element> DeviceArray<T> {
     pub fn to_host(&self) -> Result<Vec<T>> {
         let n = self.size();
         let mut v: Vec<T> = Vec::with_capacity(n);
+        if n * std::mem::size_of::<T>() >= STAGE_MIN {
+            advise_huge_pages(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+        }
         // SAFETY: `v` has capacity `n`; copy_out writes all `n` elements before we set the
         // length, and returns an error (leaving the length 0) otherwise.
         unsafe {
@@ -281,6 +284,25 @@ impl<T: Element> DeviceArray<T> {
         .map_err(Error::cuda("to_host"))?;
         device.synchronize()
     }
+}
+
+/// Asks Linux for transparent huge pages for a fresh allocation about to be written in
+/// full: filling a new 1 GiB `Vec` then takes 512 page faults instead of 262,144, the
+/// main cost of a pageable copy into fresh memory. Advice only; elsewhere a no-op.
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + bytes) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside the caller's allocation; MADV_HUGEPAGE changes
+            // neither contents nor permissions, and a refusal is harmless.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, bytes);
 }
 
 /// Runs `f` with the device's staging buffers (created on first use).

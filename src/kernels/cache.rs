@@ -97,7 +97,7 @@ impl KernelCache {
             .load_function(&spec.symbol())
             .map_err(Error::cuda("loading a kernel function"))?;
         let blocks_per_sm = func
-            .occupancy_max_active_blocks_per_multiprocessor(crate::ops::launch::BLOCK, 0, None)
+            .occupancy_max_active_blocks_per_multiprocessor(spec.block_threads(), 0, None)
             .map_err(Error::cuda("reading a kernel's occupancy"))?
             .max(1);
         let f = Arc::new(Kernel {

@@ -395,7 +395,8 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
     }
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    {}) {{",
+        "extern \"C\" __global__ void __launch_bounds__({}) {}(\n    {}) {{",
+        if tiles { SCAN_BLOCK } else { 256 },
         spec.symbol(),
         params.join(",\n    ")
     );
@@ -480,7 +481,8 @@ fn render_scan(spec: &KernelSpec, src: &mut String) {
         );
         let _ = writeln!(
             src,
-            "    scan_tiles<{}, {vec}, {nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, loadv, comb, storev, flags, aggs, incls, counter);",
+            "    scan_tiles<{}, {}, {vec}, {nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, loadv, comb, storev, flags, aggs, incls, counter);",
+            SCAN_BLOCK / 32,
             SCAN_PER_THREAD / vec
         );
     } else {
@@ -541,8 +543,12 @@ fn render_vector(
     let _ = writeln!(src, "        }}");
 }
 
-/// Elements each thread of a tiled scan holds (the tile is 256 times this).
+/// Elements each thread of a tiled scan holds.
 pub const SCAN_PER_THREAD: usize = 64;
+
+/// Threads per block of a tiled scan (one tile per block: `SCAN_BLOCK * SCAN_PER_THREAD`
+/// elements). 16 warps of 64 values each fill the register file with one block per SM.
+pub const SCAN_BLOCK: usize = 512;
 
 /// Tile edge of a `Tiled` kernel: 64 when the staged operands' tiles fit in 48 KiB of
 /// shared memory, else 32.

@@ -220,6 +220,15 @@ pub struct KernelSpec {
 }
 
 impl KernelSpec {
+    /// Threads per block the kernel is compiled for (its `__launch_bounds__`) and launched
+    /// with.
+    pub fn block_threads(&self) -> u32 {
+        match self.variant {
+            Variant::ScanTiles { .. } => codegen::SCAN_BLOCK as u32,
+            _ => crate::ops::launch::BLOCK,
+        }
+    }
+
     /// The `extern "C"` symbol: `cuarray_{family}_{op}_{types}_{variant}_{index}`, so that
     /// profilers show what ran.
     pub fn symbol(&self) -> String {

@@ -2,6 +2,7 @@
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
+use crate::kernels::codegen::SCAN_BLOCK;
 use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width, BLOCK};
 use crate::ops::reduce::ReduceOp;
@@ -11,7 +12,7 @@ use cudarc::driver::sys::CUdeviceptr;
 
 /// Elements per tile of the tiled scan (8 warps x 32 lanes x 64 elements): large tiles
 /// keep the look-back chain short.
-pub const SCAN_TILE: usize = 256 * crate::kernels::codegen::SCAN_PER_THREAD;
+pub const SCAN_TILE: usize = SCAN_BLOCK * crate::kernels::codegen::SCAN_PER_THREAD;
 
 /// The plan of a scan along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +195,7 @@ pub(crate) fn run(
     let grid = tiles.min(sm * f.blocks_per_sm as usize).max(1) as u32;
     // SAFETY: arguments as render_scan's tiled signature; the state arrays hold one
     // entry per tile and the counter, zeroed above; offsets stay inside the buffers.
-    unsafe { args.launch(device, &f, grid, BLOCK) }
+    unsafe { args.launch(device, &f, grid, spec.block_threads()) }
 }
 
 #[cfg(test)]
