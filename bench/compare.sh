@@ -18,6 +18,8 @@ echo "== cuarray"
 "$bin" "$@" | tee -a "$out/results.jsonl" | grep -v '^{'
 echo "== peers"
 PYTHONUNBUFFERED=1 python3 bench/peers.py "$@" | tee -a "$out/results.jsonl" | grep -c '^{' | sed 's/$/ peer results/'
+# CuPy reads CUPY_TF32 at import: its TF32 matmul runs in a second process.
+CUPY_TF32=1 python3 bench/peers.py --cupy-tf32 matmul_tf32_8192 "$@" | tee -a "$out/results.jsonl" | grep -c '^{' | sed 's/$/ CuPy TF32 result/'
 echo "== cold and warm process (end to end, quickstart)"
 cache=$(mktemp -d)
 for run in cold warm; do

@@ -8,6 +8,7 @@ one JSON object per line.
     python3 bench/peers.py [FILTER ...]
 """
 import json
+import os
 import sys
 import time
 
@@ -172,8 +173,12 @@ def matmuls(p):
         ("bmm_f32_512x256", 512, 256, xp.float32, False),
     ]
     for name, batch, m, dtype, tf32 in specs:
-        if not wanted(name) or dtype is None or (tf32 and p.name == "cupy"):
-            # CuPy fixes TF32 at import (CUPY_TF32), so it has no TF32 figure here.
+        cupy_tf32 = p.name == "cupy" and os.environ.get("CUPY_TF32") == "1"
+        if not wanted(name) or dtype is None or (p.name == "cupy" and tf32 != cupy_tf32):
+            # CuPy fixes TF32 at import (CUPY_TF32): its TF32 figure comes from a second
+            # process (`--cupy-tf32`), and only that one.
+            continue
+        if cupy_tf32 and dtype != xp.float32:
             continue
         shape = (batch, m, m) if batch > 1 else (m, m)
         a, b = rand_matrix(p, shape, dtype), rand_matrix(p, shape, dtype)
@@ -318,6 +323,10 @@ def cupy_peer():
 
 
 if __name__ == "__main__":
+    if "--cupy-tf32" in sys.argv:
+        # Run as CUPY_TF32=1 python3 bench/peers.py --cupy-tf32: CuPy's TF32 matmul only.
+        matmuls(cupy_peer())
+        sys.exit(0)
     for make in (cupy_peer, torch_peer):
         try:
             peer = make()
