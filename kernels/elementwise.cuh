@@ -32,6 +32,26 @@ __device__ __forceinline__ void ew_vectorized(I n, FV fv, F1 f1) {
     for (I i = nvec * VEC + tid; i < n; i += step) f1(i);
 }
 
+// The offsets of every operand at position `j` of row `row` (the rows being the
+// positions of all dimensions but the innermost).
+template <int NARG, int NDIM, typename I>
+__device__ __forceinline__ void ew_row_offsets(const Indexer<NARG, NDIM, I>& ix, I row, I j, I (&off)[NARG]) {
+#pragma unroll
+    for (int k = 0; k < NARG; ++k) off[k] = j * ix.strides[k][NDIM - 1];
+#pragma unroll
+    for (int d = NDIM - 2; d >= 1; --d) {
+        const I q = row / ix.shape[d];
+        const I r = row - q * ix.shape[d];
+        row = q;
+#pragma unroll
+        for (int k = 0; k < NARG; ++k) off[k] += r * ix.strides[k][d];
+    }
+    if (NDIM > 1) {
+#pragma unroll
+        for (int k = 0; k < NARG; ++k) off[k] += row * ix.strides[k][0];
+    }
+}
+
 template <int NARG, int NDIM, typename I, int CHUNK, typename F>
 __device__ __forceinline__ void ew_strided(const Indexer<NARG, NDIM, I>& ix, F f) {
     // Work unit: one warp takes W = 32 * CHUNK consecutive elements of one row of the
@@ -47,21 +67,7 @@ __device__ __forceinline__ void ew_strided(const Indexer<NARG, NDIM, I>& ix, F f
         const I row = u / per_row;
         const I j0 = (u - row * per_row) * W + lane;
         I off[NARG];
-#pragma unroll
-        for (int k = 0; k < NARG; ++k) off[k] = j0 * ix.strides[k][NDIM - 1];
-        I rem = row;
-#pragma unroll
-        for (int d = NDIM - 2; d >= 1; --d) {
-            const I q = rem / ix.shape[d];
-            const I r = rem - q * ix.shape[d];
-            rem = q;
-#pragma unroll
-            for (int k = 0; k < NARG; ++k) off[k] += r * ix.strides[k][d];
-        }
-        if (NDIM > 1) {
-#pragma unroll
-            for (int k = 0; k < NARG; ++k) off[k] += rem * ix.strides[k][0];
-        }
+        ew_row_offsets(ix, row, j0, off);
         const I i0 = row * inner + j0;
 #pragma unroll
         for (int e = 0; e < CHUNK; ++e) {
@@ -130,21 +136,7 @@ __device__ __forceinline__ void ew_strided_vec(const Indexer<NARG, NDIM, I>& ix,
         const I row = v / per_row;
         const I j0 = (v - row * per_row) * VEC;
         I off[NARG];
-#pragma unroll
-        for (int k = 0; k < NARG; ++k) off[k] = j0 * ix.strides[k][NDIM - 1];
-        I rem = row;
-#pragma unroll
-        for (int d = NDIM - 2; d >= 1; --d) {
-            const I q = rem / ix.shape[d];
-            const I r = rem - q * ix.shape[d];
-            rem = q;
-#pragma unroll
-            for (int k = 0; k < NARG; ++k) off[k] += r * ix.strides[k][d];
-        }
-        if (NDIM > 1) {
-#pragma unroll
-            for (int k = 0; k < NARG; ++k) off[k] += rem * ix.strides[k][0];
-        }
+        ew_row_offsets(ix, row, j0, off);
         f(row * inner + j0, off);
     }
 }
