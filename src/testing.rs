@@ -19,3 +19,9 @@ pub fn gpu() -> Result<Device, String> {
 pub fn nvrtc_available() -> bool {
     crate::kernels::nvrtc::version().is_ok()
 }
+
+/// Sets the size (multiply-adds) up to which matrix products run as cuarray's own kernel
+/// instead of a cuBLAS call; 0 sends every product to cuBLAS. For tests of both paths.
+pub fn set_small_gemm_limit(flops: usize) {
+    crate::ops::matmul::set_small_gemm_limit(flops)
+}

@@ -2,7 +2,7 @@
 
 use super::DeviceArray;
 use crate::blas::GemmElement;
-use crate::ops::matmul::{batch_loop, mat_operand, plan_gemm};
+use crate::ops::matmul::{batch_loop, mat_operand, plan_gemm, run_small, small_gemm_limit};
 use crate::Result;
 
 impl<T: GemmElement> DeviceArray<T> {
@@ -11,7 +11,13 @@ impl<T: GemmElement> DeviceArray<T> {
     ///
     /// `f32` and `f64` use cuBLAS's single- and double-precision kernels (TF32 for `f32`
     /// only after [`Device::set_tf32`](crate::Device::set_tf32)); `f16` and `bf16` use
-    /// tensor cores and accumulate in `f32`.
+    /// tensor cores and accumulate in `f32`. Matrix-vector products of `f32` and `f64` use
+    /// cuBLAS's gemv.
+    ///
+    /// Small products (up to 64 x 64 x 64 multiply-adds in all) run as one kernel of
+    /// cuarray's instead, at any strides: there a cuBLAS call costs more host time than
+    /// the arithmetic. It accumulates in `f32` (`f64` for `f64`) in order along the inner
+    /// dimension, and ignores TF32.
     ///
     /// # Copies
     /// Row-major (C order) and column-major (F order, e.g. a transpose) operands and
@@ -43,6 +49,23 @@ impl<T: GemmElement> DeviceArray<T> {
         if out.size() == 0 {
             return Ok(out);
         }
+        let size = std::mem::size_of::<T>() as isize;
+        let base = |arr: &DeviceArray<T>, l: &crate::shape::Layout| {
+            arr.first_ptr() as isize + (l.offset() as isize - arr.layout().offset() as isize) * size
+        };
+        let products: usize = p.batch.iter().product();
+        if products.saturating_mul(m * n).saturating_mul(k) <= small_gemm_limit() {
+            let bl = batch_loop(&p);
+            if bl.outer.is_empty() {
+                let ptrs = (
+                    base(self, &p.a) as u64,
+                    base(rhs, &p.b) as u64,
+                    out.first_ptr(),
+                );
+                run_small(device, T::DTYPE, &p, &bl, ptrs)?;
+                return Ok(out);
+            }
+        }
         // Operands cuBLAS cannot read in place are made contiguous (an explicit device
         // copy), then re-planned.
         let view = |l: &crate::shape::Layout, r, c| {
@@ -70,10 +93,6 @@ impl<T: GemmElement> DeviceArray<T> {
             b: pb.clone(),
             ..p.clone()
         });
-        let size = std::mem::size_of::<T>() as isize;
-        let base = |arr: &DeviceArray<T>, l: &crate::shape::Layout| {
-            arr.first_ptr() as isize + (l.offset() as isize - arr.layout().offset() as isize) * size
-        };
         let (a0, b0, c0) = (base(&a, &pa), base(&b, &pb), out.first_ptr() as isize);
         let tf32 = device.tf32();
         let outer_total: usize = bl.outer.iter().map(|o| o.0).product();

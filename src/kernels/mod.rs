@@ -23,6 +23,8 @@ pub enum Family {
     Reduce,
     /// Inclusive scans along one axis (`scan.cuh`).
     Scan,
+    /// Small matrix products (`matmul.cuh`); larger ones go to cuBLAS.
+    Gemm,
 }
 
 /// The parts of a reduction kernel besides its pre-map (which is the spec's `body`,
@@ -108,6 +110,8 @@ pub enum Variant {
         /// Reduced dimensions.
         nr: u8,
     },
+    /// A stack of small matrix products at any strides, a thread per output element.
+    GemmSmall,
     /// Any layouts: offsets from an `Indexer` over `ndim` collapsed dimensions.
     Strided {
         /// Number of collapsed dimensions (at least 1).
@@ -251,6 +255,7 @@ impl KernelSpec {
             Variant::ReduceCols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
             Variant::ScanTiles { vec, nk } => format!("t{nk}v{vec}"),
             Variant::ScanSerial { nk } => format!("s{nk}"),
+            Variant::GemmSmall => "small".to_string(),
         };
         let fam = match self.family {
             Family::Elementwise => "ew",
@@ -260,6 +265,7 @@ impl KernelSpec {
                 _ => "red",
             },
             Family::Scan => "scan",
+            Family::Gemm => "gemm",
         };
         let mut sym = format!(
             "cuarray_{fam}_{}_{}_{}",

@@ -1,13 +1,92 @@
 //! Matrix products: the pure plan (shapes, batch strides, which operands cuBLAS can read
-//! in place through its transpose flags and leading dimensions) and the launch.
+//! in place through its transpose flags and leading dimensions), and the launch of the
+//! small-product kernel.
+//!
+//! Products of at most [`SMALL_GEMM_FLOPS`] multiply-adds run as one kernel of ours
+//! (`kernels/matmul.cuh`, any strides, no copy): there a cuBLAS call costs more host time
+//! than the GPU spends on the arithmetic. Larger ones go to cuBLAS.
 //!
 //! cuBLAS is column-major; a row-major `C = A B` is computed as `Cᵀ = Bᵀ Aᵀ`, which reads
 //! each row-major operand as it lies. An operand that is neither row- nor column-major
 //! with a usable leading dimension (e.g. a view with steps on both axes, or negative
 //! strides) is copied to a contiguous array first.
 
+use crate::device::Device;
+use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, Variant};
+use crate::ops::launch::{grid_for, BLOCK};
 use crate::shape::{broadcast_shapes, collapse, Layout};
 use crate::{Error, Result};
+use cudarc::driver::sys::CUdeviceptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Multiply-adds (batch x m x n x k) up to which a product runs as one kernel of ours
+/// rather than a cuBLAS call: 64 x 64 x 64.
+pub const SMALL_GEMM_FLOPS: usize = 1 << 18;
+
+static SMALL_GEMM_LIMIT: AtomicUsize = AtomicUsize::new(SMALL_GEMM_FLOPS);
+
+/// The limit in force (tests lower it to 0 to send every product to cuBLAS).
+pub(crate) fn small_gemm_limit() -> usize {
+    SMALL_GEMM_LIMIT.load(Ordering::Relaxed)
+}
+
+pub(crate) fn set_small_gemm_limit(flops: usize) {
+    SMALL_GEMM_LIMIT.store(flops, Ordering::Relaxed)
+}
+
+/// Runs `C = A @ B` for the plan `p` whose batch axes collapse to one strided loop `bl`
+/// (`bl.outer` empty): `a` and `b` address element 0 of `p.a` and `p.b`, `c` a
+/// C-contiguous output of `p.out_shape`.
+pub(crate) fn run_small(
+    device: &Device,
+    dtype: DType,
+    p: &GemmPlan,
+    bl: &BatchLoop,
+    (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
+) -> Result<()> {
+    debug_assert!(bl.outer.is_empty());
+    let nb = p.batch.len();
+    let spec = KernelSpec {
+        family: Family::Gemm,
+        op: "matmul".into(),
+        body: "".into(),
+        inputs: TypeList::new(&[dtype]),
+        outputs: TypeList::new(&[dtype]),
+        scalars: TypeList::new(&[]),
+        variant: Variant::GemmSmall,
+        index: IndexWidth::I64,
+        reduce: None,
+    };
+    let f = device.function(&spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(c).ptr(a).ptr(b);
+    let (sa, sb) = (p.a.strides(), p.b.strides());
+    for v in [
+        bl.count as i64,
+        p.m as i64,
+        p.n as i64,
+        p.k as i64,
+        bl.stride.0 as i64,
+        sa[nb] as i64,
+        sa[nb + 1] as i64,
+        bl.stride.1 as i64,
+        sb[nb] as i64,
+        sb[nb + 1] as i64,
+        bl.stride.2 as i64,
+        p.n as i64,
+        1,
+    ] {
+        args.i64(v);
+    }
+    let total = bl.count * p.m * p.n;
+    let grid = grid_for(total, device.multiprocessor_count() * f.blocks_per_sm);
+    // SAFETY: arguments as render_gemm's signature; the plan's layouts keep every element
+    // of A and B inside their buffers (Layout invariants), and C holds batch * m * n
+    // elements at the strides passed.
+    unsafe { args.launch(device, &f, grid, BLOCK) }
+}
 
 /// How cuBLAS reads one matrix operand in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -86,143 +86,158 @@ fn cases<T: GemmElement>(out: &mut Vec<Trial>) {
         out,
         format!("matmul/shapes_layouts/{name}/mixed"),
         |dev, rng| {
-            let shapes: Vec<(Vec<usize>, Vec<usize>)> = vec![
-                (vec![7], vec![7]),
-                (vec![5], vec![5, 3]),
-                (vec![4, 6], vec![6]),
-                (vec![1, 1], vec![1, 1]),
-                (vec![33, 17], vec![17, 65]),
-                (vec![3, 0], vec![0, 4]),
-                (vec![0, 5], vec![5, 2]),
-                (vec![2, 1, 3, 4], vec![5, 4, 6]),
-                (vec![6, 7, 9], vec![6, 9, 2]),
-                (vec![3, 10, 8], vec![8, 11]),
-            ];
-            for (ash, bsh) in shapes {
-                let na: usize = ash.iter().product();
-                let nb: usize = bsh.iter().product();
-                // Values exactly representable in every dtype (small integers / 4).
-                let av: Vec<f64> = (0..na).map(|_| rng.int(-8, 8) as f64 / 4.0).collect();
-                let bv: Vec<f64> = (0..nb).map(|_| rng.int(-8, 8) as f64 / 4.0).collect();
-                let at: Vec<T> = av.iter().map(|&x| T::from_f64(x)).collect();
-                let bt: Vec<T> = bv.iter().map(|&x| T::from_f64(x)).collect();
-                let a = DeviceArray::from_host(dev, &at, &ash).map_err(|e| e.to_string())?;
-                let b = DeviceArray::from_host(dev, &bt, &bsh).map_err(|e| e.to_string())?;
-                let (want, wshape) = host_matmul(&av, &ash, &bv, &bsh);
-                let c = a.matmul(&b).map_err(|e| e.to_string())?;
-                ensure!(
-                    c.shape() == wshape.as_slice(),
-                    "{ash:?} @ {bsh:?}: shape {:?}, want {wshape:?}",
-                    c.shape()
-                );
-                let got: Vec<f64> = c
-                    .to_host()
-                    .map_err(|e| e.to_string())?
-                    .iter()
-                    .map(|x| x.to_f64())
-                    .collect();
-                let k = if ash.len() == 1 {
-                    ash[0]
-                } else {
-                    ash[ash.len() - 1]
-                } as f64;
-                for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-                    ensure!(
-                        (g - w).abs() <= tol::<T>() * (k * 4.0).max(1.0),
-                        "{ash:?} @ {bsh:?} [{i}]: {g} vs {w}"
-                    );
-                }
-            }
-            // Layouts: F-order (transposes), sliced rows (a copy), sliced columns (in place).
-            let (m, k, n) = (37usize, 29usize, 41usize);
-            let av: Vec<f64> = (0..m * k * 4)
-                .map(|_| rng.int(-8, 8) as f64 / 4.0)
-                .collect();
-            let bv: Vec<f64> = (0..k * n).map(|_| rng.int(-8, 8) as f64 / 4.0).collect();
-            let big = DeviceArray::from_host(
-                dev,
-                &av.iter().map(|&x| T::from_f64(x)).collect::<Vec<_>>(),
-                &[2 * m, 2 * k],
-            )
-            .map_err(|e| e.to_string())?;
-            let b = DeviceArray::from_host(
-                dev,
-                &bv.iter().map(|&x| T::from_f64(x)).collect::<Vec<_>>(),
-                &[k, n],
-            )
-            .map_err(|e| e.to_string())?;
-            let host = |arr: &DeviceArray<T>| -> Result<Vec<f64>, String> {
-                Ok(arr
-                    .to_host()
-                    .map_err(|e| e.to_string())?
-                    .iter()
-                    .map(|x| x.to_f64())
-                    .collect())
-            };
-            let variants: Vec<(&str, DeviceArray<T>, DeviceArray<T>)> = vec![
-                (
-                    "c_c",
-                    big.slice(s![..m, ..k]).map_err(|e| e.to_string())?,
-                    b.clone(),
-                ),
-                (
-                    "stepped_rows",
-                    big.slice(s![..;2, ..k]).map_err(|e| e.to_string())?,
-                    b.clone(),
-                ),
-                (
-                    "stepped_both",
-                    big.slice(s![..;2, ..;2]).map_err(|e| e.to_string())?,
-                    b.clone(),
-                ),
-                (
-                    "negative",
-                    big.slice(s![..m;-1, ..k]).map_err(|e| e.to_string())?,
-                    b.clone(),
-                ),
-                (
-                    "t_t",
-                    big.slice(s![..k, ..m]).map_err(|e| e.to_string())?.t(),
-                    b.t().contiguous().map_err(|e| e.to_string())?.t(),
-                ),
-            ];
-            for (label, x, y) in variants {
-                if x.shape()[1] != y.shape()[0] {
-                    continue;
-                }
-                let (xv, yv) = (host(&x)?, host(&y)?);
-                let (want, _) = host_matmul(&xv, x.shape(), &yv, y.shape());
-                let got = host(&x.matmul(&y).map_err(|e| e.to_string())?)?;
-                for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-                    ensure!(
-                        (g - w).abs() <= tol::<T>() * 4.0 * k as f64,
-                        "{label} [{i}]: {g} vs {w}"
-                    );
-                }
-            }
-            // Errors name both shapes.
-            let e = DeviceArray::<T>::zeros(dev, &[3, 4]).map_err(|e| e.to_string())?;
-            let f = DeviceArray::<T>::zeros(dev, &[5, 6]).map_err(|e| e.to_string())?;
-            let msg = e
-                .matmul(&f)
-                .err()
-                .map(|x| x.to_string())
-                .unwrap_or_default();
-            ensure!(
-                msg.contains("[3, 4]") && msg.contains("[5, 6]"),
-                "error {msg}"
-            );
-            // dot of vectors is 0-d.
-            let v = DeviceArray::from_slice(dev, &[T::from_f64(1.0), T::from_f64(2.0)])
-                .map_err(|e| e.to_string())?;
-            let d = v.dot(&v).map_err(|e| e.to_string())?;
-            ensure!(
-                d.ndim() == 0 && d.to_scalar().map_err(|e| e.to_string())?.to_f64() == 5.0,
-                "dot"
-            );
-            Ok(())
+            // Every case through both paths: cuBLAS (limit 0), then cuarray's kernel for
+            // small products.
+            cuarray::testing::set_small_gemm_limit(0);
+            let cublas = shapes_layouts::<T>(dev, rng);
+            cuarray::testing::set_small_gemm_limit(cuarray::ops::matmul::SMALL_GEMM_FLOPS);
+            cublas.map_err(|e| format!("cuBLAS path: {}", e.message().unwrap_or_default()))?;
+            shapes_layouts::<T>(dev, rng).map_err(|e| {
+                format!("small-product kernel: {}", e.message().unwrap_or_default()).into()
+            })
         },
     );
+}
+
+fn shapes_layouts<T: GemmElement>(
+    dev: &cuarray::Device,
+    rng: &mut crate::common::Rng,
+) -> crate::common::TResult {
+    let shapes: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![7], vec![7]),
+        (vec![5], vec![5, 3]),
+        (vec![4, 6], vec![6]),
+        (vec![1, 1], vec![1, 1]),
+        (vec![33, 17], vec![17, 65]),
+        (vec![3, 0], vec![0, 4]),
+        (vec![0, 5], vec![5, 2]),
+        (vec![2, 1, 3, 4], vec![5, 4, 6]),
+        (vec![6, 7, 9], vec![6, 9, 2]),
+        (vec![3, 10, 8], vec![8, 11]),
+    ];
+    for (ash, bsh) in shapes {
+        let na: usize = ash.iter().product();
+        let nb: usize = bsh.iter().product();
+        // Values exactly representable in every dtype (small integers / 4).
+        let av: Vec<f64> = (0..na).map(|_| rng.int(-8, 8) as f64 / 4.0).collect();
+        let bv: Vec<f64> = (0..nb).map(|_| rng.int(-8, 8) as f64 / 4.0).collect();
+        let at: Vec<T> = av.iter().map(|&x| T::from_f64(x)).collect();
+        let bt: Vec<T> = bv.iter().map(|&x| T::from_f64(x)).collect();
+        let a = DeviceArray::from_host(dev, &at, &ash).map_err(|e| e.to_string())?;
+        let b = DeviceArray::from_host(dev, &bt, &bsh).map_err(|e| e.to_string())?;
+        let (want, wshape) = host_matmul(&av, &ash, &bv, &bsh);
+        let c = a.matmul(&b).map_err(|e| e.to_string())?;
+        ensure!(
+            c.shape() == wshape.as_slice(),
+            "{ash:?} @ {bsh:?}: shape {:?}, want {wshape:?}",
+            c.shape()
+        );
+        let got: Vec<f64> = c
+            .to_host()
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|x| x.to_f64())
+            .collect();
+        let k = if ash.len() == 1 {
+            ash[0]
+        } else {
+            ash[ash.len() - 1]
+        } as f64;
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            ensure!(
+                (g - w).abs() <= tol::<T>() * (k * 4.0).max(1.0),
+                "{ash:?} @ {bsh:?} [{i}]: {g} vs {w}"
+            );
+        }
+    }
+    // Layouts: F-order (transposes), sliced rows (a copy), sliced columns (in place).
+    let (m, k, n) = (37usize, 29usize, 41usize);
+    let av: Vec<f64> = (0..m * k * 4)
+        .map(|_| rng.int(-8, 8) as f64 / 4.0)
+        .collect();
+    let bv: Vec<f64> = (0..k * n).map(|_| rng.int(-8, 8) as f64 / 4.0).collect();
+    let big = DeviceArray::from_host(
+        dev,
+        &av.iter().map(|&x| T::from_f64(x)).collect::<Vec<_>>(),
+        &[2 * m, 2 * k],
+    )
+    .map_err(|e| e.to_string())?;
+    let b = DeviceArray::from_host(
+        dev,
+        &bv.iter().map(|&x| T::from_f64(x)).collect::<Vec<_>>(),
+        &[k, n],
+    )
+    .map_err(|e| e.to_string())?;
+    let host = |arr: &DeviceArray<T>| -> Result<Vec<f64>, String> {
+        Ok(arr
+            .to_host()
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|x| x.to_f64())
+            .collect())
+    };
+    let variants: Vec<(&str, DeviceArray<T>, DeviceArray<T>)> = vec![
+        (
+            "c_c",
+            big.slice(s![..m, ..k]).map_err(|e| e.to_string())?,
+            b.clone(),
+        ),
+        (
+            "stepped_rows",
+            big.slice(s![..;2, ..k]).map_err(|e| e.to_string())?,
+            b.clone(),
+        ),
+        (
+            "stepped_both",
+            big.slice(s![..;2, ..;2]).map_err(|e| e.to_string())?,
+            b.clone(),
+        ),
+        (
+            "negative",
+            big.slice(s![..m;-1, ..k]).map_err(|e| e.to_string())?,
+            b.clone(),
+        ),
+        (
+            "t_t",
+            big.slice(s![..k, ..m]).map_err(|e| e.to_string())?.t(),
+            b.t().contiguous().map_err(|e| e.to_string())?.t(),
+        ),
+    ];
+    for (label, x, y) in variants {
+        if x.shape()[1] != y.shape()[0] {
+            continue;
+        }
+        let (xv, yv) = (host(&x)?, host(&y)?);
+        let (want, _) = host_matmul(&xv, x.shape(), &yv, y.shape());
+        let got = host(&x.matmul(&y).map_err(|e| e.to_string())?)?;
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            ensure!(
+                (g - w).abs() <= tol::<T>() * 4.0 * k as f64,
+                "{label} [{i}]: {g} vs {w}"
+            );
+        }
+    }
+    // Errors name both shapes.
+    let e = DeviceArray::<T>::zeros(dev, &[3, 4]).map_err(|e| e.to_string())?;
+    let f = DeviceArray::<T>::zeros(dev, &[5, 6]).map_err(|e| e.to_string())?;
+    let msg = e
+        .matmul(&f)
+        .err()
+        .map(|x| x.to_string())
+        .unwrap_or_default();
+    ensure!(
+        msg.contains("[3, 4]") && msg.contains("[5, 6]"),
+        "error {msg}"
+    );
+    // dot of vectors is 0-d.
+    let v = DeviceArray::from_slice(dev, &[T::from_f64(1.0), T::from_f64(2.0)])
+        .map_err(|e| e.to_string())?;
+    let d = v.dot(&v).map_err(|e| e.to_string())?;
+    ensure!(
+        d.ndim() == 0 && d.to_scalar().map_err(|e| e.to_string())?.to_f64() == 5.0,
+        "dot"
+    );
+    Ok(())
 }
 
 pub fn trials(out: &mut Vec<Trial>) {

@@ -358,6 +358,21 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || scan_specs(d),
         );
     }
+    for d in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        group(out, format!("nvrtc/gemm/{}/small", d.name()), move || {
+            vec![KernelSpec {
+                family: Family::Gemm,
+                op: "matmul".into(),
+                body: "".into(),
+                inputs: TypeList::new(&[d]),
+                outputs: TypeList::new(&[d]),
+                scalars: TypeList::new(&[]),
+                variant: Variant::GemmSmall,
+                index: IndexWidth::I64,
+                reduce: None,
+            }]
+        });
+    }
     out.push(nvrtc_trial(
         "nvrtc/errors/f32/broken_body_gives_compile_error",
         compile_error,

@@ -88,7 +88,7 @@ fn ops_on_a_stream(dev: &Device) -> TResult {
         on == *dev && on.stream() == s && !s.is_default() && dev.stream().is_default(),
         "stream handles"
     );
-    let (m, k, n) = (67, 45, 33);
+    let (m, k, n) = (67, 45, 133);
     let x: Vec<f32> = rng.vec(m * k);
     let y: Vec<f32> = rng.vec(k * n);
     let a = DeviceArray::from_host(&on, &x, &[m, k])?;
@@ -261,7 +261,7 @@ fn pinned_counters(dev: &Device) -> TResult {
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
     out.push(gpu_trial(
-        "streams/ops_on_a_stream/f32/67x45x33",
+        "streams/ops_on_a_stream/f32/67x45x133",
         ops_on_a_stream,
     ));
     out.push(gpu_trial(
