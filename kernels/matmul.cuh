@@ -7,6 +7,14 @@
 //               accumulating in Acc in the order p = 0, 1, ..., k - 1.
 // Launch: 256 threads per block, grid-stride over batch * m * n.
 
+// The sizes and strides, passed by value as one kernel argument.
+struct GemmShape {
+    long long batch, m, n, k;
+    long long sab, sam, sak;  // A: between products, rows, columns
+    long long sbb, sbk, sbn;  // B
+    long long scb, scm, scn;  // C
+};
+
 template <typename I, typename Acc, typename T, typename TC>
 __device__ __forceinline__ void gemm_small(const T* a, const T* b, TC* c, I batch, I m, I n, I k,
                                            I sab, I sam, I sak, I sbb, I sbk, I sbn, I scb, I scm,

@@ -54,6 +54,21 @@ impl KernelArgs {
         self.reserve(bytes.len(), align).copy_from_slice(bytes);
     }
 
+    /// Number of arguments and bytes pushed so far.
+    #[cfg(test)]
+    pub(crate) fn extent(&self) -> (usize, usize) {
+        (self.n, self.used)
+    }
+
+    /// One argument made of consecutive `long long`s (a struct of them on the device).
+    pub(crate) fn i64s(&mut self, vals: &[i64]) -> &mut Self {
+        let dst = self.reserve(8 * vals.len(), 8);
+        for (c, v) in dst.chunks_exact_mut(8).zip(vals) {
+            c.copy_from_slice(&v.to_ne_bytes());
+        }
+        self
+    }
+
     /// A device pointer argument.
     pub(crate) fn ptr(&mut self, p: CUdeviceptr) -> &mut Self {
         self.push_bytes(&p.to_ne_bytes(), 8);

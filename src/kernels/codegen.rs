@@ -61,7 +61,7 @@ pub fn render(spec: &KernelSpec) -> String {
 
 /// A small matrix product: `out0 = in0 @ in0'` (both inputs of type `in0_t`), accumulated
 /// in `double` for f64 and in `float` otherwise. Parameters: the output, the two inputs,
-/// then batch, m, n, k and the batch, row and column strides of A, B and C.
+/// then a `GemmShape` (batch, m, n, k and the batch, row and column strides of A, B, C).
 fn render_gemm(spec: &KernelSpec, src: &mut String) {
     let t = spec.inputs.as_slice()[0];
     let acc = if t == crate::DType::F64 {
@@ -76,21 +76,16 @@ fn render_gemm(spec: &KernelSpec, src: &mut String) {
         spec.outputs.as_slice()[0].cuda_type()
     );
     let _ = writeln!(src, "typedef {acc} acc_t;");
-    let names = [
-        "batch", "m", "n", "k", "sab", "sam", "sak", "sbb", "sbk", "sbn", "scb", "scm", "scn",
-    ];
-    let params: Vec<String> = names
-        .iter()
-        .map(|n| format!("const long long {n}_"))
-        .collect();
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    out0_t* p_out0,\n    const in0_t* p_a,\n    const in0_t* p_b,\n    {}) {{",
-        spec.symbol(),
-        params.join(",\n    ")
+        "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    out0_t* p_out0,\n    const in0_t* p_a,\n    const in0_t* p_b,\n    const GemmShape g) {{",
+        spec.symbol()
     );
     let _ = writeln!(src, "    typedef {} I;", spec.index.cuda_type());
-    let args: Vec<String> = names.iter().map(|n| format!("(I){n}_")).collect();
+    let args = [
+        "batch", "m", "n", "k", "sab", "sam", "sak", "sbb", "sbk", "sbn", "scb", "scm", "scn",
+    ]
+    .map(|n| format!("(I)g.{n}"));
     let _ = writeln!(
         src,
         "    gemm_small<I, acc_t>(p_a, p_b, p_out0, {});\n}}",

@@ -36,34 +36,18 @@ pub(crate) fn set_small_gemm_limit(flops: usize) {
     SMALL_GEMM_LIMIT.store(flops, Ordering::Relaxed)
 }
 
-/// Runs `C = A @ B` for the plan `p` whose batch axes collapse to one strided loop `bl`
-/// (`bl.outer` empty): `a` and `b` address element 0 of `p.a` and `p.b`, `c` a
-/// C-contiguous output of `p.out_shape`.
-pub(crate) fn run_small(
-    device: &Device,
-    dtype: DType,
+/// The arguments of the small-product kernel (render_gemm's signature): C, A, B, then the
+/// `GemmShape` struct.
+fn small_args(
     p: &GemmPlan,
     bl: &BatchLoop,
     (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
-) -> Result<()> {
-    debug_assert!(bl.outer.is_empty());
+) -> KernelArgs {
     let nb = p.batch.len();
-    let spec = KernelSpec {
-        family: Family::Gemm,
-        op: "matmul".into(),
-        body: "".into(),
-        inputs: TypeList::new(&[dtype]),
-        outputs: TypeList::new(&[dtype]),
-        scalars: TypeList::new(&[]),
-        variant: Variant::GemmSmall,
-        index: IndexWidth::I64,
-        reduce: None,
-    };
-    let f = device.function(&spec)?;
     let mut args = KernelArgs::new();
     args.ptr(c).ptr(a).ptr(b);
     let (sa, sb) = (p.a.strides(), p.b.strides());
-    for v in [
+    args.i64s(&[
         bl.count as i64,
         p.m as i64,
         p.n as i64,
@@ -77,9 +61,34 @@ pub(crate) fn run_small(
         bl.stride.2 as i64,
         p.n as i64,
         1,
-    ] {
-        args.i64(v);
-    }
+    ]);
+    args
+}
+
+/// Runs `C = A @ B` for the plan `p` whose batch axes collapse to one strided loop `bl`
+/// (`bl.outer` empty): `a` and `b` address element 0 of `p.a` and `p.b`, `c` a
+/// C-contiguous output of `p.out_shape`.
+pub(crate) fn run_small(
+    device: &Device,
+    dtype: DType,
+    p: &GemmPlan,
+    bl: &BatchLoop,
+    (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
+) -> Result<()> {
+    debug_assert!(bl.outer.is_empty());
+    let spec = KernelSpec {
+        family: Family::Gemm,
+        op: "matmul".into(),
+        body: "".into(),
+        inputs: TypeList::new(&[dtype]),
+        outputs: TypeList::new(&[dtype]),
+        scalars: TypeList::new(&[]),
+        variant: Variant::GemmSmall,
+        index: IndexWidth::I64,
+        reduce: None,
+    };
+    let f = device.function(&spec)?;
+    let mut args = small_args(p, bl, (a, b, c));
     let total = bl.count * p.m * p.n;
     let grid = grid_for(total, device.multiprocessor_count() * f.blocks_per_sm);
     // SAFETY: arguments as render_gemm's signature; the plan's layouts keep every element
@@ -271,6 +280,20 @@ pub fn batch_loop(p: &GemmPlan) -> BatchLoop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_product_arguments() {
+        // A batch of 3 products (5x4 @ 4x6): 3 pointers and one 13-integer GemmShape.
+        let p = plan_gemm(
+            &Layout::contiguous(&[3, 5, 4]),
+            &Layout::contiguous(&[3, 4, 6]),
+        )
+        .unwrap();
+        let bl = batch_loop(&p);
+        assert!(bl.outer.is_empty() && bl.count == 3);
+        let args = small_args(&p, &bl, (0x1000, 0x2000, 0x3000));
+        assert_eq!(args.extent(), (4, 3 * 8 + 13 * 8));
+    }
 
     #[test]
     fn shapes() {
