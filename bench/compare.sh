@@ -23,16 +23,16 @@ CUPY_TF32=1 python3 bench/peers.py --cupy-tf32 matmul_tf32_8192 "$@" | tee -a "$
 echo "== cold and warm process (end to end, quickstart)"
 cache=$(mktemp -d)
 peer_cache=$(mktemp -d)
-emit() { # lib run seconds
-  python3 -c "print('{\"lib\": \"$1\", \"case\": \"quickstart_process_$2\", \"kind\": \"wall\", \"us\": %.1f, \"gbps\": 0}' % ($3 * 1e6))" | tee -a "$out/results.jsonl"
+emit() { # lib run t0 t1 (seconds since the epoch)
+  python3 -c "print('{\"lib\": \"$1\", \"case\": \"quickstart_process_$2\", \"kind\": \"wall\", \"us\": %.1f, \"gbps\": 0}' % (($4 - $3) * 1e6))" | tee -a "$out/results.jsonl"
 }
 for run in cold warm; do
   t0=$(date +%s.%N); CUARRAY_CACHE_DIR=$cache .gpu/examples/quickstart > /dev/null; t1=$(date +%s.%N)
-  emit cuarray $run "$t1 - $t0"
+  emit cuarray $run "$t0" "$t1"
   t0=$(date +%s.%N); CUPY_CACHE_DIR=$peer_cache python3 bench/quickstart_peer.py cupy > /dev/null; t1=$(date +%s.%N)
-  emit cupy $run "$t1 - $t0"
+  emit cupy $run "$t0" "$t1"
   t0=$(date +%s.%N); python3 bench/quickstart_peer.py pytorch > /dev/null; t1=$(date +%s.%N)
-  emit pytorch $run "$t1 - $t0"
+  emit pytorch $run "$t0" "$t1"
 done
 rm -rf "$cache" "$peer_cache"
 python3 bench/report.py "$out/results.jsonl" --markdown > "$out/table.md"
