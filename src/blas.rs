@@ -30,10 +30,49 @@ pub trait GemmElement: Element + sealed::Sealed {
     /// The accumulation (compute) type, given the TF32 setting.
     #[doc(hidden)]
     fn compute_type(tf32: bool) -> sys::cublasComputeType_t;
+    /// cuBLAS's typed matrix-vector product (`?gemv`) for this type, if it has one.
+    ///
+    /// # Safety
+    /// As [`Blas::gemm`]'s: the pointers address the matrix and vectors `g` describes.
+    #[doc(hidden)]
+    unsafe fn gemv(_handle: sys::cublasHandle_t, _g: &Gemv) -> Option<sys::cublasStatus_t> {
+        None
+    }
+    /// cuBLAS's typed single product (`?gemm`, no TF32) for this type, if it has one: a
+    /// lighter host path than `cublasGemmEx`.
+    ///
+    /// # Safety
+    /// As [`Blas::gemm`]'s: the pointers address the matrices `g` describes.
+    #[doc(hidden)]
+    unsafe fn gemm(_handle: sys::cublasHandle_t, _g: &Gemm) -> Option<sys::cublasStatus_t> {
+        None
+    }
+}
+
+/// The arguments of a typed `?gemv` call (α = 1, β = 0).
+#[doc(hidden)]
+pub struct Gemv {
+    trans: sys::cublasOperation_t,
+    rows: i32,
+    cols: i32,
+    a: (CUdeviceptr, i32),
+    x: (CUdeviceptr, i32),
+    y: (CUdeviceptr, i32),
+}
+
+/// The arguments of a typed `?gemm` call (α = 1, β = 0).
+#[doc(hidden)]
+pub struct Gemm {
+    trans: (sys::cublasOperation_t, sys::cublasOperation_t),
+    mnk: (i32, i32, i32),
+    a: (CUdeviceptr, i32),
+    b: (CUdeviceptr, i32),
+    c: (CUdeviceptr, i32),
 }
 
 macro_rules! gemm_element {
-    ($t:ty, $cuda:ident, $scale:ty, $one:expr, $zero:expr, |$tf32:ident| $compute:expr) => {
+    ($t:ty, $cuda:ident, $scale:ty, $one:expr, $zero:expr, |$tf32:ident| $compute:expr
+     $(, typed: $gemv:ident, $gemm:ident)?) => {
         impl sealed::Sealed for $t {}
         impl GemmElement for $t {
             const CUDA_TYPE: sys::cudaDataType = sys::cudaDataType::$cuda;
@@ -43,6 +82,29 @@ macro_rules! gemm_element {
             fn compute_type($tf32: bool) -> sys::cublasComputeType_t {
                 $compute
             }
+            $(
+            unsafe fn gemv(handle: sys::cublasHandle_t, g: &Gemv) -> Option<sys::cublasStatus_t> {
+                let (one, zero): ($t, $t) = ($one, $zero);
+                // SAFETY: the caller's contract; alpha and beta outlive the call.
+                Some(unsafe {
+                    sys::$gemv(
+                        handle, g.trans, g.rows, g.cols, &one, g.a.0 as *const $t, g.a.1,
+                        g.x.0 as *const $t, g.x.1, &zero, g.y.0 as *mut $t, g.y.1,
+                    )
+                })
+            }
+            unsafe fn gemm(handle: sys::cublasHandle_t, g: &Gemm) -> Option<sys::cublasStatus_t> {
+                let (one, zero): ($t, $t) = ($one, $zero);
+                // SAFETY: the caller's contract; alpha and beta outlive the call.
+                Some(unsafe {
+                    sys::$gemm(
+                        handle, g.trans.0, g.trans.1, g.mnk.0, g.mnk.1, g.mnk.2, &one,
+                        g.a.0 as *const $t, g.a.1, g.b.0 as *const $t, g.b.1, &zero,
+                        g.c.0 as *mut $t, g.c.1,
+                    )
+                })
+            }
+            )?
         }
     };
 }
@@ -51,10 +113,10 @@ gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 {
     Ct::CUBLAS_COMPUTE_32F_FAST_TF32
 } else {
     Ct::CUBLAS_COMPUTE_32F
-});
+}, typed: cublasSgemv_v2, cublasSgemm_v2);
 gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
-});
+}, typed: cublasDgemv_v2, cublasDgemm_v2);
 gemm_element!(f16, CUDA_R_16F, f32, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_32F
 });
@@ -164,11 +226,9 @@ impl Blas {
         let alpha = &one as *const T::Scale as *const std::ffi::c_void;
         let beta = &zero as *const T::Scale as *const std::ffi::c_void;
         let algo = sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
-        // SAFETY: guaranteed by the caller; alpha and beta live on this stack frame
-        // through the call (cuBLAS reads host scalars before returning).
-        let is = |d: crate::DType| T::DTYPE == d;
-        if count == 1 && (m == 1 || n == 1) && (is(crate::DType::F32) || is(crate::DType::F64)) {
-            // A matrix-vector product: cuBLAS's gemv (memory-bound, no tensor cores).
+        if count == 1 && (m == 1 || n == 1) {
+            // A matrix-vector product: cuBLAS's gemv where the type has one (memory-bound,
+            // no tensor cores).
             // n == 1: c = op(A) b.  m == 1: cᵀ = op(B)ᵀ op(A)ᵀ, the vector being A's row.
             let (trans, shape, (mat, ld), (x, incx), incy) = if n == 1 {
                 (
@@ -187,72 +247,38 @@ impl Blas {
                     ldc,
                 )
             };
-            let (rows, cols, ld, incx, incy) = (
-                int(shape.0)?,
-                int(shape.1)?,
-                int(ld)?,
-                int(incx)?,
-                int(incy)?,
-            );
+            let g = Gemv {
+                trans,
+                rows: int(shape.0)?,
+                cols: int(shape.1)?,
+                a: (mat, int(ld)?),
+                x: (x, int(incx)?),
+                y: (c, int(incy)?),
+            };
             // SAFETY: as for gemm (the caller's guarantee): the matrix is `shape` with
             // leading dimension `ld`, the vectors are read and written at the strides the
-            // gemm operands describe; alpha and beta outlive the call.
-            let status = unsafe {
-                if is(crate::DType::F32) {
-                    sys::cublasSgemv_v2(
-                        self.handle,
-                        trans,
-                        rows,
-                        cols,
-                        alpha as *const f32,
-                        mat as *const f32,
-                        ld,
-                        x as *const f32,
-                        incx,
-                        beta as *const f32,
-                        c as *mut f32,
-                        incy,
-                    )
-                } else {
-                    sys::cublasDgemv_v2(
-                        self.handle,
-                        trans,
-                        rows,
-                        cols,
-                        alpha as *const f64,
-                        mat as *const f64,
-                        ld,
-                        x as *const f64,
-                        incx,
-                        beta as *const f64,
-                        c as *mut f64,
-                        incy,
-                    )
-                }
-            };
-            return status.result().map_err(blas_err("cublasGemv"));
+            // gemm operands describe.
+            if let Some(status) = unsafe { T::gemv(self.handle, &g) } {
+                return status.result().map_err(blas_err("cublasGemv"));
+            }
         }
+        if count == 1 && !tf32 {
+            let g = Gemm {
+                trans: (op(ta), op(tb)),
+                mnk: (int(m)?, int(n)?, int(k)?),
+                a: (a, int(lda)?),
+                b: (b, int(ldb)?),
+                c: (c, int(ldc)?),
+            };
+            // SAFETY: the caller's guarantee.
+            if let Some(status) = unsafe { T::gemm(self.handle, &g) } {
+                return status.result().map_err(blas_err("cublasGemm"));
+            }
+        }
+        // SAFETY: guaranteed by the caller; alpha and beta live on this stack frame
+        // through the call (cuBLAS reads host scalars before returning).
         unsafe {
-            if count == 1 && T::DTYPE == crate::DType::F32 && !tf32 {
-                // Plain sgemm: the lightest host path for the common case.
-                sys::cublasSgemm_v2(
-                    self.handle,
-                    op(ta),
-                    op(tb),
-                    int(m)?,
-                    int(n)?,
-                    int(k)?,
-                    alpha as *const f32,
-                    a as *const f32,
-                    int(lda)?,
-                    b as *const f32,
-                    int(ldb)?,
-                    beta as *const f32,
-                    c as *mut f32,
-                    int(ldc)?,
-                )
-                .result()
-            } else if count == 1 {
+            if count == 1 {
                 cb::gemm_ex(
                     self.handle,
                     op(ta),

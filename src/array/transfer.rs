@@ -133,37 +133,19 @@ impl<T: Element> DeviceArray<T> {
                 got: dst.len(),
             });
         }
-        if n == 0 {
-            return Ok(());
-        }
-        let dense;
-        let src = if self.is_contiguous() {
-            self
-        } else {
-            dense = self.contiguous()?;
-            &dense
-        };
-        let device = self.device();
-        let bytes = n * std::mem::size_of::<T>();
-        device.counters().d2h(bytes);
-        device.bind()?;
-        let stream = device.cuda_stream();
-        let host = dst.begin_transfer(stream)?;
-        // SAFETY: `host` holds `n` elements of page-locked memory, borrowed mutably here
-        // and afterwards only reachable after the copy's event (`end_transfer`); `src` is
-        // contiguous with `n` elements, and its memory is reused only after this copy
-        // (stream order).
-        unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                host as *mut c_void,
-                src.first_ptr(),
-                bytes,
-                stream.cu_stream(),
-            )
-        }
-        .result()
-        .map_err(Error::cuda("to_pinned"))?;
-        dst.end_transfer(stream)
+        self.with_dense_source(|device, src, bytes| {
+            let stream = device.cuda_stream();
+            let host = dst.begin_transfer(stream)?;
+            // SAFETY: `host` holds `n` elements of page-locked memory, borrowed mutably
+            // here and afterwards only reachable after the copy's event (`end_transfer`);
+            // `src` has `bytes` bytes, reused only after this copy (stream order).
+            unsafe {
+                sys::cuMemcpyDtoHAsync_v2(host as *mut c_void, src, bytes, stream.cu_stream())
+            }
+            .result()
+            .map_err(Error::cuda("to_pinned"))?;
+            dst.end_transfer(stream)
+        })
     }
 
     /// Copies a 1-D slice to the device.
@@ -249,8 +231,33 @@ impl<T: Element> DeviceArray<T> {
     /// `dst` must be valid for writes of `size()` elements of `T`.
     unsafe fn copy_out(&self, dst: *mut T) -> Result<()> {
         let _range = crate::profile::range("to_host");
-        let n = self.size();
-        if n == 0 {
+        self.with_dense_source(|device, src, bytes| {
+            if bytes >= STAGE_MIN {
+                device.counters().sync();
+                // SAFETY: `src` has `bytes` bytes; `dst` is valid for them (caller).
+                return unsafe { stage_out(device, dst as *mut u8, src, bytes) };
+            }
+            // SAFETY: `src` and `dst` (caller) both hold `bytes` bytes. The stream
+            // synchronize below completes the copy before `dst` is used or `src` freed.
+            unsafe {
+                sys::cuMemcpyDtoHAsync_v2(dst as *mut c_void, src, bytes, device.cu_stream())
+            }
+            .result()
+            .map_err(Error::cuda("to_host"))?;
+            device.synchronize()
+        })
+    }
+
+    /// The common part of every device-to-host copy: does nothing for an empty array;
+    /// otherwise gathers a non-contiguous array into a dense temporary, counts the
+    /// transfer, makes the device current and calls `f(device, first byte, bytes)` with
+    /// a source that stays alive through `f`.
+    fn with_dense_source(
+        &self,
+        f: impl FnOnce(&Device, CUdeviceptr, usize) -> Result<()>,
+    ) -> Result<()> {
+        let bytes = self.size() * std::mem::size_of::<T>();
+        if bytes == 0 {
             return Ok(());
         }
         let dense;
@@ -261,28 +268,9 @@ impl<T: Element> DeviceArray<T> {
             &dense
         };
         let device = self.device();
-        let bytes = n * std::mem::size_of::<T>();
         device.counters().d2h(bytes);
         device.bind()?;
-        if bytes >= STAGE_MIN {
-            device.counters().sync();
-            // SAFETY: `src` is contiguous with `bytes` bytes; `dst` is valid for them.
-            return unsafe { stage_out(device, dst as *mut u8, src.first_ptr(), bytes) };
-        }
-        // SAFETY: `src` is contiguous with `n` elements from `first_ptr`; `dst` is valid
-        // for `n` elements (caller). The stream synchronize below completes the copy
-        // before `dst` is used or `src` can be freed.
-        unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                dst as *mut c_void,
-                src.first_ptr(),
-                bytes,
-                device.cu_stream(),
-            )
-        }
-        .result()
-        .map_err(Error::cuda("to_host"))?;
-        device.synchronize()
+        f(device, src.first_ptr(), bytes)
     }
 }
 
@@ -387,9 +375,10 @@ unsafe fn stage_out(device: &Device, dst: *mut u8, src: CUdeviceptr, bytes: usiz
                 let off = (i - 1) * STAGE_BYTES;
                 let len = STAGE_BYTES.min(bytes - off);
                 let slot = &st.slots[(i - 1) % 2];
-                let piece: &[u8] = slot; // waits for the piece's copy
-                                         // SAFETY: `piece` has STAGE_BYTES >= len bytes; `dst + off` has `len`
-                                         // writable bytes (caller) and does not overlap page-locked memory we own.
+                // Dereferencing the slot waits for the piece's copy.
+                let piece: &[u8] = slot;
+                // SAFETY: `piece` has STAGE_BYTES >= len bytes; `dst + off` has `len`
+                // writable bytes (caller) and does not overlap page-locked memory we own.
                 unsafe { par_copy(dst.add(off), piece.as_ptr(), len) };
             }
         }

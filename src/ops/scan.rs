@@ -99,6 +99,49 @@ pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
     })
 }
 
+/// The kernel spec of an inclusive scan (`op` is `Sum` or `Prod`) of `in_dtype` into
+/// `out_dtype`, in one of the scan variants (`ScanTiles` or `ScanSerial`).
+///
+/// ```
+/// use cuarray::kernels::{IndexWidth, Variant};
+/// use cuarray::ops::{reduce::ReduceOp, scan::scan_spec};
+/// use cuarray::DType;
+/// let s = scan_spec(ReduceOp::Sum, DType::I32, DType::I64, Variant::ScanSerial { nk: 1 }, IndexWidth::I32);
+/// assert_eq!(s.op, "cumsum");
+/// ```
+pub fn scan_spec(
+    op: ReduceOp,
+    in_dtype: DType,
+    out_dtype: DType,
+    variant: Variant,
+    index: IndexWidth,
+) -> KernelSpec {
+    let def = op.def(in_dtype);
+    KernelSpec {
+        family: Family::Scan,
+        op: if op == ReduceOp::Prod {
+            "cumprod".into()
+        } else {
+            "cumsum".into()
+        },
+        body: def.pre.into(),
+        inputs: TypeList::new(&[in_dtype]),
+        outputs: TypeList::new(&[out_dtype]),
+        scalars: TypeList::new(&[]),
+        variant,
+        index,
+        reduce: Some(ReduceSpec {
+            acc: def.acc.into(),
+            identity: def.identity.into(),
+            combine: def.combine.into(),
+            post: def.post.into(),
+            partial_in: false,
+            partial_out: false,
+            aux: None,
+        }),
+    }
+}
+
 /// Runs an inclusive scan (`op` is `Sum` or `Prod`) of `input` into the C-contiguous
 /// `output`, both with the plan's layout.
 pub(crate) fn run(
@@ -136,29 +179,7 @@ pub(crate) fn run(
     } else {
         Variant::ScanSerial { nk }
     };
-    let spec = KernelSpec {
-        family: Family::Scan,
-        op: if op == ReduceOp::Prod {
-            "cumprod".into()
-        } else {
-            "cumsum".into()
-        },
-        body: def.pre.into(),
-        inputs: TypeList::new(&[in_dtype]),
-        outputs: TypeList::new(&[out_dtype]),
-        scalars: TypeList::new(&[]),
-        variant,
-        index: p.index,
-        reduce: Some(ReduceSpec {
-            acc: def.acc.into(),
-            identity: def.identity.into(),
-            combine: def.combine.into(),
-            post: def.post.into(),
-            partial_in: false,
-            partial_out: false,
-            aux: None,
-        }),
-    };
+    let spec = scan_spec(op, in_dtype, out_dtype, variant, p.index);
     let f = device.function(&spec)?;
     let mut args = KernelArgs::new();
     args.ptr(output).ptr(input);

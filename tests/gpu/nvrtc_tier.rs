@@ -8,6 +8,7 @@ use cuarray::kernels::{
 };
 use cuarray::ops::elementwise::spec_for;
 use cuarray::ops::reduce::ReduceOp;
+use cuarray::ops::scan::scan_spec;
 use cuarray::{DType, Error};
 use libtest_mimic::Trial;
 
@@ -207,7 +208,6 @@ fn scan_specs(d: DType) -> Vec<KernelSpec> {
     };
     let mut v = Vec::new();
     for op in [ReduceOp::Sum, ReduceOp::Prod] {
-        let def = op.def(d);
         for variant in [
             Variant::ScanTiles {
                 vec: (16 / d.size().max(out.size())) as u8,
@@ -216,29 +216,7 @@ fn scan_specs(d: DType) -> Vec<KernelSpec> {
             Variant::ScanTiles { vec: 1, nk: 2 },
             Variant::ScanSerial { nk: 1 },
         ] {
-            v.push(KernelSpec {
-                family: Family::Scan,
-                op: if op == ReduceOp::Sum {
-                    "cumsum".into()
-                } else {
-                    "cumprod".into()
-                },
-                body: def.pre.into(),
-                inputs: TypeList::new(&[d]),
-                outputs: TypeList::new(&[out]),
-                scalars: TypeList::new(&[]),
-                variant,
-                index: IndexWidth::I32,
-                reduce: Some(ReduceSpec {
-                    acc: def.acc.into(),
-                    identity: def.identity.into(),
-                    combine: def.combine.into(),
-                    post: def.post.into(),
-                    partial_in: false,
-                    partial_out: false,
-                    aux: None,
-                }),
-            });
+            v.push(scan_spec(op, d, out, variant, IndexWidth::I32));
         }
     }
     v
