@@ -11,7 +11,11 @@
 //                with consecutive outputs read consecutive addresses when the kept axis
 //                has stride 1 (a reduction over a leading axis).
 // `splits` > 1 cuts each reduction into pieces written as partials; a second launch
-// reduces them. Launch: 1-D grid of 1-D blocks of 256 threads, any grid size.
+// reduces them. reduce_rows with FINISH does it in one launch instead: each piece stores
+// its partial in `part`, then counts itself in the row's semaphore `sem[row]` (zero
+// before the launch, zero again after it); the piece that counts last combines the row's
+// partials and writes the output. Launch: 1-D grid of 1-D blocks of 256 threads, any grid
+// size.
 
 template <typename V> struct cuarray_argacc {
     V v;
@@ -82,12 +86,55 @@ __device__ __forceinline__ Acc cuarray_warp_reduce(Acc a, Comb comb) {
     return a;
 }
 
-template <bool WARP, int VEC, int NK, int NR, typename I, typename Acc, typename Load, typename LoadV,
-          typename Comb, typename Fin>
+// Combines `a` across the group (a warp, or the whole block through `shared`); the result
+// is valid in lane 0. Every thread of the group calls it.
+template <bool WARP, typename Acc, typename Comb>
+__device__ __forceinline__ Acc cuarray_group_reduce(Acc a, Acc identity, Comb comb, Acc* shared) {
+    a = cuarray_warp_reduce(a, comb);
+    if (!WARP) {
+        const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+        if ((threadIdx.x & 31) == 0) shared[warp] = a;
+        __syncthreads();
+        if (warp == 0) {
+            a = ((int)threadIdx.x < nwarps) ? shared[threadIdx.x] : identity;
+            a = cuarray_warp_reduce(a, comb);
+        }
+        __syncthreads();
+    }
+    return a;
+}
+
+// A load through L2 only (no L1), for values other blocks of the same launch wrote; any
+// trivially copyable type, in the widest words its size and alignment allow.
+template <typename T> __device__ __forceinline__ T cuarray_ldcg(const T* p) {
+    T v;
+    if (sizeof(T) % 8 == 0 && alignof(T) >= 8) {
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) / 8); ++i)
+            reinterpret_cast<long long*>(&v)[i] = __ldcg(reinterpret_cast<const long long*>(p) + i);
+    } else if (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) / 4); ++i)
+            reinterpret_cast<int*>(&v)[i] = __ldcg(reinterpret_cast<const int*>(p) + i);
+    } else if (sizeof(T) % 2 == 0 && alignof(T) >= 2) {
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) / 2); ++i)
+            reinterpret_cast<short*>(&v)[i] = __ldcg(reinterpret_cast<const short*>(p) + i);
+    } else {
+#pragma unroll
+        for (int i = 0; i < (int)sizeof(T); ++i)
+            reinterpret_cast<signed char*>(&v)[i] = __ldcg(reinterpret_cast<const signed char*>(p) + i);
+    }
+    return v;
+}
+
+template <bool WARP, bool FINISH, int VEC, int NK, int NR, typename I, typename Acc, typename Load,
+          typename LoadV, typename Comb, typename Fin>
 __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const Indexer<1, NR, I>& red,
                                             I n_out, I n_red, I splits, Acc identity, Load load, LoadV loadv,
-                                            Comb comb, Fin fin) {
+                                            Comb comb, Fin fin, Acc* part, unsigned int* sem) {
     __shared__ Acc partial[32];
+    __shared__ bool last_piece;
     const int lanes = WARP ? 32 : (int)blockDim.x;
     const int lane = WARP ? (int)(threadIdx.x & 31) : (int)threadIdx.x;
     const I group = WARP ? ((I)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) : (I)blockIdx.x;
@@ -122,19 +169,36 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
                 a0 = comb(a0, load(base + cuarray_offset_of<NR, I>(red, j), j, row));
             }
         }
-        Acc a = comb(comb(a0, a1), comb(a2, a3));
-        a = cuarray_warp_reduce(a, comb);
-        if (!WARP) {
-            const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-            if ((threadIdx.x & 31) == 0) partial[warp] = a;
+        Acc a = cuarray_group_reduce<WARP>(comb(comb(a0, a1), comb(a2, a3)), identity, comb, partial);
+        if (!FINISH || splits == 1) {
+            if (lane == 0) fin(row, split, a);
+            continue;
+        }
+        // Publish this piece's partial, then count it; the row's last piece finishes it.
+        unsigned int ticket = 0;
+        if (lane == 0) {
+            part[row * splits + split] = a;
+            __threadfence();
+            ticket = atomicAdd(sem + row, 1u);
+        }
+        bool last;
+        if (WARP) {
+            last = __shfl_sync(0xffffffffu, ticket, 0) == (unsigned int)(splits - 1);
+        } else {
+            if (threadIdx.x == 0) last_piece = ticket == (unsigned int)(splits - 1);
             __syncthreads();
-            if (warp == 0) {
-                a = ((int)threadIdx.x < nwarps) ? partial[threadIdx.x] : identity;
-                a = cuarray_warp_reduce(a, comb);
-            }
+            last = last_piece;
             __syncthreads();
         }
-        if (lane == 0) fin(row, split, a);
+        if (!last) continue;
+        __threadfence();
+        Acc b = identity;
+        for (I s = lane; s < splits; s += lanes) b = comb(b, cuarray_ldcg(part + row * splits + s));
+        b = cuarray_group_reduce<WARP>(b, identity, comb, partial);
+        if (lane == 0) {
+            fin(row, 0, b);
+            sem[row] = 0u;  // ready for the next launch on this stream
+        }
     }
 }
 

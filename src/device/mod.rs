@@ -9,15 +9,19 @@ mod timing;
 use crate::kernels::cache::{CacheStats, KernelCache};
 use crate::kernels::KernelSpec;
 use crate::{Error, Result};
-use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
+use cudarc::driver::sys::{self, CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 pub use memory::{DeviceBuffer, MemoryPool, MemoryStats};
 pub use pinned::PinnedBuffer;
 use probe::Lib;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 pub use stream::{Event, Stream, Timer};
 pub use timing::Timings;
+
+/// Output rows a split reduction can finish in one launch (the per-stream counters).
+pub(crate) const ROW_COUNTERS: usize = 4096;
 
 pub(crate) struct Inner {
     ordinal: usize,
@@ -31,6 +35,8 @@ pub(crate) struct Inner {
     blas: Mutex<Option<crate::blas::Blas>>,
     tf32: AtomicBool,
     staging: Mutex<Option<pinned::Staging>>,
+    /// Each stream's reduction row counters (see `Device::row_counters`), by stream id.
+    row_counters: Mutex<HashMap<u64, CUdeviceptr>>,
 }
 
 impl Drop for Inner {
@@ -43,7 +49,12 @@ impl Drop for Inner {
         let workspace = blas.as_ref().map(|b| b.workspace);
         drop(blas);
         let cached = self.pool.take_cached().into_iter().map(|(_, p)| p);
-        for ptr in cached.chain(workspace) {
+        let counters = self
+            .row_counters
+            .get_mut()
+            .map(|m| m.drain().map(|(_, p)| p).collect::<Vec<_>>())
+            .unwrap_or_default();
+        for ptr in cached.chain(workspace).chain(counters) {
             // SAFETY: cached blocks are referenced by no live buffer (every buffer holds a
             // reference to this `Inner`, so none is left), and the free is ordered on the
             // stream after all work that used the block.
@@ -200,6 +211,7 @@ impl Device {
             blas: Mutex::new(None),
             tf32: AtomicBool::new(false),
             staging: Mutex::new(None),
+            row_counters: Mutex::new(HashMap::new()),
         });
         if reg.len() <= ordinal {
             reg.resize_with(ordinal + 1, Weak::new);
@@ -419,6 +431,50 @@ impl Device {
             .ctx
             .bind_to_thread()
             .map_err(Error::cuda("binding the context"))
+    }
+
+    /// Zeroed counters, one per output row, for split reductions finished in one launch
+    /// on the handle's stream (allocated and zeroed in stream order on the stream's first
+    /// use). Each launch leaves them zero again, and launches on one stream run one after
+    /// the other, so every reduction on the stream shares them.
+    pub(crate) fn row_counters(&self) -> Result<CUdeviceptr> {
+        let mut map = self
+            .inner
+            .row_counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let id = self.stream_id();
+        if let Some(&ptr) = map.get(&id) {
+            return Ok(ptr);
+        }
+        let ptr = self.driver_alloc(ROW_COUNTERS * 4)?;
+        // SAFETY: `ptr` holds ROW_COUNTERS u32s, allocated on this stream just above.
+        let zeroed =
+            unsafe { sys::cuMemsetD32Async(ptr, 0, ROW_COUNTERS, self.cu_stream()) }.result();
+        if let Err(e) = zeroed {
+            // SAFETY: nothing else has seen `ptr`.
+            let _ = unsafe { cudarc::driver::result::free_async(ptr, self.cu_stream()) };
+            return Err(Error::cuda("zeroing the row counters")(e));
+        }
+        map.insert(id, ptr);
+        Ok(ptr)
+    }
+
+    /// Frees stream `id`'s row counters on the device's own stream, which must already
+    /// be ordered after that stream's work.
+    pub(crate) fn release_row_counters(&self, id: u64) {
+        let ptr = self
+            .inner
+            .row_counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        if let Some(ptr) = ptr {
+            // SAFETY: no launch can use the counters any more (their stream is gone), and
+            // the caller ordered this stream after the last one that did.
+            let _ =
+                unsafe { cudarc::driver::result::free_async(ptr, self.inner.stream.cu_stream()) };
+        }
     }
 
     /// Allocates `bytes` from the driver's stream-ordered allocator on the handle's stream.

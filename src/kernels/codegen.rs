@@ -251,7 +251,8 @@ fn render_pre(spec: &KernelSpec, aux: bool, src: &mut String, pad: &str) {
 
 /// A reduction wrapper (see `reduce.cuh`). Arguments: output (or partials), input,
 /// aux input (if any), scalars, the kept and reduced `Indexer`s of the input, then
-/// `n_out`, `n_red` and `splits` as `long long`.
+/// `n_out`, `n_red` and `splits` as `long long`; with `finish`, then the partials
+/// (`acc_t*`) and the rows' counters (`unsigned int*`).
 fn render_reduce(spec: &KernelSpec, src: &mut String) {
     let r = match &spec.reduce {
         Some(r) => r,
@@ -301,6 +302,9 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
         "const long long n_red_".into(),
         "const long long splits_".into(),
     ]);
+    if r.finish {
+        params.extend(["acc_t* p_part".into(), "unsigned int* p_sem".into()]);
+    }
     let _ = writeln!(
         src,
         "extern \"C\" __global__ void __launch_bounds__(256) {}(\n    {}) {{",
@@ -374,9 +378,14 @@ fn render_reduce(spec: &KernelSpec, src: &mut String) {
     }
     let _ = writeln!(src, "    }};");
     if rows {
+        let (finish, part) = if r.finish {
+            (true, "p_part, p_sem")
+        } else {
+            (false, "(acc_t*)0, (unsigned int*)0")
+        };
         let _ = writeln!(
             src,
-            "    reduce_rows<{warp}, {vec}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, loadv, comb, fin);",
+            "    reduce_rows<{warp}, {finish}, {vec}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, loadv, comb, fin, {part});",
             r.identity
         );
     } else {

@@ -44,6 +44,11 @@ pub struct ReduceSpec {
     pub partial_in: bool,
     /// Output 0 receives partial accumulators (no post-map).
     pub partial_out: bool,
+    /// One launch for rows cut into `splits` pieces (reduce-rows variants only): each
+    /// piece stores its partial in `p_part`, and the last piece of a row to finish, told
+    /// by the row's counter in `p_sem` (zero before and after the launch), combines them
+    /// and writes output 0.
+    pub finish: bool,
     /// Type of the per-output aux input `k0`, if any.
     pub aux: Option<DType>,
 }
@@ -262,6 +267,7 @@ impl KernelSpec {
             Family::Reduce => match &self.reduce {
                 Some(r) if r.partial_in => "red2",
                 Some(r) if r.partial_out => "red1",
+                Some(r) if r.finish => "redf",
                 _ => "red",
             },
             Family::Scan => "scan",

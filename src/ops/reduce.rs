@@ -2,6 +2,7 @@
 //! (axes, kept and reduced dimensions, strategy, splits) and the launch of one or two
 //! passes.
 
+use crate::device::ROW_COUNTERS;
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::Kernel;
@@ -286,7 +287,8 @@ pub struct ReducePlan {
     pub red: (Vec<usize>, Vec<isize>),
     /// Strategy.
     pub strategy: Strategy,
-    /// Pieces each reduction is cut into (> 1: a second pass combines the partials).
+    /// Pieces each reduction is cut into (> 1: the last piece of each row combines the
+    /// partials, or for columns a second pass).
     pub splits: usize,
     /// Index width.
     pub index: IndexWidth,
@@ -373,8 +375,10 @@ pub fn plan_reduce(
     let strategy = if n_red < 16 && n_out >= 32 {
         Strategy::Cols
     } else if inner_red == 1 || n_out < 32 || inner_kept != 1 {
+        // A warp per row for many short rows; a block per row when there are few (the
+        // block's threads keep more loads in flight).
         Strategy::Rows {
-            warp: n_red <= 4096,
+            warp: n_red <= 4096 && n_out >= 64,
         }
     } else {
         Strategy::Cols
@@ -454,6 +458,11 @@ struct Pass<'a> {
     index: IndexWidth,
     partial_in: bool,
     partial_out: bool,
+    /// One launch: the last piece of each row combines the partials in `part`, counted
+    /// in the row counters `sem`.
+    finish: bool,
+    part: CUdeviceptr,
+    sem: CUdeviceptr,
 }
 
 /// Elements per vector load: 16 bytes' worth when the vectors are contiguous and
@@ -506,6 +515,7 @@ fn spec(p: &Pass<'_>) -> KernelSpec {
             post: p.def.post.into(),
             partial_in: p.partial_in,
             partial_out: p.partial_out,
+            finish: p.finish,
             aux: if p.partial_in {
                 None
             } else {
@@ -529,6 +539,9 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     args.i64(p.n_out as i64)
         .i64(p.n_red as i64)
         .i64(p.splits as i64);
+    if p.finish {
+        args.ptr(p.part).ptr(p.sem);
+    }
     let tasks = p.n_out * p.splits;
     let resident = device.multiprocessor_count() * f.blocks_per_sm;
     let grid = match p.strategy {
@@ -538,7 +551,9 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     };
     // SAFETY: the arguments follow render_reduce's signature for `spec`; the input
     // offsets produced by the two Indexers stay inside the input's buffer (its layout's
-    // invariants), the output holds n_out elements (or n_out * splits accumulators).
+    // invariants), the output holds n_out elements (or n_out * splits accumulators);
+    // with `finish`, `part` holds n_out * splits accumulators and `sem` n_out zeroed
+    // counters that no other launch uses at the same time (the handle's stream's own).
     unsafe { args.launch(device, f, grid, BLOCK) }
 }
 
@@ -562,6 +577,9 @@ pub(crate) fn run(
         return Ok(());
     }
     let def = op.def(in_dtype);
+    // Rows cut into pieces finish in the same launch (the last piece of a row combines
+    // the partials); columns take a second launch.
+    let one_launch = matches!(p.strategy, Strategy::Rows { .. }) && p.n_out <= ROW_COUNTERS;
     let mut pass = Pass {
         def,
         op,
@@ -579,7 +597,10 @@ pub(crate) fn run(
         strategy: p.strategy,
         index: p.index,
         partial_in: false,
-        partial_out: p.splits > 1,
+        partial_out: p.splits > 1 && !one_launch,
+        finish: p.splits > 1 && one_launch,
+        part: 0,
+        sem: 0,
     };
     // The split count follows the first pass's real occupancy (at most the plan's).
     let spec1 = spec(&pass);
@@ -590,6 +611,7 @@ pub(crate) fn run(
         if p.splits > 1 {
             pass.splits = 1;
             pass.partial_out = false;
+            pass.finish = false;
             return launch(device, &pass, &*device.function(&spec(&pass))?);
         }
         return launch(device, &pass, &f1);
@@ -597,6 +619,11 @@ pub(crate) fn run(
     pass.splits = splits;
     // Pass 1 writes n_out * splits accumulators; pass 2 reduces them.
     let partials = crate::device::DeviceBuffer::alloc(device, p.n_out * splits * def.acc_size)?;
+    if pass.finish {
+        pass.part = partials.device_ptr();
+        pass.sem = device.row_counters()?;
+        return launch(device, &pass, &f1);
+    }
     pass.output = partials.device_ptr();
     launch(device, &pass, &f1)?;
     let n = p.n_out as isize;
@@ -627,6 +654,7 @@ pub(crate) fn run(
         index: index_width(p.n_out * splits, p.n_out * splits),
         partial_in: true,
         partial_out: false,
+        finish: false,
         ..pass
     };
     launch(device, &second, &*device.function(&spec(&second))?)

@@ -137,6 +137,7 @@ pub fn scan_spec(
             post: def.post.into(),
             partial_in: false,
             partial_out: false,
+            finish: false,
             aux: None,
         }),
     }

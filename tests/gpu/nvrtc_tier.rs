@@ -81,6 +81,7 @@ fn reduce_spec(
     variant: Variant,
     partial_in: bool,
     partial_out: bool,
+    finish: bool,
 ) -> KernelSpec {
     let def = op.def(d);
     let stats = matches!(op, ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std);
@@ -113,13 +114,15 @@ fn reduce_spec(
             post: def.post.into(),
             partial_in,
             partial_out,
+            finish,
             aux,
         }),
     }
 }
 
 /// Every reduction the library can launch for `d`: each op x rows (block, warp, vector)
-/// and columns (scalar, vector) x first pass, partial pass and combining pass.
+/// and columns (scalar, vector) x first pass, partial pass and combining pass, and rows
+/// finished in one launch.
 fn reduce_specs(d: DType) -> Vec<KernelSpec> {
     let ops: &[ReduceOp] = if d == DType::Bool {
         &[
@@ -169,8 +172,11 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
                 nr: 1,
             },
         ] {
-            v.push(reduce_spec(op, d, variant, false, false));
-            v.push(reduce_spec(op, d, variant, false, true));
+            v.push(reduce_spec(op, d, variant, false, false, false));
+            v.push(reduce_spec(op, d, variant, false, true, false));
+            if matches!(variant, Variant::ReduceRows { .. }) {
+                v.push(reduce_spec(op, d, variant, false, false, true));
+            }
         }
         v.push(reduce_spec(
             op,
@@ -183,6 +189,7 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
             },
             true,
             false,
+            false,
         ));
         v.push(reduce_spec(
             op,
@@ -193,6 +200,7 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
                 nr: 1,
             },
             true,
+            false,
             false,
         ));
     }

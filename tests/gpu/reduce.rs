@@ -730,6 +730,70 @@ fn host_scan(h: &H, axis: usize, f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
     out
 }
 
+/// Few long rows: each row is cut into pieces, and the last piece of a row to finish
+/// combines them in the same launch. Several rows at once, contiguous and strided, every
+/// kind of accumulator (sum, argmax's value-index pair, var's aux input).
+fn one_launch_rows(out: &mut Vec<Trial>) {
+    add_gpu(
+        out,
+        "reduce/one_launch_rows/f32/5x300001".into(),
+        |_dev, rng| {
+            let (a, v) = random::<f32>(rng, &[5, 300_001], -1.0, 1.0);
+            let h = H {
+                v: v.iter().map(|&x| x as f64).collect(),
+                shape: vec![5, 300_001],
+            };
+            let strided = a.slice(s![..;-1, 1..;3]).map_err(|e| e.to_string())?;
+            let hs = host_view(&h, &strided, &a);
+            let hc = H {
+                v: h.v.clone(),
+                shape: h.shape.clone(),
+            };
+            for (lname, arr, hv) in [("c", a.clone(), hc), ("strided", strided, hs)] {
+                let what = |op: &str| format!("{op} {lname}");
+                let scale = host_reduce(&hv, &[1], &|v| v.iter().map(|x| x.abs()).sum());
+                let got = f64s(&arr.sum_axis(1).map_err(|e| e.to_string())?);
+                check_scaled(
+                    &what("sum"),
+                    &got,
+                    &host_reduce(&hv, &[1], &sum),
+                    &scale,
+                    2e-5,
+                )?;
+                let got = f64s(&arr.argmax_axis(1).map_err(|e| e.to_string())?);
+                check(
+                    &what("argmax"),
+                    &got,
+                    &host_reduce(&hv, &[1], &argmaxf),
+                    0.0,
+                )?;
+                let got = f64s(&arr.min_axis(1).map_err(|e| e.to_string())?);
+                check(&what("min"), &got, &host_reduce(&hv, &[1], &minf), 0.0)?;
+                let got = f64s(&arr.var_axes(&[1], false, 1).map_err(|e| e.to_string())?);
+                check(
+                    &what("var"),
+                    &got,
+                    &host_reduce(&hv, &[1], &|v| var(v, 1)),
+                    2e-4,
+                )?;
+            }
+            // The counters are left at zero: the same reductions again, many times.
+            let want = host_reduce(&h, &[1], &sum);
+            for round in 0..50 {
+                let got = f64s(&a.sum_axis(1).map_err(|e| e.to_string())?);
+                check_scaled(
+                    &format!("sum round {round}"),
+                    &got,
+                    &want,
+                    &want.iter().map(|_| 3e5).collect::<Vec<_>>(),
+                    2e-5,
+                )?;
+            }
+            Ok(())
+        },
+    );
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     reductions::<f32>(out);
     reductions::<f64>(out);
@@ -746,5 +810,6 @@ pub fn trials(out: &mut Vec<Trial>) {
     ordered::<u32>(out);
     int_sums(out);
     special(out);
+    one_launch_rows(out);
     scans(out);
 }

@@ -152,6 +152,31 @@ fn ordered_with_events(dev: &Device) -> TResult {
     Ok(())
 }
 
+/// Reductions on two streams at once: each stream finishes its split reductions with
+/// its own row counters, so interleaved launches never mix their pieces.
+fn reductions_on_two_streams(dev: &Device) -> TResult {
+    let (s1, s2) = (dev.new_stream()?, dev.new_stream()?);
+    let n = 3_000_017usize;
+    let a = DeviceArray::<f32>::full(dev, &[n], 1.0)?;
+    let b = DeviceArray::<f32>::full(dev, &[n], 2.0)?;
+    dev.synchronize()?;
+    let (a1, b2) = (a.on_stream(&s1)?, b.on_stream(&s2)?);
+    let mut sums = Vec::new();
+    for _ in 0..40 {
+        sums.push((a1.sum()?, b2.sum()?));
+    }
+    for (k, (x, y)) in sums.iter().enumerate() {
+        let (x, y) = (x.to_scalar()? as f64, y.to_scalar()? as f64);
+        ensure!(
+            (x - n as f64).abs() <= 1e-5 * n as f64
+                && (y - 2.0 * n as f64).abs() <= 1e-5 * n as f64,
+            "round {k}: {x}, {y} (want {n}, {})",
+            2 * n
+        );
+    }
+    Ok(())
+}
+
 /// An array used on another stream and dropped at once: its memory must not be handed
 /// to new work on its home stream while the other stream still reads it.
 fn drop_while_in_use(dev: &Device) -> TResult {
@@ -267,6 +292,10 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial(
         "streams/ordered_with_events/f32/10000019",
         ordered_with_events,
+    ));
+    out.push(gpu_trial(
+        "streams/reductions_on_two_streams/f32/3000017",
+        reductions_on_two_streams,
     ));
     out.push(gpu_trial(
         "streams/drop_while_in_use/f32/2p26",
