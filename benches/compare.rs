@@ -344,7 +344,12 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
             || a.cumsum(0).map(drop),
         ));
     }
-    if filter("16384") {
+    let axis_cases = [
+        "sum_axis1_16384^2",
+        "sum_axis0_16384^2",
+        "max_axis1_16384^2",
+    ];
+    if axis_cases.iter().any(|c| filter(c)) {
         let m = rand_matrix::<f32>(dev, &[16384, 16384]);
         if filter("sum_axis1_16384^2") {
             cases.push(device_case(
@@ -484,7 +489,12 @@ fn main() {
     }
     let side = 8192usize;
     let m2 = (side * side) as f64;
-    if filter("8192") {
+    let square_cases = [
+        "add_broadcast_8192x8192+8192x1",
+        "add_transposed_8192x8192",
+        "transpose_copy_8192x8192",
+    ];
+    if square_cases.iter().any(|c| filter(c)) {
         let m = DeviceArray::<f32>::arange(&dev, 0.0, m2 as f32, 1.0)
             .unwrap()
             .reshape(&[side as isize, side as isize])
