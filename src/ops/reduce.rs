@@ -618,7 +618,8 @@ pub(crate) fn run(
         return launch(device, &pass, &f1);
     }
     pass.splits = splits;
-    // Pass 1 writes n_out * splits accumulators; pass 2 reduces them.
+    // The pieces write n_out * splits accumulators; the last piece of each row combines
+    // them in the same launch, or a second pass reduces them.
     let partials = crate::device::DeviceBuffer::alloc(device, p.n_out * splits * def.acc_size)?;
     if pass.finish {
         pass.part = partials.device_ptr();
