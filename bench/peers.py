@@ -230,20 +230,21 @@ def sweep(p):
 
 
 def transfers(p):
-    """Pageable transfers of 1 GiB of float32: a NumPy array to the device, and back into a
-    new NumPy array."""
-    if not (wanted("h2d_pageable_1GiB") or wanted("d2h_pageable_1GiB")):
-        return
+    """Pageable transfers of 16 MiB and 1 GiB of float32: a NumPy array to the device, and
+    back into a new NumPy array."""
     import numpy as np
-    n = 1 << 28
-    host = np.full(n, 1.5, dtype=np.float32)
-    if wanted("h2d_pageable_1GiB"):
-        emit(p.name, "h2d_pageable_1GiB", "wall", p.transfer_time(lambda: p.h2d(host)), n * 4)
-    if wanted("d2h_pageable_1GiB"):
-        a = p.h2d(host)
-        del host
-        emit(p.name, "d2h_pageable_1GiB", "wall", p.transfer_time(lambda: p.d2h(a)), n * 4)
-        del a
+    for n, size in ((1 << 22, "16MiB"), (1 << 28, "1GiB")):
+        h2d, d2h = f"h2d_pageable_{size}", f"d2h_pageable_{size}"
+        if not (wanted(h2d) or wanted(d2h)):
+            continue
+        host = np.full(n, 1.5, dtype=np.float32)
+        if wanted(h2d):
+            emit(p.name, h2d, "wall", p.transfer_time(lambda: p.h2d(host)), n * 4)
+        if wanted(d2h):
+            a = p.h2d(host)
+            del host
+            emit(p.name, d2h, "wall", p.transfer_time(lambda: p.d2h(a)), n * 4)
+            del a
 
 
 def pinned(p):

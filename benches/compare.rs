@@ -8,7 +8,7 @@
 //! cases; more repetitions at small sizes, where one repetition is a few microseconds
 //! and, host overhead included, the rate measured is what a caller gets for one call);
 //! matrix-vector products (memory-bound: bytes = the matrix); pageable host <-> device
-//! transfers of 1 GiB, timed as wall time around the call and the wait for the GPU
+//! transfers of 16 MiB and 1 GiB, timed as wall time around the call and the wait for the GPU
 //! (kind "wall", with a byte count, so GB/s is reported).
 //!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
@@ -199,25 +199,29 @@ fn pinned_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     }
 }
 
-/// Pageable transfers of 1 GiB of f32: `from_slice` of a `Vec`, `to_host` into a new one.
+/// Pageable transfers of 16 MiB and 1 GiB of f32: `from_slice` of a `Vec`, `to_host` into
+/// a new one.
 fn transfer_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    let n = 1usize << 28;
-    let bytes = (n * 4) as f64;
-    if !(filter("h2d_pageable_1GiB") || filter("d2h_pageable_1GiB")) {
-        return;
-    }
-    let host = vec![1.5f32; n];
-    if filter("h2d_pageable_1GiB") {
-        cases.push(transfer_case(dev, "h2d_pageable_1GiB", bytes, || {
-            DeviceArray::from_slice(dev, &host)
-        }));
-    }
-    if filter("d2h_pageable_1GiB") {
-        let a = DeviceArray::from_slice(dev, &host).unwrap();
-        drop(host);
-        cases.push(transfer_case(dev, "d2h_pageable_1GiB", bytes, || {
-            a.to_host()
-        }));
+    for (n, size) in [(1usize << 22, "16MiB"), (1 << 28, "1GiB")] {
+        let (h2d, d2h) = (
+            format!("h2d_pageable_{size}"),
+            format!("d2h_pageable_{size}"),
+        );
+        if !(filter(&h2d) || filter(&d2h)) {
+            continue;
+        }
+        let bytes = (n * 4) as f64;
+        let host = vec![1.5f32; n];
+        if filter(&h2d) {
+            cases.push(transfer_case(dev, &h2d, bytes, || {
+                DeviceArray::from_slice(dev, &host)
+            }));
+        }
+        if filter(&d2h) {
+            let a = DeviceArray::from_slice(dev, &host).unwrap();
+            drop(host);
+            cases.push(transfer_case(dev, &d2h, bytes, || a.to_host()));
+        }
     }
 }
 
