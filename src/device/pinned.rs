@@ -202,43 +202,32 @@ impl Staging {
 }
 
 /// Copies `len` bytes from `src` to `dst` with several threads for large copies (one
-/// thread cannot saturate host memory, nor fault in fresh pages fast enough).
+/// thread cannot saturate host memory, nor fault in fresh pages fast enough). The threads
+/// are rayon's pool, started once per process, so a piece costs no thread start.
 ///
 /// # Safety
 /// `src` must be valid for reads and `dst` for writes of `len` bytes, not overlapping.
 pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
+    use rayon::prelude::*;
     const PER_THREAD_MIN: usize = 2 << 20;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    let threads = threads.min(len / PER_THREAD_MIN).max(1);
-    if threads == 1 {
+    const MAX_THREADS: usize = 8;
+    let pieces = (len / PER_THREAD_MIN).clamp(1, MAX_THREADS.min(rayon::current_num_threads()));
+    if pieces == 1 {
         // SAFETY: the caller's contract.
         unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
         return;
     }
-    // Raw addresses cross into the scoped threads as integers; each thread copies a
-    // disjoint piece.
+    // Raw addresses cross into the pool's threads as integers; each piece is disjoint, and
+    // `for_each` returns only when every piece is copied.
     let (d, s) = (dst as usize, src as usize);
-    let piece = len.div_ceil(threads);
-    std::thread::scope(|scope| {
-        for t in 0..threads {
-            let start = t * piece;
-            let n = piece.min(len - start.min(len));
-            if n == 0 {
-                continue;
-            }
-            scope.spawn(move || {
-                // SAFETY: [start, start + n) lies inside both ranges (caller's contract)
-                // and is disjoint from every other thread's piece.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        (s + start) as *const u8,
-                        (d + start) as *mut u8,
-                        n,
-                    )
-                }
-            });
+    let piece = len.div_ceil(pieces);
+    (0..pieces).into_par_iter().for_each(|t| {
+        let start = t * piece;
+        let n = piece.min(len.saturating_sub(start));
+        // SAFETY: [start, start + n) lies inside both ranges (caller's contract) and is
+        // disjoint from every other piece.
+        unsafe {
+            std::ptr::copy_nonoverlapping((s + start) as *const u8, (d + start) as *mut u8, n)
         }
     });
 }
