@@ -5,6 +5,7 @@ use crate::device::pinned::{par_copy, Staging, STAGE_BYTES, STAGE_MIN};
 use crate::element::Element;
 use crate::{Device, Error, PinnedBuffer, Result};
 use cudarc::driver::sys::{self, CUdeviceptr};
+use std::cell::Cell;
 use std::ffi::c_void;
 
 impl<T: Element> DeviceArray<T> {
@@ -45,10 +46,12 @@ impl<T: Element> DeviceArray<T> {
         if n > 0 {
             device.counters().h2d(bytes);
             device.bind()?;
-            if bytes >= STAGE_MIN {
-                // SAFETY: `data` is `bytes` readable bytes; `out` owns at least `bytes`.
-                unsafe { stage_in(device, out.first_ptr(), data.as_ptr() as *const u8, bytes)? };
-            } else {
+            // SAFETY: `data` is `bytes` readable bytes; `out` owns at least `bytes`.
+            let staged = bytes >= STAGE_MIN
+                && unsafe { stage_in(device, out.first_ptr(), data.as_ptr() as *const u8, bytes) }
+                    .transpose()?
+                    .is_some();
+            if !staged {
                 // SAFETY: `out` owns at least `bytes` bytes; the copy is ordered on the
                 // stream before any use of `out`. For pageable memory the driver stages
                 // `data` before returning, so `data` may be reused afterwards.
@@ -233,9 +236,11 @@ impl<T: Element> DeviceArray<T> {
         let _range = crate::profile::range("to_host");
         self.with_dense_source(|device, src, bytes| {
             if bytes >= STAGE_MIN {
-                device.counters().sync();
                 // SAFETY: `src` has `bytes` bytes; `dst` is valid for them (caller).
-                return unsafe { stage_out(device, dst as *mut u8, src, bytes) };
+                if let Some(done) = unsafe { stage_out(device, dst as *mut u8, src, bytes) } {
+                    device.counters().sync();
+                    return done;
+                }
             }
             // SAFETY: `src` and `dst` (caller) both hold `bytes` bytes. The stream
             // synchronize below completes the copy before `dst` is used or `src` freed.
@@ -293,25 +298,54 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
     let _ = (ptr, bytes);
 }
 
-/// Runs `f` with the device's staging buffers (created on first use).
-fn with_staging<R>(device: &Device, f: impl FnOnce(&mut Staging) -> Result<R>) -> Result<R> {
+thread_local! {
+    /// This thread holds a device's staging buffers (it is inside a staged transfer).
+    static STAGING_HELD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the device's staging buffers (created on first use), or returns `None`
+/// when this thread already holds staging buffers: while the host copy's pool threads
+/// work, the waiting thread may run other rayon work of the program (work stealing), and
+/// a transfer started there must not wait for buffers its own thread holds. The caller
+/// then copies without staging.
+fn with_staging<R>(
+    device: &Device,
+    f: impl FnOnce(&mut Staging) -> Result<R>,
+) -> Option<Result<R>> {
+    if STAGING_HELD.get() {
+        return None;
+    }
     let mut guard = device.staging().lock().unwrap_or_else(|p| p.into_inner());
+    struct Held;
+    impl Drop for Held {
+        fn drop(&mut self) {
+            STAGING_HELD.set(false);
+        }
+    }
+    STAGING_HELD.set(true);
+    let _held = Held;
     if guard.is_none() {
-        *guard = Some(Staging::new(device)?);
+        match Staging::new(device) {
+            Ok(s) => *guard = Some(s),
+            Err(e) => return Some(Err(e)),
+        }
     }
-    match guard.as_mut() {
-        Some(s) => f(s),
-        None => unreachable!("created above"),
-    }
+    guard.as_mut().map(f)
 }
 
 /// Host to device through the staging slots: the host copies piece `i` into a slot while
 /// the copy engine moves piece `i - 1` out of the other. Returns once every piece is in a
-/// slot (the source may then be reused); the slots' events order their next use.
+/// slot (the source may then be reused); the slots' events order their next use. `None`:
+/// the staging buffers are not available to this thread (see `with_staging`).
 ///
 /// # Safety
 /// `src` must be valid for reads of `bytes` bytes and `dst` device memory of as many.
-unsafe fn stage_in(device: &Device, dst: CUdeviceptr, src: *const u8, bytes: usize) -> Result<()> {
+unsafe fn stage_in(
+    device: &Device,
+    dst: CUdeviceptr,
+    src: *const u8,
+    bytes: usize,
+) -> Option<Result<()>> {
     let stream = device.cuda_stream();
     with_staging(device, |st| {
         for (i, off) in (0..bytes).step_by(STAGE_BYTES).enumerate() {
@@ -342,11 +376,16 @@ unsafe fn stage_in(device: &Device, dst: CUdeviceptr, src: *const u8, bytes: usi
 
 /// Device to host through the staging slots: piece `i` crosses the link into one slot
 /// while the host copies piece `i - 1` out of the other. Returns when all of it is in
-/// `dst`.
+/// `dst`. `None`: the staging buffers are not available to this thread.
 ///
 /// # Safety
 /// `dst` must be valid for writes of `bytes` bytes and `src` device memory of as many.
-unsafe fn stage_out(device: &Device, dst: *mut u8, src: CUdeviceptr, bytes: usize) -> Result<()> {
+unsafe fn stage_out(
+    device: &Device,
+    dst: *mut u8,
+    src: CUdeviceptr,
+    bytes: usize,
+) -> Option<Result<()>> {
     let stream = device.cuda_stream();
     let pieces = bytes.div_ceil(STAGE_BYTES);
     with_staging(device, |st| {

@@ -596,6 +596,40 @@ fn register<T: TElem>(out: &mut Vec<Trial>) {
     add_gpu(out, format!("transfer/errors/{d}/host_length"), errors::<T>);
 }
 
+/// Large transfers started from many rayon tasks at once. The staged copy runs on rayon's
+/// pool too, so a task waiting for its pieces may pick up another task's transfer on the
+/// same thread (work stealing); that one must not wait for the staging buffers its own
+/// thread holds.
+fn inside_rayon_tasks(dev: &Device, rng: &mut Rng) -> TResult {
+    use rayon::prelude::*;
+    let n = 2_097_169usize; // 8 MiB of f32 each: staged
+    let data: Vec<Vec<f32>> = (0..64)
+        .map(|_| (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect())
+        .collect();
+    let back: Vec<Result<Vec<f32>, String>> = data
+        .par_iter()
+        .map(|v| {
+            let a = DeviceArray::from_slice(dev, v).map_err(|e| e.to_string())?;
+            (&a * 2.0f32)
+                .and_then(|b| b.to_host())
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    for (k, (v, b)) in data.iter().zip(back).enumerate() {
+        let b = b?;
+        ensure!(b.len() == n, "task {k}: {} elements back", b.len());
+        if let Some(i) = (0..n).find(|&i| b[i] != 2.0 * v[i]) {
+            return Err(format!("task {k}, element {i}: {} vs {}", b[i], 2.0 * v[i]).into());
+        }
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
+    add_gpu(
+        out,
+        "transfer/inside_rayon_tasks/f32/64x2097169".into(),
+        inside_rayon_tasks,
+    );
 }
