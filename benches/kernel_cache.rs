@@ -1,6 +1,6 @@
 //! Kernel-cache benchmarks: what getting one kernel costs on each path, as wall time per
 //! call of `Device::prewarm(&[spec])` for one spec (the `f32` add of
-//! `cuarray::kernels::common_specs()`, vectorized, 32-bit index):
+//! `cuarray::common_specs()`, vectorized, 32-bit index):
 //! - `memory_hit`: the kernel is already loaded; the call is a hash-map lookup (what
 //!   every operation pays; the whole operation's cost is in `benches/overhead.rs`).
 //! - `disk_hit`: before each call (untimed) `Device::clear_kernel_memory_cache` drops the
@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 /// Runs `iters` calls of `prewarm(specs)`, each preceded (untimed) by `before`.
 fn timed_prewarm(
     dev: &Device,
-    specs: &[cuarray::kernels::KernelSpec],
+    specs: &[cuarray::KernelSpec],
     iters: u64,
     mut before: impl FnMut(),
 ) -> Duration {
@@ -45,7 +45,7 @@ fn timed_prewarm(
 }
 
 fn benches(c: &mut Criterion, dev: &Device) {
-    let spec = cuarray::kernels::common_specs().swap_remove(0);
+    let spec = cuarray::common_specs().swap_remove(0);
     let specs = [spec];
     dev.prewarm(&specs).unwrap(); // compiled once, stored in the temporary disk cache
 

@@ -37,13 +37,15 @@
 
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod array;
-mod blas;
 mod device;
 mod element;
 mod error;
 pub mod kernels;
+mod libs;
+#[doc(hidden)]
 pub mod ops;
 mod profile;
 pub mod shape;
@@ -51,7 +53,6 @@ pub mod shape;
 pub mod testing;
 
 pub use array::{concatenate, stack, where_, DeviceArray};
-pub use blas::GemmElement;
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
@@ -59,5 +60,7 @@ pub use device::{
 };
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};
-pub use kernels::cache::CacheStats;
+pub use kernels::{CacheStats, KernelSpec};
+pub use libs::blas::GemmElement;
+pub use ops::catalogue::common_specs;
 pub use shape::SliceElem;

@@ -2,8 +2,9 @@
 
 use super::DeviceArray;
 use crate::element::{DType, Element, FloatElement, NumElement};
-use crate::ops::catalogue::FILL_BODY;
-use crate::ops::elementwise::{self, Scalar};
+use crate::kernels::abi::Scalar;
+use crate::ops::catalogue::{ARANGE_F_BODY, ARANGE_I_BODY, EYE_BODY, FILL_BODY, LINSPACE_BODY};
+use crate::ops::elementwise;
 use crate::{Device, Error, Result};
 
 impl<T: Element> DeviceArray<T> {
@@ -54,7 +55,7 @@ impl<T: Element> DeviceArray<T> {
             device,
             "full",
             FILL_BODY,
-            &[out.operand()],
+            &[out.operand()?],
             &[],
             &[Scalar::of(value)],
         )?;
@@ -67,8 +68,8 @@ impl<T: Element> DeviceArray<T> {
         elementwise::run(
             device,
             "eye",
-            "out0 = (i / s0 == i % s0) ? out0_t(1) : out0_t(0);",
-            &[out.operand()],
+            EYE_BODY,
+            &[out.operand()?],
             &[],
             &[Scalar::of(n.max(1) as i64)],
         )?;
@@ -103,8 +104,8 @@ impl<T: NumElement> DeviceArray<T> {
             elementwise::run(
                 device,
                 "arange_f",
-                "out0 = out0_t(s0 + (double)i * s1);",
-                &[out.operand()],
+                ARANGE_F_BODY,
+                &[out.operand()?],
                 &[],
                 &[Scalar::of(a), Scalar::of(s)],
             )?;
@@ -131,8 +132,8 @@ impl<T: NumElement> DeviceArray<T> {
             elementwise::run(
                 device,
                 "arange_i",
-                "out0 = out0_t((unsigned long long)s0 + (unsigned long long)i * (unsigned long long)s1);",
-                &[out.operand()],
+                ARANGE_I_BODY,
+                &[out.operand()?],
                 &[],
                 &[Scalar::of(a as i64), Scalar::of(s as i64)],
             )?;
@@ -163,8 +164,8 @@ impl<T: FloatElement> DeviceArray<T> {
         elementwise::run(
             device,
             "linspace",
-            "out0 = (i == s2) ? out0_t(s1) : out0_t(s0 + (double)i * s3);",
-            &[out.operand()],
+            LINSPACE_BODY,
+            &[out.operand()?],
             &[],
             &[
                 Scalar::of(a),

@@ -1,8 +1,8 @@
 //! Matrix products through cuBLAS.
 
 use super::DeviceArray;
-use crate::blas::GemmElement;
-use crate::ops::matmul::{batch_loop, mat_operand, plan_gemm, run_small, small_gemm_limit};
+use crate::libs::blas::GemmElement;
+use crate::ops::matmul::{plan_gemm, run};
 use crate::Result;
 
 impl<T: GemmElement> DeviceArray<T> {
@@ -40,91 +40,19 @@ impl<T: GemmElement> DeviceArray<T> {
         rhs.used_by("matmul", self.device())?;
         let p = plan_gemm(self.layout(), rhs.layout())?;
         let device = self.device();
-        let (m, n, k) = (p.m, p.n, p.k);
-        let nb = p.batch.len();
-        if k == 0 {
+        if p.k == 0 {
             return DeviceArray::zeros(device, &p.out_shape);
         }
         let out = DeviceArray::<T>::alloc_uninit(device, &p.out_shape)?;
-        if out.size() == 0 {
-            return Ok(out);
+        if out.size() > 0 {
+            run::<T>(
+                device,
+                &p,
+                &self.operand()?,
+                &rhs.operand()?,
+                &out.operand()?,
+            )?;
         }
-        let size = std::mem::size_of::<T>() as isize;
-        let base = |arr: &DeviceArray<T>, l: &crate::shape::Layout| {
-            arr.first_ptr() as isize + (l.offset() as isize - arr.layout().offset() as isize) * size
-        };
-        let products: usize = p.batch.iter().product();
-        if products.saturating_mul(m * n).saturating_mul(k) <= small_gemm_limit() {
-            let bl = batch_loop(&p);
-            if bl.outer.is_empty() {
-                let ptrs = (
-                    base(self, &p.a) as u64,
-                    base(rhs, &p.b) as u64,
-                    out.first_ptr(),
-                );
-                run_small(device, T::DTYPE, &p, &bl, ptrs)?;
-                return Ok(out);
-            }
-        }
-        // Operands cuBLAS cannot read in place are made contiguous (an explicit device
-        // copy), then re-planned.
-        let view = |l: &crate::shape::Layout, r, c| {
-            mat_operand(r, c, l.strides()[nb], l.strides()[nb + 1])
-        };
-        let (a_arr, b_arr);
-        let (mut pa, mut pb) = (p.a.clone(), p.b.clone());
-        let (mut a, mut b) = (self.clone(), rhs.clone());
-        if view(&pa, m, k).is_none() {
-            a_arr = self.copy()?;
-            a = a_arr;
-            pa = plan_gemm(a.layout(), rhs.layout())?.a;
-        }
-        if view(&pb, k, n).is_none() {
-            b_arr = rhs.copy()?;
-            b = b_arr;
-            pb = plan_gemm(self.layout(), b.layout())?.b;
-        }
-        let (oa, ob) = match (view(&pa, m, k), view(&pb, k, n)) {
-            (Some(x), Some(y)) => (x, y),
-            _ => unreachable!("contiguous operands are always readable in place"),
-        };
-        let bl = batch_loop(&crate::ops::matmul::GemmPlan {
-            a: pa.clone(),
-            b: pb.clone(),
-            ..p.clone()
-        });
-        let (a0, b0, c0) = (base(&a, &pa), base(&b, &pb), out.first_ptr() as isize);
-        let tf32 = device.tf32();
-        let outer_total: usize = bl.outer.iter().map(|o| o.0).product();
-        device.with_blas(|blas| {
-            for flat in 0..outer_total {
-                let (mut da, mut db, mut dc) = (0isize, 0isize, 0isize);
-                let mut rem = flat;
-                for &(ext, sa, sb, sc) in bl.outer.iter().rev() {
-                    let i = (rem % ext) as isize;
-                    rem /= ext;
-                    da += i * sa;
-                    db += i * sb;
-                    dc += i * sc;
-                }
-                // Cᵀ (n x m, ld n) = op(B) op(A) in cuBLAS's column-major view.
-                // SAFETY: the plan checked every dimension, leading dimension and batch
-                // stride against the operands' layouts, which stay inside their buffers
-                // (Layout invariants); `out` holds batch * m * n elements.
-                unsafe {
-                    blas.gemm::<T>(
-                        tf32,
-                        (ob.trans, oa.trans),
-                        (n, m, k),
-                        ((b0 + db * size) as u64, ob.ld, bl.stride.1),
-                        ((a0 + da * size) as u64, oa.ld, bl.stride.0),
-                        ((c0 + dc * size) as u64, n, bl.stride.2),
-                        bl.count,
-                    )?;
-                }
-            }
-            Ok(())
-        })?;
         Ok(out)
     }
 

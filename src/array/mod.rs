@@ -15,7 +15,7 @@ pub use view::{concatenate, stack};
 
 use crate::device::{Device, DeviceBuffer};
 use crate::element::{DType, Element};
-use crate::ops::elementwise::Operand;
+use crate::ops::Operand;
 use crate::shape::Layout;
 use crate::Result;
 use std::borrow::Cow;
@@ -208,24 +208,20 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// This array as a kernel operand with its own layout.
-    pub(crate) fn operand(&self) -> Operand<'_> {
-        Operand {
-            ptr: self.first_ptr(),
-            layout: Cow::Borrowed(&self.layout),
-            dtype: T::DTYPE,
-        }
+    pub(crate) fn operand(&self) -> Result<Operand<'_>> {
+        Operand::new(&self.buf, Cow::Borrowed(&self.layout), T::DTYPE)
     }
 
     /// This array as a kernel operand broadcast to `shape`.
     pub(crate) fn operand_as(&self, shape: &[usize]) -> Result<Operand<'_>> {
         if self.shape() == shape {
-            return Ok(self.operand());
+            return self.operand();
         }
-        Ok(Operand {
-            ptr: self.first_ptr(),
-            layout: Cow::Owned(self.layout.broadcast_to(shape)?),
-            dtype: T::DTYPE,
-        })
+        Operand::new(
+            &self.buf,
+            Cow::Owned(self.layout.broadcast_to(shape)?),
+            T::DTYPE,
+        )
     }
 
     /// True when both arrays use the same device buffer.

@@ -15,8 +15,9 @@
 
 use super::DeviceArray;
 use crate::element::{Element, FloatElement, NumElement};
+use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::{BinaryOp, UnaryOp, CLIP_BODY, WHERE_BODY};
-use crate::ops::elementwise::{self, Scalar};
+use crate::ops::elementwise;
 use crate::shape::broadcast_shapes;
 use crate::Result;
 
@@ -33,8 +34,8 @@ impl<T: Element> DeviceArray<T> {
             self.device(),
             name,
             body,
-            &[out.operand()],
-            &[self.operand()],
+            &[out.operand()?],
+            &[self.operand()?],
             scalars,
         )?;
         Ok(out)
@@ -53,7 +54,7 @@ impl<T: Element> DeviceArray<T> {
             self.device(),
             op.name(),
             op.body(),
-            &[out.operand()],
+            &[out.operand()?],
             &[self.operand_as(&shape)?, rhs.operand_as(&shape)?],
             &[],
         )?;
@@ -83,8 +84,8 @@ impl<T: Element> DeviceArray<T> {
             self.device(),
             op.name(),
             op.body(),
-            &[self.operand()],
-            &[self.operand(), rhs.operand_as(self.shape())?],
+            &[self.operand()?],
+            &[self.operand()?, rhs.operand_as(self.shape())?],
             &[],
         )
     }
@@ -327,7 +328,7 @@ pub fn where_<T: Element>(
         a.device(),
         "where",
         WHERE_BODY,
-        &[out.operand()],
+        &[out.operand()?],
         &[
             cond.operand_as(&shape)?,
             a.operand_as(&shape)?,

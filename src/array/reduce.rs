@@ -12,8 +12,9 @@
 
 use super::DeviceArray;
 use crate::element::{DType, Element, FloatElement, NumElement};
-use crate::ops::elementwise::Scalar;
+use crate::kernels::abi::Scalar;
 use crate::ops::reduce::{mean_acc, plan_reduce, run, ReduceOp};
+use crate::ops::Operand;
 use crate::{Error, Result};
 
 impl<T: Element> DeviceArray<T> {
@@ -23,7 +24,7 @@ impl<T: Element> DeviceArray<T> {
         op: ReduceOp,
         axes: Option<&[isize]>,
         keepdims: bool,
-        aux: Option<(u64, DType)>,
+        aux: Option<Operand<'_>>,
         scalars: &[Scalar],
     ) -> Result<DeviceArray<U>> {
         let device = self.device();
@@ -51,11 +52,9 @@ impl<T: Element> DeviceArray<T> {
             device,
             op,
             &p,
-            self.first_ptr(),
-            T::DTYPE,
-            out.first_ptr(),
-            U::DTYPE,
-            aux,
+            &self.operand()?,
+            &out.operand()?,
+            aux.as_ref(),
             scalars,
         )?;
         Ok(out)
@@ -159,7 +158,7 @@ impl<T: Element> DeviceArray<T> {
             op,
             axes,
             keepdims,
-            Some((mean.first_ptr(), W::DTYPE)),
+            Some(mean.operand()?),
             &[Scalar::of(denom)],
         )
     }
@@ -227,13 +226,7 @@ impl<T: Element> DeviceArray<T> {
     fn scan(&self, op: ReduceOp, axis: isize) -> Result<DeviceArray<T::Sum>> {
         let p = crate::ops::scan::plan_scan(self.layout(), axis)?;
         let out = DeviceArray::<T::Sum>::alloc_uninit(self.device(), self.shape())?;
-        crate::ops::scan::run(
-            self.device(),
-            op,
-            &p,
-            (self.first_ptr(), T::DTYPE),
-            (out.first_ptr(), <T::Sum as Element>::DTYPE),
-        )?;
+        crate::ops::scan::run(self.device(), op, &p, &self.operand()?, &out.operand()?)?;
         Ok(out)
     }
 

@@ -103,8 +103,8 @@ impl<T: Element> DeviceArray<T> {
             self.device(),
             "cast",
             CAST_BODY,
-            &[out.operand()],
-            &[self.operand()],
+            &[out.operand()?],
+            &[self.operand()?],
             &[],
         )?;
         Ok(out)
@@ -119,7 +119,7 @@ pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) 
         dst.device(),
         "copy",
         COPY_BODY,
-        &[dst.operand()],
+        &[dst.operand()?],
         &[src.operand_as(dst.shape())?],
         &[],
     )

@@ -233,6 +233,45 @@ impl DeviceBuffer {
     }
 }
 
+/// A pool block held outside any [`DeviceBuffer`] (scratch memory), still counted as in
+/// use until it is given back.
+pub(crate) struct RawBlock {
+    pub(crate) ptr: CUdeviceptr,
+    pub(crate) bytes: usize,
+    class: usize,
+}
+
+impl DeviceBuffer {
+    /// Takes the block out of the buffer without returning it to the pool: it stays
+    /// counted as in use until [`Pool::give_back`]. Only for buffers used on their home
+    /// stream alone.
+    pub(crate) fn into_raw(self) -> RawBlock {
+        debug_assert!(self.foreign.lock().map(|f| f.is_empty()).unwrap_or(true));
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used again and its `Drop` does not run, so the two
+        // fields that own resources (a device reference, a list of streams) are moved out
+        // exactly once and dropped here.
+        drop(unsafe { std::ptr::read(&this.device) });
+        // SAFETY: as above.
+        drop(unsafe { std::ptr::read(&this.foreign) });
+        RawBlock {
+            ptr: this.ptr,
+            bytes: this.bytes,
+            class: this.class,
+        }
+    }
+}
+
+impl Pool {
+    /// Returns a raw block to the cache of stream `id` (work on that stream that follows
+    /// may reuse it).
+    pub(crate) fn give_back(&self, id: u64, block: RawBlock) {
+        let mut s = self.lock();
+        s.stats.in_use -= block.class;
+        s.free.entry((id, block.class)).or_default().push(block.ptr);
+    }
+}
+
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
         let foreign = std::mem::take(self.foreign.get_mut().unwrap_or_else(|p| p.into_inner()));

@@ -1,4 +1,5 @@
-//! [`Device`]: one CUDA context, one stream, a memory pool and a kernel cache.
+//! [`Device`]: one CUDA context, one stream, a memory pool, scratch memory and the
+//! per-device state of the layers above (kernel cache, library handles) as extensions.
 
 pub(crate) mod memory;
 pub(crate) mod pinned;
@@ -6,22 +7,21 @@ pub(crate) mod probe;
 mod stream;
 mod timing;
 
-use crate::kernels::cache::{CacheStats, KernelCache};
-use crate::kernels::KernelSpec;
 use crate::{Error, Result};
-use cudarc::driver::sys::{self, CUdevice_attribute, CUdeviceptr, CUstream};
+use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 pub use memory::{DeviceBuffer, MemoryPool, MemoryStats};
 pub use pinned::PinnedBuffer;
 use probe::Lib;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 pub use stream::{Event, Stream, Timer};
 pub use timing::Timings;
 
-/// Output rows a split reduction can finish in one launch (the per-stream counters).
-pub(crate) const ROW_COUNTERS: usize = 4096;
+/// Per-device state of a layer above the device (see [`Device::extension`]).
+type Extension = Arc<dyn Any + Send + Sync>;
 
 pub(crate) struct Inner {
     ordinal: usize,
@@ -30,13 +30,13 @@ pub(crate) struct Inner {
     arch: (u32, u32),
     sm_count: u32,
     pool: memory::Pool,
-    kernels: KernelCache,
     transfers: TransferCounters,
-    blas: Mutex<Option<crate::blas::Blas>>,
     tf32: AtomicBool,
     staging: Mutex<Option<pinned::Staging>>,
-    /// Each stream's reduction row counters (see `Device::row_counters`), by stream id.
-    row_counters: Mutex<HashMap<u64, CUdeviceptr>>,
+    /// Per-device state of the layers above, by type (see `Device::extension`).
+    extensions: RwLock<Vec<(TypeId, Extension)>>,
+    /// Scratch blocks from the pool, by (stream id, name) (see `Device::scratch`).
+    scratch: Mutex<HashMap<(u64, &'static str), memory::RawBlock>>,
 }
 
 impl Drop for Inner {
@@ -45,19 +45,21 @@ impl Drop for Inner {
         let _ = self.ctx.bind_to_thread();
         // Blocks cached for other streams may still be in use there.
         let _ = self.ctx.synchronize();
-        let blas = self.blas.get_mut().map(|b| b.take()).unwrap_or(None);
-        let workspace = blas.as_ref().map(|b| b.workspace);
-        drop(blas);
+        // Library handles and kernel modules go first: they may use the scratch blocks.
+        drop(std::mem::take(
+            self.extensions.get_mut().unwrap_or_else(|p| p.into_inner()),
+        ));
         let cached = self.pool.take_cached().into_iter().map(|(_, p)| p);
-        let counters = self
-            .row_counters
+        let scratch = self
+            .scratch
             .get_mut()
-            .map(|m| m.drain().map(|(_, p)| p).collect::<Vec<_>>())
+            .map(|m| m.drain().map(|(_, b)| b.ptr).collect::<Vec<_>>())
             .unwrap_or_default();
-        for ptr in cached.chain(workspace).chain(counters) {
+        for ptr in cached.chain(scratch) {
             // SAFETY: cached blocks are referenced by no live buffer (every buffer holds a
-            // reference to this `Inner`, so none is left), and the free is ordered on the
-            // stream after all work that used the block.
+            // reference to this `Inner`, so none is left), scratch blocks by no extension
+            // (dropped above), and the free is ordered on the stream after all work that
+            // used the block.
             let _ = unsafe { cudarc::driver::result::free_async(ptr, self.stream.cu_stream()) };
         }
         let _ = self.stream.synchronize();
@@ -206,12 +208,11 @@ impl Device {
             arch: (major as u32, minor as u32),
             sm_count: sm_count.max(1) as u32,
             pool: Default::default(),
-            kernels: KernelCache::new(),
             transfers: Default::default(),
-            blas: Mutex::new(None),
             tf32: AtomicBool::new(false),
             staging: Mutex::new(None),
-            row_counters: Mutex::new(HashMap::new()),
+            extensions: RwLock::new(Vec::new()),
+            scratch: Mutex::new(HashMap::new()),
         });
         if reg.len() <= ordinal {
             reg.resize_with(ordinal + 1, Weak::new);
@@ -325,20 +326,6 @@ impl Device {
         self.inner.transfers.snapshot()
     }
 
-    /// Counters of the kernel cache: memory hits, disk hits, compiles and compile time.
-    pub fn kernel_cache_stats(&self) -> CacheStats {
-        self.inner.kernels.stats()
-    }
-
-    /// Compiles (or loads from the disk cache) each kernel of `specs` now, so that their
-    /// first use later costs nothing. See [`crate::kernels::common_specs`] for a ready set.
-    pub fn prewarm(&self, specs: &[KernelSpec]) -> Result<()> {
-        for spec in specs {
-            self.function(spec)?;
-        }
-        Ok(())
-    }
-
     /// Allows TF32 tensor cores for `f32` matrix products (about 8x the f32 rate, with a
     /// 10-bit mantissa for the products). Off by default, as in CuPy and PyTorch.
     pub fn set_tf32(&self, enabled: bool) {
@@ -351,33 +338,6 @@ impl Device {
     }
 
     // ---- crate-internal plumbing -------------------------------------------------------
-
-    pub(crate) fn function(&self, spec: &KernelSpec) -> Result<Arc<crate::kernels::cache::Kernel>> {
-        self.inner.kernels.get(self, spec)
-    }
-
-    /// Runs `f` with the device's cuBLAS handle (created on first use), holding its lock.
-    pub(crate) fn with_blas<R>(
-        &self,
-        f: impl FnOnce(&crate::blas::Blas) -> Result<R>,
-    ) -> Result<R> {
-        let mut guard = self.inner.blas.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_none() {
-            *guard = Some(crate::blas::Blas::new(self)?);
-        }
-        match guard.as_mut() {
-            Some(b) => {
-                self.bind()?;
-                b.bind_stream(self)?;
-                f(b)
-            }
-            None => unreachable!("initialised above"),
-        }
-    }
-
-    pub(crate) fn kernel_cache(&self) -> &KernelCache {
-        &self.inner.kernels
-    }
 
     pub(crate) fn counters(&self) -> &TransferCounters {
         &self.inner.transfers
@@ -433,47 +393,82 @@ impl Device {
             .map_err(Error::cuda("binding the context"))
     }
 
-    /// Zeroed counters, one per output row, for split reductions finished in one launch
-    /// on the handle's stream (allocated and zeroed in stream order on the stream's first
-    /// use). Each launch leaves them zero again, and launches on one stream run one after
-    /// the other, so every reduction on the stream shares them.
-    pub(crate) fn row_counters(&self) -> Result<CUdeviceptr> {
-        let mut map = self
+    /// The per-device state of type `T` of a layer above the device (the kernel cache,
+    /// a library's handle), created with `T::default()` on first use and dropped with the
+    /// device, before its scratch memory is freed.
+    pub(crate) fn extension<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let id = TypeId::of::<T>();
+        let find = |v: &Vec<(TypeId, Extension)>| {
+            v.iter()
+                .find(|(t, _)| *t == id)
+                .and_then(|(_, e)| e.clone().downcast::<T>().ok())
+        };
+        if let Some(e) = find(
+            &self
+                .inner
+                .extensions
+                .read()
+                .unwrap_or_else(|p| p.into_inner()),
+        ) {
+            return e;
+        }
+        let mut v = self
             .inner
-            .row_counters
-            .lock()
+            .extensions
+            .write()
             .unwrap_or_else(|p| p.into_inner());
-        let id = self.stream_id();
-        if let Some(&ptr) = map.get(&id) {
-            return Ok(ptr);
+        if let Some(e) = find(&v) {
+            return e;
         }
-        let ptr = self.driver_alloc(ROW_COUNTERS * 4)?;
-        // SAFETY: `ptr` holds ROW_COUNTERS u32s, allocated on this stream just above.
-        let zeroed =
-            unsafe { sys::cuMemsetD32Async(ptr, 0, ROW_COUNTERS, self.cu_stream()) }.result();
-        if let Err(e) = zeroed {
-            // SAFETY: nothing else has seen `ptr`.
-            let _ = unsafe { cudarc::driver::result::free_async(ptr, self.cu_stream()) };
-            return Err(Error::cuda("zeroing the row counters")(e));
+        let e = Arc::new(T::default());
+        v.push((id, e.clone()));
+        e
+    }
+
+    /// The scratch block `name` of at least `bytes` bytes for work on this handle's stream:
+    /// taken from the pool (so counted in [`memory_stats`](Device::memory_stats)) on the
+    /// stream's first use, zeroed in stream order when `zeroed`, then kept for the
+    /// stream's life (the device's own stream: the device's). Callers that use it must
+    /// leave it as they expect to find it (e.g. zero again).
+    pub(crate) fn scratch(
+        &self,
+        name: &'static str,
+        bytes: usize,
+        zeroed: bool,
+    ) -> Result<CUdeviceptr> {
+        let mut map = self.inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (self.stream_id(), name);
+        if let Some(b) = map.get(&key) {
+            debug_assert!(b.bytes >= bytes, "scratch {name} asked with two sizes");
+            return Ok(b.ptr);
         }
-        map.insert(id, ptr);
+        let block = DeviceBuffer::alloc(self, bytes)?.into_raw();
+        if zeroed {
+            self.bind()?;
+            // SAFETY: `block` holds at least `bytes` bytes, allocated on this stream just
+            // above and seen by nothing else yet.
+            let set = unsafe {
+                cudarc::driver::result::memset_d8_async(block.ptr, 0, bytes, self.cu_stream())
+            };
+            if let Err(e) = set {
+                self.pool().give_back(0, block);
+                return Err(Error::cuda("zeroing scratch memory")(e));
+            }
+        }
+        let ptr = block.ptr;
+        map.insert(key, block);
         Ok(ptr)
     }
 
-    /// Frees stream `id`'s row counters on the device's own stream, which must already
-    /// be ordered after that stream's work.
-    pub(crate) fn release_row_counters(&self, id: u64) {
-        let ptr = self
-            .inner
-            .row_counters
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
-        if let Some(ptr) = ptr {
-            // SAFETY: no launch can use the counters any more (their stream is gone), and
-            // the caller ordered this stream after the last one that did.
-            let _ =
-                unsafe { cudarc::driver::result::free_async(ptr, self.inner.stream.cu_stream()) };
+    /// Returns stream `id`'s scratch blocks to the pool under the device's own stream,
+    /// which must already be ordered after that stream's work.
+    pub(crate) fn release_scratch(&self, id: u64) {
+        let mut map = self.inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let keys: Vec<_> = map.keys().filter(|k| k.0 == id).copied().collect();
+        for k in keys {
+            if let Some(b) = map.remove(&k) {
+                self.pool().give_back(0, b);
+            }
         }
     }
 

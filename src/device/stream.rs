@@ -66,7 +66,7 @@ impl Drop for StreamInner {
                 .is_ok()
         {
             self.device.pool().rehome(self.id, 0);
-            self.device.release_row_counters(self.id);
+            self.device.release_scratch(self.id);
         }
     }
 }

@@ -7,10 +7,45 @@
 //! padding as `1 + NDIM + NARG * NDIM` integers.
 
 use crate::device::Device;
+use crate::element::{DType, Element};
+use crate::kernels::cache::Kernel;
 use crate::kernels::{IndexWidth, MAX_OPERANDS, MAX_SCALARS};
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 use std::ffi::c_void;
+
+/// A scalar kernel parameter: the raw bytes of one element of `dtype`.
+#[derive(Clone, Copy)]
+pub(crate) struct Scalar {
+    pub(crate) dtype: DType,
+    bytes: [u8; 8],
+}
+
+impl Scalar {
+    pub(crate) fn of<T: Element>(v: T) -> Scalar {
+        const {
+            assert!(
+                std::mem::size_of::<T>() <= 8,
+                "a scalar parameter holds at most 8 bytes"
+            )
+        };
+        let mut bytes = [0u8; 8];
+        let size = std::mem::size_of::<T>();
+        // SAFETY: every Element is a plain value with no padding (bool is one byte, 0 or
+        // 1), of at most 8 bytes (checked at compile time above); we copy exactly its
+        // bytes.
+        let src = unsafe { std::slice::from_raw_parts(&v as *const T as *const u8, size) };
+        bytes[..size].copy_from_slice(src);
+        Scalar {
+            dtype: T::DTYPE,
+            bytes,
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.dtype.size()]
+    }
+}
 
 const WORDS: usize = 320;
 const MAX_ARGS: usize = MAX_OPERANDS + MAX_SCALARS + 1;
@@ -76,9 +111,9 @@ impl KernelArgs {
     }
 
     /// A scalar parameter.
-    pub(crate) fn scalar(&mut self, s: &crate::ops::elementwise::Scalar) -> &mut Self {
+    pub(crate) fn scalar(&mut self, s: &Scalar) -> &mut Self {
         let n = s.dtype.size();
-        self.push_bytes(&s.bytes()[..n], n);
+        self.push_bytes(s.bytes(), n);
         self
     }
 
@@ -121,18 +156,14 @@ impl KernelArgs {
         self
     }
 
-    /// Launches `f` on the device's stream with a 1-D grid.
+    /// Launches `f` on the device's stream with a 1-D grid of blocks of the size it was
+    /// compiled for.
     ///
     /// # Safety
     /// The arguments pushed must match the kernel's parameter list in number, order and
     /// type, and every pointer must address memory the kernel may access as it will.
-    pub(crate) unsafe fn launch(
-        &mut self,
-        device: &Device,
-        f: &crate::kernels::cache::Kernel,
-        grid: u32,
-        block: u32,
-    ) -> Result<()> {
+    pub(crate) unsafe fn launch(&mut self, device: &Device, f: &Kernel, grid: u32) -> Result<()> {
+        let block = f.block_threads;
         let base = self.buf.as_mut_ptr() as *mut u8;
         let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         for (p, &at) in ptrs.iter_mut().zip(&self.at[..self.n]) {

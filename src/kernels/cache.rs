@@ -1,5 +1,5 @@
-//! Kernel caches: in memory per device (spec -> loaded function) and on disk (CUBIN files
-//! keyed by the sha256 of everything that determines them).
+//! Kernel caches: in memory per device (family and spec -> loaded function) and on disk
+//! (CUBIN files keyed by the sha256 of everything that determines them).
 //!
 //! Disk cache: directory `$CUARRAY_CACHE_DIR`, else `$XDG_CACHE_HOME/cuarray/kernels`, else
 //! `~/.cache/cuarray/kernels`; `CUARRAY_CACHE=off` turns it off. Each file `<key>.cubin`
@@ -7,12 +7,13 @@
 //! ignored and rewritten. Writes go to a temporary file in the same folder and are renamed
 //! into place, so readers never see half a file. Disk failures are never fatal.
 
-use super::{codegen, nvrtc, KernelSpec};
+use super::{nvrtc, source, Family};
 use crate::device::Device;
 use crate::{Error, Result};
-use cudarc::driver::CudaFunction;
+use cudarc::driver::{CudaContext, CudaFunction};
 use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
@@ -45,27 +46,39 @@ struct Counters {
     compile_nanos: AtomicU64,
 }
 
-/// A loaded kernel and its occupancy at 256 threads per block.
+/// A loaded kernel and its occupancy at its block size.
 pub(crate) struct Kernel {
     pub(crate) func: CudaFunction,
-    /// Blocks of 256 threads resident per multiprocessor (at least 1).
+    /// Blocks resident per multiprocessor (at least 1).
     pub(crate) blocks_per_sm: u32,
+    /// Threads per block it was compiled for.
+    pub(crate) block_threads: u32,
 }
 
-/// The per-device cache of loaded kernels.
+/// A loaded kernel with the spec it was built from (of the family named by the key).
+struct Entry {
+    spec: Box<dyn Any + Send + Sync>,
+    kernel: Arc<Kernel>,
+}
+
+/// Loaded kernels by (family, hash of the spec); specs of equal hash share a bucket.
+type Loaded = HashMap<(TypeId, u64), Vec<Entry>, BuildHasherDefault<Fnv>>;
+
+/// The cache of one device's loaded kernels, keyed by family and the spec's hash.
+#[derive(Default)]
 pub(crate) struct KernelCache {
-    loaded: RwLock<HashMap<KernelSpec, Arc<Kernel>, BuildHasherDefault<Fnv>>>,
+    loaded: RwLock<Loaded>,
     counters: Counters,
 }
 
-impl KernelCache {
-    pub(crate) fn new() -> KernelCache {
-        KernelCache {
-            loaded: RwLock::new(HashMap::default()),
-            counters: Counters::default(),
-        }
-    }
+/// The device's loaded kernel for `spec`: from memory, else disk, else NVRTC.
+pub(crate) fn kernel<F: Family>(device: &Device, spec: &F) -> Result<Arc<Kernel>> {
+    device
+        .extension::<KernelCache>()
+        .get(device.context(), device.arch(), spec)
+}
 
+impl KernelCache {
     pub(crate) fn stats(&self) -> CacheStats {
         let c = &self.counters;
         CacheStats {
@@ -76,39 +89,57 @@ impl KernelCache {
         }
     }
 
-    /// The loaded kernel for `spec`: from memory, else disk, else NVRTC.
-    pub(crate) fn get(&self, device: &Device, spec: &KernelSpec) -> Result<Arc<Kernel>> {
-        if let Some(f) = self
-            .loaded
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(spec)
-        {
+    /// The kernel for `spec` loaded in `ctx` (of compute capability `arch`): from memory,
+    /// else disk, else NVRTC.
+    pub(crate) fn get<F: Family>(
+        &self,
+        ctx: &Arc<CudaContext>,
+        arch: (u32, u32),
+        spec: &F,
+    ) -> Result<Arc<Kernel>> {
+        let mut h = Fnv::default();
+        spec.hash(&mut h);
+        let key = (TypeId::of::<F>(), h.finish());
+        let found = |map: &Loaded| {
+            map.get(&key)?
+                .iter()
+                .find(|e| e.spec.downcast_ref::<F>() == Some(spec))
+                .map(|e| e.kernel.clone())
+        };
+        if let Some(k) = found(&self.loaded.read().unwrap_or_else(|p| p.into_inner())) {
             self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(f.clone());
+            return Ok(k);
         }
-        let cubin = self.cubin(spec, device.arch())?;
-        device.bind()?;
-        let module = device
-            .context()
+        let symbol = spec.symbol();
+        let cubin = self.cubin(&source(spec), &symbol, arch)?;
+        ctx.bind_to_thread()
+            .map_err(Error::cuda("binding the context"))?;
+        let module = ctx
             .load_module(Ptx::from_binary(cubin))
             .map_err(Error::cuda("loading a kernel module"))?;
         let func = module
-            .load_function(&spec.symbol())
+            .load_function(&symbol)
             .map_err(Error::cuda("loading a kernel function"))?;
+        let block_threads = spec.block_threads();
         let blocks_per_sm = func
-            .occupancy_max_active_blocks_per_multiprocessor(spec.block_threads(), 0, None)
+            .occupancy_max_active_blocks_per_multiprocessor(block_threads, 0, None)
             .map_err(Error::cuda("reading a kernel's occupancy"))?
             .max(1);
-        let f = Arc::new(Kernel {
+        let kernel = Arc::new(Kernel {
             func,
             blocks_per_sm,
+            block_threads,
         });
-        self.loaded
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(spec.clone(), f.clone());
-        Ok(f)
+        let mut map = self.loaded.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = found(&map) {
+            // Another thread loaded it meanwhile: keep one.
+            return Ok(k);
+        }
+        map.entry(key).or_default().push(Entry {
+            spec: Box::new(spec.clone()),
+            kernel: kernel.clone(),
+        });
+        Ok(kernel)
     }
 
     /// Drops every loaded kernel (the counters are kept).
@@ -118,13 +149,12 @@ impl KernelCache {
         drop(loaded);
     }
 
-    fn cubin(&self, spec: &KernelSpec, arch: (u32, u32)) -> Result<Vec<u8>> {
-        let source = codegen::render(spec);
+    fn cubin(&self, source: &str, symbol: &str, arch: (u32, u32)) -> Result<Vec<u8>> {
         let options = nvrtc::options(arch);
         let disk = DiskCache::from_env();
         let key = disk
             .as_ref()
-            .map(|_| nvrtc::version().map(|v| cache_key(&source, &options, v)))
+            .map(|_| nvrtc::version().map(|v| cache_key(source, &options, v)))
             .transpose()?;
         if let (Some(d), Some(k)) = (&disk, &key) {
             if let Some(bin) = d.load(k) {
@@ -132,9 +162,9 @@ impl KernelCache {
                 return Ok(bin);
             }
         }
-        dump_source(spec, &source);
+        dump_source(symbol, source);
         let t = Instant::now();
-        let bin = nvrtc::compile(&source, &spec.symbol(), &options)?;
+        let bin = nvrtc::compile(source, symbol, &options)?;
         self.counters
             .compile_nanos
             .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -147,6 +177,20 @@ impl KernelCache {
 }
 
 impl Device {
+    /// Counters of the kernel cache: memory hits, disk hits, compiles and compile time.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
+    /// let _ = (&a + &a)?;
+    /// let s = dev.kernel_cache_stats();
+    /// assert!(s.memory_hits + s.disk_hits + s.compiles >= 1);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn kernel_cache_stats(&self) -> CacheStats {
+        self.extension::<KernelCache>().stats()
+    }
+
     /// Drops the compiled kernel modules this device holds in memory, so that the next use
     /// of each kernel loads it from the disk cache, or compiles it with NVRTC when the disk
     /// cache is off (`CUARRAY_CACHE=off`). The cache counters
@@ -170,7 +214,7 @@ impl Device {
     pub fn clear_kernel_memory_cache(&self) {
         // An unload while kernels of the module are queued is not defined by CUDA.
         let _ = self.synchronize_all();
-        self.kernel_cache().clear()
+        self.extension::<KernelCache>().clear()
     }
 }
 
@@ -197,11 +241,11 @@ impl Hasher for Fnv {
 }
 
 /// Writes the rendered source to `$CUARRAY_DUMP_KERNELS/<symbol>.cu` when that is set.
-fn dump_source(spec: &KernelSpec, source: &str) {
+fn dump_source(symbol: &str, source: &str) {
     if let Some(dir) = std::env::var_os("CUARRAY_DUMP_KERNELS") {
         let dir = PathBuf::from(dir);
         let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(dir.join(format!("{}.cu", spec.symbol())), source);
+        let _ = std::fs::write(dir.join(format!("{symbol}.cu")), source);
     }
 }
 

@@ -1,130 +1,164 @@
-//! The kernel library: specs, source generation, NVRTC compilation and caching.
+//! The kernel library: families of kernel templates, source generation, NVRTC
+//! compilation and caching.
 //!
-//! A [`KernelSpec`] names one kernel completely (family, op body, element types, layout
-//! variant, index width). [`codegen::render`] turns it into CUDA source from the embedded
-//! templates of `kernels/`; [`nvrtc`] compiles that source to CUBIN for the device's
-//! architecture; [`cache`] keeps compiled kernels in memory per device and on disk.
+//! Each family (`family/`) owns a spec type that names one kernel completely (op body,
+//! element types, layout variant, index width) and renders it into CUDA source: the
+//! embedded headers of `kernels/`, then one generated `extern "C"` wrapper. [`nvrtc`]
+//! compiles that source to CUBIN for the device's architecture; the cache keeps compiled
+//! kernels in memory per device and on disk.
+//!
+//! The public items are [`KernelSpec`] (an opaque kernel, for [`Device::prewarm`]) and
+//! [`CacheStats`]; the rest is documented for maintainers.
+//!
+//! [`Device::prewarm`]: crate::Device::prewarm
 
 pub(crate) mod abi;
-pub mod cache;
-pub mod codegen;
+pub(crate) mod cache;
+mod emit;
+#[doc(hidden)]
+pub mod family;
+#[doc(hidden)]
 pub mod nvrtc;
 pub(crate) mod sources;
 
+pub use cache::CacheStats;
+#[doc(hidden)]
+pub use cache::{cache_key, DiskCache};
+
 use crate::element::DType;
-use std::borrow::Cow;
+use crate::{Device, Result};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::Arc;
 
-/// Kernel families, each with its template header in `kernels/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// N inputs, M outputs, one op body per element (`elementwise.cuh`).
-    Elementwise,
-    /// Reductions over a set of axes (`reduce.cuh`).
-    Reduce,
-    /// Inclusive scans along one axis (`scan.cuh`).
-    Scan,
-    /// Small matrix products (`matmul.cuh`); larger ones go to cuBLAS.
-    Gemm,
+/// Threads per block of every kernel but the tiled scan.
+pub(crate) const BLOCK: u32 = 256;
+
+/// One family of kernels: a spec type that determines one compiled kernel.
+///
+/// The rendered source is `common.cuh`, `ops.cuh`, then [`headers`](Family::headers) in
+/// order (each followed by a newline), then [`render`](Family::render)'s wrapper, which
+/// defines [`symbol`](Family::symbol) with `__launch_bounds__(block_threads())`.
+pub(crate) trait Family: Clone + Eq + Hash + Debug + Send + Sync + 'static {
+    /// The family's template headers in `kernels/`, in include order.
+    fn headers(&self) -> &'static [&'static str];
+    /// The `extern "C"` symbol, unique per spec.
+    fn symbol(&self) -> String;
+    /// Appends the wrapper (type names and the `extern "C"` kernel) to `src`.
+    fn render(&self, src: &mut String);
+    /// Threads per block the kernel is compiled for and launched with.
+    fn block_threads(&self) -> u32 {
+        BLOCK
+    }
 }
 
-/// The parts of a reduction kernel besides its pre-map (which is the spec's `body`,
-/// assigning the accumulator `a` from `in0`, the element's index `j` along the reduced
-/// axes and, with an aux input, the per-output value `k0`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ReduceSpec {
-    /// C++ accumulator type (`acc_t`).
-    pub acc: Cow<'static, str>,
-    /// Identity of the operator, an expression of type `acc_t`.
-    pub identity: Cow<'static, str>,
-    /// The operator: an expression in `a` and `b`, both `acc_t`.
-    pub combine: Cow<'static, str>,
-    /// Post-map: statements assigning `out0` from the result `a` (and scalars `s0...`).
-    pub post: Cow<'static, str>,
-    /// Input 0 holds partial accumulators of an earlier pass (`in0_t` is `acc_t`).
-    pub partial_in: bool,
-    /// Output 0 receives partial accumulators (no post-map).
-    pub partial_out: bool,
-    /// One launch for rows cut into `splits` pieces (reduce-rows variants only): each
-    /// piece stores its partial in `p_part`, and the last piece of a row to finish, told
-    /// by the row's counter in `p_sem` (zero before and after the launch), combines them
-    /// and writes output 0.
-    pub finish: bool,
-    /// Type of the per-output aux input `k0`, if any.
-    pub aux: Option<DType>,
+/// The full source of `spec`'s kernel. Pure: no CUDA call.
+pub(crate) fn source<F: Family>(spec: &F) -> String {
+    let mut src = String::with_capacity(8192);
+    for header in ["common.cuh", "ops.cuh"].iter().chain(spec.headers()) {
+        src.push_str(sources::get(header));
+        src.push('\n');
+    }
+    spec.render(&mut src);
+    src
 }
 
-/// How operands are indexed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Every operand contiguous: element `i` of each is at `ptr[i]`.
-    Contiguous,
-    /// Every operand contiguous and 16-byte aligned: `vec` elements per vector load.
-    Vectorized {
-        /// Elements per vector (16 bytes over the widest operand's element size).
-        vec: u8,
-    },
-    /// Two collapsed dimensions where the operands in `staged` (bit k = operand k, outputs
-    /// first) run fastest along the first dimension (e.g. a transposed view): 32 x 32
-    /// tiles through shared memory.
-    Tiled {
-        /// Bit mask of the column-major operands.
-        staged: u8,
-    },
-    /// Rows of contiguous (innermost stride 1, 16-byte aligned) or broadcast (innermost
-    /// stride 0, bit set in `bcast`) operands: `vec` elements per thread, one vector load
-    /// per contiguous operand.
-    StridedVec {
-        /// Number of collapsed dimensions (at least 1).
-        ndim: u8,
-        /// Elements per vector.
-        vec: u8,
-        /// Bit mask of the operands with innermost stride 0.
-        bcast: u8,
-    },
-    /// Reduction, a warp (`warp`) or a block per output row: `nk` kept and `nr` reduced
-    /// collapsed dimensions.
-    ReduceRows {
-        /// One warp per row instead of one block.
-        warp: bool,
-        /// Elements per vector load along the reduced dimension (1: scalar loads).
-        vec: u8,
-        /// Kept dimensions.
-        nk: u8,
-        /// Reduced dimensions.
-        nr: u8,
-    },
-    /// Scan in tiles with decoupled look-back: `vec` elements per vector access, `nk`
-    /// kept (row) dimensions.
-    ScanTiles {
-        /// Elements per vector access along the scanned axis (1: scalar).
-        vec: u8,
-        /// Row dimensions.
-        nk: u8,
-    },
-    /// Scan, a thread per row.
-    ScanSerial {
-        /// Row dimensions.
-        nk: u8,
-    },
-    /// Reduction, a thread per output (per `vec` adjacent outputs).
-    ReduceCols {
-        /// Adjacent outputs per thread, read as one vector (1: scalar).
-        vec: u8,
-        /// Kept dimensions.
-        nk: u8,
-        /// Reduced dimensions.
-        nr: u8,
-    },
-    /// A stack of small matrix products at any strides, a thread per output element.
-    GemmSmall,
-    /// Any layouts: offsets from an `Indexer` over `ndim` collapsed dimensions.
-    Strided {
-        /// Number of collapsed dimensions (at least 1).
-        ndim: u8,
-    },
+/// One kernel of any family, type-erased: what [`Device::prewarm`] takes.
+///
+/// Obtain a ready set from [`common_specs`](crate::common_specs).
+///
+/// [`Device::prewarm`]: crate::Device::prewarm
+#[derive(Clone)]
+pub struct KernelSpec(Arc<dyn AnyKernel>);
+
+/// A family's spec with its type erased.
+trait AnyKernel: Send + Sync + Debug {
+    fn symbol(&self) -> String;
+    fn source(&self) -> String;
+    fn block_threads(&self) -> u32;
+    fn load(&self, device: &Device) -> Result<()>;
+}
+
+impl<F: Family> AnyKernel for F {
+    fn symbol(&self) -> String {
+        Family::symbol(self)
+    }
+    fn source(&self) -> String {
+        source(self)
+    }
+    fn block_threads(&self) -> u32 {
+        Family::block_threads(self)
+    }
+    fn load(&self, device: &Device) -> Result<()> {
+        cache::kernel(device, self).map(drop)
+    }
+}
+
+impl KernelSpec {
+    pub(crate) fn new<F: Family>(spec: F) -> KernelSpec {
+        KernelSpec(Arc::new(spec))
+    }
+
+    /// The kernel's `extern "C"` symbol, e.g. `cuarray_ew_add_f32f32_f32_v4_i32`.
+    pub fn symbol(&self) -> String {
+        self.0.symbol()
+    }
+
+    /// The kernel's full CUDA source.
+    #[doc(hidden)]
+    pub fn source(&self) -> String {
+        self.0.source()
+    }
+
+    /// Threads per block.
+    #[doc(hidden)]
+    pub fn block_threads(&self) -> u32 {
+        self.0.block_threads()
+    }
+}
+
+/// The symbol and source of any family's spec, for tests and tools (the family trait
+/// itself is internal).
+#[doc(hidden)]
+pub trait Render {
+    /// The kernel's `extern "C"` symbol.
+    fn symbol(&self) -> String;
+    /// The kernel's full CUDA source.
+    fn source(&self) -> String;
+}
+
+impl<S: Clone + Into<KernelSpec>> Render for S {
+    fn symbol(&self) -> String {
+        self.clone().into().0.symbol()
+    }
+    fn source(&self) -> String {
+        self.clone().into().0.source()
+    }
+}
+
+impl Debug for KernelSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Device {
+    /// Compiles (or loads from the disk cache) each kernel of `specs` now, so that their
+    /// first use later costs nothing. See [`common_specs`](crate::common_specs) for a ready
+    /// set.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// dev.prewarm(&cuarray::common_specs())?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn prewarm(&self, specs: &[KernelSpec]) -> Result<()> {
+        specs.iter().try_for_each(|s| s.0.load(self))
+    }
 }
 
 /// The integer type kernels index with.
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IndexWidth {
     /// 32-bit (`int`): chosen only when every offset provably fits.
@@ -151,13 +185,17 @@ impl IndexWidth {
 }
 
 /// Most operands of one kernel: inputs + outputs.
+#[doc(hidden)]
 pub const MAX_OPERANDS: usize = 8;
 /// Most scalar parameters of one kernel.
+#[doc(hidden)]
 pub const MAX_SCALARS: usize = 4;
 /// Most collapsed dimensions a strided kernel indexes.
+#[doc(hidden)]
 pub const MAX_DIMS: usize = 16;
 
 /// A short list of dtypes, stored inline (no allocation on the hot path).
+#[doc(hidden)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TypeList {
     len: u8,
@@ -194,134 +232,8 @@ impl TypeList {
     }
 }
 
-impl std::fmt::Debug for TypeList {
+impl Debug for TypeList {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.as_slice()).finish()
     }
-}
-
-/// Everything that determines one compiled kernel.
-///
-/// The op body is C++ statements over the names `in0, in1, ...` (inputs, already loaded,
-/// of types `in0_t, ...`), `out0, ...` (outputs, to assign, of types `out0_t, ...`),
-/// `s0, ...` (scalar parameters) and `i` (the element's logical row-major index), as in
-/// CuPy's `ElementwiseKernel`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct KernelSpec {
-    /// The template family.
-    pub family: Family,
-    /// Op name, part of the kernel symbol (`[a-z0-9_]+`).
-    pub op: Cow<'static, str>,
-    /// The op body.
-    pub body: Cow<'static, str>,
-    /// Input element types.
-    pub inputs: TypeList,
-    /// Output element types.
-    pub outputs: TypeList,
-    /// Scalar parameter types.
-    pub scalars: TypeList,
-    /// Layout variant.
-    pub variant: Variant,
-    /// Index width.
-    pub index: IndexWidth,
-    /// The reduction's parts (family `Reduce` only).
-    pub reduce: Option<ReduceSpec>,
-}
-
-impl KernelSpec {
-    /// Threads per block the kernel is compiled for (its `__launch_bounds__`) and launched
-    /// with.
-    pub fn block_threads(&self) -> u32 {
-        match self.variant {
-            Variant::ScanTiles { .. } => codegen::SCAN_BLOCK as u32,
-            _ => crate::ops::launch::BLOCK,
-        }
-    }
-
-    /// The `extern "C"` symbol: `cuarray_{family}_{op}_{types}_{variant}_{index}`, so that
-    /// profilers show what ran.
-    pub fn symbol(&self) -> String {
-        let types = |l: &TypeList| {
-            l.as_slice()
-                .iter()
-                .map(|d| d.name())
-                .collect::<Vec<_>>()
-                .join("")
-        };
-        let variant = match self.variant {
-            Variant::Contiguous => "c".to_string(),
-            Variant::Vectorized { vec } => format!("v{vec}"),
-            Variant::Strided { ndim } => format!("s{ndim}"),
-            Variant::Tiled { staged } => format!("t{staged:x}"),
-            Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
-            Variant::ReduceRows { warp, vec, nk, nr } => {
-                format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" })
-            }
-            Variant::ReduceCols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
-            Variant::ScanTiles { vec, nk } => format!("t{nk}v{vec}"),
-            Variant::ScanSerial { nk } => format!("s{nk}"),
-            Variant::GemmSmall => "small".to_string(),
-        };
-        let fam = match self.family {
-            Family::Elementwise => "ew",
-            Family::Reduce => match &self.reduce {
-                Some(r) if r.partial_in => "red2",
-                Some(r) if r.partial_out => "red1",
-                Some(r) if r.finish => "redf",
-                _ => "red",
-            },
-            Family::Scan => "scan",
-            Family::Gemm => "gemm",
-        };
-        let mut sym = format!(
-            "cuarray_{fam}_{}_{}_{}",
-            self.op,
-            types(&self.inputs),
-            types(&self.outputs)
-        );
-        if !self.scalars.is_empty() {
-            sym.push('_');
-            sym.push_str(&types(&self.scalars));
-        }
-        sym.push('_');
-        sym.push_str(&variant);
-        sym.push('_');
-        sym.push_str(self.index.name());
-        sym
-    }
-}
-
-/// A representative set of kernels (the add, sub, mul and div of the common dtypes in
-/// the variants contiguous arrays, broadcast rows and general views launch), for
-/// [`Device::prewarm`](crate::Device::prewarm).
-pub fn common_specs() -> Vec<KernelSpec> {
-    use crate::ops::catalogue::BinaryOp;
-    use crate::ops::elementwise::spec_for;
-    let mut specs = Vec::new();
-    for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
-        let vec = (16 / d.size()) as u8;
-        for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
-            for v in [
-                Variant::Vectorized { vec },
-                Variant::Contiguous,
-                Variant::StridedVec {
-                    ndim: 2,
-                    vec,
-                    bcast: 0b100,
-                },
-                Variant::Strided { ndim: 2 },
-            ] {
-                specs.push(spec_for(
-                    op.name(),
-                    op.body(),
-                    &[d, d],
-                    &[d],
-                    &[],
-                    v,
-                    IndexWidth::I32,
-                ));
-            }
-        }
-    }
-    specs
 }

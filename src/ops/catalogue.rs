@@ -1,6 +1,14 @@
-//! The catalogue of built-in elementwise ops. Each op is one device function
-//! `cuarray_<name>` of `kernels/ops.cuh`; its kernel body is generated from that name, so
-//! every op shares the one N-ary template.
+//! The catalogue of built-in ops as kernel bodies: elementwise ops (each one device
+//! function `cuarray_<name>` of `kernels/ops.cuh`, its body generated from that name, so
+//! that every op shares the one N-ary template), the bodies of creation functions, and the
+//! reductions with their accumulators and identities (a typed table: a new element type
+//! must be placed in it explicitly).
+
+use crate::element::DType;
+use crate::kernels::family::elementwise::{ElementwiseSpec, Variant};
+use crate::kernels::family::reduce::{Acc, ArgValue, Identity};
+use crate::kernels::{IndexWidth, KernelSpec, TypeList};
+use std::borrow::Cow;
 
 macro_rules! op_enum {
     ($(#[$meta:meta])* $enum:ident { $($(#[doc = $doc:literal])* $variant:ident => $name:literal),* $(,)? }) => {
@@ -196,6 +204,251 @@ pub const CAST_BODY: &str = "out0 = static_cast<out0_t>(in0);";
 /// Body of a fill with one scalar.
 pub const FILL_BODY: &str = "out0 = s0;";
 
+/// Body of `eye(n)` (`s0` = n).
+pub const EYE_BODY: &str = "out0 = (i / s0 == i % s0) ? out0_t(1) : out0_t(0);";
+/// Body of a float `arange` (`s0` = start, `s1` = step).
+pub const ARANGE_F_BODY: &str = "out0 = out0_t(s0 + (double)i * s1);";
+/// Body of an integer `arange` (`s0` = start, `s1` = step), wrapping as NumPy.
+pub const ARANGE_I_BODY: &str =
+    "out0 = out0_t((unsigned long long)s0 + (unsigned long long)i * (unsigned long long)s1);";
+/// Body of `linspace` (`s0` = start, `s1` = stop, `s2` = index of the last element,
+/// `s3` = step).
+pub const LINSPACE_BODY: &str = "out0 = (i == s2) ? out0_t(s1) : out0_t(s0 + (double)i * s3);";
+
+/// Built-in reductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// Sum (identity 0).
+    Sum,
+    /// Product (identity 1).
+    Prod,
+    /// Maximum; NaN propagates; no identity.
+    Max,
+    /// Minimum; NaN propagates; no identity.
+    Min,
+    /// Index of the first maximum (first NaN if any).
+    ArgMax,
+    /// Index of the first minimum (first NaN if any).
+    ArgMin,
+    /// True when every element is non-zero.
+    All,
+    /// True when some element is non-zero.
+    Any,
+    /// Sum divided by the count `s0`.
+    Mean,
+    /// Sum of squared deviations from the per-output `k0`, divided by `s0` (variance).
+    Var,
+    /// Square root of `Var` (standard deviation).
+    Std,
+}
+
+/// The generated pieces of one reduction for one input dtype.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReduceDef {
+    /// Accumulator type.
+    pub acc: Acc,
+    /// Identity expression.
+    pub identity: Cow<'static, str>,
+    /// Pre-map statements.
+    pub pre: &'static str,
+    /// Operator expression in `a`, `b`.
+    pub combine: &'static str,
+    /// Post-map statements.
+    pub post: &'static str,
+}
+
+/// The wide accumulator of `d` for sums, products, max and min.
+const fn sum_acc(d: DType) -> Acc {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => Acc::F32,
+        DType::F64 => Acc::F64,
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => Acc::U64,
+        DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Acc::I64,
+    }
+}
+
+/// The value type argmax and argmin compare `d` as.
+const fn arg_value(d: DType) -> ArgValue {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => ArgValue::F32,
+        DType::F64 => ArgValue::F64,
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => ArgValue::U64,
+        DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 => ArgValue::I64,
+    }
+}
+
+/// Accumulator (and result type) of mean and variance: `f32` up to f32, else `f64`.
+pub(crate) const fn mean_acc(d: DType) -> DType {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => DType::F32,
+        DType::F64
+        | DType::Bool
+        | DType::I8
+        | DType::I16
+        | DType::I32
+        | DType::I64
+        | DType::U8
+        | DType::U16
+        | DType::U32
+        | DType::U64 => DType::F64,
+    }
+}
+
+impl ReduceOp {
+    /// The op's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Var => "var",
+            ReduceOp::Std => "std",
+        }
+    }
+
+    /// True for the ops without identity (an empty reduction is an error).
+    pub const fn needs_elements(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
+        )
+    }
+
+    /// True when the result depends on the order of the reduced elements' indices.
+    pub const fn is_arg(self) -> bool {
+        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
+    }
+
+    /// The kernel pieces for input dtype `d`.
+    pub fn def(self, d: DType) -> ReduceDef {
+        let plain = "a = acc_t(in0);";
+        let out = "out0 = out0_t(a);";
+        let def = |acc: Acc, identity: Identity, pre, combine, post| ReduceDef {
+            acc,
+            identity: acc.identity(identity),
+            pre,
+            combine,
+            post,
+        };
+        match self {
+            ReduceOp::Sum => def(sum_acc(d), Identity::Zero, plain, "a + b", out),
+            ReduceOp::Prod => def(sum_acc(d), Identity::One, plain, "a * b", out),
+            ReduceOp::Max => def(
+                sum_acc(d),
+                Identity::Lowest,
+                plain,
+                "cuarray_maximum(a, b)",
+                out,
+            ),
+            ReduceOp::Min => def(
+                sum_acc(d),
+                Identity::Highest,
+                plain,
+                "cuarray_minimum(a, b)",
+                out,
+            ),
+            ReduceOp::ArgMax | ReduceOp::ArgMin => {
+                let v = arg_value(d);
+                let pre = match v {
+                    ArgValue::F32 => "a.v = float(in0); a.i = (long long)j;",
+                    ArgValue::F64 => "a.v = double(in0); a.i = (long long)j;",
+                    ArgValue::U64 => "a.v = (unsigned long long)in0; a.i = (long long)j;",
+                    ArgValue::I64 => "a.v = (long long)in0; a.i = (long long)j;",
+                };
+                let (identity, combine) = if self == ReduceOp::ArgMax {
+                    (Identity::Lowest, "cuarray_argmax_comb(a, b)")
+                } else {
+                    (Identity::Highest, "cuarray_argmin_comb(a, b)")
+                };
+                def(Acc::Arg(v), identity, pre, combine, "out0 = a.i;")
+            }
+            ReduceOp::All => def(
+                Acc::Int,
+                Identity::One,
+                "a = (in0 != in0_t(0)) ? 1 : 0;",
+                "a & b",
+                "out0 = a != 0;",
+            ),
+            ReduceOp::Any => def(
+                Acc::Int,
+                Identity::Zero,
+                "a = (in0 != in0_t(0)) ? 1 : 0;",
+                "a | b",
+                "out0 = a != 0;",
+            ),
+            ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
+                let acc = match mean_acc(d) {
+                    DType::F32 => Acc::F32,
+                    _ => Acc::F64,
+                };
+                let pre = if self == ReduceOp::Mean {
+                    plain
+                } else {
+                    "const acc_t dev = acc_t(in0) - acc_t(k0); a = dev * dev;"
+                };
+                let post = if self == ReduceOp::Std {
+                    "out0 = out0_t(cuarray_m_sqrt(a / acc_t(s0)));"
+                } else {
+                    "out0 = out0_t(a / acc_t(s0));"
+                };
+                def(acc, Identity::Zero, pre, "a + b", post)
+            }
+        }
+    }
+
+    /// The scan of this op (`Sum` or `Prod`): its symbol name.
+    pub const fn scan_name(self) -> &'static str {
+        match self {
+            ReduceOp::Prod => "cumprod",
+            _ => "cumsum",
+        }
+    }
+}
+
+/// A representative set of kernels (the add, sub, mul and div of the common dtypes in
+/// the variants contiguous arrays, broadcast rows and general views launch), for
+/// [`Device::prewarm`](crate::Device::prewarm).
+///
+/// ```
+/// let specs = cuarray::common_specs();
+/// assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
+/// ```
+pub fn common_specs() -> Vec<KernelSpec> {
+    let mut specs = Vec::new();
+    for d in [DType::F32, DType::F64, DType::I32, DType::I64] {
+        let vec = (16 / d.size()) as u8;
+        for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
+            for variant in [
+                Variant::Vectorized { vec },
+                Variant::Contiguous,
+                Variant::StridedVec {
+                    ndim: 2,
+                    vec,
+                    bcast: 0b100,
+                },
+                Variant::Strided { ndim: 2 },
+            ] {
+                specs.push(KernelSpec::from(ElementwiseSpec {
+                    op: op.name().into(),
+                    body: op.body().into(),
+                    inputs: TypeList::new(&[d, d]),
+                    outputs: TypeList::new(&[d]),
+                    scalars: TypeList::new(&[]),
+                    variant,
+                    index: IndexWidth::I32,
+                }));
+            }
+        }
+    }
+    specs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,18 +463,16 @@ mod tests {
         assert_eq!(UnaryOp::Exp.body(), "out0 = cuarray_exp(in0);");
         assert!(BinaryOp::Lt.returns_bool() && !BinaryOp::Add.returns_bool());
         for op in UnaryOp::ALL {
-            assert!(
-                crate::kernels::codegen::render(&crate::ops::elementwise::spec_for(
-                    op.name(),
-                    op.body(),
-                    &[crate::DType::F32],
-                    &[crate::DType::F32],
-                    &[],
-                    crate::kernels::Variant::Contiguous,
-                    crate::kernels::IndexWidth::I32,
-                ))
-                .contains(&format!("cuarray_{}(in0)", op.name()))
+            let spec = crate::ops::elementwise::spec_for(
+                op.name(),
+                op.body(),
+                &[DType::F32],
+                &[DType::F32],
+                &[],
+                crate::kernels::family::elementwise::Variant::Contiguous,
+                crate::kernels::IndexWidth::I32,
             );
+            assert!(crate::kernels::source(&spec).contains(&format!("cuarray_{}(in0)", op.name())));
         }
     }
 }

@@ -4,53 +4,20 @@
 //! fused expressions are meant to reuse it. `plan` (pure) collapses the operands' layouts
 //! and chooses the variant and index width; `run` renders the spec and launches.
 
+use super::Operand;
 use crate::element::DType;
-use crate::kernels::abi::KernelArgs;
-use crate::kernels::codegen::{tile_for, STRIDED_CHUNK};
-use crate::kernels::{
-    Family, IndexWidth, KernelSpec, TypeList, Variant, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS,
-};
-use crate::ops::launch::{grid_for, grid_uncapped, index_width, BLOCK};
-use crate::shape::{collapse, Collapsed, Layout};
+use crate::kernels::abi::{KernelArgs, Scalar};
+use crate::kernels::cache::kernel;
+use crate::kernels::family::elementwise::{ElementwiseSpec, STRIDED_CHUNK};
+use crate::kernels::{IndexWidth, TypeList, BLOCK, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
+use crate::ops::launch::{grid_for, grid_uncapped, index_width};
+use crate::shape::{collapse, Collapsed};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 use std::borrow::Cow;
 
 pub use super::catalogue::{BinaryOp, UnaryOp};
-
-/// One array operand of an elementwise launch: the address of its first logical element,
-/// its layout (already broadcast to the launch shape) and its dtype.
-pub(crate) struct Operand<'a> {
-    pub(crate) ptr: CUdeviceptr,
-    pub(crate) layout: Cow<'a, Layout>,
-    pub(crate) dtype: DType,
-}
-
-/// A scalar kernel parameter: raw bytes of one element of `dtype`.
-#[derive(Clone, Copy)]
-pub(crate) struct Scalar {
-    pub(crate) dtype: DType,
-    bytes: [u8; 8],
-}
-
-impl Scalar {
-    pub(crate) fn of<T: crate::Element>(v: T) -> Scalar {
-        let mut bytes = [0u8; 8];
-        let size = std::mem::size_of::<T>();
-        // SAFETY: every Element is a plain value of at most 8 bytes with no padding
-        // (bool is one byte, 0 or 1); we copy exactly its bytes.
-        let src = unsafe { std::slice::from_raw_parts(&v as *const T as *const u8, size) };
-        bytes[..size].copy_from_slice(src);
-        Scalar {
-            dtype: T::DTYPE,
-            bytes,
-        }
-    }
-
-    pub(crate) fn bytes(&self) -> &[u8; 8] {
-        &self.bytes
-    }
-}
+pub use crate::kernels::family::elementwise::Variant;
 
 /// What the plan decided for one launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,8 +36,8 @@ pub struct Plan {
 /// outputs first). Pure.
 ///
 /// ```
-/// use cuarray::ops::elementwise::plan;
-/// use cuarray::kernels::{Variant, IndexWidth};
+/// use cuarray::ops::elementwise::{plan, Variant};
+/// use cuarray::kernels::IndexWidth;
 /// let p = plan(&[4, 5], &[&[5, 1], &[5, 1]]).unwrap();
 /// assert_eq!(p.variant, Variant::Contiguous);
 /// let p = plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap(); // a transposed input
@@ -227,7 +194,7 @@ pub fn refine(p: &Plan, ptrs: &[(CUdeviceptr, DType)], nout: usize) -> Variant {
 }
 
 /// Threads' worth of work for `variant` (the grid is sized from it).
-fn work_items(p: &Plan, variant: Variant, spec: &KernelSpec) -> usize {
+fn work_items(p: &Plan, variant: Variant, spec: &ElementwiseSpec) -> usize {
     let c = &p.collapsed;
     match variant {
         Variant::Contiguous => p.size,
@@ -236,7 +203,7 @@ fn work_items(p: &Plan, variant: Variant, spec: &KernelSpec) -> usize {
         }
         // One block per tile.
         Variant::Tiled { .. } => {
-            let t = tile_for(spec);
+            let t = spec.tile();
             c.shape[0].div_ceil(t) * c.shape[1].div_ceil(t) * BLOCK as usize
         }
         // One warp per 32 * STRIDED_CHUNK elements of a row of the innermost dimension.
@@ -244,7 +211,6 @@ fn work_items(p: &Plan, variant: Variant, spec: &KernelSpec) -> usize {
             let inner = *c.shape.last().unwrap_or(&1);
             (p.size / inner.max(1)) * inner.div_ceil(32 * STRIDED_CHUNK) * 32
         }
-        _ => p.size,
     }
 }
 
@@ -257,9 +223,8 @@ pub fn spec_for(
     scalars: &[DType],
     variant: Variant,
     index: IndexWidth,
-) -> KernelSpec {
-    KernelSpec {
-        family: Family::Elementwise,
+) -> ElementwiseSpec {
+    ElementwiseSpec {
         op: op.into(),
         body: body.into(),
         inputs: TypeList::new(inputs),
@@ -267,7 +232,6 @@ pub fn spec_for(
         scalars: TypeList::new(scalars),
         variant,
         index,
-        reduce: None,
     }
 }
 
@@ -285,11 +249,19 @@ pub(crate) fn run(
     if outs.len() + ins.len() > MAX_OPERANDS || scalars.len() > MAX_SCALARS {
         return Err(Error::invalid(op, "too many operands for one kernel"));
     }
-    let shape = outs[0].layout.shape();
+    let shape = outs[0].layout().shape();
     let mut strides: [&[isize]; MAX_OPERANDS] = [&[]; MAX_OPERANDS];
     for (s, o) in strides.iter_mut().zip(outs.iter().chain(ins)) {
-        debug_assert_eq!(o.layout.shape(), shape);
-        *s = o.layout.strides();
+        if o.layout().shape() != shape {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "operands of shapes {shape:?} and {:?} in one launch",
+                    o.layout().shape()
+                ),
+            ));
+        }
+        *s = o.layout().strides();
     }
     let p = plan(shape, &strides[..outs.len() + ins.len()])?;
     if p.size == 0 {
@@ -297,12 +269,12 @@ pub(crate) fn run(
     }
     let mut types = [DType::Bool; MAX_OPERANDS];
     for (t, o) in types.iter_mut().zip(ins) {
-        *t = o.dtype;
+        *t = o.dtype();
     }
     let in_types = &types[..ins.len()];
     let mut otypes = [DType::Bool; MAX_OPERANDS];
     for (t, o) in otypes.iter_mut().zip(outs) {
-        *t = o.dtype;
+        *t = o.dtype();
     }
     let mut stypes = [DType::Bool; MAX_SCALARS];
     for (t, s) in stypes.iter_mut().zip(scalars) {
@@ -310,7 +282,7 @@ pub(crate) fn run(
     }
     let mut ptrs = [(0u64, DType::Bool); MAX_OPERANDS];
     for (slot, o) in ptrs.iter_mut().zip(outs.iter().chain(ins)) {
-        *slot = (o.ptr, o.dtype);
+        *slot = (o.ptr(), o.dtype());
     }
     let ptrs = &ptrs[..outs.len() + ins.len()];
     let variant = refine(&p, ptrs, outs.len());
@@ -324,10 +296,10 @@ pub(crate) fn run(
         p.index,
     );
     let items = work_items(&p, variant, &spec);
-    let f = device.function(&spec)?;
+    let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
     for o in outs.iter().chain(ins) {
-        args.ptr(o.ptr);
+        args.ptr(o.ptr());
     }
     for s in scalars {
         args.scalar(s);
@@ -345,16 +317,17 @@ pub(crate) fn run(
         Variant::Vectorized { .. } => grid_uncapped(items.div_ceil(2)),
         _ => grid_for(items, device.multiprocessor_count() * f.blocks_per_sm),
     };
-    // SAFETY: the arguments follow codegen's wrapper signature for `spec`: output
-    // pointers, input pointers, scalars, then `n` or the Indexer of `p.collapsed`; every
-    // pointer is the first logical element of a live buffer whose layout keeps every
-    // offset the Indexer produces inside the buffer (Layout's invariants).
-    unsafe { args.launch(device, &f, grid, BLOCK) }
+    // SAFETY: the arguments follow the elementwise family's wrapper signature for `spec`:
+    // output pointers, input pointers, scalars, then `n` or the Indexer of `p.collapsed`;
+    // every pointer is the first logical element of an `Operand`, whose layout (of the
+    // launch's shape, checked above) stays inside its live, borrowed buffer.
+    unsafe { args.launch(device, &f, grid) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shape::Layout;
 
     #[test]
     fn plans() {

@@ -1,9 +1,6 @@
 //! Launch geometry and index-width choice. Pure host code.
 
-use crate::kernels::IndexWidth;
-
-/// Threads per block for the elementwise family.
-pub(crate) const BLOCK: u32 = 256;
+use crate::kernels::{IndexWidth, BLOCK};
 
 /// Largest element count or offset handled with 32-bit indices. Kept well below
 /// `i32::MAX` so that `i + 4 * grid * block` in the grid-stride loops cannot overflow.

@@ -11,11 +11,16 @@
 //! with a usable leading dimension (e.g. a view with steps on both axes, or negative
 //! strides) is copied to a contiguous array first.
 
-use crate::device::Device;
+use super::Operand;
+use crate::device::{Device, DeviceBuffer};
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
-use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, Variant};
-use crate::ops::launch::{grid_for, BLOCK};
+use crate::kernels::cache::kernel;
+use crate::kernels::family::gemm::GemmSpec;
+use crate::kernels::IndexWidth;
+use crate::libs::blas::{with_blas, GemmElement};
+use crate::ops::catalogue::COPY_BODY;
+use crate::ops::launch::grid_for;
 use crate::shape::{broadcast_shapes, collapse, Layout};
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
@@ -68,7 +73,7 @@ fn small_args(
 /// Runs `C = A @ B` for the plan `p` whose batch axes collapse to one strided loop `bl`
 /// (`bl.outer` empty): `a` and `b` address element 0 of `p.a` and `p.b`, `c` a
 /// C-contiguous output of `p.out_shape`.
-pub(crate) fn run_small(
+fn run_small(
     device: &Device,
     dtype: DType,
     p: &GemmPlan,
@@ -76,25 +81,126 @@ pub(crate) fn run_small(
     (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
 ) -> Result<()> {
     debug_assert!(bl.outer.is_empty());
-    let spec = KernelSpec {
-        family: Family::Gemm,
-        op: "matmul".into(),
-        body: "".into(),
-        inputs: TypeList::new(&[dtype]),
-        outputs: TypeList::new(&[dtype]),
-        scalars: TypeList::new(&[]),
-        variant: Variant::GemmSmall,
+    let spec = GemmSpec {
+        dtype,
         index: IndexWidth::I64,
-        reduce: None,
     };
-    let f = device.function(&spec)?;
+    let f = kernel(device, &spec)?;
     let mut args = small_args(p, bl, (a, b, c));
     let total = bl.count * p.m * p.n;
     let grid = grid_for(total, device.multiprocessor_count() * f.blocks_per_sm);
-    // SAFETY: arguments as render_gemm's signature; the plan's layouts keep every element
-    // of A and B inside their buffers (Layout invariants), and C holds batch * m * n
-    // elements at the strides passed.
-    unsafe { args.launch(device, &f, grid, BLOCK) }
+    // SAFETY: arguments as the gemm family's signature; the plan's layouts keep every
+    // element of A and B inside their buffers (checked by their `Operand`s), and C holds
+    // batch * m * n elements at the strides passed.
+    unsafe { args.launch(device, &f, grid) }
+}
+
+/// A C-contiguous copy of `src` in a new buffer.
+fn contiguous_copy(device: &Device, src: &Operand<'_>) -> Result<DeviceBuffer> {
+    let layout = Layout::contiguous(src.layout().shape());
+    let buf = DeviceBuffer::alloc(device, layout.size() * src.dtype().size())?;
+    let dst = Operand::new(&buf, std::borrow::Cow::Owned(layout), src.dtype())?;
+    super::elementwise::run(
+        device,
+        "copy",
+        COPY_BODY,
+        &[dst],
+        std::slice::from_ref(src),
+        &[],
+    )?;
+    Ok(buf)
+}
+
+/// `out = a @ b` as planned by `p` (from `a`'s and `b`'s layouts) into the C-contiguous
+/// `out` of `p.out_shape`: one kernel of ours for small products, else cuBLAS, after a
+/// contiguous copy of an operand cuBLAS cannot read in place.
+pub(crate) fn run<T: GemmElement>(
+    device: &Device,
+    p: &GemmPlan,
+    a: &Operand<'_>,
+    b: &Operand<'_>,
+    out: &Operand<'_>,
+) -> Result<()> {
+    if !out.layout().is_c_contiguous() || out.layout().shape() != p.out_shape.as_slice() {
+        return Err(Error::invalid(
+            "matmul",
+            format!("the output must be C-contiguous of shape {:?}", p.out_shape),
+        ));
+    }
+    let (m, n, k) = (p.m, p.n, p.k);
+    let nb = p.batch.len();
+    let (pa, pb) = (a.with_layout(p.a.clone())?, b.with_layout(p.b.clone())?);
+    let products: usize = p.batch.iter().product();
+    if products.saturating_mul(m * n).saturating_mul(k) <= small_gemm_limit() {
+        let bl = batch_loop(p);
+        if bl.outer.is_empty() {
+            return run_small(device, T::DTYPE, p, &bl, (pa.ptr(), pb.ptr(), out.ptr()));
+        }
+    }
+    // Operands cuBLAS cannot read in place are made contiguous (a device copy), then
+    // re-planned.
+    let view = |l: &Layout, r, c| mat_operand(r, c, l.strides()[nb], l.strides()[nb + 1]);
+    let (a_copy, b_copy);
+    let (mut pa, mut pb) = (pa, pb);
+    if view(pa.layout(), m, k).is_none() {
+        a_copy = contiguous_copy(device, a)?;
+        let la = Layout::contiguous(a.layout().shape());
+        let planned = plan_gemm(&la, b.layout())?.a;
+        pa = Operand::new(&a_copy, std::borrow::Cow::Owned(planned), T::DTYPE)?;
+    }
+    if view(pb.layout(), k, n).is_none() {
+        b_copy = contiguous_copy(device, b)?;
+        let lb = Layout::contiguous(b.layout().shape());
+        let planned = plan_gemm(a.layout(), &lb)?.b;
+        pb = Operand::new(&b_copy, std::borrow::Cow::Owned(planned), T::DTYPE)?;
+    }
+    let (oa, ob) = match (view(pa.layout(), m, k), view(pb.layout(), k, n)) {
+        (Some(x), Some(y)) => (x, y),
+        _ => {
+            return Err(Error::invalid(
+                "matmul",
+                "a contiguous operand is not readable in place",
+            ))
+        }
+    };
+    let bl = batch_loop(&GemmPlan {
+        a: pa.layout().clone(),
+        b: pb.layout().clone(),
+        ..p.clone()
+    });
+    let size = std::mem::size_of::<T>() as isize;
+    let (a0, b0, c0) = (pa.ptr() as isize, pb.ptr() as isize, out.ptr() as isize);
+    let tf32 = device.tf32();
+    let outer_total: usize = bl.outer.iter().map(|o| o.0).product();
+    with_blas(device, |blas| {
+        for flat in 0..outer_total {
+            let (mut da, mut db, mut dc) = (0isize, 0isize, 0isize);
+            let mut rem = flat;
+            for &(ext, sa, sb, sc) in bl.outer.iter().rev() {
+                let i = (rem % ext) as isize;
+                rem /= ext;
+                da += i * sa;
+                db += i * sb;
+                dc += i * sc;
+            }
+            // Cᵀ (n x m, ld n) = op(B) op(A) in cuBLAS's column-major view.
+            // SAFETY: the plan checked every dimension, leading dimension and batch
+            // stride against the operands' layouts, which stay inside their buffers
+            // (checked by their `Operand`s); `out` holds batch * m * n elements.
+            unsafe {
+                blas.gemm::<T>(
+                    tf32,
+                    (ob.trans, oa.trans),
+                    (n, m, k),
+                    ((b0 + db * size) as u64, ob.ld, bl.stride.1),
+                    ((a0 + da * size) as u64, oa.ld, bl.stride.0),
+                    ((c0 + dc * size) as u64, n, bl.stride.2),
+                    bl.count,
+                )?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// How cuBLAS reads one matrix operand in place.

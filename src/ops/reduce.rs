@@ -1,263 +1,23 @@
-//! Reductions: the op catalogue (pre-map, operator with identity, post-map), the pure plan
-//! (axes, kept and reduced dimensions, strategy, splits) and the launch of one or two
-//! passes.
+//! Reductions: the pure plan (axes, kept and reduced dimensions, strategy, splits) and
+//! the launch of one or two passes of the reduce family. The ops themselves (pre-map,
+//! operator with identity, post-map) are in the catalogue.
 
-use crate::device::ROW_COUNTERS;
+use super::Operand;
 use crate::element::DType;
-use crate::kernels::abi::KernelArgs;
-use crate::kernels::cache::Kernel;
-use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant, MAX_DIMS};
-use crate::ops::elementwise::Scalar;
-use crate::ops::launch::{grid_for, index_width, BLOCK};
+use crate::kernels::abi::{KernelArgs, Scalar};
+use crate::kernels::cache::{kernel, Kernel};
+use crate::kernels::family::reduce::{ReduceSpec, Variant};
+use crate::kernels::{IndexWidth, TypeList, MAX_DIMS};
+use crate::ops::launch::{grid_for, index_width};
 use crate::shape::{collapse, normalize_axis, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
-/// Built-in reductions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReduceOp {
-    /// Sum (identity 0).
-    Sum,
-    /// Product (identity 1).
-    Prod,
-    /// Maximum; NaN propagates; no identity.
-    Max,
-    /// Minimum; NaN propagates; no identity.
-    Min,
-    /// Index of the first maximum (first NaN if any).
-    ArgMax,
-    /// Index of the first minimum (first NaN if any).
-    ArgMin,
-    /// True when every element is non-zero.
-    All,
-    /// True when some element is non-zero.
-    Any,
-    /// Sum divided by the count `s0`.
-    Mean,
-    /// Sum of squared deviations from the per-output `k0`, divided by `s0` (variance).
-    Var,
-    /// Square root of `Var` (standard deviation).
-    Std,
-}
+pub(crate) use super::catalogue::mean_acc;
+pub use super::catalogue::{ReduceDef, ReduceOp};
 
-/// The generated pieces of one reduction for one input dtype.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReduceDef {
-    /// Accumulator C++ type.
-    pub acc: &'static str,
-    /// Its size in bytes (for partial buffers).
-    pub acc_size: usize,
-    /// Identity expression.
-    pub identity: &'static str,
-    /// Pre-map statements.
-    pub pre: &'static str,
-    /// Operator expression in `a`, `b`.
-    pub combine: &'static str,
-    /// Post-map statements.
-    pub post: &'static str,
-}
-
-/// The wide accumulator type of `d` for sums: `long long`, `unsigned long long`, `float`
-/// (for f16, bf16, f32) or `double`.
-fn sum_acc(d: DType) -> &'static str {
-    match d {
-        DType::F16 | DType::BF16 | DType::F32 => "float",
-        DType::F64 => "double",
-        DType::U8 | DType::U16 | DType::U32 | DType::U64 => "unsigned long long",
-        _ => "long long",
-    }
-}
-
-/// Accumulator of mean and variance: `float` up to f32, else `double`.
-pub(crate) fn mean_acc(d: DType) -> DType {
-    match d {
-        DType::F16 | DType::BF16 | DType::F32 => DType::F32,
-        _ => DType::F64,
-    }
-}
-
-impl ReduceOp {
-    /// The op's name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Prod => "prod",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-            ReduceOp::ArgMax => "argmax",
-            ReduceOp::ArgMin => "argmin",
-            ReduceOp::All => "all",
-            ReduceOp::Any => "any",
-            ReduceOp::Mean => "mean",
-            ReduceOp::Var => "var",
-            ReduceOp::Std => "std",
-        }
-    }
-
-    /// True for the ops without identity (an empty reduction is an error).
-    pub const fn needs_elements(self) -> bool {
-        matches!(
-            self,
-            ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
-        )
-    }
-
-    /// True when the result depends on the order of the reduced elements' indices.
-    pub const fn is_arg(self) -> bool {
-        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
-    }
-
-    /// The kernel pieces for input dtype `d`.
-    pub fn def(self, d: DType) -> ReduceDef {
-        let acc = sum_acc(d);
-        let size = if acc == "float" { 4 } else { 8 };
-        let lowest = match acc {
-            "float" => "-__int_as_float(0x7f800000)",
-            "double" => "-__longlong_as_double(0x7ff0000000000000LL)",
-            "unsigned long long" => "0ULL",
-            _ => "(-9223372036854775807LL - 1)",
-        };
-        let highest = match acc {
-            "float" => "__int_as_float(0x7f800000)",
-            "double" => "__longlong_as_double(0x7ff0000000000000LL)",
-            "unsigned long long" => "18446744073709551615ULL",
-            _ => "9223372036854775807LL",
-        };
-        let plain = "a = acc_t(in0);";
-        let out = "out0 = out0_t(a);";
-        match self {
-            ReduceOp::Sum => ReduceDef {
-                acc,
-                acc_size: size,
-                identity: "0",
-                pre: plain,
-                combine: "a + b",
-                post: out,
-            },
-            ReduceOp::Prod => ReduceDef {
-                acc,
-                acc_size: size,
-                identity: "1",
-                pre: plain,
-                combine: "a * b",
-                post: out,
-            },
-            ReduceOp::Max => ReduceDef {
-                acc,
-                acc_size: size,
-                identity: lowest,
-                pre: plain,
-                combine: "cuarray_maximum(a, b)",
-                post: out,
-            },
-            ReduceOp::Min => ReduceDef {
-                acc,
-                acc_size: size,
-                identity: highest,
-                pre: plain,
-                combine: "cuarray_minimum(a, b)",
-                post: out,
-            },
-            ReduceOp::ArgMax | ReduceOp::ArgMin => {
-                let (acc, identity) = match (acc, self == ReduceOp::ArgMax) {
-                    ("float", true) => (
-                        "cuarray_argacc<float>",
-                        "acc_t{-__int_as_float(0x7f800000), 9223372036854775807LL}",
-                    ),
-                    ("float", false) => (
-                        "cuarray_argacc<float>",
-                        "acc_t{__int_as_float(0x7f800000), 9223372036854775807LL}",
-                    ),
-                    ("double", true) => (
-                        "cuarray_argacc<double>",
-                        "acc_t{-__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}",
-                    ),
-                    ("double", false) => (
-                        "cuarray_argacc<double>",
-                        "acc_t{__longlong_as_double(0x7ff0000000000000LL), 9223372036854775807LL}",
-                    ),
-                    ("unsigned long long", true) => (
-                        "cuarray_argacc<unsigned long long>",
-                        "acc_t{0ULL, 9223372036854775807LL}",
-                    ),
-                    ("unsigned long long", false) => (
-                        "cuarray_argacc<unsigned long long>",
-                        "acc_t{18446744073709551615ULL, 9223372036854775807LL}",
-                    ),
-                    (_, true) => (
-                        "cuarray_argacc<long long>",
-                        "acc_t{(-9223372036854775807LL - 1), 9223372036854775807LL}",
-                    ),
-                    (_, false) => (
-                        "cuarray_argacc<long long>",
-                        "acc_t{9223372036854775807LL, 9223372036854775807LL}",
-                    ),
-                };
-                let combine = if self == ReduceOp::ArgMax {
-                    "cuarray_argmax_comb(a, b)"
-                } else {
-                    "cuarray_argmin_comb(a, b)"
-                };
-                let pre = match acc {
-                    "cuarray_argacc<float>" => "a.v = float(in0); a.i = (long long)j;",
-                    "cuarray_argacc<double>" => "a.v = double(in0); a.i = (long long)j;",
-                    "cuarray_argacc<unsigned long long>" => {
-                        "a.v = (unsigned long long)in0; a.i = (long long)j;"
-                    }
-                    _ => "a.v = (long long)in0; a.i = (long long)j;",
-                };
-                ReduceDef {
-                    acc,
-                    acc_size: 16,
-                    identity,
-                    pre,
-                    combine,
-                    post: "out0 = a.i;",
-                }
-            }
-            ReduceOp::All => ReduceDef {
-                acc: "int",
-                acc_size: 4,
-                identity: "1",
-                pre: "a = (in0 != in0_t(0)) ? 1 : 0;",
-                combine: "a & b",
-                post: "out0 = a != 0;",
-            },
-            ReduceOp::Any => ReduceDef {
-                acc: "int",
-                acc_size: 4,
-                identity: "0",
-                pre: "a = (in0 != in0_t(0)) ? 1 : 0;",
-                combine: "a | b",
-                post: "out0 = a != 0;",
-            },
-            ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
-                let (acc, acc_size) = if mean_acc(d) == DType::F32 {
-                    ("float", 4)
-                } else {
-                    ("double", 8)
-                };
-                let pre = if self == ReduceOp::Mean {
-                    plain
-                } else {
-                    "const acc_t dev = acc_t(in0) - acc_t(k0); a = dev * dev;"
-                };
-                let post = match self {
-                    ReduceOp::Std => "out0 = out0_t(cuarray_m_sqrt(a / acc_t(s0)));",
-                    _ => "out0 = out0_t(a / acc_t(s0));",
-                };
-                ReduceDef {
-                    acc,
-                    acc_size,
-                    identity: "0",
-                    pre,
-                    combine: "a + b",
-                    post,
-                }
-            }
-        }
-    }
-}
+/// Output rows a split reduction can finish in one launch (the per-stream counters).
+pub(crate) const ROW_COUNTERS: usize = 4096;
 
 /// How the reduction is laid out on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -426,13 +186,13 @@ pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_block
 
 fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
     match strategy {
-        Strategy::Rows { warp } => Variant::ReduceRows {
+        Strategy::Rows { warp } => Variant::Rows {
             warp,
             vec,
             nk: nk as u8,
             nr: nr as u8,
         },
-        Strategy::Cols => Variant::ReduceCols {
+        Strategy::Cols => Variant::Cols {
             vec,
             nk: nk as u8,
             nr: nr as u8,
@@ -495,34 +255,31 @@ fn vector_width(p: &Pass<'_>) -> u8 {
     }
 }
 
-fn spec(p: &Pass<'_>) -> KernelSpec {
-    KernelSpec {
-        family: Family::Reduce,
+fn spec(p: &Pass<'_>) -> ReduceSpec {
+    ReduceSpec {
         op: p.op.name().into(),
-        body: if p.partial_in {
+        pre: if p.partial_in {
             "a = in0;".into()
         } else {
             p.def.pre.into()
         },
-        inputs: TypeList::new(&[p.in_dtype]),
-        outputs: TypeList::new(&[p.out_dtype]),
+        input: p.in_dtype,
+        output: p.out_dtype,
         scalars: TypeList::new(&p.scalars.iter().map(|s| s.dtype).collect::<Vec<_>>()),
+        acc: p.def.acc,
+        identity: p.def.identity.clone(),
+        combine: p.def.combine.into(),
+        post: p.def.post.into(),
+        partial_in: p.partial_in,
+        partial_out: p.partial_out,
+        finish: p.finish,
+        aux: if p.partial_in {
+            None
+        } else {
+            p.aux.map(|a| a.1)
+        },
         variant: variant(p.strategy, vector_width(p), p.kept.0.len(), p.red.0.len()),
         index: p.index,
-        reduce: Some(ReduceSpec {
-            acc: p.def.acc.into(),
-            identity: p.def.identity.into(),
-            combine: p.def.combine.into(),
-            post: p.def.post.into(),
-            partial_in: p.partial_in,
-            partial_out: p.partial_out,
-            finish: p.finish,
-            aux: if p.partial_in {
-                None
-            } else {
-                p.aux.map(|a| a.1)
-            },
-        }),
     }
 }
 
@@ -555,28 +312,39 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     // invariants), the output holds n_out elements (or n_out * splits accumulators);
     // with `finish`, `part` holds n_out * splits accumulators and `sem` n_out zeroed
     // counters that no other launch uses at the same time (the handle's stream's own).
-    unsafe { args.launch(device, f, grid, BLOCK) }
+    unsafe { args.launch(device, f, grid) }
 }
 
-/// Runs reduction `op` of `input` (dtype `in_dtype`, first element at `input`) planned
-/// as `p` into `output` (n_out elements of `out_dtype`), with an optional per-output aux
-/// input and scalars for the post-map.
-#[allow(clippy::too_many_arguments)]
+/// Runs reduction `op` of `input` planned as `p` (from the input's layout) into the
+/// C-contiguous `output` of `p.n_out` elements, with an optional per-output aux input (C
+/// order, `p.n_out` elements) and scalars for the post-map.
 pub(crate) fn run(
     device: &Device,
     op: ReduceOp,
     p: &ReducePlan,
-    input: CUdeviceptr,
-    in_dtype: DType,
-    output: CUdeviceptr,
-    out_dtype: DType,
-    aux: Option<(CUdeviceptr, DType)>,
+    input: &Operand<'_>,
+    output: &Operand<'_>,
+    aux: Option<&Operand<'_>>,
     scalars: &[Scalar],
 ) -> Result<()> {
     let _range = crate::profile::range(op.name());
     if p.n_out == 0 {
         return Ok(());
     }
+    // The plan's offsets are the input's; the output and aux are read one per row.
+    let rows_fit = |o: &Operand<'_>| o.layout().is_c_contiguous() && o.layout().size() == p.n_out;
+    if !rows_fit(output) || aux.is_some_and(|a| !rows_fit(a)) {
+        return Err(Error::invalid(
+            op.name(),
+            format!(
+                "the output (and aux input) must be C-contiguous with {} elements",
+                p.n_out
+            ),
+        ));
+    }
+    let (in_dtype, out_dtype) = (input.dtype(), output.dtype());
+    let (input, output) = (input.ptr(), output.ptr());
+    let aux = aux.map(|a| (a.ptr(), a.dtype()));
     let def = op.def(in_dtype);
     // Rows cut into pieces finish in the same launch (the last piece of a row combines
     // the partials); columns take a second launch.
@@ -605,7 +373,7 @@ pub(crate) fn run(
     };
     // The split count follows the first pass's real occupancy (at most the plan's).
     let spec1 = spec(&pass);
-    let f1 = device.function(&spec1)?;
+    let f1 = kernel(device, &spec1)?;
     let resident = (device.multiprocessor_count() * f1.blocks_per_sm) as usize;
     let splits = splits_for(p.strategy, p.n_out, p.n_red, resident).min(p.splits);
     if splits <= 1 {
@@ -613,17 +381,18 @@ pub(crate) fn run(
             pass.splits = 1;
             pass.partial_out = false;
             pass.finish = false;
-            return launch(device, &pass, &*device.function(&spec(&pass))?);
+            return launch(device, &pass, &*kernel(device, &spec(&pass))?);
         }
         return launch(device, &pass, &f1);
     }
     pass.splits = splits;
     // The pieces write n_out * splits accumulators; the last piece of each row combines
     // them in the same launch, or a second pass reduces them.
-    let partials = crate::device::DeviceBuffer::alloc(device, p.n_out * splits * def.acc_size)?;
+    let partials =
+        crate::device::DeviceBuffer::alloc(device, p.n_out * splits * pass.def.acc.size())?;
     if pass.finish {
         pass.part = partials.device_ptr();
-        pass.sem = device.row_counters()?;
+        pass.sem = device.scratch("reduce row counters", ROW_COUNTERS * 4, true)?;
         return launch(device, &pass, &f1);
     }
     pass.output = partials.device_ptr();
@@ -659,7 +428,7 @@ pub(crate) fn run(
         finish: false,
         ..pass
     };
-    launch(device, &second, &*device.function(&spec(&second))?)
+    launch(device, &second, &*kernel(device, &spec(&second))?)
 }
 
 #[cfg(test)]

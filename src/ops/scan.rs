@@ -1,18 +1,19 @@
 //! Scans (cumsum, cumprod) along one axis: the pure plan and the launch.
 
+use super::Operand;
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
-use crate::kernels::codegen::SCAN_BLOCK;
-use crate::kernels::{Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant, MAX_DIMS};
-use crate::ops::launch::{grid_for, index_width, BLOCK};
-use crate::ops::reduce::ReduceOp;
+use crate::kernels::cache::kernel;
+use crate::kernels::family::scan::{ScanSpec, Variant, SCAN_BLOCK, SCAN_PER_THREAD};
+use crate::kernels::{IndexWidth, MAX_DIMS};
+use crate::ops::catalogue::ReduceOp;
+use crate::ops::launch::{grid_for, index_width};
 use crate::shape::{c_strides, collapse, normalize_axis, Layout};
 use crate::{Device, Error, Result};
-use cudarc::driver::sys::CUdeviceptr;
 
 /// Elements per tile of the tiled scan (8 warps x 32 lanes x 64 elements): large tiles
 /// keep the look-back chain short.
-pub const SCAN_TILE: usize = SCAN_BLOCK * crate::kernels::codegen::SCAN_PER_THREAD;
+pub const SCAN_TILE: usize = SCAN_BLOCK * SCAN_PER_THREAD;
 
 /// The plan of a scan along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,14 +100,14 @@ pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
     })
 }
 
-/// The kernel spec of an inclusive scan (`op` is `Sum` or `Prod`) of `in_dtype` into
-/// `out_dtype`, in one of the scan variants (`ScanTiles` or `ScanSerial`).
+/// The spec of the scan `op` (`Sum` or `Prod`) of `in_dtype` into `out_dtype`.
 ///
 /// ```
-/// use cuarray::kernels::{IndexWidth, Variant};
+/// use cuarray::kernels::family::scan::Variant;
+/// use cuarray::kernels::IndexWidth;
 /// use cuarray::ops::{reduce::ReduceOp, scan::scan_spec};
 /// use cuarray::DType;
-/// let s = scan_spec(ReduceOp::Sum, DType::I32, DType::I64, Variant::ScanSerial { nk: 1 }, IndexWidth::I32);
+/// let s = scan_spec(ReduceOp::Sum, DType::I32, DType::I64, Variant::Serial { nk: 1 }, IndexWidth::I32);
 /// assert_eq!(s.op, "cumsum");
 /// ```
 pub fn scan_spec(
@@ -115,51 +116,46 @@ pub fn scan_spec(
     out_dtype: DType,
     variant: Variant,
     index: IndexWidth,
-) -> KernelSpec {
+) -> ScanSpec {
     let def = op.def(in_dtype);
-    KernelSpec {
-        family: Family::Scan,
-        op: if op == ReduceOp::Prod {
-            "cumprod".into()
-        } else {
-            "cumsum".into()
-        },
-        body: def.pre.into(),
-        inputs: TypeList::new(&[in_dtype]),
-        outputs: TypeList::new(&[out_dtype]),
-        scalars: TypeList::new(&[]),
+    ScanSpec {
+        op: op.scan_name().into(),
+        pre: def.pre.into(),
+        input: in_dtype,
+        output: out_dtype,
+        acc: def.acc,
+        identity: def.identity,
+        combine: def.combine.into(),
+        post: def.post.into(),
         variant,
         index,
-        reduce: Some(ReduceSpec {
-            acc: def.acc.into(),
-            identity: def.identity.into(),
-            combine: def.combine.into(),
-            post: def.post.into(),
-            partial_in: false,
-            partial_out: false,
-            finish: false,
-            aux: None,
-        }),
     }
 }
 
 /// Runs an inclusive scan (`op` is `Sum` or `Prod`) of `input` into the C-contiguous
-/// `output`, both with the plan's layout.
+/// `output` of the same shape, planned as `p` from the input's layout.
 pub(crate) fn run(
     device: &Device,
     op: ReduceOp,
     p: &ScanPlan,
-    (input, in_dtype): (CUdeviceptr, DType),
-    (output, out_dtype): (CUdeviceptr, DType),
+    input: &Operand<'_>,
+    output: &Operand<'_>,
 ) -> Result<()> {
-    let _range = crate::profile::range(if op == ReduceOp::Sum {
-        "cumsum"
-    } else {
-        "cumprod"
-    });
+    let _range = crate::profile::range(op.scan_name());
     if p.n_rows == 0 || p.len == 0 {
         return Ok(());
     }
+    if !output.layout().is_c_contiguous() || output.layout().shape() != input.layout().shape() {
+        return Err(Error::invalid(
+            op.scan_name(),
+            format!(
+                "the output must be C-contiguous of the input's shape {:?}",
+                input.layout().shape()
+            ),
+        ));
+    }
+    let (in_dtype, out_dtype) = (input.dtype(), output.dtype());
+    let (input, output) = (input.ptr(), output.ptr());
     let def = op.def(in_dtype);
     let (in_size, out_size) = (in_dtype.size(), out_dtype.size());
     let vec = 16 / in_size.max(out_size);
@@ -173,15 +169,15 @@ pub(crate) fn run(
         && p.kept.1.iter().all(|&s| s % vec as isize == 0);
     let nk = p.kept.0.len() as u8;
     let variant = if p.tiles {
-        Variant::ScanTiles {
+        Variant::Tiles {
             vec: if vectorized { vec as u8 } else { 1 },
             nk,
         }
     } else {
-        Variant::ScanSerial { nk }
+        Variant::Serial { nk }
     };
     let spec = scan_spec(op, in_dtype, out_dtype, variant, p.index);
-    let f = device.function(&spec)?;
+    let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
     args.ptr(output).ptr(input);
     args.indexer(p.index, p.n_rows, &p.kept.0, &[&p.kept.1, &p.kept.2]);
@@ -194,11 +190,11 @@ pub(crate) fn run(
         let grid = grid_for(p.n_rows, device.multiprocessor_count() * f.blocks_per_sm);
         // SAFETY: arguments as render_scan's serial signature; every offset the plan
         // produces lies inside the input's and the output's buffers.
-        return unsafe { args.launch(device, &f, grid, BLOCK) };
+        return unsafe { args.launch(device, &f, grid) };
     }
     let tiles = p.n_rows * p.len.div_ceil(SCAN_TILE);
     // Look-back state: counter, flags, aggregates, inclusive prefixes; zeroed.
-    let acc = def.acc_size;
+    let acc = def.acc.size();
     let flags_at = 16;
     let aggs_at = (flags_at + 4 * tiles).div_ceil(16) * 16;
     let incls_at = aggs_at + acc * tiles;
@@ -217,7 +213,7 @@ pub(crate) fn run(
     let grid = tiles.min(sm * f.blocks_per_sm as usize).max(1) as u32;
     // SAFETY: arguments as render_scan's tiled signature; the state arrays hold one
     // entry per tile and the counter, zeroed above; offsets stay inside the buffers.
-    unsafe { args.launch(device, &f, grid, spec.block_threads()) }
+    unsafe { args.launch(device, &f, grid) }
 }
 
 #[cfg(test)]

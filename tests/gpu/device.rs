@@ -1,7 +1,7 @@
 //! The device itself: identity, kernel cache, memory pool, formatting.
 
 use crate::common::{add_gpu, check_array, ensure, gpu_trial_exclusive, HostNd, Rng, TResult};
-use cuarray::kernels::common_specs;
+use cuarray::common_specs;
 use cuarray::{Device, DeviceArray, Error};
 use libtest_mimic::Trial;
 

@@ -3,12 +3,15 @@
 
 use crate::common::{ensure, nvrtc_trial, TResult};
 use crate::specs;
-use cuarray::kernels::{
-    codegen, nvrtc, Family, IndexWidth, KernelSpec, ReduceSpec, TypeList, Variant,
-};
+use cuarray::kernels::family::elementwise::Variant;
+use cuarray::kernels::family::gemm::GemmSpec;
+use cuarray::kernels::family::reduce::{self, ReduceSpec};
+use cuarray::kernels::family::scan;
+use cuarray::kernels::{nvrtc, IndexWidth, Render, TypeList};
 use cuarray::ops::elementwise::spec_for;
 use cuarray::ops::reduce::ReduceOp;
 use cuarray::ops::scan::scan_spec;
+use cuarray::KernelSpec;
 use cuarray::{DType, Error};
 use libtest_mimic::Trial;
 
@@ -17,7 +20,7 @@ const ARCH: (u32, u32) = (9, 0);
 
 /// Compiles one spec; the error names the kernel and carries NVRTC's log.
 fn compile(spec: &KernelSpec) -> TResult {
-    let src = codegen::render(spec);
+    let src = spec.source();
     let sym = spec.symbol();
     ensure!(
         src.contains(&format!(" {sym}(")),
@@ -37,22 +40,18 @@ fn compile(spec: &KernelSpec) -> TResult {
                 msg.truncate(4000);
                 msg.push_str("...");
             }
-            Err(format!(
-                "{sym} (body `{}`, {:?}) failed to compile: {msg}",
-                spec.body, spec.variant
-            )
-            .into())
+            Err(format!("{sym} ({spec:?}) failed to compile: {msg}").into())
         }
     }
 }
 
-fn group(
+fn group<S: Into<KernelSpec>>(
     out: &mut Vec<Trial>,
     name: String,
-    specs: impl FnOnce() -> Vec<KernelSpec> + Send + 'static,
+    specs: impl FnOnce() -> Vec<S> + Send + 'static,
 ) {
     out.push(nvrtc_trial(name, move || {
-        let specs = specs();
+        let specs: Vec<KernelSpec> = specs().into_iter().map(Into::into).collect();
         ensure!(!specs.is_empty(), "no specs");
         specs.iter().try_for_each(compile)
     }));
@@ -78,11 +77,11 @@ fn reduce_out(op: ReduceOp, d: DType) -> DType {
 fn reduce_spec(
     op: ReduceOp,
     d: DType,
-    variant: Variant,
+    variant: reduce::Variant,
     partial_in: bool,
     partial_out: bool,
     finish: bool,
-) -> KernelSpec {
+) -> ReduceSpec {
     let def = op.def(d);
     let stats = matches!(op, ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std);
     let aux = if matches!(op, ReduceOp::Var | ReduceOp::Std) && !partial_in {
@@ -94,36 +93,30 @@ fn reduce_spec(
     } else {
         None
     };
-    KernelSpec {
-        family: Family::Reduce,
+    ReduceSpec {
         op: op.name().into(),
-        body: if partial_in {
+        pre: if partial_in {
             "a = in0;".into()
         } else {
             def.pre.into()
         },
-        inputs: TypeList::new(&[d]),
-        outputs: TypeList::new(&[reduce_out(op, d)]),
+        input: d,
+        output: reduce_out(op, d),
         scalars: TypeList::new(if stats { &[DType::F64] } else { &[] }),
+        acc: def.acc,
+        identity: def.identity,
+        combine: def.combine.into(),
+        post: def.post.into(),
+        partial_in,
+        partial_out,
+        finish,
+        aux,
         variant,
         index: IndexWidth::I64,
-        reduce: Some(ReduceSpec {
-            acc: def.acc.into(),
-            identity: def.identity.into(),
-            combine: def.combine.into(),
-            post: def.post.into(),
-            partial_in,
-            partial_out,
-            finish,
-            aux,
-        }),
     }
 }
 
-/// Every reduction the library can launch for `d`: each op x rows (block, warp, vector)
-/// and columns (scalar, vector) x first pass, partial pass and combining pass, and rows
-/// finished in one launch.
-fn reduce_specs(d: DType) -> Vec<KernelSpec> {
+fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
     let ops: &[ReduceOp] = if d == DType::Bool {
         &[
             ReduceOp::Sum,
@@ -153,20 +146,20 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
     for &op in ops {
         for variant in [
-            Variant::ReduceRows {
+            reduce::Variant::Rows {
                 warp: false,
                 vec,
                 nk: 1,
                 nr: 1,
             },
-            Variant::ReduceRows {
+            reduce::Variant::Rows {
                 warp: true,
                 vec: 1,
                 nk: 2,
                 nr: 3,
             },
-            Variant::ReduceCols { vec, nk: 1, nr: 2 },
-            Variant::ReduceCols {
+            reduce::Variant::Cols { vec, nk: 1, nr: 2 },
+            reduce::Variant::Cols {
                 vec: 1,
                 nk: 3,
                 nr: 1,
@@ -174,14 +167,14 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
         ] {
             v.push(reduce_spec(op, d, variant, false, false, false));
             v.push(reduce_spec(op, d, variant, false, true, false));
-            if matches!(variant, Variant::ReduceRows { .. }) {
+            if matches!(variant, reduce::Variant::Rows { .. }) {
                 v.push(reduce_spec(op, d, variant, false, false, true));
             }
         }
         v.push(reduce_spec(
             op,
             d,
-            Variant::ReduceRows {
+            reduce::Variant::Rows {
                 warp: false,
                 vec: 1,
                 nk: 1,
@@ -194,7 +187,7 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
         v.push(reduce_spec(
             op,
             d,
-            Variant::ReduceCols {
+            reduce::Variant::Cols {
                 vec: 1,
                 nk: 1,
                 nr: 1,
@@ -208,7 +201,7 @@ fn reduce_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 /// cumsum and cumprod of `d` into its sum type, tiled (vector and scalar) and serial.
-fn scan_specs(d: DType) -> Vec<KernelSpec> {
+fn scan_specs(d: DType) -> Vec<scan::ScanSpec> {
     let out = match d {
         DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 => DType::I64,
         DType::U8 | DType::U16 | DType::U32 | DType::U64 => DType::U64,
@@ -217,12 +210,12 @@ fn scan_specs(d: DType) -> Vec<KernelSpec> {
     let mut v = Vec::new();
     for op in [ReduceOp::Sum, ReduceOp::Prod] {
         for variant in [
-            Variant::ScanTiles {
+            scan::Variant::Tiles {
                 vec: (16 / d.size().max(out.size())) as u8,
                 nk: 1,
             },
-            Variant::ScanTiles { vec: 1, nk: 2 },
-            Variant::ScanSerial { nk: 1 },
+            scan::Variant::Tiles { vec: 1, nk: 2 },
+            scan::Variant::Serial { nk: 1 },
         ] {
             v.push(scan_spec(op, d, out, variant, IndexWidth::I32));
         }
@@ -240,7 +233,7 @@ fn compile_error() -> TResult {
         Variant::Contiguous,
         IndexWidth::I32,
     );
-    let src = codegen::render(&spec);
+    let src = spec.source();
     match nvrtc::compile(&src, &spec.symbol(), &nvrtc::options(ARCH)) {
         Ok(_) => Err("a broken body compiled".into()),
         Err(Error::Compile {
@@ -284,9 +277,7 @@ fn compile_error() -> TResult {
 fn version_and_common_specs() -> TResult {
     let (major, minor) = nvrtc::version()?;
     ensure!(major >= 12, "NVRTC {major}.{minor} is older than CUDA 12");
-    cuarray::kernels::common_specs()
-        .iter()
-        .try_for_each(compile)
+    cuarray::common_specs().iter().try_for_each(compile)
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
@@ -346,16 +337,9 @@ pub fn trials(out: &mut Vec<Trial>) {
     }
     for d in [DType::F32, DType::F64, DType::F16, DType::BF16] {
         group(out, format!("nvrtc/gemm/{}/small", d.name()), move || {
-            vec![KernelSpec {
-                family: Family::Gemm,
-                op: "matmul".into(),
-                body: "".into(),
-                inputs: TypeList::new(&[d]),
-                outputs: TypeList::new(&[d]),
-                scalars: TypeList::new(&[]),
-                variant: Variant::GemmSmall,
+            vec![GemmSpec {
+                dtype: d,
                 index: IndexWidth::I64,
-                reduce: None,
             }]
         });
     }

@@ -2,24 +2,20 @@
 //! the host tests (tests/shape.rs renders them all) and the NVRTC tier
 //! (tests/gpu/nvrtc_tier.rs compiles them). Included with `#[path]`.
 //!
-//! Bodies are those of `cuarray::ops::catalogue` and of src/array/create.rs; variants are
+//! Bodies are those of `cuarray::ops::catalogue`; variants are
 //! those `plan` and `refine` choose (contiguous, vectorized, strided, row-vectorized,
 //! tiled), at both index widths.
 
 #![allow(dead_code)]
 
-use cuarray::kernels::{IndexWidth, KernelSpec, Variant};
+use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
+use cuarray::kernels::IndexWidth;
 use cuarray::ops::catalogue::{
-    BinaryOp, UnaryOp, CAST_BODY, CLIP_BODY, COPY_BODY, FILL_BODY, WHERE_BODY,
+    BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COPY_BODY, EYE_BODY,
+    FILL_BODY, LINSPACE_BODY, WHERE_BODY,
 };
 use cuarray::ops::elementwise::spec_for;
 use cuarray::DType;
-
-pub const EYE_BODY: &str = "out0 = (i / s0 == i % s0) ? out0_t(1) : out0_t(0);";
-pub const ARANGE_F_BODY: &str = "out0 = out0_t(s0 + (double)i * s1);";
-pub const ARANGE_I_BODY: &str =
-    "out0 = out0_t((unsigned long long)s0 + (unsigned long long)i * (unsigned long long)s1);";
-pub const LINSPACE_BODY: &str = "out0 = (i == s2) ? out0_t(s1) : out0_t(s0 + (double)i * s3);";
 
 /// The binary ops with arithmetic methods on numeric arrays (result of the operand type).
 pub const ARITH: [BinaryOp; 8] = [
@@ -157,7 +153,7 @@ pub fn tiled_fits(types: &[DType], staged: u8) -> bool {
 /// `Tiled` specs whose 64-element tiles would need more than 48 KiB of static shared
 /// memory (every operand column-major, e.g. `x.t().add_assign(&y.t())`): codegen gives
 /// them 32-element tiles.
-pub fn large_tiled_specs(d: DType) -> Vec<KernelSpec> {
+pub fn large_tiled_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     let mut push =
         |op: &'static str, body: &'static str, ins: &[DType], outs: &[DType], staged: u8| {
@@ -184,7 +180,7 @@ pub fn large_tiled_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 fn push_all(
-    out: &mut Vec<KernelSpec>,
+    out: &mut Vec<ElementwiseSpec>,
     op: &'static str,
     body: &'static str,
     ins: &[DType],
@@ -201,7 +197,7 @@ fn push_all(
 /// `op` on two arrays of `d` (and with a scalar on either side where the library has it):
 /// every variant for `add`, one per body for the others (the templates are shared; what
 /// differs between ops is the body's types).
-pub fn binary_specs(op: BinaryOp, d: DType) -> Vec<KernelSpec> {
+pub fn binary_specs(op: BinaryOp, d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     let out = if op.returns_bool() { DType::Bool } else { d };
     let depth = if op == BinaryOp::Add {
@@ -247,7 +243,7 @@ pub fn binary_specs(op: BinaryOp, d: DType) -> Vec<KernelSpec> {
 }
 
 /// The unary ops defined for `d`.
-pub fn unary_specs(d: DType) -> Vec<KernelSpec> {
+pub fn unary_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for &op in UnaryOp::ALL {
         let ok = match op {
@@ -265,7 +261,7 @@ pub fn unary_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 /// Comparisons and logical ops whose operands are `d`.
-pub fn predicate_specs(d: DType) -> Vec<KernelSpec> {
+pub fn predicate_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for op in COMPARE {
         if d == DType::Bool && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
@@ -290,7 +286,7 @@ pub fn predicate_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 /// `where_` with `d` values, and `clip` of `d`.
-pub fn select_specs(d: DType) -> Vec<KernelSpec> {
+pub fn select_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     push_all(
         &mut v,
@@ -308,7 +304,7 @@ pub fn select_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 /// Casts from `d` to every dtype (flat), and to a few through tiles (transposed input).
-pub fn cast_specs(d: DType) -> Vec<KernelSpec> {
+pub fn cast_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for u in DType::ALL {
         v.push(spec_for(
@@ -336,14 +332,14 @@ pub fn cast_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 /// Copies of `d` in every variant.
-pub fn copy_specs(d: DType) -> Vec<KernelSpec> {
+pub fn copy_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     push_all(&mut v, "copy", COPY_BODY, &[d], &[d], &[], Depth::Thorough);
     v
 }
 
 /// The creation kernels for `d`: full, eye, arange, linspace.
-pub fn create_specs(d: DType) -> Vec<KernelSpec> {
+pub fn create_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     push_all(&mut v, "full", FILL_BODY, &[], &[d], &[d], Depth::Basic);
     push_all(
@@ -390,7 +386,7 @@ pub fn create_specs(d: DType) -> Vec<KernelSpec> {
 }
 
 /// Every spec above, for every dtype.
-pub fn all_specs() -> Vec<KernelSpec> {
+pub fn all_specs() -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for d in DType::ALL {
         if d != DType::Bool {

@@ -7,7 +7,7 @@ use cudarc::cublas::{result as cb, sys};
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::CudaStream;
 use half::{bf16, f16};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 mod sealed {
     pub trait Sealed {}
@@ -130,7 +130,6 @@ pub(crate) const WORKSPACE: usize = 32 << 20;
 /// A cuBLAS handle with its workspace, bound to the stream of the last call.
 pub(crate) struct Blas {
     handle: sys::cublasHandle_t,
-    pub(crate) workspace: CUdeviceptr,
     stream: Arc<CudaStream>,
 }
 
@@ -151,23 +150,44 @@ fn blas_err(op: &'static str) -> impl FnOnce(cb::CublasError) -> Error {
     }
 }
 
+/// The device's cuBLAS handle, created on first use (a device extension).
+#[derive(Default)]
+struct BlasSlot(Mutex<Option<Blas>>);
+
+/// Runs `f` with `device`'s cuBLAS handle (created on first use) bound to the handle's
+/// stream, holding the handle's lock.
+pub(crate) fn with_blas<R>(device: &Device, f: impl FnOnce(&Blas) -> Result<R>) -> Result<R> {
+    let slot = device.extension::<BlasSlot>();
+    let mut guard = slot.0.lock().unwrap_or_else(|p| p.into_inner());
+    let blas = match &mut *guard {
+        Some(b) => b,
+        empty => empty.insert(Blas::new(device)?),
+    };
+    device.bind()?;
+    blas.bind_stream(device)?;
+    f(blas)
+}
+
 impl Blas {
-    pub(crate) fn new(device: &Device) -> Result<Blas> {
+    fn new(device: &Device) -> Result<Blas> {
         require(Lib::Cublas)?;
         device.bind()?;
         let handle = cb::create_handle().map_err(blas_err("creating the cuBLAS handle"))?;
-        let mut blas = Blas {
+        let blas = Blas {
             handle,
-            workspace: 0,
             stream: device.cuda_stream().clone(),
         };
         // SAFETY: the stream belongs to the device's context, current on this thread.
         unsafe { cb::set_stream(handle, device.cu_stream() as _) }
             .map_err(blas_err("cublasSetStream"))?;
-        blas.workspace = device.driver_alloc(WORKSPACE)?;
-        // SAFETY: the workspace is WORKSPACE bytes of device memory owned by the device
-        // for the life of the handle (freed after the handle in the device's drop).
-        unsafe { sys::cublasSetWorkspace_v2(handle, blas.workspace as *mut _, WORKSPACE) }
+        // The device's own scratch: kept (and counted in the pool) as long as the device,
+        // which drops this handle first.
+        let workspace = device
+            .on_own_stream()
+            .scratch("cublas workspace", WORKSPACE, false)?;
+        // SAFETY: the workspace is WORKSPACE bytes of device memory that outlive the
+        // handle; `bind_stream` orders its users one after the other.
+        unsafe { sys::cublasSetWorkspace_v2(handle, workspace as *mut _, WORKSPACE) }
             .result()
             .map_err(blas_err("cublasSetWorkspace"))?;
         Ok(blas)

@@ -1,0 +1,93 @@
+//! Source fragments shared by the families' wrappers: type names, kernel symbols, the
+//! pre-map and post-map of a reduction-shaped kernel, vector loads.
+//!
+//! Every helper appends to the wrapper being rendered; none allocates beyond the string.
+
+use super::{IndexWidth, TypeList};
+use crate::element::DType;
+use std::fmt::Write as _;
+
+/// `typedef <type> <prefix><k>_t;` for each type of `types` (`in0_t`, `out1_t`, ...).
+pub(crate) fn typedefs(src: &mut String, prefix: &str, types: &[DType]) {
+    for (k, d) in types.iter().enumerate() {
+        let _ = writeln!(src, "typedef {} {prefix}{k}_t;", d.cuda_type());
+    }
+}
+
+/// `typedef <type> <name>;`.
+pub(crate) fn typedef(src: &mut String, ty: &str, name: &str) {
+    let _ = writeln!(src, "typedef {ty} {name};");
+}
+
+/// The `extern "C"` kernel symbol `cuarray_{family}_{op}_{inputs}_{outputs}[_{scalars}]_
+/// {variant}_{index}`, so that profilers show what ran.
+pub(crate) fn symbol(
+    family: &str,
+    op: &str,
+    inputs: &[DType],
+    outputs: &[DType],
+    scalars: &[DType],
+    variant: &str,
+    index: IndexWidth,
+) -> String {
+    let types = |l: &[DType]| l.iter().map(|d| d.name()).collect::<String>();
+    let mut sym = format!("cuarray_{family}_{op}_{}_{}", types(inputs), types(outputs));
+    if !scalars.is_empty() {
+        sym.push('_');
+        sym.push_str(&types(scalars));
+    }
+    sym.push('_');
+    sym.push_str(variant);
+    sym.push('_');
+    sym.push_str(index.name());
+    sym
+}
+
+/// The wrapper's opening line: `extern "C" __global__ void __launch_bounds__(block)
+/// symbol(params) {`, one parameter a line.
+pub(crate) fn open(src: &mut String, block: u32, symbol: &str, params: &[String]) {
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({block}) {symbol}(\n    {}) {{",
+        params.join(",\n    ")
+    );
+}
+
+/// `const s<k>_t s<k>` for each scalar parameter.
+pub(crate) fn scalar_params(scalars: &TypeList) -> impl Iterator<Item = String> {
+    (0..scalars.len()).map(|k| format!("const s{k}_t s{k}"))
+}
+
+/// The pre-map of one element at indentation `pad`: the per-output aux value (if any),
+/// then the accumulator `a` assigned by `body` from `in0`, `j` and `row`.
+pub(crate) fn pre_map(src: &mut String, body: &str, aux: bool, pad: &str) {
+    if aux {
+        let _ = writeln!(src, "{pad}const k0_t k0 = p_k0[row];");
+    }
+    let _ = writeln!(
+        src,
+        "{pad}acc_t a;\n{pad}(void)j;\n{pad}(void)row;\n{pad}{{ {body} }}"
+    );
+}
+
+/// The post-map at indentation `pad`: `out0` declared and assigned by `post` from `a`.
+pub(crate) fn post_map(src: &mut String, post: &str, pad: &str) {
+    let _ = writeln!(src, "{pad}out0_t out0;\n{pad}{{ {post} }}");
+}
+
+/// A `vec`-element vector `name` of type `ty` loaded from `ptr + off`, at indentation
+/// `pad`.
+pub(crate) fn vector_load(src: &mut String, pad: &str, name: &str, ty: &str, vec: usize, at: &str) {
+    let _ = writeln!(
+        src,
+        "{pad}const cuarray_vec<{ty}, {vec}> {name} = *reinterpret_cast<const cuarray_vec<{ty}, {vec}>*>({at});"
+    );
+}
+
+/// `#pragma unroll` and the head of a loop over the `vec` lanes of a vector.
+pub(crate) fn lanes(src: &mut String, pad: &str, vec: usize) {
+    let _ = writeln!(
+        src,
+        "#pragma unroll\n{pad}for (int e = 0; e < {vec}; ++e) {{"
+    );
+}

@@ -1,0 +1,434 @@
+//! The N-ary elementwise family (`elementwise.cuh`): any number of inputs and outputs
+//! around one op body, in five layout variants.
+//!
+//! Wrapper arguments, in order: output pointers, input pointers, scalar values, then
+//! `long long n` (contiguous variants) or `Indexer<NARG, NDIM, I>` by value (the others).
+//!
+//! The op body is C++ statements over the names `in0, in1, ...` (inputs, already loaded,
+//! of types `in0_t, ...`), `out0, ...` (outputs, to assign, of types `out0_t, ...`),
+//! `s0, ...` (scalar parameters) and `i` (the element's logical row-major index), as in
+//! CuPy's `ElementwiseKernel`.
+
+use crate::kernels::emit::{self, lanes, vector_load};
+use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, BLOCK};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// How the operands of an elementwise kernel are indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Every operand contiguous: element `i` of each is at `ptr[i]`.
+    Contiguous,
+    /// Every operand contiguous and 16-byte aligned: `vec` elements per vector load.
+    Vectorized {
+        /// Elements per vector (16 bytes over the widest operand's element size).
+        vec: u8,
+    },
+    /// Two collapsed dimensions where the operands in `staged` (bit k = operand k, outputs
+    /// first) run fastest along the first dimension (e.g. a transposed view): tiles
+    /// through shared memory.
+    Tiled {
+        /// Bit mask of the column-major operands.
+        staged: u8,
+    },
+    /// Rows of contiguous (innermost stride 1, 16-byte aligned) or broadcast (innermost
+    /// stride 0, bit set in `bcast`) operands: `vec` elements per thread, one vector load
+    /// per contiguous operand.
+    StridedVec {
+        /// Number of collapsed dimensions (at least 1).
+        ndim: u8,
+        /// Elements per vector.
+        vec: u8,
+        /// Bit mask of the operands with innermost stride 0.
+        bcast: u8,
+    },
+    /// Any layouts: offsets from an `Indexer` over `ndim` collapsed dimensions.
+    Strided {
+        /// Number of collapsed dimensions (at least 1).
+        ndim: u8,
+    },
+}
+
+/// One elementwise kernel.
+///
+/// ```
+/// use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
+/// use cuarray::kernels::{IndexWidth, KernelSpec, TypeList};
+/// use cuarray::DType;
+/// let spec = ElementwiseSpec {
+///     op: "add".into(),
+///     body: "out0 = in0 + in1;".into(),
+///     inputs: TypeList::new(&[DType::F32, DType::F32]),
+///     outputs: TypeList::new(&[DType::F32]),
+///     scalars: TypeList::new(&[]),
+///     variant: Variant::Contiguous,
+///     index: IndexWidth::I32,
+/// };
+/// let src = KernelSpec::from(spec).source();
+/// assert!(src.contains("void __launch_bounds__(256) cuarray_ew_add_f32f32_f32_c_i32("));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ElementwiseSpec {
+    /// Op name, part of the kernel symbol (`[a-z0-9_]+`).
+    pub op: Cow<'static, str>,
+    /// The op body.
+    pub body: Cow<'static, str>,
+    /// Input element types.
+    pub inputs: TypeList,
+    /// Output element types.
+    pub outputs: TypeList,
+    /// Scalar parameter types.
+    pub scalars: TypeList,
+    /// Layout variant.
+    pub variant: Variant,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+impl From<ElementwiseSpec> for KernelSpec {
+    fn from(spec: ElementwiseSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+/// Consecutive inner-dimension elements each thread of a strided kernel handles.
+pub(crate) const STRIDED_CHUNK: usize = 4;
+
+impl ElementwiseSpec {
+    /// Tile edge of a `Tiled` kernel: 64 when the staged operands' tiles fit in 48 KiB of
+    /// shared memory, else 32 (0 for the other variants).
+    pub(crate) fn tile(&self) -> usize {
+        let staged = match self.variant {
+            Variant::Tiled { staged } => staged,
+            _ => return 0,
+        };
+        let types = self.outputs.as_slice().iter().chain(self.inputs.as_slice());
+        let bytes: usize = types
+            .enumerate()
+            .filter(|(k, _)| staged & (1 << k) != 0)
+            .map(|(_, d)| d.size())
+            .sum();
+        if bytes * 64 * 65 <= 48 * 1024 {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// The per-element statements at indentation `pad`: load inputs, run the body, store
+    /// outputs. `at(slot)` is the element's place in operand `slot` (outputs first).
+    fn element(&self, src: &mut String, at: &dyn Fn(usize) -> String, pad: &str) {
+        let (nin, nout) = (self.inputs.len(), self.outputs.len());
+        for k in 0..nin {
+            let _ = writeln!(src, "{pad}const in{k}_t in{k} = p_in{k}[{}];", at(nout + k));
+        }
+        for k in 0..nout {
+            let _ = writeln!(src, "{pad}out{k}_t out{k};");
+        }
+        let _ = writeln!(src, "{pad}(void)i;");
+        let _ = writeln!(src, "{pad}{{ {} }}", self.body);
+        for k in 0..nout {
+            let _ = writeln!(src, "{pad}p_out{k}[{}] = out{k};", at(k));
+        }
+    }
+
+    /// One vector's worth of elements: inputs from `input(k)` (an expression in `e`), the
+    /// body per element, outputs gathered in vectors and stored at `base` (contiguous) or
+    /// at the offset `out_at(k)` (strided).
+    fn vector(
+        &self,
+        src: &mut String,
+        vec: u8,
+        base: &str,
+        input: &dyn Fn(usize) -> String,
+        out_at: &dyn Fn(usize) -> Option<String>,
+    ) {
+        let (nin, nout) = (self.inputs.len(), self.outputs.len());
+        let _ = writeln!(src, "        {{");
+        for k in 0..nout {
+            let _ = writeln!(src, "            cuarray_vec<out{k}_t, {vec}> v_out{k};");
+        }
+        lanes(src, "            ", vec as usize);
+        let _ = writeln!(
+            src,
+            "                const I i = {base} + e;\n                (void)i;"
+        );
+        for k in 0..nin {
+            let _ = writeln!(src, "                const in{k}_t in{k} = {};", input(k));
+        }
+        for k in 0..nout {
+            let _ = writeln!(src, "                out{k}_t out{k};");
+        }
+        let _ = writeln!(src, "                {{ {} }}", self.body);
+        for k in 0..nout {
+            let _ = writeln!(src, "                v_out{k}.v[e] = out{k};");
+        }
+        let _ = writeln!(src, "            }}");
+        for k in 0..nout {
+            let at = out_at(k).unwrap_or_else(|| base.to_string());
+            let _ = writeln!(
+                src,
+                "            *reinterpret_cast<cuarray_vec<out{k}_t, {vec}>*>(p_out{k} + {at}) = v_out{k};"
+            );
+        }
+        let _ = writeln!(src, "        }}");
+    }
+
+    /// The body of a `Tiled` kernel (see `ew_tiled` in elementwise.cuh).
+    fn tiled(&self, staged: u8, src: &mut String) {
+        let tile = self.tile();
+        let (nin, nout) = (self.inputs.len(), self.outputs.len());
+        let is_staged = |slot: usize| staged & (1 << slot) != 0;
+        let off = |slot: usize| format!("r * ix.strides[{slot}][0] + c * ix.strides[{slot}][1]");
+        // Shared tiles, padded against bank conflicts.
+        for k in 0..nout {
+            if is_staged(k) {
+                let _ = writeln!(
+                    src,
+                    "    __shared__ out{k}_t t_out{k}[{tile}][{}];",
+                    tile + 1
+                );
+            }
+        }
+        for k in 0..nin {
+            if is_staged(nout + k) {
+                let _ = writeln!(src, "    __shared__ in{k}_t t_in{k}[{tile}][{}];", tile + 1);
+            }
+        }
+        let staged_out = (0..nout).any(is_staged);
+        let _ = writeln!(
+            src,
+            "    ew_tiled<{staged_out}, {tile}, I>(ix.shape[0], ix.shape[1],"
+        );
+        let _ = writeln!(src, "        [&](int x, int y, I r, I c) {{");
+        for k in 0..nin {
+            if is_staged(nout + k) {
+                let _ = writeln!(
+                    src,
+                    "            t_in{k}[y][x] = p_in{k}[{}];",
+                    off(nout + k)
+                );
+            }
+        }
+        let _ = writeln!(src, "        }},\n        [&](int x, int y, I r, I c) {{");
+        let _ = writeln!(
+            src,
+            "            const I i = r * ix.shape[1] + c;\n            (void)i;"
+        );
+        for k in 0..nin {
+            let load = if is_staged(nout + k) {
+                format!("t_in{k}[x][y]")
+            } else {
+                format!("p_in{k}[{}]", off(nout + k))
+            };
+            let _ = writeln!(src, "            const in{k}_t in{k} = {load};");
+        }
+        for k in 0..nout {
+            let _ = writeln!(src, "            out{k}_t out{k};");
+        }
+        let _ = writeln!(src, "            {{ {} }}", self.body);
+        for k in 0..nout {
+            if is_staged(k) {
+                let _ = writeln!(src, "            t_out{k}[x][y] = out{k};");
+            } else {
+                let _ = writeln!(src, "            p_out{k}[{}] = out{k};", off(k));
+            }
+        }
+        let _ = writeln!(src, "        }},\n        [&](int x, int y, I r, I c) {{");
+        for k in 0..nout {
+            if is_staged(k) {
+                let _ = writeln!(src, "            p_out{k}[{}] = t_out{k}[y][x];", off(k));
+            }
+        }
+        let _ = writeln!(src, "        }});");
+    }
+}
+
+impl Family for ElementwiseSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["elementwise.cuh"]
+    }
+
+    fn symbol(&self) -> String {
+        let variant = match self.variant {
+            Variant::Contiguous => "c".to_string(),
+            Variant::Vectorized { vec } => format!("v{vec}"),
+            Variant::Strided { ndim } => format!("s{ndim}"),
+            Variant::Tiled { staged } => format!("t{staged:x}"),
+            Variant::StridedVec { ndim, vec, bcast } => format!("s{ndim}v{vec}b{bcast:x}"),
+        };
+        emit::symbol(
+            "ew",
+            &self.op,
+            self.inputs.as_slice(),
+            self.outputs.as_slice(),
+            self.scalars.as_slice(),
+            &variant,
+            self.index,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        let (nin, nout) = (self.inputs.len(), self.outputs.len());
+        let narg = nin + nout;
+        let idx = self.index.cuda_type();
+        emit::typedefs(src, "in", self.inputs.as_slice());
+        emit::typedefs(src, "out", self.outputs.as_slice());
+        emit::typedefs(src, "s", self.scalars.as_slice());
+        // Contiguous variants touch element i of every operand exactly once, so the
+        // pointers may be declared non-aliasing (even for in-place ops, which read each
+        // element before writing it at the same index).
+        let restrict = match self.variant {
+            Variant::Contiguous | Variant::Vectorized { .. } => " __restrict__",
+            _ => "",
+        };
+        let mut params: Vec<String> = Vec::new();
+        params.extend((0..nout).map(|k| format!("out{k}_t*{restrict} p_out{k}")));
+        params.extend((0..nin).map(|k| format!("const in{k}_t*{restrict} p_in{k}")));
+        params.extend(emit::scalar_params(&self.scalars));
+        params.push(match self.variant {
+            Variant::Contiguous | Variant::Vectorized { .. } => "const long long n".into(),
+            Variant::Strided { ndim } | Variant::StridedVec { ndim, .. } => {
+                format!("const Indexer<{narg}, {ndim}, {idx}> ix")
+            }
+            Variant::Tiled { .. } => format!("const Indexer<{narg}, 2, {idx}> ix"),
+        });
+        emit::open(src, BLOCK, &self.symbol(), &params);
+        let _ = writeln!(src, "    typedef {idx} I;");
+        match self.variant {
+            Variant::Contiguous => {
+                let _ = writeln!(src, "    ew_contiguous<I>((I)n, [&](I i) {{");
+                self.element(src, &|_| "i".to_string(), "        ");
+                let _ = writeln!(src, "    }});");
+            }
+            Variant::Vectorized { vec } => {
+                let _ = writeln!(
+                    src,
+                    "    ew_vectorized<{vec}, I>((I)n, [&](I base_a, I base_b) {{"
+                );
+                for part in ["a", "b"] {
+                    for k in 0..nin {
+                        vector_load(
+                            src,
+                            "        ",
+                            &format!("v{part}_in{k}"),
+                            &format!("in{k}_t"),
+                            vec as usize,
+                            &format!("p_in{k} + base_{part}"),
+                        );
+                    }
+                }
+                for part in ["a", "b"] {
+                    self.vector(
+                        src,
+                        vec,
+                        &format!("base_{part}"),
+                        &|k| format!("v{part}_in{k}.v[e]"),
+                        &|_| None,
+                    );
+                }
+                let _ = writeln!(src, "    }}, [&](I i) {{");
+                self.element(src, &|_| "i".to_string(), "        ");
+                let _ = writeln!(src, "    }});");
+            }
+            Variant::StridedVec { ndim, vec, bcast } => {
+                let _ = writeln!(
+                    src,
+                    "    ew_strided_vec<{narg}, {ndim}, I, {vec}>(ix, [&](I i0, const I* o) {{"
+                );
+                let broadcast = |k: usize| bcast & (1 << (nout + k)) != 0;
+                for k in 0..nin {
+                    if broadcast(k) {
+                        let _ = writeln!(
+                            src,
+                            "        const in{k}_t s_in{k} = p_in{k}[o[{}]];",
+                            nout + k
+                        );
+                    } else {
+                        vector_load(
+                            src,
+                            "        ",
+                            &format!("v_in{k}"),
+                            &format!("in{k}_t"),
+                            vec as usize,
+                            &format!("p_in{k} + o[{}]", nout + k),
+                        );
+                    }
+                }
+                self.vector(
+                    src,
+                    vec,
+                    "i0",
+                    &|k| {
+                        if broadcast(k) {
+                            format!("s_in{k}")
+                        } else {
+                            format!("v_in{k}.v[e]")
+                        }
+                    },
+                    &|k| Some(format!("o[{k}]")),
+                );
+                let _ = writeln!(src, "    }});");
+            }
+            Variant::Strided { ndim } => {
+                let _ = writeln!(
+                    src,
+                    "    ew_strided<{narg}, {ndim}, I, {STRIDED_CHUNK}>(ix, [&](I i, const I* o) {{"
+                );
+                self.element(src, &|slot| format!("o[{slot}]"), "        ");
+                let _ = writeln!(src, "    }});");
+            }
+            Variant::Tiled { staged } => self.tiled(staged, src),
+        }
+        let _ = writeln!(src, "}}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::source;
+    use crate::DType;
+
+    fn spec(variant: Variant) -> ElementwiseSpec {
+        ElementwiseSpec {
+            op: "add".into(),
+            body: "out0 = in0 + in1;".into(),
+            inputs: TypeList::new(&[DType::F16, DType::F16]),
+            outputs: TypeList::new(&[DType::F16]),
+            scalars: TypeList::new(&[DType::F64]),
+            variant,
+            index: IndexWidth::I64,
+        }
+    }
+
+    #[test]
+    fn strided_wrapper_is_well_formed() {
+        let src = source(&spec(Variant::Strided { ndim: 3 }));
+        assert!(src.contains("typedef cuarray_f16 in1_t;"));
+        assert!(src.contains("cuarray_ew_add_f16f16_f16_f64_s3_i64("));
+        assert!(src.contains("const Indexer<3, 3, long long> ix"));
+        assert!(src.contains("const in0_t in0 = p_in0[o[1]];"));
+        assert!(src.contains("const in1_t in1 = p_in1[o[2]];"));
+        assert!(src.contains("p_out0[o[0]] = out0;"));
+        assert_eq!(src.matches('{').count(), src.matches('}').count());
+    }
+
+    #[test]
+    fn contiguous_wrapper_is_well_formed() {
+        let src = source(&spec(Variant::Contiguous));
+        assert!(src.contains("const long long n)"));
+        assert!(src.contains("p_out0[i] = out0;"));
+        assert!(src.starts_with("// cuarray common.cuh"));
+    }
+
+    #[test]
+    fn symbols_are_unique_per_spec() {
+        let a = spec(Variant::Contiguous).symbol();
+        let b = spec(Variant::Strided { ndim: 1 }).symbol();
+        let mut c = spec(Variant::Contiguous);
+        c.index = IndexWidth::I32;
+        assert_ne!(a, b);
+        assert_ne!(a, c.symbol());
+    }
+}

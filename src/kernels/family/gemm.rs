@@ -1,0 +1,84 @@
+//! The small matrix product family (`matmul.cuh`): a stack of products at any strides, a
+//! thread per output element, for products too small for a cuBLAS call to pay off.
+//!
+//! `out0 = in0 @ in0'` (both inputs of type `in0_t`), accumulated in `double` for f64
+//! and in `float` otherwise. Arguments: the output, the two inputs, then a `GemmShape`
+//! (batch, m, n, k and the batch, row and column strides of A, B, C).
+
+use crate::element::DType;
+use crate::kernels::emit;
+use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
+use std::fmt::Write as _;
+
+/// One small-product kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GemmSpec {
+    /// Element type of A, B and C.
+    pub dtype: DType,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+impl From<GemmSpec> for KernelSpec {
+    fn from(spec: GemmSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+/// The accumulator of a product of `dtype` elements.
+fn acc(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F64 => "double",
+        DType::Bool
+        | DType::I8
+        | DType::I16
+        | DType::I32
+        | DType::I64
+        | DType::U8
+        | DType::U16
+        | DType::U32
+        | DType::U64
+        | DType::F16
+        | DType::BF16
+        | DType::F32 => "float",
+    }
+}
+
+impl Family for GemmSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["matmul.cuh"]
+    }
+
+    fn symbol(&self) -> String {
+        emit::symbol(
+            "gemm",
+            "matmul",
+            &[self.dtype],
+            &[self.dtype],
+            &[],
+            "small",
+            self.index,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        emit::typedef(src, self.dtype.cuda_type(), "in0_t");
+        emit::typedef(src, self.dtype.cuda_type(), "out0_t");
+        emit::typedef(src, acc(self.dtype), "acc_t");
+        let _ = writeln!(
+            src,
+            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}(\n    out0_t* p_out0,\n    const in0_t* p_a,\n    const in0_t* p_b,\n    const GemmShape g) {{",
+            self.symbol()
+        );
+        let _ = writeln!(src, "    typedef {} I;", self.index.cuda_type());
+        let args = [
+            "batch", "m", "n", "k", "sab", "sam", "sak", "sbb", "sbk", "sbn", "scb", "scm", "scn",
+        ]
+        .map(|n| format!("(I)g.{n}"));
+        let _ = writeln!(
+            src,
+            "    gemm_small<I, acc_t>(p_a, p_b, p_out0, {});\n}}",
+            args.join(", ")
+        );
+    }
+}

@@ -1,0 +1,336 @@
+//! The reduce family (`reduce.cuh`): reductions over a set of axes, a warp or a block per
+//! output row, or a thread per output (columns), with a pre-map, an operator with its
+//! identity, and a post-map.
+//!
+//! Arguments: output (or partials), input, aux input (if any), scalars, the kept and
+//! reduced `Indexer`s of the input, then `n_out`, `n_red` and `splits` as `long long`;
+//! with `finish`, then the partials (`acc_t*`) and the rows' counters (`unsigned int*`).
+
+use crate::element::DType;
+use crate::kernels::emit::{self, lanes, pre_map, vector_load};
+use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, BLOCK};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// The value type an arg-reduction (argmax, argmin) carries beside its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArgValue {
+    /// `long long` (signed integers and bool).
+    I64,
+    /// `unsigned long long` (unsigned integers).
+    U64,
+    /// `float` (f16, bf16, f32).
+    F32,
+    /// `double`.
+    F64,
+}
+
+/// The accumulator type (`acc_t`) of a reduction or scan kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Acc {
+    /// `int` (the logical reductions).
+    Int,
+    /// `long long`.
+    I64,
+    /// `unsigned long long`.
+    U64,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// A value and the index where it was found (`cuarray_argacc<V>`).
+    Arg(ArgValue),
+}
+
+impl ArgValue {
+    /// The plain accumulator of the value.
+    const fn plain(self) -> Acc {
+        match self {
+            ArgValue::I64 => Acc::I64,
+            ArgValue::U64 => Acc::U64,
+            ArgValue::F32 => Acc::F32,
+            ArgValue::F64 => Acc::F64,
+        }
+    }
+}
+
+/// An accumulator's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Identity {
+    /// 0.
+    Zero,
+    /// 1.
+    One,
+    /// The lowest value (-inf for floats): the identity of max.
+    Lowest,
+    /// The highest value (+inf for floats): the identity of min.
+    Highest,
+}
+
+impl Acc {
+    /// The CUDA type.
+    pub const fn cuda_type(self) -> &'static str {
+        match self {
+            Acc::Int => "int",
+            Acc::I64 => "long long",
+            Acc::U64 => "unsigned long long",
+            Acc::F32 => "float",
+            Acc::F64 => "double",
+            Acc::Arg(ArgValue::I64) => "cuarray_argacc<long long>",
+            Acc::Arg(ArgValue::U64) => "cuarray_argacc<unsigned long long>",
+            Acc::Arg(ArgValue::F32) => "cuarray_argacc<float>",
+            Acc::Arg(ArgValue::F64) => "cuarray_argacc<double>",
+        }
+    }
+
+    /// Bytes of one accumulator on the device (partial buffers).
+    pub const fn size(self) -> usize {
+        match self {
+            Acc::Int | Acc::F32 => 4,
+            Acc::I64 | Acc::U64 | Acc::F64 => 8,
+            Acc::Arg(_) => 16,
+        }
+    }
+
+    /// The identity `id` as an expression of type `acc_t`. An arg accumulator's identity
+    /// carries the largest index, so that any element found wins ties against it.
+    pub fn identity(self, id: Identity) -> Cow<'static, str> {
+        let scalar = |acc: Acc| -> &'static str {
+            match (acc, id) {
+                (_, Identity::Zero) => "0",
+                (_, Identity::One) => "1",
+                (Acc::F32, Identity::Lowest) => "-__int_as_float(0x7f800000)",
+                (Acc::F32, Identity::Highest) => "__int_as_float(0x7f800000)",
+                (Acc::F64, Identity::Lowest) => "-__longlong_as_double(0x7ff0000000000000LL)",
+                (Acc::F64, Identity::Highest) => "__longlong_as_double(0x7ff0000000000000LL)",
+                (Acc::U64, Identity::Lowest) => "0ULL",
+                (Acc::U64, Identity::Highest) => "18446744073709551615ULL",
+                (Acc::I64, Identity::Lowest) => "(-9223372036854775807LL - 1)",
+                (Acc::I64, Identity::Highest) => "9223372036854775807LL",
+                (Acc::Int, Identity::Lowest) => "(-2147483647 - 1)",
+                (Acc::Int, Identity::Highest) => "2147483647",
+                (Acc::Arg(_), _) => unreachable!("arg accumulators are handled below"),
+            }
+        };
+        match self {
+            Acc::Arg(v) => format!("acc_t{{{}, 9223372036854775807LL}}", scalar(v.plain())).into(),
+            acc => scalar(acc).into(),
+        }
+    }
+}
+
+/// How a reduction is laid out on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// A warp (`warp`) or a block per output row: `nk` kept and `nr` reduced collapsed
+    /// dimensions.
+    Rows {
+        /// One warp per row instead of one block.
+        warp: bool,
+        /// Elements per vector load along the reduced dimension (1: scalar loads).
+        vec: u8,
+        /// Kept dimensions.
+        nk: u8,
+        /// Reduced dimensions.
+        nr: u8,
+    },
+    /// A thread per output (per `vec` adjacent outputs).
+    Cols {
+        /// Adjacent outputs per thread, read as one vector (1: scalar).
+        vec: u8,
+        /// Kept dimensions.
+        nk: u8,
+        /// Reduced dimensions.
+        nr: u8,
+    },
+}
+
+/// One reduction kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReduceSpec {
+    /// Op name, part of the kernel symbol.
+    pub op: Cow<'static, str>,
+    /// Pre-map: statements assigning the accumulator `a` from `in0`, the element's index
+    /// `j` along the reduced axes and, with an aux input, the per-output value `k0`.
+    pub pre: Cow<'static, str>,
+    /// Input element type (ignored with `partial_in`: the input holds accumulators).
+    pub input: DType,
+    /// Output element type.
+    pub output: DType,
+    /// Scalar parameter types (read by the post-map as `s0...`).
+    pub scalars: TypeList,
+    /// Accumulator type.
+    pub acc: Acc,
+    /// Identity of the operator, an expression of type `acc_t`.
+    pub identity: Cow<'static, str>,
+    /// The operator: an expression in `a` and `b`, both `acc_t`.
+    pub combine: Cow<'static, str>,
+    /// Post-map: statements assigning `out0` from the result `a` (and scalars `s0...`).
+    pub post: Cow<'static, str>,
+    /// Input 0 holds partial accumulators of an earlier pass (`in0_t` is `acc_t`).
+    pub partial_in: bool,
+    /// Output 0 receives partial accumulators (no post-map).
+    pub partial_out: bool,
+    /// One launch for rows cut into `splits` pieces (rows variants only): each piece
+    /// stores its partial in `p_part`, and the last piece of a row to finish, told by the
+    /// row's counter in `p_sem` (zero before and after the launch), combines them and
+    /// writes output 0.
+    pub finish: bool,
+    /// Type of the per-output aux input `k0`, if any.
+    pub aux: Option<DType>,
+    /// Layout variant.
+    pub variant: Variant,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+impl From<ReduceSpec> for KernelSpec {
+    fn from(spec: ReduceSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+impl Family for ReduceSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["reduce.cuh"]
+    }
+
+    fn symbol(&self) -> String {
+        let variant = match self.variant {
+            Variant::Rows { warp, vec, nk, nr } => {
+                format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" })
+            }
+            Variant::Cols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
+        };
+        let family = if self.partial_in {
+            "red2"
+        } else if self.partial_out {
+            "red1"
+        } else if self.finish {
+            "redf"
+        } else {
+            "red"
+        };
+        emit::symbol(
+            family,
+            &self.op,
+            &[self.input],
+            &[self.output],
+            self.scalars.as_slice(),
+            &variant,
+            self.index,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        let idx = self.index.cuda_type();
+        let aux = self.aux.is_some();
+        let (rows, warp, vec, nk, nr) = match self.variant {
+            Variant::Rows { warp, vec, nk, nr } => (true, warp, vec.max(1), nk, nr),
+            Variant::Cols { vec, nk, nr } => (false, false, vec.max(1), nk, nr),
+        };
+        emit::typedef(src, self.acc.cuda_type(), "acc_t");
+        if self.partial_in {
+            emit::typedef(src, "acc_t", "in0_t");
+        } else {
+            emit::typedef(src, self.input.cuda_type(), "in0_t");
+        }
+        emit::typedef(src, self.output.cuda_type(), "out0_t");
+        if let Some(aux) = self.aux {
+            emit::typedef(src, aux.cuda_type(), "k0_t");
+        }
+        emit::typedefs(src, "s", self.scalars.as_slice());
+        let mut params = vec![if self.partial_out {
+            "acc_t* p_out0".to_string()
+        } else {
+            "out0_t* p_out0".to_string()
+        }];
+        params.push("const in0_t* p_in0".into());
+        if aux {
+            params.push("const k0_t* p_k0".into());
+        }
+        params.extend(emit::scalar_params(&self.scalars));
+        params.push(format!("const Indexer<1, {nk}, {idx}> kept"));
+        params.push(format!("const Indexer<1, {nr}, {idx}> red"));
+        params.extend(["n_out_", "n_red_", "splits_"].map(|n| format!("const long long {n}")));
+        if self.finish {
+            params.extend(["acc_t* p_part".into(), "unsigned int* p_sem".into()]);
+        }
+        emit::open(src, BLOCK, &self.symbol(), &params);
+        let _ = writeln!(src, "    typedef {idx} I;");
+        let _ = writeln!(
+            src,
+            "    const I n_out = (I)n_out_, n_red = (I)n_red_, splits = (I)splits_;"
+        );
+        let _ = writeln!(src, "    (void)n_red;");
+        let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{");
+        let _ = writeln!(src, "        const in0_t in0 = p_in0[off];");
+        pre_map(src, &self.pre, aux, "        ");
+        let _ = writeln!(src, "        return a;\n    }};");
+        let _ = writeln!(
+            src,
+            "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};",
+            self.combine
+        );
+        // `vec` consecutive elements from one vector load, each pre-mapped, then combined.
+        let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
+        vector_load(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
+        let _ = writeln!(src, "        acc_t r;");
+        lanes(src, "        ", vec as usize);
+        let _ = writeln!(
+            src,
+            "            const in0_t in0 = v.v[e];\n            const I j = jb + e;"
+        );
+        pre_map(src, &self.pre, aux, "            ");
+        let _ = writeln!(
+            src,
+            "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};"
+        );
+        // `vec` adjacent outputs' elements from one vector load, each pre-mapped (columns).
+        let _ = writeln!(
+            src,
+            "    auto loadc = [&](acc_t (&x)[{vec}], I off, I j, I row0) {{"
+        );
+        vector_load(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
+        lanes(src, "        ", vec as usize);
+        let _ = writeln!(
+            src,
+            "            const in0_t in0 = v.v[e];\n            const I row = row0 + e;"
+        );
+        pre_map(src, &self.pre, aux, "            ");
+        let _ = writeln!(src, "            x[e] = a;\n        }}\n    }};");
+        let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
+        if self.partial_out {
+            let at = if rows {
+                "row * splits + split"
+            } else {
+                "split * n_out + row"
+            };
+            let _ = writeln!(src, "        p_out0[{at}] = a;");
+        } else {
+            let _ = writeln!(src, "        (void)split;");
+            emit::post_map(src, &self.post, "        ");
+            let _ = writeln!(src, "        p_out0[row] = out0;");
+        }
+        let _ = writeln!(src, "    }};");
+        if rows {
+            let part = if self.finish {
+                "p_part, p_sem"
+            } else {
+                "(acc_t*)0, (unsigned int*)0"
+            };
+            let _ = writeln!(
+                src,
+                "    reduce_rows<{warp}, {}, {vec}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, loadv, comb, fin, {part});",
+                self.finish, self.identity
+            );
+        } else {
+            let _ = writeln!(
+                src,
+                "    reduce_cols<{vec}, {nk}, {nr}, I, acc_t>(kept, red, n_out, n_red, splits, acc_t({}), load, loadc, comb, fin);",
+                self.identity
+            );
+        }
+        let _ = writeln!(src, "}}");
+    }
+}

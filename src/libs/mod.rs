@@ -1,0 +1,9 @@
+//! NVIDIA libraries behind cuarray's operations, one file each: the per-device handle
+//! (a device extension, created on first use), its workspace from the memory pool, and
+//! safe wrappers around the `sys` calls cuarray makes.
+//!
+//! Every library is found at run time by the same search as NVRTC
+//! (`device::probe::require`), which names the library and every place looked when it is
+//! missing. A new library is a new file here.
+
+pub(crate) mod blas;
