@@ -1,6 +1,6 @@
 //! Host-side orchestration of device operations: each op is a pure `plan_*` (shapes,
 //! variant, index width; tested on the host) and a short `run` that picks the kernel of
-//! its family and launches it on [`Operand`]s.
+//! its family and launches it on `Operand`s.
 
 pub mod catalogue;
 pub mod elementwise;
