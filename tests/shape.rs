@@ -13,6 +13,10 @@ use std::path::PathBuf;
 
 // ---- helpers: a PRNG and references written independently of cuarray --------------------
 
+#[path = "support/numpy.rs"]
+mod numpy;
+use numpy::{indices, np_broadcast, py_slice};
+
 struct Rng(u64);
 
 impl Rng {
@@ -37,24 +41,6 @@ impl Rng {
     }
 }
 
-/// All multi-indices of `shape`, row-major.
-fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = shape.iter().product();
-    let mut out = Vec::with_capacity(n);
-    let mut idx = vec![0usize; shape.len()];
-    for _ in 0..n {
-        out.push(idx.clone());
-        for d in (0..shape.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < shape[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    out
-}
-
 /// Element offsets of a (shape, strides, offset) triple in row-major order, computed
 /// from the definition.
 fn offsets_of(shape: &[usize], strides: &[isize], offset: usize) -> Vec<usize> {
@@ -72,33 +58,6 @@ fn offsets_of(shape: &[usize], strides: &[isize], offset: usize) -> Vec<usize> {
 
 fn offsets(l: &Layout) -> Vec<usize> {
     offsets_of(l.shape(), l.strides(), l.offset())
-}
-
-/// Python's `range(len)[start:stop:step]`.
-fn py_slice(start: Option<isize>, stop: Option<isize>, step: isize, len: usize) -> Vec<usize> {
-    let n = len as isize;
-    let norm = |v: isize| if v < 0 { v + n } else { v };
-    let mut out = Vec::new();
-    if step > 0 {
-        let (mut i, e) = (
-            start.map_or(0, norm).clamp(0, n),
-            stop.map_or(n, norm).clamp(0, n),
-        );
-        while i < e {
-            out.push(i as usize);
-            i += step;
-        }
-    } else {
-        let (mut i, e) = (
-            start.map_or(n - 1, norm).clamp(-1, n - 1),
-            stop.map_or(-1, norm).clamp(-1, n - 1),
-        );
-        while i > e {
-            out.push(i as usize);
-            i += step;
-        }
-    }
-    out
 }
 
 /// A layout as (shape, offsets in row-major order): the reference model.
@@ -253,29 +212,6 @@ fn random_layout(rng: &mut Rng, max_ndim: usize) -> Layout {
 }
 
 // ---- broadcast_shapes, normalize_axis -------------------------------------------------
-
-fn np_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
-    let n = a.len().max(b.len());
-    let get = |s: &[usize], i: usize| {
-        if i + s.len() >= n {
-            s[i + s.len() - n]
-        } else {
-            1
-        }
-    };
-    (0..n)
-        .map(|i| {
-            let (x, y) = (get(a, i), get(b, i));
-            if x == y || y == 1 {
-                Some(x)
-            } else if x == 1 {
-                Some(y)
-            } else {
-                None
-            }
-        })
-        .collect()
-}
 
 #[test]
 fn broadcast_shapes_numpy_rules() {

@@ -19,6 +19,8 @@ mod device;
 mod large;
 mod linalg;
 mod memory;
+#[path = "../support/numpy.rs"]
+mod numpy;
 mod nvrtc_tier;
 mod ops;
 mod reduce;
