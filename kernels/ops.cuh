@@ -31,6 +31,8 @@ CUARRAY_MATH1(cuarray_m_rint, rintf, rint)
 CUARRAY_MATH1(cuarray_m_fabs, fabsf, fabs)
 __device__ __forceinline__ float cuarray_m_fmod(float a, float b) { return fmodf(a, b); }
 __device__ __forceinline__ double cuarray_m_fmod(double a, double b) { return fmod(a, b); }
+__device__ __forceinline__ float cuarray_m_copysign(float a, float b) { return copysignf(a, b); }
+__device__ __forceinline__ double cuarray_m_copysign(double a, double b) { return copysign(a, b); }
 __device__ __forceinline__ float cuarray_m_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double cuarray_m_pow(double a, double b) { return pow(a, b); }
 
@@ -123,15 +125,17 @@ template <class A, class B> __device__ __forceinline__ auto cuarray_div(A ia, B 
     }
 }
 
-// Remainder with the sign of the divisor (NumPy's `%`, Python's `%`); integers give 0
-// for a zero divisor, floats NaN.
+// Remainder with the sign of the divisor (NumPy's `%`, Python's `%`), a zero remainder
+// included (`-0.0 % 1.0` is `0.0`, `1.0 % -1.0` is `-0.0`); integers give 0 for a zero
+// divisor, floats NaN.
 template <class A, class B> __device__ __forceinline__ auto cuarray_rem(A ia, B ib) {
     auto a = cuarray_up(ia);
     auto b = cuarray_up(ib);
     typedef decltype(a + b) R;
     if constexpr (cuarray_is_fp<R>::value) {
         R r = cuarray_m_fmod(R(a), R(b));
-        if (r != R(0) && ((r < R(0)) != (R(b) < R(0)))) r += R(b);
+        if (r == R(0)) return cuarray_m_copysign(R(0), R(b));
+        if ((r < R(0)) != (R(b) < R(0))) r += R(b);
         return r;
     } else {
         if (R(b) == R(0)) return R(0);

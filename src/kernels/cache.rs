@@ -111,12 +111,21 @@ impl KernelCache {
             return Ok(k);
         }
         let symbol = spec.symbol();
-        let cubin = self.cubin(&source(spec), &symbol, arch)?;
+        let src = source(spec);
+        let (cubin, from_disk) = self.cubin(&src, &symbol, arch, true)?;
         ctx.bind_to_thread()
             .map_err(Error::cuda("binding the context"))?;
-        let module = ctx
-            .load_module(Ptx::from_binary(cubin))
-            .map_err(Error::cuda("loading a kernel module"))?;
+        let module = match ctx.load_module(Ptx::from_binary(cubin)) {
+            Ok(m) => m,
+            // An intact disk entry the driver will not load (e.g. written by another
+            // toolkit): compile afresh, which replaces the entry.
+            Err(_) if from_disk => {
+                let (cubin, _) = self.cubin(&src, &symbol, arch, false)?;
+                ctx.load_module(Ptx::from_binary(cubin))
+                    .map_err(Error::cuda("loading a kernel module"))?
+            }
+            Err(e) => return Err(Error::cuda("loading a kernel module")(e)),
+        };
         let func = module
             .load_function(&symbol)
             .map_err(Error::cuda("loading a kernel function"))?;
@@ -149,17 +158,25 @@ impl KernelCache {
         drop(loaded);
     }
 
-    fn cubin(&self, source: &str, symbol: &str, arch: (u32, u32)) -> Result<Vec<u8>> {
+    /// The CUBIN of `source`: from the disk cache when `use_disk` allows and it holds it
+    /// (then `true`), else compiled by NVRTC and stored there.
+    fn cubin(
+        &self,
+        source: &str,
+        symbol: &str,
+        arch: (u32, u32),
+        use_disk: bool,
+    ) -> Result<(Vec<u8>, bool)> {
         let options = nvrtc::options(arch);
         let disk = DiskCache::from_env();
         let key = disk
             .as_ref()
             .map(|_| nvrtc::version().map(|v| cache_key(source, &options, v)))
             .transpose()?;
-        if let (Some(d), Some(k)) = (&disk, &key) {
+        if let (Some(d), Some(k), true) = (&disk, &key, use_disk) {
             if let Some(bin) = d.load(k) {
                 self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(bin);
+                return Ok((bin, true));
             }
         }
         dump_source(symbol, source);
@@ -172,7 +189,7 @@ impl KernelCache {
         if let (Some(d), Some(k)) = (&disk, &key) {
             d.store(k, &bin);
         }
-        Ok(bin)
+        Ok((bin, false))
     }
 }
 
@@ -284,12 +301,14 @@ impl DiskCache {
         if std::env::var("CUARRAY_CACHE").is_ok_and(|v| v.eq_ignore_ascii_case("off") || v == "0") {
             return None;
         }
-        let dir = if let Some(d) = std::env::var_os("CUARRAY_CACHE_DIR") {
+        // An empty value counts as unset (never the working directory).
+        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let dir = if let Some(d) = set("CUARRAY_CACHE_DIR") {
             PathBuf::from(d)
-        } else if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        } else if let Some(d) = set("XDG_CACHE_HOME") {
             PathBuf::from(d).join("cuarray/kernels")
         } else {
-            PathBuf::from(std::env::var_os("HOME")?).join(".cache/cuarray/kernels")
+            PathBuf::from(set("HOME")?).join(".cache/cuarray/kernels")
         };
         Some(DiskCache { dir })
     }

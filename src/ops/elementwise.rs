@@ -11,13 +11,37 @@ use crate::kernels::cache::kernel;
 use crate::kernels::family::elementwise::{ElementwiseSpec, STRIDED_CHUNK};
 use crate::kernels::{IndexWidth, TypeList, BLOCK, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, grid_uncapped, index_width};
-use crate::shape::{collapse, Collapsed};
+use crate::shape::{collapse, Collapsed, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 use std::borrow::Cow;
 
 pub use super::catalogue::{BinaryOp, UnaryOp};
 pub use crate::kernels::family::elementwise::Variant;
+
+/// The launch's dimensions in the order of operand 0 (the first output): sorted by
+/// decreasing stride, so that writes are coalesced even into a transposed view (a fresh,
+/// C-contiguous output keeps the logical order, which bodies using the linear index `i`
+/// rely on), then collapsed jointly over every operand.
+fn order_and_collapse(shape: &[usize], strides: &[&[isize]]) -> Collapsed {
+    let mut order: Vec<usize> = (0..shape.len()).collect();
+    if let Some(out) = strides.first() {
+        order.sort_by_key(|&k| {
+            std::cmp::Reverse(if shape[k] > 1 {
+                out[k].unsigned_abs()
+            } else {
+                usize::MAX
+            })
+        });
+    }
+    let shape_o: Vec<usize> = order.iter().map(|&k| shape[k]).collect();
+    let strides_o: Vec<Vec<isize>> = strides
+        .iter()
+        .map(|s| order.iter().map(|&k| s[k]).collect())
+        .collect();
+    let refs: Vec<&[isize]> = strides_o.iter().map(|s| s.as_slice()).collect();
+    collapse(&shape_o, &refs)
+}
 
 /// What the plan decided for one launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,27 +72,7 @@ pub struct Plan {
 /// ```
 pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
     let size: usize = shape.iter().product();
-    // Iterate in the order of operand 0 (the first output): its dimensions sorted by
-    // decreasing stride, so that writes are coalesced even into a transposed view. A
-    // fresh (C-contiguous) output keeps the logical order, which bodies using the linear
-    // index `i` rely on.
-    let mut order: Vec<usize> = (0..shape.len()).collect();
-    if let Some(out) = strides.first() {
-        order.sort_by_key(|&k| {
-            std::cmp::Reverse(if shape[k] > 1 {
-                out[k].unsigned_abs()
-            } else {
-                usize::MAX
-            })
-        });
-    }
-    let shape_o: Vec<usize> = order.iter().map(|&k| shape[k]).collect();
-    let strides_o: Vec<Vec<isize>> = strides
-        .iter()
-        .map(|s| order.iter().map(|&k| s[k]).collect())
-        .collect();
-    let refs: Vec<&[isize]> = strides_o.iter().map(|s| s.as_slice()).collect();
-    let c = collapse(&shape_o, &refs);
+    let c = order_and_collapse(shape, strides);
     let contiguous = c.shape.len() <= 1 && c.strides.iter().all(|s| s.iter().all(|&x| x == 1));
     let max_extent = c
         .strides
@@ -101,7 +105,7 @@ pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
             return Err(Error::invalid(
                 "elementwise",
                 format!(
-                    "the operands' layouts need {} dimensions after merging; kernels index at most {MAX_DIMS} (make an operand contiguous first)",
+                    "the operands' layouts need {} dimensions after merging; one kernel indexes at most {MAX_DIMS}",
                     c.shape.len()
                 ),
             ));
@@ -263,7 +267,12 @@ pub(crate) fn run(
         }
         *s = o.layout().strides();
     }
-    let p = plan(shape, &strides[..outs.len() + ins.len()])?;
+    let strides = &strides[..outs.len() + ins.len()];
+    let c = order_and_collapse(shape, strides);
+    if c.shape.len() > MAX_DIMS {
+        return run_split(device, op, body, outs, ins, scalars, &c);
+    }
+    let p = plan(shape, strides)?;
     if p.size == 0 {
         return Ok(());
     }
@@ -324,10 +333,59 @@ pub(crate) fn run(
     unsafe { args.launch(device, &f, grid) }
 }
 
+/// `run` for layouts that stay above [`MAX_DIMS`] dimensions after collapsing (NumPy
+/// allows 64): one launch of the innermost `MAX_DIMS` collapsed dimensions for each index
+/// of the outer ones. Bodies see `i` counted within each launch; the built-in ops whose
+/// bodies read `i` write fresh contiguous outputs, which always collapse.
+fn run_split<'a>(
+    device: &Device,
+    op: &'static str,
+    body: &'static str,
+    outs: &[Operand<'a>],
+    ins: &[Operand<'a>],
+    scalars: &[Scalar],
+    c: &Collapsed,
+) -> Result<()> {
+    let outer = c.shape.len() - MAX_DIMS;
+    let inner_shape = &c.shape[outer..];
+    let count: usize = c.shape[..outer].iter().product();
+    let mut idx = vec![0usize; outer];
+    for _ in 0..count {
+        let sub = |k: usize, o: &Operand<'a>| -> Result<Operand<'a>> {
+            let s = &c.strides[k];
+            let delta: isize = idx.iter().zip(s).map(|(&i, &st)| i as isize * st).sum();
+            let offset = o.layout().offset() as isize + delta;
+            o.with_layout(Layout::from_parts(
+                inner_shape.to_vec(),
+                s[outer..].to_vec(),
+                usize::try_from(offset).map_err(|_| Error::invalid(op, "a negative offset"))?,
+            ))
+        };
+        let sub_outs = outs
+            .iter()
+            .enumerate()
+            .map(|(k, o)| sub(k, o))
+            .collect::<Result<Vec<_>>>()?;
+        let sub_ins = ins
+            .iter()
+            .enumerate()
+            .map(|(k, o)| sub(outs.len() + k, o))
+            .collect::<Result<Vec<_>>>()?;
+        run(device, op, body, &sub_outs, &sub_ins, scalars)?;
+        for d in (0..outer).rev() {
+            idx[d] += 1;
+            if idx[d] < c.shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shape::Layout;
 
     #[test]
     fn plans() {

@@ -430,8 +430,64 @@ fn register<T: Num>(out: &mut Vec<Trial>) {
     }
 }
 
+/// Float `%` against NumPy's results (the divisor's sign, zero included; NaN for a zero
+/// divisor or an infinite dividend), checked bit for bit including the sign of zero.
+fn float_rem_signs<T: TElem + NumElement>(dev: &Device, _rng: &mut Rng) -> TResult {
+    let inf = f64::INFINITY;
+    let cases: [(f64, f64, f64); 11] = [
+        (-0.0, 1.0, 0.0),
+        (1.0, -1.0, -0.0),
+        (0.0, -1.0, -0.0),
+        (-3.0, 3.0, 0.0),
+        (3.0, -3.0, -0.0),
+        (5.5, -2.0, -0.5),
+        (-5.5, 2.0, 0.5),
+        (3.0, inf, 3.0),
+        (-3.0, inf, inf),
+        (inf, 2.0, f64::NAN),
+        (1.0, 0.0, f64::NAN),
+    ];
+    let a: Vec<T> = cases.iter().map(|c| T::from_val(Val::F(c.0))).collect();
+    let b: Vec<T> = cases.iter().map(|c| T::from_val(Val::F(c.1))).collect();
+    let da = DeviceArray::from_slice(dev, &a)?;
+    let db = DeviceArray::from_slice(dev, &b)?;
+    let got = (&da % &db)?.to_host()?;
+    for (g, &(x, y, want)) in got.iter().zip(&cases) {
+        let Val::F(g) = g.val() else {
+            return Err("a float remainder is not a float".into());
+        };
+        let same = if want.is_nan() {
+            g.is_nan()
+        } else {
+            g == want && g.is_sign_negative() == want.is_sign_negative()
+        };
+        ensure!(same, "{x} % {y} gave {g:?}, NumPy gives {want:?}");
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     each_num_dtype!(register(out));
+    add_gpu(
+        out,
+        "arith/rem_signs/f32/numpy".into(),
+        float_rem_signs::<f32>,
+    );
+    add_gpu(
+        out,
+        "arith/rem_signs/f64/numpy".into(),
+        float_rem_signs::<f64>,
+    );
+    add_gpu(
+        out,
+        "arith/rem_signs/f16/numpy".into(),
+        float_rem_signs::<half::f16>,
+    );
+    add_gpu(
+        out,
+        "arith/rem_signs/bf16/numpy".into(),
+        float_rem_signs::<half::bf16>,
+    );
     add_gpu(
         out,
         "arith/errors/f32/broadcast_names_shapes".into(),

@@ -369,8 +369,38 @@ fn register<T: TElem>(out: &mut Vec<Trial>) {
     add_gpu(out, format!("copy/stack/{d}/axis_0_1_2_neg"), stacks::<T>);
 }
 
+/// Arrays of more dimensions than one kernel indexes (NumPy allows 64): a transposed
+/// 17-d and a 20-d view with a reversed axis are read back, made contiguous and added to.
+fn high_rank(dev: &Device, rng: &mut Rng) -> TResult {
+    for ndim in [17usize, 20] {
+        // No two axes of the transpose merge: 17 (20) dimensions reach the kernels.
+        let shape = vec![2usize; ndim];
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = rng.vec(n);
+        let a = DeviceArray::from_host(dev, &data, &shape)?;
+        let view = a.t();
+        let host = HostNd::new(data.clone(), &shape).t();
+        check_array(&format!("{ndim}-d transposed to_host"), &view, &host, 0.0)?;
+        let c = view.contiguous()?;
+        ensure!(c.is_contiguous(), "{ndim}-d contiguous() is contiguous");
+        ensure!(
+            c.to_host()? == host.data,
+            "{ndim}-d transposed contiguous() differs from the reference"
+        );
+        let sum = (&view + &c)?;
+        let want: Vec<f32> = host.data.iter().map(|&x| x + x).collect();
+        ensure!(sum.to_host()? == want, "{ndim}-d transposed add");
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
+    add_gpu(
+        out,
+        "copy/high_rank/f32/transposed_17d_20d".into(),
+        high_rank,
+    );
     add_gpu(
         out,
         "copy/errors/f32/concatenate_stack".into(),

@@ -243,7 +243,65 @@ fn no_hidden_transfers(dev: &Device) -> TResult {
     Ok(())
 }
 
+/// A disk-cache entry whose checksum is valid but whose CUBIN the driver will not load is
+/// recompiled and replaced; an empty `CUARRAY_CACHE_DIR` counts as unset.
+fn disk_cache_recovers(dev: &Device) -> TResult {
+    let dir = std::env::temp_dir().join(format!("cuarray-gpu-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let old = std::env::var_os("CUARRAY_CACHE_DIR");
+    std::env::set_var("CUARRAY_CACHE_DIR", "");
+    let empty_is_unset =
+        cuarray::kernels::DiskCache::from_env().is_none_or(|c| !c.dir().as_os_str().is_empty());
+    std::env::set_var("CUARRAY_CACHE_DIR", &dir);
+    let result = (|| -> TResult {
+        ensure!(
+            empty_is_unset,
+            "CUARRAY_CACHE_DIR=\"\" names the working directory"
+        );
+        let a = DeviceArray::from_slice(dev, &[3u16, 4, 5])?;
+        let run = || -> cuarray::Result<Vec<u16>> { (&a * &a)?.to_host() };
+        dev.clear_kernel_memory_cache();
+        ensure!(run()? == vec![9, 16, 25], "first run");
+        let cache = cuarray::kernels::DiskCache::new(&dir);
+        let keys: Vec<String> = std::fs::read_dir(&dir)?
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_suffix(".cubin").map(String::from)
+            })
+            .collect();
+        ensure!(!keys.is_empty(), "no entry written to {}", dir.display());
+        for k in &keys {
+            cache.store(k, b"not a CUBIN, with a valid checksum");
+        }
+        dev.clear_kernel_memory_cache();
+        let before = dev.kernel_cache_stats();
+        ensure!(
+            run()? == vec![9, 16, 25],
+            "run after the entries were spoilt"
+        );
+        let after = dev.kernel_cache_stats();
+        ensure!(after.compiles > before.compiles, "nothing was recompiled");
+        for k in &keys {
+            let bin = cache.load(k).unwrap_or_default();
+            ensure!(bin.starts_with(b"\x7fELF"), "entry {k} was not replaced");
+        }
+        Ok(())
+    })();
+    match old {
+        Some(v) => std::env::set_var("CUARRAY_CACHE_DIR", v),
+        None => std::env::remove_var("CUARRAY_CACHE_DIR"),
+    }
+    dev.clear_kernel_memory_cache();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
+    out.push(gpu_trial_exclusive(
+        "device/kernel_cache/u16/disk_entry_that_fails_to_load",
+        disk_cache_recovers,
+    ));
     add_gpu(out, "device/info/f32/identity_formatting".into(), info);
     out.push(gpu_trial_exclusive(
         "device/kernel_cache/f32/memory_hits_prewarm",
