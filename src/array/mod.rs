@@ -63,10 +63,13 @@ use std::sync::Arc;
 /// result once; their sums accumulate in `f32`.
 ///
 /// Float-to-integer casts of values the integer type cannot hold follow the GPU's
-/// conversion instruction (PTX `cvt.rzi`), not C's undefined behaviour: NaN gives 0,
-/// `+inf` and values above the range give the type's maximum, `-inf` and values below it
-/// the minimum (0 for unsigned types), for every integer width; NaN and ±inf cast to bool
-/// give `true`. (NumPy leaves these casts platform-dependent and warns.)
+/// conversion instruction (PTX `cvt.rzi`), not C's undefined behaviour: NaN gives 0; into
+/// `i32`, `u32`, `i64` and `u64`, `+inf` and values above the range give the type's
+/// maximum, `-inf` and values below it the minimum (0 for unsigned types); into `i8`,
+/// `i16`, `u8` and `u16`, the value first saturates to the `i32` (`u32`) range as above,
+/// then wraps to the narrow type (`300.0` gives 44 as `u8`, `-1.0` gives 0 as `u8`,
+/// `inf` gives -1 as `i8`). NaN and ±inf cast to bool give `true`. NumPy leaves these
+/// casts platform-dependent and warns.
 ///
 /// # Sizes
 /// Every shape has at most `isize::MAX` elements (the product of its non-zero extents)

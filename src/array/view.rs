@@ -95,10 +95,11 @@ impl<T: Element> DeviceArray<T> {
     /// Converts every element to `U`, as NumPy's `astype` (C casts: floats truncate
     /// toward zero into integers, `x != 0` into bool). Always a new array.
     ///
-    /// Floats outside an integer type's range saturate: NaN casts to 0, `+inf` and values
-    /// above the range to the type's maximum, `-inf` and values below it to its minimum
-    /// (0 for unsigned types); NaN and ±inf cast to `true` as bool. Integers into
-    /// narrower integers wrap (keep the low bits).
+    /// Floats outside an integer type's range: NaN gives 0; `i32`, `u32`, `i64` and `u64`
+    /// saturate (±inf and out-of-range values give the type's maximum or minimum, 0 for
+    /// unsigned); `i8`, `i16`, `u8` and `u16` saturate to the 32-bit range, then wrap (see
+    /// [Integer semantics](DeviceArray#integer-semantics)). NaN and ±inf are `true` as
+    /// bool. Integers into narrower integers wrap (keep the low bits).
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;

@@ -403,7 +403,7 @@ mod tests {
         assert_eq!(size_class(1 << 20), 1 << 20);
         // The largest request the pool accepts rounds without wrapping.
         let c = size_class(isize::MAX as usize);
-        assert!(c >= isize::MAX as usize && c % 512 == 0, "{c}");
+        assert!(c >= isize::MAX as usize && c.is_multiple_of(512), "{c}");
         let c = size_class((1 << 20) + 1);
         assert!(c > (1 << 20) && c - (1 << 20) <= (1 << 17));
         for b in [3_000_000usize, 1 << 30, (1 << 30) + 7, 5_000_000_000] {

@@ -365,13 +365,15 @@ impl Layout {
         let mut off = self.offset as isize;
         (0..n).map(move |k| {
             if k > 0 {
+                // Only reachable offsets are formed: an axis of extent 1 may carry any
+                // stride, even one that would overflow past its end.
                 for d in (0..idx.len()).rev() {
-                    idx[d] += 1;
-                    off += self.strides[d];
-                    if idx[d] < self.shape[d] {
+                    if idx[d] + 1 < self.shape[d] {
+                        idx[d] += 1;
+                        off += self.strides[d];
                         break;
                     }
-                    off -= self.strides[d] * self.shape[d] as isize;
+                    off -= self.strides[d] * idx[d] as isize;
                     idx[d] = 0;
                 }
             }

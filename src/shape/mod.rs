@@ -97,3 +97,89 @@ pub fn c_strides(shape: &[usize]) -> Vec<isize> {
     }
     strides
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HUGE: usize = 1 << 32;
+
+    fn too_large<T: std::fmt::Debug>(op: &str, r: Result<T>) {
+        match r {
+            Err(Error::TooLarge { op: o, .. }) if o == op => {}
+            other => panic!("expected TooLarge from {op}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn element_counts() {
+        assert_eq!(checked_size("t", &[]).unwrap(), 1);
+        assert_eq!(checked_size("t", &[0]).unwrap(), 0);
+        assert_eq!(checked_size("t", &[3, 0, 5]).unwrap(), 0);
+        assert_eq!(checked_size("t", &[1 << 31, 1 << 31]).unwrap(), 1 << 62);
+        assert_eq!(
+            checked_size("t", &[isize::MAX as usize]).unwrap(),
+            isize::MAX as usize
+        );
+        too_large("t", checked_size("t", &[isize::MAX as usize + 1]));
+        too_large("t", checked_size("t", &[usize::MAX]));
+        too_large("t", checked_size("t", &[HUGE, HUGE]));
+        // Wraps to 16 in unchecked arithmetic.
+        too_large("t", checked_size("t", &[(1 << 60) + 1, 16]));
+        // Zeros do not hide an overflowing product of the other extents.
+        too_large("t", checked_size("t", &[0, HUGE, HUGE]));
+        too_large("t", checked_size("t", &[HUGE, HUGE, 0]));
+        let e = checked_size("zeros", &[HUGE, HUGE])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("zeros") && e.contains("[4294967296, 4294967296]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(byte_size::<f64>("t", &[2, 3]).unwrap(), 48);
+        assert_eq!(byte_size::<u8>("t", &[0, 7]).unwrap(), 0);
+        assert_eq!(byte_size::<f32>("t", &[1 << 60]).unwrap(), 1 << 62);
+        too_large("t", byte_size::<f64>("t", &[1 << 61]));
+        too_large("t", byte_size::<u8>("t", &[usize::MAX]));
+        too_large("to_host", byte_size::<f32>("to_host", &[1 << 31, 1 << 31]));
+        let e = byte_size::<f32>("to_host", &[1 << 62])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("to_host") && e.contains("4 per element"), "{e}");
+    }
+
+    #[test]
+    fn overflowing_views() {
+        let l = Layout::contiguous(&[16]);
+        too_large("reshape", Layout::infer_shape(16, &[(1 << 60) + 1, 16]));
+        too_large("reshape", Layout::infer_shape(16, &[-1, 1 << 62, 1 << 62]));
+        too_large("reshape", Layout::infer_shape(0, &[0, 1 << 62, 1 << 62]));
+        assert_eq!(
+            Layout::infer_shape(0, &[0, 1 << 40]).unwrap(),
+            vec![0, 1 << 40]
+        );
+        assert!(Layout::infer_shape(16, &[isize::MIN, -1]).is_err());
+        too_large("broadcast_to", l.broadcast_to(&[HUGE, HUGE, 16]));
+        too_large("broadcast_to", l.broadcast_to(&[usize::MAX, 16]));
+        let b = l.broadcast_to(&[1 << 31, 1 << 27, 16]).unwrap();
+        assert_eq!(b.size(), 1 << 62);
+        assert_eq!(b.span(), (0, 16));
+        too_large("add", broadcast_shapes("add", &[HUGE, 1], &[1, HUGE]));
+        assert_eq!(
+            broadcast_shapes("add", &[1 << 31, 1], &[1, 1 << 31]).unwrap(),
+            vec![1 << 31, 1 << 31]
+        );
+        // Views that only shrink or add extents of 1 stay valid.
+        let e = b
+            .expand_dims(0)
+            .unwrap()
+            .slice(&crate::s![.., ..;-1, 5])
+            .unwrap();
+        assert_eq!(e.shape(), &[1, 1 << 31, 16]);
+        assert!(e.iter_offsets().take(100).all(|o| o < 16));
+    }
+}
