@@ -10,7 +10,7 @@ mod slice;
 pub use broadcast::broadcast_shapes;
 pub use collapse::{collapse, Collapsed};
 pub use layout::Layout;
-pub use slice::{SliceArg, SliceElem};
+pub use slice::{SaturatingIsize, SliceArg, SliceElem};
 
 use crate::{Error, Result};
 

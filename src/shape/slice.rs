@@ -38,47 +38,56 @@ impl SliceArg for SliceElem {
     }
 }
 
-/// `v` as an `isize`, saturating: a bound or index past `isize::MAX` is past the end of
-/// every axis (no extent exceeds `isize::MAX`), so saturation keeps Python's meaning.
-trait Saturate: Copy {
-    fn sat(self) -> isize;
+/// An integer as an `isize`, saturating, for the [`s!`](crate::s) macro: a bound, index
+/// or step past `isize::MAX` (or below `isize::MIN`) is past the end of every axis (no
+/// extent exceeds `isize::MAX`), so saturation keeps Python's meaning where a wrapping
+/// `as` cast would turn `usize::MAX` into `-1`.
+pub trait SaturatingIsize: Copy {
+    /// The value clamped to `isize`'s range.
+    fn saturating_isize(self) -> isize;
 }
 
-macro_rules! impl_slice_arg {
+macro_rules! impl_saturating_isize {
     ($($t:ty),*) => {$(
-        impl Saturate for $t {
+        impl SaturatingIsize for $t {
             #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
-            fn sat(self) -> isize {
+            fn saturating_isize(self) -> isize {
                 isize::try_from(self).unwrap_or(if self > 0 { isize::MAX } else { isize::MIN })
             }
         }
+    )*};
+}
+impl_saturating_isize!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+macro_rules! impl_slice_arg {
+    ($($t:ty),*) => {$(
         impl SliceArg for $t {
-            fn into_elem(self) -> SliceElem { SliceElem::Index(self.sat()) }
+            fn into_elem(self) -> SliceElem { SliceElem::Index(self.saturating_isize()) }
         }
         impl SliceArg for Range<$t> {
             fn into_elem(self) -> SliceElem {
-                SliceElem::Range { start: Some(self.start.sat()), end: Some(self.end.sat()), step: 1 }
+                SliceElem::Range { start: Some(self.start.saturating_isize()), end: Some(self.end.saturating_isize()), step: 1 }
             }
         }
         impl SliceArg for RangeInclusive<$t> {
             fn into_elem(self) -> SliceElem {
-                let end = self.end().sat();
-                SliceElem::Range { start: Some(self.start().sat()), end: if end == -1 { None } else { Some(end.saturating_add(1)) }, step: 1 }
+                let end = self.end().saturating_isize();
+                SliceElem::Range { start: Some(self.start().saturating_isize()), end: if end == -1 { None } else { Some(end.saturating_add(1)) }, step: 1 }
             }
         }
         impl SliceArg for RangeFrom<$t> {
             fn into_elem(self) -> SliceElem {
-                SliceElem::Range { start: Some(self.start.sat()), end: None, step: 1 }
+                SliceElem::Range { start: Some(self.start.saturating_isize()), end: None, step: 1 }
             }
         }
         impl SliceArg for RangeTo<$t> {
             fn into_elem(self) -> SliceElem {
-                SliceElem::Range { start: None, end: Some(self.end.sat()), step: 1 }
+                SliceElem::Range { start: None, end: Some(self.end.saturating_isize()), step: 1 }
             }
         }
         impl SliceArg for RangeToInclusive<$t> {
             fn into_elem(self) -> SliceElem {
-                let end = self.end.sat();
+                let end = self.end.saturating_isize();
                 SliceElem::Range { start: None, end: if end == -1 { None } else { Some(end.saturating_add(1)) }, step: 1 }
             }
         }
@@ -112,6 +121,7 @@ impl SliceElem {
 /// Each entry is a range (`a..b`, `a..`, `..b`, `..`, `a..=b`) optionally followed by
 /// `;step`, or an integer index (removes the axis). Negative bounds count from the end;
 /// a negative step walks backwards (`..;-1` reverses an axis). Axes not named are kept whole.
+/// Values outside `isize`'s range saturate (`s![usize::MAX]` is out of bounds, never `-1`).
 ///
 /// ```
 /// use cuarray::{s, shape::SliceElem};
@@ -125,7 +135,7 @@ macro_rules! s {
         [$( {
             #[allow(unused_mut, clippy::reversed_empty_ranges)]
             let mut el = $crate::shape::SliceArg::into_elem($e);
-            $( el = el.with_step($step as isize); )?
+            $( el = el.with_step($crate::shape::SaturatingIsize::saturating_isize($step)); )?
             el
         } ),*]
     };
@@ -328,6 +338,9 @@ mod tests {
             let v = l.slice(&s![isize::MAX..isize::MIN;step]).unwrap();
             assert_eq!(idx(&v), vec![9]);
         }
+        // Steps saturate too: usize::MAX is a huge positive step, not -1.
+        assert_eq!(idx(&l.slice(&s![..;usize::MAX]).unwrap()), vec![0]);
+        assert_eq!(idx(&l.slice(&s![..;i128::MIN]).unwrap()), vec![9]);
         // A huge step on a strided axis: one element, no overflowing stride.
         let t = Layout::contiguous(&[4, 1000]).t();
         let v = t.slice(&s![.., ..;isize::MAX]).unwrap();
