@@ -86,6 +86,34 @@ pub enum Error {
         /// What was wrong.
         msg: String,
     },
+    /// A shape, or an allocation, too large to address: its element count (the product of
+    /// its non-zero extents) or its size in bytes passes `isize::MAX`.
+    #[error(
+        "{op}: shape {shape:?} is too large: {}",
+        match elem_bytes {
+            Some(b) => format!("its size in bytes ({b} per element) passes isize::MAX"),
+            None => "the product of its extents passes isize::MAX".to_string(),
+        }
+    )]
+    TooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The shape asked for (for a raw buffer, its byte count).
+        shape: Vec<usize>,
+        /// Bytes per element when the byte size overflowed; `None` when the element count
+        /// did.
+        elem_bytes: Option<usize>,
+    },
+    /// Host memory (a `Vec` or page-locked memory) could not be allocated.
+    #[error("{op}: could not allocate {requested} bytes of host memory: {reason}")]
+    HostOutOfMemory {
+        /// The operation.
+        op: &'static str,
+        /// Bytes requested.
+        requested: usize,
+        /// Why (the driver's error for page-locked memory).
+        reason: String,
+    },
     /// A reduction with no identity (max, min, argmax, argmin) over zero elements.
     #[error(
         "{op}: zero-size array to reduction operation which has no identity (shape {shape:?})"

@@ -10,6 +10,11 @@ use crate::{Device, Error, Result};
 impl<T: Element> DeviceArray<T> {
     /// An array of `shape` filled with zeros (`false` for bool).
     ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the shape's element count or byte size passes
+    /// `isize::MAX` (so do [`ones`](Self::ones), [`full`](Self::full) and
+    /// [`eye`](Self::eye)); [`Error::OutOfMemory`] when the device is full.
+    ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let z = cuarray::DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
@@ -17,7 +22,7 @@ impl<T: Element> DeviceArray<T> {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn zeros(device: &Device, shape: &[usize]) -> Result<Self> {
-        let out = Self::alloc_uninit(device, shape)?;
+        let out = Self::alloc_for("zeros", device, shape)?;
         let bytes = out.size() * std::mem::size_of::<T>();
         if bytes > 0 {
             device.bind()?;
@@ -38,7 +43,9 @@ impl<T: Element> DeviceArray<T> {
 
     /// An array of `shape` filled with ones (`true` for bool).
     pub fn ones(device: &Device, shape: &[usize]) -> Result<Self> {
-        Self::full(device, shape, T::ONE)
+        let out = Self::alloc_for("ones", device, shape)?;
+        out.fill_with("ones", T::ONE)?;
+        Ok(out)
     }
 
     /// An array of `shape` filled with `value`.
@@ -50,21 +57,26 @@ impl<T: Element> DeviceArray<T> {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn full(device: &Device, shape: &[usize], value: T) -> Result<Self> {
-        let out = Self::alloc_uninit(device, shape)?;
+        let out = Self::alloc_for("full", device, shape)?;
+        out.fill_with("full", value)?;
+        Ok(out)
+    }
+
+    /// Writes `value` into every element of the new array `self`.
+    fn fill_with(&self, op: &'static str, value: T) -> Result<()> {
         elementwise::run(
-            device,
-            "full",
+            self.device(),
+            op,
             FILL_BODY,
-            &[out.operand()?],
+            &[self.operand()?],
             &[],
             &[Scalar::of(value)],
-        )?;
-        Ok(out)
+        )
     }
 
     /// The `n x n` identity matrix.
     pub fn eye(device: &Device, n: usize) -> Result<Self> {
-        let out = Self::alloc_uninit(device, &[n, n])?;
+        let out = Self::alloc_for("eye", device, &[n, n])?;
         elementwise::run(
             device,
             "eye",
@@ -82,7 +94,8 @@ impl<T: NumElement> DeviceArray<T> {
     /// `ceil((stop - start) / step)` elements, element `i` being `start + i * step`.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `step` is zero or not finite.
+    /// [`Error::InvalidArgument`] when `step` is zero or not finite; [`Error::TooLarge`]
+    /// when the element count passes `isize::MAX`.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -99,8 +112,9 @@ impl<T: NumElement> DeviceArray<T> {
                     format!("bad arguments start={a}, stop={b}, step={s}"),
                 ));
             }
+            // Saturates: a count past isize::MAX fails in the allocation.
             let n = ((b - a) / s).ceil().max(0.0) as usize;
-            let out = Self::alloc_uninit(device, &[n])?;
+            let out = Self::alloc_for("arange", device, &[n])?;
             elementwise::run(
                 device,
                 "arange_f",
@@ -121,14 +135,18 @@ impl<T: NumElement> DeviceArray<T> {
             };
             let (a, b, s) = (wide(start), wide(stop), wide(step));
             if s == 0 {
-                return Err(Error::invalid("arange", "step cannot be zero"));
+                return Err(Error::invalid(
+                    "arange",
+                    format!("step cannot be zero (start={a}, stop={b}, step=0)"),
+                ));
             }
             let n = if (s > 0 && b > a) || (s < 0 && b < a) {
                 ((b - a).abs() + s.abs() - 1) / s.abs()
             } else {
                 0
-            } as usize;
-            let out = Self::alloc_uninit(device, &[n])?;
+            };
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            let out = Self::alloc_for("arange", device, &[n])?;
             elementwise::run(
                 device,
                 "arange_i",
@@ -160,7 +178,7 @@ impl<T: FloatElement> DeviceArray<T> {
             0.0
         };
         let last = if num > 1 { (num - 1) as i64 } else { -1 };
-        let out = Self::alloc_uninit(device, &[num])?;
+        let out = Self::alloc_for("linspace", device, &[num])?;
         elementwise::run(
             device,
             "linspace",

@@ -62,6 +62,21 @@ use std::sync::Arc;
 /// `argmin` return the first NaN's index. `f16` and `bf16` compute in `f32` and round the
 /// result once; their sums accumulate in `f32`.
 ///
+/// Float-to-integer casts of values the integer type cannot hold follow the GPU's
+/// conversion instruction (PTX `cvt.rzi`), not C's undefined behaviour: NaN gives 0; into
+/// `i32`, `u32`, `i64` and `u64`, `+inf` and values above the range give the type's
+/// maximum, `-inf` and values below it the minimum (0 for unsigned types); into `i8`,
+/// `i16`, `u8` and `u16`, the value first saturates to the `i32` (`u32`) range as above,
+/// then wraps to the narrow type (`300.0` gives 44 as `u8`, `-1.0` gives 0 as `u8`,
+/// `inf` gives -1 as `i8`). NaN and ±inf cast to bool give `true`. NumPy leaves these
+/// casts platform-dependent and warns.
+///
+/// # Sizes
+/// Every shape has at most `isize::MAX` elements (the product of its non-zero extents)
+/// and every allocation at most `isize::MAX` bytes; creation functions, views
+/// (`reshape`, `broadcast_to`) and transfers check this and return
+/// [`Error::TooLarge`](crate::Error::TooLarge) naming the operation and the shape.
+///
 /// # Writing through views
 /// In-place operations (`add_assign`, `assign`, ...) write through views into the memory
 /// they share. A broadcast view (stride 0) cannot be written
@@ -180,10 +195,13 @@ impl<T: Element> DeviceArray<T> {
     /// A new C-contiguous array of `shape` whose contents are unspecified; callers write
     /// every element before anything reads it.
     pub(crate) fn alloc_uninit(device: &Device, shape: &[usize]) -> Result<Self> {
-        let n: usize = shape.iter().product();
-        let bytes = n.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
-            crate::Error::invalid("allocate", format!("shape {shape:?} is too large"))
-        })?;
+        Self::alloc_for("allocate", device, shape)
+    }
+
+    /// [`alloc_uninit`](Self::alloc_uninit) for `op`: a shape whose element count or byte
+    /// size overflows is [`Error::TooLarge`](crate::Error::TooLarge) naming `op`.
+    pub(crate) fn alloc_for(op: &'static str, device: &Device, shape: &[usize]) -> Result<Self> {
+        let bytes = crate::shape::byte_size::<T>(op, shape)?;
         Ok(DeviceArray {
             buf: Arc::new(DeviceBuffer::alloc(device, bytes)?),
             layout: Layout::contiguous(shape),

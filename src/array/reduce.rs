@@ -35,7 +35,8 @@ impl<T: Element> DeviceArray<T> {
             op.is_arg(),
             device.multiprocessor_count(),
         )?;
-        if op.needs_elements() && p.n_red == 0 && p.n_out > 0 {
+        // NumPy raises even when the result is empty too ((0, 0) over axis 0).
+        if op.needs_elements() && p.n_red == 0 {
             return Err(Error::EmptyReduction {
                 op: op.name(),
                 shape: self.shape().to_vec(),
@@ -224,6 +225,16 @@ impl<T: Element> DeviceArray<T> {
 
 impl<T: Element> DeviceArray<T> {
     fn scan(&self, op: ReduceOp, axis: isize) -> Result<DeviceArray<T::Sum>> {
+        if self.ndim() == 0 {
+            // NumPy: the scan of a 0-d array has shape (1,).
+            let name = if op == ReduceOp::Sum {
+                "cumsum"
+            } else {
+                "cumprod"
+            };
+            crate::shape::normalize_axis(name, axis, 1)?;
+            return self.reshape(&[1])?.scan(op, 0);
+        }
         let p = crate::ops::scan::plan_scan(self.layout(), axis)?;
         let out = DeviceArray::<T::Sum>::alloc_uninit(self.device(), self.shape())?;
         crate::ops::scan::run(self.device(), op, &p, &self.operand()?, &out.operand()?)?;
@@ -232,7 +243,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// Cumulative sum along `axis` (NumPy's `cumsum` with an axis), in the sum type
     /// (`i64`/`u64` for integers). One pass over the data: tiles of the axis combine
-    /// their totals with a decoupled look-back.
+    /// their totals with a decoupled look-back. A 0-d array gives shape `(1,)`, as NumPy.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;

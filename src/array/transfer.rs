@@ -13,7 +13,8 @@ impl<T: Element> DeviceArray<T> {
     ///
     /// # Errors
     /// [`Error::HostLength`] when `data.len()` is not the product of `shape`;
-    /// [`Error::OutOfMemory`] when the device is full.
+    /// [`Error::TooLarge`] when that product overflows; [`Error::OutOfMemory`] when the
+    /// device is full.
     ///
     /// # Transfers
     /// One host-to-device copy. It returns once `data` may be reused; the copy itself is
@@ -33,7 +34,7 @@ impl<T: Element> DeviceArray<T> {
     /// ```
     pub fn from_host(device: &Device, data: &[T], shape: &[usize]) -> Result<Self> {
         let _range = crate::profile::range("from_host");
-        let n: usize = shape.iter().product();
+        let n = crate::shape::checked_size("from_host", shape)?;
         if data.len() != n {
             return Err(Error::HostLength {
                 op: "from_host",
@@ -41,7 +42,7 @@ impl<T: Element> DeviceArray<T> {
                 got: data.len(),
             });
         }
-        let out = Self::alloc_uninit(device, shape)?;
+        let out = Self::alloc_for("from_host", device, shape)?;
         let bytes = std::mem::size_of_val(data);
         if n > 0 {
             device.counters().h2d(bytes);
@@ -86,7 +87,7 @@ impl<T: Element> DeviceArray<T> {
     /// ```
     pub fn from_pinned(device: &Device, data: &PinnedBuffer<T>, shape: &[usize]) -> Result<Self> {
         let _range = crate::profile::range("from_pinned");
-        let n: usize = shape.iter().product();
+        let n = crate::shape::checked_size("from_pinned", shape)?;
         if data.len() != n {
             return Err(Error::HostLength {
                 op: "from_pinned",
@@ -94,7 +95,7 @@ impl<T: Element> DeviceArray<T> {
                 got: data.len(),
             });
         }
-        let out = Self::alloc_uninit(device, shape)?;
+        let out = Self::alloc_for("from_pinned", device, shape)?;
         if n > 0 {
             let bytes = n * std::mem::size_of::<T>();
             device.counters().h2d(bytes);
@@ -171,11 +172,22 @@ impl<T: Element> DeviceArray<T> {
     /// through page-locked staging buffers, the host copying one piece out while the
     /// next one crosses the link; [`to_pinned`](DeviceArray::to_pinned) skips the staging
     /// and does not wait.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the array's byte size passes `isize::MAX` (a broadcast
+    /// view can) and [`Error::HostOutOfMemory`] when the host cannot allocate it, both
+    /// before anything is allocated on the device.
     pub fn to_host(&self) -> Result<Vec<T>> {
         let n = self.size();
-        let mut v: Vec<T> = Vec::with_capacity(n);
-        if n * std::mem::size_of::<T>() >= STAGE_MIN {
-            advise_huge_pages(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+        let bytes = crate::shape::byte_size::<T>("to_host", self.shape())?;
+        let mut v: Vec<T> = Vec::new();
+        v.try_reserve_exact(n).map_err(|e| Error::HostOutOfMemory {
+            op: "to_host",
+            requested: bytes,
+            reason: e.to_string(),
+        })?;
+        if bytes >= STAGE_MIN {
+            advise_huge_pages(v.as_mut_ptr() as *mut u8, bytes);
         }
         // SAFETY: `v` has capacity `n`; copy_out writes all `n` elements before we set the
         // length, and returns an error (leaving the length 0) otherwise.
@@ -261,7 +273,7 @@ impl<T: Element> DeviceArray<T> {
         &self,
         f: impl FnOnce(&Device, CUdeviceptr, usize) -> Result<()>,
     ) -> Result<()> {
-        let bytes = self.size() * std::mem::size_of::<T>();
+        let bytes = crate::shape::byte_size::<T>("to_host", self.shape())?;
         if bytes == 0 {
             return Ok(());
         }

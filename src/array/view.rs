@@ -19,6 +19,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(b.shape(), &[3, 4]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the sizes differ, [`Error::TooLarge`] when the new
+    /// shape's element count overflows, [`Error::InvalidArgument`] for a bad `-1`.
     pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
         let new_shape = Layout::infer_shape(self.size(), shape)?;
         match self.layout.reshape_view(&new_shape) {
@@ -73,7 +77,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// An independent, C-contiguous copy on the device.
     pub fn copy(&self) -> Result<Self> {
-        let out = Self::alloc_uninit(self.device(), self.shape())?;
+        let out = Self::alloc_for("copy", self.device(), self.shape())?;
         copy_into(&out, self)?;
         Ok(out)
     }
@@ -91,6 +95,12 @@ impl<T: Element> DeviceArray<T> {
     /// Converts every element to `U`, as NumPy's `astype` (C casts: floats truncate
     /// toward zero into integers, `x != 0` into bool). Always a new array.
     ///
+    /// Floats outside an integer type's range: NaN gives 0; `i32`, `u32`, `i64` and `u64`
+    /// saturate (±inf and out-of-range values give the type's maximum or minimum, 0 for
+    /// unsigned); `i8`, `i16`, `u8` and `u16` saturate to the 32-bit range, then wrap (see
+    /// [Integer semantics](DeviceArray#integer-semantics)). NaN and ±inf are `true` as
+    /// bool. Integers into narrower integers wrap (keep the low bits).
+    ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.7f32, -2.5, 0.0])?;
@@ -98,7 +108,7 @@ impl<T: Element> DeviceArray<T> {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn astype<U: Element>(&self) -> Result<DeviceArray<U>> {
-        let out = DeviceArray::<U>::alloc_uninit(self.device(), self.shape())?;
+        let out = DeviceArray::<U>::alloc_for("astype", self.device(), self.shape())?;
         elementwise::run(
             self.device(),
             "cast",
@@ -136,13 +146,19 @@ pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) 
 /// # Ok::<(), cuarray::Error>(())
 /// ```
 pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Result<DeviceArray<T>> {
-    let first = arrays
-        .first()
-        .ok_or_else(|| Error::invalid("concatenate", "need at least one array"))?;
-    if first.ndim() == 0 {
+    let first = arrays.first().ok_or_else(|| {
+        Error::invalid(
+            "concatenate",
+            format!("need at least one array, got an empty list (axis {axis})"),
+        )
+    })?;
+    if let Some(i) = arrays.iter().position(|a| a.ndim() == 0) {
         return Err(Error::invalid(
             "concatenate",
-            "zero-dimensional arrays cannot be concatenated",
+            format!(
+                "zero-dimensional arrays cannot be concatenated (array {i} has shape [], \
+                 axis {axis})"
+            ),
         ));
     }
     let ax = normalize_axis("concatenate", axis, first.ndim())?;
@@ -164,9 +180,15 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
                 rhs: a.shape().to_vec(),
             });
         }
-        shape[ax] += a.shape()[ax];
+        shape[ax] = shape[ax]
+            .checked_add(a.shape()[ax])
+            .ok_or_else(|| Error::TooLarge {
+                op: "concatenate",
+                shape: a.shape().to_vec(),
+                elem_bytes: None,
+            })?;
     }
-    let out = DeviceArray::<T>::alloc_uninit(first.device(), &shape)?;
+    let out = DeviceArray::<T>::alloc_for("concatenate", first.device(), &shape)?;
     let mut start = 0usize;
     for a in arrays {
         let len = a.shape()[ax];
@@ -203,9 +225,12 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
 /// # Ok::<(), cuarray::Error>(())
 /// ```
 pub fn stack<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Result<DeviceArray<T>> {
-    let first = arrays
-        .first()
-        .ok_or_else(|| Error::invalid("stack", "need at least one array"))?;
+    let first = arrays.first().ok_or_else(|| {
+        Error::invalid(
+            "stack",
+            format!("need at least one array, got an empty list (axis {axis})"),
+        )
+    })?;
     for a in arrays {
         if a.shape() != first.shape() {
             return Err(Error::ShapeMismatch {

@@ -8,11 +8,14 @@
 //! CuPy's and PyTorch's pools: reuse on the home stream is ordered after all earlier work
 //! there. A buffer also used on other streams records them; when it is dropped, its home
 //! stream is made to wait for each of them (an event) before the block can be reused.
+//! When a stream is dropped, its cached blocks become orphans that any stream may take,
+//! after waiting for an event recorded at the end of the dead stream's work: short-lived
+//! streams reuse one another's memory instead of growing the pool.
 
 use super::Device;
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::CudaStream;
+use cudarc::driver::{CudaEvent, CudaStream};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -21,8 +24,10 @@ const SMALL_ROUND: usize = 512;
 /// Past this size, classes are 1/8 of a power of two apart (at most 12.5% rounding).
 const SMALL_LIMIT: usize = 1 << 20;
 
-/// The size class a request of `bytes` is served from.
+/// The size class a request of `bytes` is served from; `bytes` is at most `isize::MAX`
+/// (checked by the caller), so the rounding cannot overflow.
 pub(crate) fn size_class(bytes: usize) -> usize {
+    debug_assert!(bytes <= isize::MAX as usize);
     let bytes = bytes.max(1);
     if bytes <= SMALL_LIMIT {
         return bytes.div_ceil(SMALL_ROUND) * SMALL_ROUND;
@@ -50,6 +55,9 @@ pub struct MemoryStats {
 struct PoolState {
     /// Cached blocks by (home stream id, size class).
     free: HashMap<(u64, usize), Vec<CUdeviceptr>>,
+    /// Cached blocks of dropped streams by size class, each with an event recorded after
+    /// the last work of its stream: any stream may take one once it waits for the event.
+    orphans: HashMap<usize, Vec<(CUdeviceptr, Arc<CudaEvent>)>>,
     stats: MemoryStats,
     limit: Option<usize>,
 }
@@ -58,6 +66,15 @@ struct PoolState {
 #[derive(Default)]
 pub(crate) struct Pool {
     state: Mutex<PoolState>,
+}
+
+impl PoolState {
+    /// Counts an allocation of `class` bytes served from the cache.
+    fn hit(&mut self, class: usize) {
+        self.stats.in_use += class;
+        self.stats.peak_in_use = self.stats.peak_in_use.max(self.stats.in_use);
+        self.stats.cache_hits += 1;
+    }
 }
 
 impl Pool {
@@ -76,14 +93,16 @@ impl Pool {
         s.stats.peak_in_use = s.stats.in_use;
     }
 
-    /// Moves the blocks cached for stream `from` to stream `to` (the caller has ordered
-    /// `to` after `from`'s work).
-    pub(crate) fn rehome(&self, from: u64, to: u64) {
+    /// Makes the blocks cached for the dropped stream `from` orphans: reusable by any
+    /// stream after it waits for `done`, an event recorded after `from`'s last work.
+    pub(crate) fn orphan(&self, from: u64, done: CudaEvent) {
+        let done = Arc::new(done);
         let mut s = self.lock();
         let keys: Vec<_> = s.free.keys().filter(|k| k.0 == from).copied().collect();
         for k in keys {
             if let Some(v) = s.free.remove(&k) {
-                s.free.entry((to, k.1)).or_default().extend(v);
+                let list = s.orphans.entry(k.1).or_default();
+                list.extend(v.into_iter().map(|p| (p, done.clone())));
             }
         }
     }
@@ -94,6 +113,9 @@ impl Pool {
         let mut out = Vec::new();
         for ((_, class), ptrs) in s.free.drain() {
             out.extend(ptrs.into_iter().map(|p| (class, p)));
+        }
+        for (class, blocks) in s.orphans.drain() {
+            out.extend(blocks.into_iter().map(|(p, _)| (class, p)));
         }
         let cached: usize = out.iter().map(|(c, _)| c).sum();
         s.stats.reserved -= cached;
@@ -133,7 +155,8 @@ impl DeviceBuffer {
     /// the driver. The contents are unspecified.
     ///
     /// # Errors
-    /// [`Error::OutOfMemory`] past the pool's limit or the card's memory.
+    /// [`Error::TooLarge`] past `isize::MAX` bytes; [`Error::OutOfMemory`] past the pool's
+    /// limit or the card's memory.
     pub fn new(device: &Device, bytes: usize) -> Result<DeviceBuffer> {
         Self::alloc(device, bytes)
     }
@@ -142,17 +165,35 @@ impl DeviceBuffer {
     ///
     /// The contents are unspecified; callers write every element they later read.
     pub(crate) fn alloc(device: &Device, bytes: usize) -> Result<DeviceBuffer> {
+        if bytes > isize::MAX as usize {
+            return Err(Error::TooLarge {
+                op: "allocate",
+                shape: vec![bytes],
+                elem_bytes: Some(1),
+            });
+        }
         let class = size_class(bytes);
         let pool = device.pool();
         let key = (device.stream_id(), class);
-        {
+        let orphan = {
             let mut s = pool.lock();
             if let Some(ptr) = s.free.get_mut(&key).and_then(|v| v.pop()) {
-                s.stats.in_use += class;
-                s.stats.peak_in_use = s.stats.peak_in_use.max(s.stats.in_use);
-                s.stats.cache_hits += 1;
+                s.hit(class);
                 return Ok(DeviceBuffer::wrap(ptr, bytes, class, device));
             }
+            s.orphans.get_mut(&class).and_then(|v| v.pop())
+        };
+        if let Some((ptr, done)) = orphan {
+            // Order this stream after the dead stream's last use of the block.
+            if device.cuda_stream().wait(&done).is_ok() || done.synchronize().is_ok() {
+                pool.lock().hit(class);
+                return Ok(DeviceBuffer::wrap(ptr, bytes, class, device));
+            }
+            pool.lock()
+                .orphans
+                .entry(class)
+                .or_default()
+                .push((ptr, done));
         }
         let oom = || {
             let (free, total) = device.memory_info().unwrap_or((0, 0));
@@ -166,19 +207,26 @@ impl DeviceBuffer {
             }
         };
         // Under a limit, the cache is emptied before the pool grows past it.
-        let over = |s: &PoolState| s.limit.is_some_and(|l| s.stats.reserved + class > l);
+        let over = |s: &PoolState| {
+            s.limit
+                .is_some_and(|l| s.stats.reserved.saturating_add(class) > l)
+        };
         if over(&pool.lock()) {
             device.release_cached()?;
             if over(&pool.lock()) {
                 return Err(oom());
             }
         }
+        // A null pointer is never a block: no null may enter the pool.
         let ptr = match device.driver_alloc(class) {
-            Ok(p) => p,
-            Err(_) => {
+            Ok(p) if p != 0 => p,
+            _ => {
                 // Give the cached blocks back to the driver and try once more.
                 device.release_cached()?;
-                device.driver_alloc(class).map_err(|_| oom())?
+                match device.driver_alloc(class) {
+                    Ok(p) if p != 0 => p,
+                    _ => return Err(oom()),
+                }
             }
         };
         let mut s = pool.lock();
@@ -392,6 +440,9 @@ mod tests {
         assert_eq!(size_class(1), 512);
         assert_eq!(size_class(513), 1024);
         assert_eq!(size_class(1 << 20), 1 << 20);
+        // The largest request the pool accepts rounds without wrapping.
+        let c = size_class(isize::MAX as usize);
+        assert!(c >= isize::MAX as usize && c.is_multiple_of(512), "{c}");
         let c = size_class((1 << 20) + 1);
         assert!(c > (1 << 20) && c - (1 << 20) <= (1 << 17));
         for b in [3_000_000usize, 1 << 30, (1 << 30) + 7, 5_000_000_000] {

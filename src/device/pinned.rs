@@ -54,11 +54,10 @@ impl<T: Element> PinnedBuffer<T> {
     /// `len` zeros in page-locked host memory.
     ///
     /// # Errors
-    /// [`Error::Cuda`] when the system refuses to lock that much memory.
+    /// [`Error::HostOutOfMemory`] (with the bytes asked for) when the system refuses to
+    /// lock that much memory; [`Error::TooLarge`] past `isize::MAX` bytes.
     pub fn new(device: &Device, len: usize) -> Result<Self> {
-        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
-            Error::invalid("PinnedBuffer::new", format!("{len} elements are too many"))
-        })?;
+        let bytes = crate::shape::byte_size::<T>("PinnedBuffer::new", &[len])?;
         device.bind()?;
         // Portable: usable with every context; no write-combining (the host reads it too).
         const PORTABLE: u32 = 0x01;
@@ -66,9 +65,14 @@ impl<T: Element> PinnedBuffer<T> {
             std::ptr::NonNull::<T>::dangling().as_ptr()
         } else {
             // SAFETY: a plain allocation; the memory is zeroed below before any use.
-            let p = unsafe { cudarc::driver::result::malloc_host(bytes, PORTABLE) }
-                .map_err(Error::cuda("allocating pinned host memory"))?
-                as *mut T;
+            let p =
+                unsafe { cudarc::driver::result::malloc_host(bytes, PORTABLE) }.map_err(|e| {
+                    Error::HostOutOfMemory {
+                        op: "PinnedBuffer::new",
+                        requested: bytes,
+                        reason: format!("page-locked allocation failed: {e}"),
+                    }
+                })? as *mut T;
             // SAFETY: `p` holds `bytes` bytes; all-zero bytes are a valid value of every
             // element type (0, 0.0, false).
             unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };

@@ -54,19 +54,19 @@ pub(crate) struct StreamInner {
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
-        // Blocks cached for this stream go to the device's own stream, which first waits
-        // for the work still queued here. If that cannot be ordered, they stay cached
-        // under this stream's id until the pool is trimmed.
-        let own = self.device.cuda_stream();
-        if self.id != 0
-            && self
-                .cuda
-                .record_event(None)
-                .and_then(|e| own.wait(&e))
-                .is_ok()
-        {
-            self.device.pool().rehome(self.id, 0);
-            self.device.release_scratch(self.id);
+        // Blocks cached for this stream become orphans that any stream may reuse after
+        // waiting for an event recorded after the work still queued here; its scratch
+        // blocks go back to the pool on the device's own stream, made to wait for that event. If
+        // no event can be recorded, the blocks stay cached under this stream's id until
+        // the pool is trimmed.
+        if self.id == 0 {
+            return;
+        }
+        if let Ok(done) = self.cuda.record_event(None) {
+            if self.device.cuda_stream().wait(&done).is_ok() {
+                self.device.release_scratch(self.id);
+            }
+            self.device.pool().orphan(self.id, done);
         }
     }
 }

@@ -1,9 +1,14 @@
 //! NumPy broadcasting of shapes.
 
+use super::checked_size;
 use crate::{Error, Result};
 
 /// The shape that `a` and `b` broadcast to, by NumPy's rules: align trailing axes; each
 /// pair of extents must be equal or one of them 1.
+///
+/// # Errors
+/// [`Error::Broadcast`] for incompatible shapes, [`Error::TooLarge`] when the result's
+/// element count overflows (see [`checked_size`]).
 ///
 /// ```
 /// use cuarray::shape::broadcast_shapes;
@@ -36,6 +41,7 @@ pub fn broadcast_shapes(op: &'static str, a: &[usize], b: &[usize]) -> Result<Ve
             });
         };
     }
+    checked_size(op, &out)?;
     Ok(out)
 }
 

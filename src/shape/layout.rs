@@ -8,7 +8,7 @@
 //!   `offset + sum(i_k * strides_k)` lies in `0..len`;
 //! - an empty layout (some extent 0) reaches no element, whatever its strides.
 
-use super::{c_strides, normalize_axis, size_of};
+use super::{c_strides, checked_size, normalize_axis, size_of};
 use crate::{Error, Result};
 
 /// Shape, strides (elements) and offset of an array over a flat buffer.
@@ -20,7 +20,8 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// A C-contiguous layout of `shape` at offset 0.
+    /// A C-contiguous layout of `shape` at offset 0. `shape` must be valid
+    /// ([`checked_size`](super::checked_size)): debug builds panic otherwise.
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
             shape: shape.to_vec(),
@@ -148,15 +149,19 @@ impl Layout {
     }
 
     /// Resolves a NumPy-style target shape (one `-1` inferred) against `size`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a second `-1` or another negative extent,
+    /// [`Error::TooLarge`] when the extents' product overflows, [`Error::ShapeMismatch`]
+    /// when it differs from `size`.
     pub fn infer_shape(size: usize, shape: &[isize]) -> Result<Vec<usize>> {
         let mut infer = None;
-        let mut known = 1usize;
         for (i, &d) in shape.iter().enumerate() {
             if d == -1 {
                 if infer.replace(i).is_some() {
                     return Err(Error::invalid(
                         "reshape",
-                        "can only specify one unknown dimension (-1)",
+                        format!("can only specify one unknown dimension (-1), got {shape:?}"),
                     ));
                 }
             } else if d < 0 {
@@ -164,13 +169,14 @@ impl Layout {
                     "reshape",
                     format!("negative dimension {d} in {shape:?}"),
                 ));
-            } else {
-                known *= d as usize;
             }
         }
-        let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+        // The -1 counts as 1 in the product of the known extents.
+        let mut out: Vec<usize> = shape.iter().map(|&d| d.unsigned_abs()).collect();
+        let known = checked_size("reshape", &out)?;
         if let Some(i) = infer {
             if known == 0 || !size.is_multiple_of(known) {
+                out[i] = 0;
                 return Err(Error::ShapeMismatch {
                     op: "reshape",
                     msg: format!("cannot infer the -1 in {shape:?} for {size} element(s)"),
@@ -321,6 +327,7 @@ impl Layout {
         if shape.len() < self.ndim() {
             return Err(err());
         }
+        checked_size("broadcast_to", shape)?;
         let lead = shape.len() - self.ndim();
         let mut strides = vec![0isize; shape.len()];
         for (k, (&d, &s)) in self.shape.iter().zip(&self.strides).enumerate() {
@@ -358,13 +365,15 @@ impl Layout {
         let mut off = self.offset as isize;
         (0..n).map(move |k| {
             if k > 0 {
+                // Only reachable offsets are formed: an axis of extent 1 may carry any
+                // stride, even one that would overflow past its end.
                 for d in (0..idx.len()).rev() {
-                    idx[d] += 1;
-                    off += self.strides[d];
-                    if idx[d] < self.shape[d] {
+                    if idx[d] + 1 < self.shape[d] {
+                        idx[d] += 1;
+                        off += self.strides[d];
                         break;
                     }
-                    off -= self.strides[d] * self.shape[d] as isize;
+                    off -= self.strides[d] * idx[d] as isize;
                     idx[d] = 0;
                 }
             }

@@ -16,6 +16,7 @@ mod common;
 mod copies;
 mod creation;
 mod device;
+mod hardening;
 mod large;
 mod linalg;
 mod memory;
@@ -57,5 +58,6 @@ fn main() {
     linalg::trials(&mut trials);
     memory::trials(&mut trials);
     streams::trials(&mut trials);
+    hardening::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
