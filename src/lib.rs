@@ -46,6 +46,7 @@ mod error;
 pub mod kernels;
 pub mod ops;
 mod profile;
+pub mod random;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
@@ -57,7 +58,7 @@ pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
     Timer, Timings, TransferStats,
 };
-pub use element::{DType, Element, FloatElement, NumElement};
+pub use element::{DType, Element, FloatElement, IntElement, NumElement};
 pub use error::{Error, Result};
 pub use kernels::cache::CacheStats;
 pub use shape::SliceElem;

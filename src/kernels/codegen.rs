@@ -55,6 +55,11 @@ pub fn render(spec: &KernelSpec) -> String {
             src.push('\n');
             render_gemm(spec, &mut src);
         }
+        Family::Random => {
+            src.push_str(sources::get(super::family_philox::HEADER));
+            src.push('\n');
+            super::family_philox::render(spec, &mut src);
+        }
     }
     src
 }

@@ -8,6 +8,7 @@
 pub(crate) mod abi;
 pub mod cache;
 pub mod codegen;
+pub mod family_philox;
 pub mod nvrtc;
 pub(crate) mod sources;
 
@@ -25,6 +26,9 @@ pub enum Family {
     Scan,
     /// Small matrix products (`matmul.cuh`); larger ones go to cuBLAS.
     Gemm,
+    /// Random numbers from the Philox4x32-10 stream (`philox.cuh`; see
+    /// [`family_philox`]).
+    Random,
 }
 
 /// The parts of a reduction kernel besides its pre-map (which is the spec's `body`,
@@ -272,6 +276,7 @@ impl KernelSpec {
             },
             Family::Scan => "scan",
             Family::Gemm => "gemm",
+            Family::Random => "rand",
         };
         let mut sym = format!(
             "cuarray_{fam}_{}_{}_{}",
