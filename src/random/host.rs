@@ -587,7 +587,9 @@ mod tests {
         let mut worst64 = 0f64;
         let mut x = 1u64;
         for i in 0..200_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let w = [x as u32, (x >> 32) as u32];
             let v = if i == 0 { 1.0 } else { f32::unit_pos(&w) };
             let got = Real::ln(v) as f64;
@@ -617,7 +619,9 @@ mod tests {
         let mut worst64 = 0f64;
         let mut x = 7u64;
         for i in 0..200_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let x = if i < 4 { i << 62 } else { x };
             let w32 = [(x >> 32) as u32];
             let (c, s) = f32::cos_sin(&w32);

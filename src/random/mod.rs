@@ -142,7 +142,10 @@ fn uniform_dist<T: FloatElement>(low: T, high: T) -> Result<Dist> {
     if !width_finite {
         return Err(Error::invalid(
             "uniform",
-            format!("high - low overflows {} (low = {lo}, high = {hi})", T::DTYPE),
+            format!(
+                "high - low overflows {} (low = {lo}, high = {hi})",
+                T::DTYPE
+            ),
         ));
     }
     Ok(Dist::Uniform { low: lo, high: hi })
@@ -351,10 +354,7 @@ impl Generator {
     /// assert!(z.mean()?.to_scalar()?.abs() < 0.01);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn standard_normal<T: FloatElement>(
-        &mut self,
-        shape: &[usize],
-    ) -> Result<DeviceArray<T>> {
+    pub fn standard_normal<T: FloatElement>(&mut self, shape: &[usize]) -> Result<DeviceArray<T>> {
         let (zero, one) = unit::<T>();
         self.fill(normal_dist(zero, one)?, shape)
     }

@@ -76,7 +76,11 @@ mod tests {
     #[test]
     fn known_answers() {
         for (ctr, key, want) in KAT {
-            assert_eq!(philox4x32_10(ctr, key), want, "ctr {ctr:08x?} key {key:08x?}");
+            assert_eq!(
+                philox4x32_10(ctr, key),
+                want,
+                "ctr {ctr:08x?} key {key:08x?}"
+            );
         }
     }
 

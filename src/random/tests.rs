@@ -44,10 +44,7 @@ fn known_answers_through_the_generator() {
         // And full-range u32 words read as i64 in [-2^31, 2^31): the same bits.
         let mut g = at_counter(ctr, key);
         let got = g.integers(i32::MIN as i64, 1 << 31, &[4]).unwrap();
-        let want2: Vec<i64> = want
-            .iter()
-            .map(|&w| (i32::MIN as i64) + w as i64)
-            .collect();
+        let want2: Vec<i64> = want.iter().map(|&w| (i32::MIN as i64) + w as i64).collect();
         assert_eq!(got, want2);
     }
 }
@@ -132,7 +129,11 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
             };
             (real(v), 0)
         }
-        Dist::Integers { low, range, words: wn } => {
+        Dist::Integers {
+            low,
+            range,
+            words: wn,
+        } => {
             let ws = words(slot);
             let x: u128 = ws
                 .iter()
@@ -252,7 +253,10 @@ fn integer_maps_reach_both_ends_exactly() {
     assert_eq!(draw_group::<u64>(d, &[u32::MAX; 16]).1[0], u64::MAX - 1);
     // A power-of-two range takes the top bits.
     let d = integers_dist(0u32, 8).unwrap();
-    assert_eq!(draw_group::<u32>(d, &[0xe000_0000, 0x1fff_ffff, 0x2000_0000, 0]).1, [7, 0, 1, 0]);
+    assert_eq!(
+        draw_group::<u32>(d, &[0xe000_0000, 0x1fff_ffff, 0x2000_0000, 0]).1,
+        [7, 0, 1, 0]
+    );
 }
 
 /// Every word near the top (where `low + (high - low) u` can round up to `high`) and near
@@ -262,6 +266,11 @@ fn never_high<T: FloatElement>(ranges: &[(f64, f64)]) -> Vec<bool> {
     let mut tops = Vec::new();
     for &(lo, hi) in ranges {
         let (lt, ht) = (T::from_f64(lo), T::from_f64(hi));
+        if lt.to_f64() >= ht.to_f64() {
+            // (bf16 has no 1001.)
+            tops.push(false);
+            continue;
+        }
         let d = uniform_dist(lt, ht).unwrap();
         let (l, h) = (lt.to_f64(), ht.to_f64());
         let w = d.words(T::DTYPE) as usize;
@@ -314,7 +323,11 @@ fn uniform_is_never_high() {
 
 #[test]
 fn normals_and_exponentials_are_finite_at_the_extreme_words() {
-    for r in [[0u32; 8], [u32::MAX; 8], [0, u32::MAX, 0, u32::MAX, 0, u32::MAX, 0, u32::MAX]] {
+    for r in [
+        [0u32; 8],
+        [u32::MAX; 8],
+        [0, u32::MAX, 0, u32::MAX, 0, u32::MAX, 0, u32::MAX],
+    ] {
         let n = normal_dist(0.0f32, 1.0).unwrap();
         let (v, _) = draw_group::<f32>(n, &r[..4]);
         assert!(v.iter().all(|x| x.is_finite() && x.abs() < 6.7), "{v:?}");
@@ -322,9 +335,13 @@ fn normals_and_exponentials_are_finite_at_the_extreme_words() {
         assert!(v.iter().all(|x| x.is_finite() && x.abs() < 8.6), "{v:?}");
         let e = exponential_dist(1.0f32).unwrap();
         let (v, _) = draw_group::<f32>(e, &r[..4]);
-        assert!(v.iter().all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
+        assert!(v
+            .iter()
+            .all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
         let (v, _) = draw_group::<f64>(e, &r);
-        assert!(v.iter().all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
+        assert!(v
+            .iter()
+            .all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
     }
     // The largest normal: u = 2^-32 and angle 0.
     let (v, _) = draw_group::<f32>(normal_dist(0.0f32, 1.0).unwrap(), &[0, 0, 0, 0]);
@@ -389,7 +406,9 @@ fn position_advances_by_words_rounded_per_kind() {
     assert_eq!(g.position(), 2);
 }
 
-fn continues<T: Element + std::fmt::Debug>(mut call: impl FnMut(&mut HostGenerator, usize) -> Vec<T>) {
+fn continues<T: Element + std::fmt::Debug>(
+    mut call: impl FnMut(&mut HostGenerator, usize) -> Vec<T>,
+) {
     for (n, m) in [(0, 5), (1, 1), (3, 9), (5, 12), (6, 7), (1001, 77)] {
         let mut g = HostGenerator::new(0xfeed);
         g.set_position(3); // a misaligned start as well
@@ -423,7 +442,9 @@ fn continuation_holds_for_every_kind() {
 fn seeds_and_streams_differ() {
     let a = HostGenerator::new(1).random::<f32>(&[64]).unwrap();
     let b = HostGenerator::new(2).random::<f32>(&[64]).unwrap();
-    let c = HostGenerator::with_counter(1, 1, 0).random::<f32>(&[64]).unwrap();
+    let c = HostGenerator::with_counter(1, 1, 0)
+        .random::<f32>(&[64])
+        .unwrap();
     assert_eq!(a, HostGenerator::new(1).random::<f32>(&[64]).unwrap());
     let same = |x: &[f32], y: &[f32]| x.iter().zip(y).filter(|(p, q)| p == q).count();
     assert!(same(&a, &b) < 2 && same(&a, &c) < 2);
