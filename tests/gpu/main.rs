@@ -21,10 +21,13 @@ mod linalg;
 mod memory;
 mod nvrtc_tier;
 mod ops;
+mod random;
 mod reduce;
 mod selfcheck;
 #[path = "../support/specs.rs"]
 mod specs;
+#[path = "../support/stats.rs"]
+mod stats;
 mod streams;
 mod transfer;
 
@@ -55,5 +58,6 @@ fn main() {
     linalg::trials(&mut trials);
     memory::trials(&mut trials);
     streams::trials(&mut trials);
+    random::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
