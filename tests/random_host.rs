@@ -75,7 +75,10 @@ fn floats<T: FloatElement>(seed: u64) -> Result<(), String> {
     // Exponential, scale 1 and 0.5.
     for scale in [1.0, 0.5] {
         let x = to_f64(rng.exponential(T::from_f64(scale), &[N]).map_err(e)?);
-        if let Some(v) = x.iter().find(|&&v| !(v >= 0.0) || v.is_sign_negative()) {
+        if let Some(v) = x
+            .iter()
+            .find(|&&v| v.is_nan() || v < 0.0 || v.is_sign_negative())
+        {
             return Err(format!("exponential {d}: {v}"));
         }
         check_float(

@@ -112,7 +112,7 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
                 let r = (-2.0f32 * ln(unit_pos(&a)) as f32).sqrt();
                 (c as f64, s as f64, r as f64)
             };
-            let trig = if slot % 2 == 0 { c } else { s };
+            let trig = if slot.is_multiple_of(2) { c } else { s };
             let v = if wide {
                 (rad * trig).mul_add(std, mean)
             } else {
