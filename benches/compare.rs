@@ -3,7 +3,8 @@
 //! printed as one JSON object per line. Also measures the ceilings in the same run: the
 //! device-to-device copy bandwidth and a bare cudarc kernel launch.
 //!
-//! Cases: the fixed-size cases below; a size sweep `add_f32_2^K` and `sum_f32_2^K` for
+//! Cases: the fixed-size cases below (random numbers among them: `uniform_f32_2^28`,
+//! `normal_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`); a size sweep `add_f32_2^K` and `sum_f32_2^K` for
 //! K = 10, 12, ..., 28 (the K = 28 points are the `add_f32_2^28` and `sum_f32_2^28`
 //! cases; more repetitions at small sizes, where one repetition is a few microseconds
 //! and, host overhead included, the rate measured is what a caller gets for one call);
@@ -112,6 +113,37 @@ fn sweep_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case
                 || a.sum().map(drop),
             ));
         }
+    }
+}
+
+/// Random numbers (write-only: bytes = the output): uniform and standard normal f32 and
+/// integers in [0, 1000) as i32 (two words of the stream per value), 2^28 of each; and the
+/// wall time of a 1000-value uniform call (against `bare_cudarc_launch_add_1000`).
+fn random_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let n = 1usize << 28;
+    let mut rng = cuarray::random::Generator::new(dev, 1);
+    if filter("uniform_f32_2^28") {
+        cases.push(device_case(dev, "uniform_f32_2^28", (n * 4) as f64, || {
+            rng.random::<f32>(&[n]).map(drop)
+        }));
+    }
+    if filter("normal_f32_2^28") {
+        cases.push(device_case(dev, "normal_f32_2^28", (n * 4) as f64, || {
+            rng.standard_normal::<f32>(&[n]).map(drop)
+        }));
+    }
+    if filter("integers_i32_2^28") {
+        cases.push(device_case(
+            dev,
+            "integers_i32_2^28",
+            (n * 4) as f64,
+            || rng.integers(0i32, 1000, &[n]).map(drop),
+        ));
+    }
+    if filter("uniform_f32_1000_wall") {
+        cases.push(wall_case(dev, "uniform_f32_1000_wall", || {
+            rng.random::<f32>(&[1000]).map(drop)
+        }));
     }
 }
 
@@ -542,6 +574,7 @@ fn main() {
         ));
     }
     reduce_cases(&dev, &filter, &mut cases);
+    random_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);
     matvec_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);

@@ -226,6 +226,21 @@ impl FloatElement for bf16 {}
 impl FloatElement for f32 {}
 impl FloatElement for f64 {}
 
+/// Element types with integer values (`i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`,
+/// `u64`).
+pub trait IntElement: NumElement {
+    /// The value whose two's complement bits are the low bits of `v` (Rust's `v as T`).
+    #[doc(hidden)]
+    fn from_u64_wrapping(v: u64) -> Self;
+}
+macro_rules! impl_intel { ($($t:ty),*) => {$(
+    impl IntElement for $t {
+        #[inline]
+        fn from_u64_wrapping(v: u64) -> Self { v as $t }
+    }
+)*}; }
+impl_intel!(i8, i16, i32, i64, u8, u16, u32, u64);
+
 /// Element types with numeric values: every [`Element`] but `bool`.
 pub trait NumElement: Element {}
 macro_rules! impl_num { ($($t:ty),*) => {$( impl NumElement for $t {} )*}; }

@@ -48,6 +48,7 @@ mod libs;
 #[doc(hidden)]
 pub mod ops;
 mod profile;
+pub mod random;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
@@ -58,7 +59,7 @@ pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
     Timer, Timings, TransferStats,
 };
-pub use element::{DType, Element, FloatElement, NumElement};
+pub use element::{DType, Element, FloatElement, IntElement, NumElement};
 pub use error::{Error, Result};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;

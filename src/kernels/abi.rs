@@ -1,4 +1,4 @@
-//! Kernel arguments as the wrappers of `codegen.rs` expect them, and the launch itself.
+//! Kernel arguments as the families' wrappers expect them, and the launch itself.
 //!
 //! Arguments are written into one inline, 8-byte-aligned buffer (no allocation per
 //! launch); `cuLaunchKernel` receives one pointer per argument into that buffer. The

@@ -6,6 +6,7 @@ pub mod catalogue;
 pub mod elementwise;
 pub(crate) mod launch;
 pub mod matmul;
+pub(crate) mod random;
 pub mod reduce;
 pub mod scan;
 

@@ -24,10 +24,13 @@ mod memory;
 mod numpy;
 mod nvrtc_tier;
 mod ops;
+mod random;
 mod reduce;
 mod selfcheck;
 #[path = "../support/specs.rs"]
 mod specs;
+#[path = "../support/stats.rs"]
+mod stats;
 mod streams;
 mod transfer;
 
@@ -59,5 +62,6 @@ fn main() {
     memory::trials(&mut trials);
     streams::trials(&mut trials);
     hardening::trials(&mut trials);
+    random::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }

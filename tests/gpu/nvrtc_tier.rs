@@ -343,6 +343,13 @@ pub fn trials(out: &mut Vec<Trial>) {
             }]
         });
     }
+    for d in DType::ALL {
+        group(
+            out,
+            format!("nvrtc/random/{}/all_distributions", d.name()),
+            move || cuarray::kernels::family::random::specs_for(d),
+        );
+    }
     out.push(nvrtc_trial(
         "nvrtc/errors/f32/broken_body_gives_compile_error",
         compile_error,

@@ -9,5 +9,6 @@
 
 pub mod elementwise;
 pub mod gemm;
+pub mod random;
 pub mod reduce;
 pub mod scan;

@@ -1,0 +1,362 @@
+// cuarray philox.cuh: the counter-based generator Philox4x32-10 and the distributions of
+// cuarray::random. Conventions: see kernels/README.md; the counter layout and the word
+// assignment are documented in src/random/mod.rs.
+//
+// Every function here has a twin in src/random/host.rs that gives the same bits. To make
+// that possible, floating-point arithmetic is written with the `_rn` intrinsics (which the
+// compiler never contracts into an FMA; FMAs are explicit), and ln, cos and sin are our own
+// polynomials over basic operations, so nothing depends on the device math library.
+
+// ---- Philox4x32-10 ------------------------------------------------------------------
+// Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3" (SC'11),
+// with Random123's multipliers and Weyl key increments. `c` is the counter, replaced by the
+// output; (k0, k1) is the key.
+__device__ __forceinline__ void philox4x32_10(unsigned int (&c)[4], unsigned int k0, unsigned int k1) {
+#pragma unroll
+    for (int round = 0; round < 10; ++round) {
+        const unsigned int lo0 = 0xD2511F53u * c[0];
+        const unsigned int hi0 = __umulhi(0xD2511F53u, c[0]);
+        const unsigned int lo1 = 0xCD9E8D57u * c[2];
+        const unsigned int hi1 = __umulhi(0xCD9E8D57u, c[2]);
+        const unsigned int n0 = hi1 ^ c[1] ^ k0;
+        const unsigned int n2 = hi0 ^ c[3] ^ k1;
+        c[0] = n0;
+        c[1] = lo1;
+        c[2] = n2;
+        c[3] = lo0;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+}
+
+// ---- real arithmetic, f32 (one word per value) ---------------------------------------
+struct rand_f32 {
+    typedef float C;
+    static constexpr int W = 1;
+    static __device__ __forceinline__ float param(unsigned long long p) {
+        return __double2float_rn(__longlong_as_double((long long)p));
+    }
+    static __device__ __forceinline__ float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+    static __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+    static __device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
+    static __device__ __forceinline__ float sqrt(float a) { return __fsqrt_rn(a); }
+    // [0, 1): the top 24 bits of the word, times 2^-24.
+    static __device__ __forceinline__ float unit(const unsigned int* w) {
+        return __fmul_rn(__uint2float_rn(w[0] >> 8), 0x1p-24f);
+    }
+    // (0, 1]: (word + 1) * 2^-32, rounded to float (never 0).
+    static __device__ __forceinline__ float unit_pos(const unsigned int* w) {
+        return __fmul_rn(__ull2float_rn((unsigned long long)w[0] + 1ull), 0x1p-32f);
+    }
+    // ln(v) for a normal float v in (0, 1]: v = 2^e m with m in [sqrt(1/2), sqrt(2)),
+    // ln m = 2 atanh(s) with s = (m - 1) / (m + 1), a series in s^2.
+    static __device__ __forceinline__ float ln(float v) {
+        const unsigned int b = __float_as_uint(v);
+        int e = (int)(b >> 23) - 127;
+        unsigned int mb = (b & 0x007fffffu) | 0x3f800000u;
+        if (mb > 0x3fb504f3u) {
+            mb -= 0x00800000u;
+            e += 1;
+        }
+        const float m = __uint_as_float(mb);
+        const float s = __fdiv_rn(__fsub_rn(m, 1.0f), __fadd_rn(m, 1.0f));
+        const float z = __fmul_rn(s, s);
+        float p = 0x1.c71c72p-4f;
+        p = __fmaf_rn(p, z, 0x1.24924ap-3f);
+        p = __fmaf_rn(p, z, 0x1.99999ap-3f);
+        p = __fmaf_rn(p, z, 0x1.555556p-2f);
+        p = __fmaf_rn(p, z, 1.0f);
+        const float lnm = __fmul_rn(__fadd_rn(s, s), p);
+        const float ef = __int2float_rn(e);
+        return __fmaf_rn(ef, 0x1.62e400p-1f, __fmaf_rn(ef, 0x1.7f7d1cp-20f, lnm));
+    }
+    // cos and sin of the angle 2 pi w / 2^32: quadrant from the top bits (exact), then
+    // polynomials on [-pi/4, pi/4].
+    static __device__ __forceinline__ void cos_sin(const unsigned int* w, float& c, float& s) {
+        const unsigned int y = w[0] + 0x20000000u;
+        const unsigned int q = y >> 30;
+        const int g = (int)(y & 0x3fffffffu) - 0x20000000;
+        const float a = __fmul_rn(__int2float_rn(g), 0x1.921fb6p-30f);
+        const float a2 = __fmul_rn(a, a);
+        float ps = 0x1.71de3ap-19f;
+        ps = __fmaf_rn(ps, a2, -0x1.a01a02p-13f);
+        ps = __fmaf_rn(ps, a2, 0x1.111112p-7f);
+        ps = __fmaf_rn(ps, a2, -0x1.555556p-3f);
+        const float sa = __fmaf_rn(__fmul_rn(a, a2), ps, a);
+        float pc = -0x1.27e4fcp-22f;
+        pc = __fmaf_rn(pc, a2, 0x1.a01a02p-16f);
+        pc = __fmaf_rn(pc, a2, -0x1.6c16c2p-10f);
+        pc = __fmaf_rn(pc, a2, 0x1.555556p-5f);
+        pc = __fmaf_rn(pc, a2, -0x1.000000p-1f);
+        const float ca = __fmaf_rn(a2, pc, 1.0f);
+        c = (q == 0) ? ca : (q == 1) ? -sa : (q == 2) ? -ca : sa;
+        s = (q == 0) ? sa : (q == 1) ? ca : (q == 2) ? -sa : -ca;
+    }
+};
+
+// ---- real arithmetic, f64 (two words per value) --------------------------------------
+struct rand_f64 {
+    typedef double C;
+    static constexpr int W = 2;
+    static __device__ __forceinline__ double param(unsigned long long p) {
+        return __longlong_as_double((long long)p);
+    }
+    static __device__ __forceinline__ double fma(double a, double b, double c) { return __fma_rn(a, b, c); }
+    static __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+    static __device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
+    static __device__ __forceinline__ double sqrt(double a) { return __dsqrt_rn(a); }
+    // The two words as one 64-bit value, the first word low.
+    static __device__ __forceinline__ unsigned long long u64(const unsigned int* w) {
+        return ((unsigned long long)w[1] << 32) | w[0];
+    }
+    // [0, 1): the top 53 bits, times 2^-53.
+    static __device__ __forceinline__ double unit(const unsigned int* w) {
+        return __dmul_rn(__ull2double_rn(u64(w) >> 11), 0x1p-53);
+    }
+    // (0, 1]: (top 53 bits + 1) * 2^-53 (exact, never 0).
+    static __device__ __forceinline__ double unit_pos(const unsigned int* w) {
+        return __dmul_rn(__ull2double_rn((u64(w) >> 11) + 1ull), 0x1p-53);
+    }
+    static __device__ __forceinline__ double ln(double v) {
+        const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+        int e = (int)(b >> 52) - 1023;
+        unsigned long long mb = (b & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+        if (mb > 0x3ff6a09e667f3bccull) {
+            mb -= 0x0010000000000000ull;
+            e += 1;
+        }
+        const double m = __longlong_as_double((long long)mb);
+        const double s = __ddiv_rn(__dsub_rn(m, 1.0), __dadd_rn(m, 1.0));
+        const double z = __dmul_rn(s, s);
+        double p = 0x1.af286bca1af28p-5;
+        p = __fma_rn(p, z, 0x1.e1e1e1e1e1e1ep-5);
+        p = __fma_rn(p, z, 0x1.1111111111111p-4);
+        p = __fma_rn(p, z, 0x1.3b13b13b13b14p-4);
+        p = __fma_rn(p, z, 0x1.745d1745d1746p-4);
+        p = __fma_rn(p, z, 0x1.c71c71c71c71cp-4);
+        p = __fma_rn(p, z, 0x1.2492492492492p-3);
+        p = __fma_rn(p, z, 0x1.999999999999ap-3);
+        p = __fma_rn(p, z, 0x1.5555555555555p-2);
+        p = __fma_rn(p, z, 1.0);
+        const double lnm = __dmul_rn(__dadd_rn(s, s), p);
+        const double ef = (double)e;
+        return __fma_rn(ef, 0x1.62e42fee00000p-1, __fma_rn(ef, 0x1.a39ef35793c76p-33, lnm));
+    }
+    // cos and sin of 2 pi x / 2^64, x the two words as one 64-bit value.
+    static __device__ __forceinline__ void cos_sin(const unsigned int* w, double& c, double& s) {
+        const unsigned long long y = u64(w) + 0x2000000000000000ull;
+        const unsigned int q = (unsigned int)(y >> 62);
+        const long long g = (long long)(y & 0x3fffffffffffffffull) - 0x2000000000000000ll;
+        const double a = __dmul_rn(__ll2double_rn(g), 0x1.921fb54442d18p-62);
+        const double a2 = __dmul_rn(a, a);
+        double ps = 0x1.952c77030ad4ap-49;
+        ps = __fma_rn(ps, a2, -0x1.ae7f3e733b81fp-41);
+        ps = __fma_rn(ps, a2, 0x1.6124613a86d09p-33);
+        ps = __fma_rn(ps, a2, -0x1.ae64567f544e4p-26);
+        ps = __fma_rn(ps, a2, 0x1.71de3a556c734p-19);
+        ps = __fma_rn(ps, a2, -0x1.a01a01a01a01ap-13);
+        ps = __fma_rn(ps, a2, 0x1.1111111111111p-7);
+        ps = __fma_rn(ps, a2, -0x1.5555555555555p-3);
+        const double sa = __fma_rn(__dmul_rn(a, a2), ps, a);
+        double pc = -0x1.6827863b97d97p-53;
+        pc = __fma_rn(pc, a2, 0x1.ae7f3e733b81fp-45);
+        pc = __fma_rn(pc, a2, -0x1.93974a8c07c9dp-37);
+        pc = __fma_rn(pc, a2, 0x1.1eed8eff8d898p-29);
+        pc = __fma_rn(pc, a2, -0x1.27e4fb7789f5cp-22);
+        pc = __fma_rn(pc, a2, 0x1.a01a01a01a01ap-16);
+        pc = __fma_rn(pc, a2, -0x1.6c16c16c16c17p-10);
+        pc = __fma_rn(pc, a2, 0x1.5555555555555p-5);
+        pc = __fma_rn(pc, a2, -0x1.0000000000000p-1);
+        const double ca = __fma_rn(a2, pc, 1.0);
+        c = (q == 0) ? ca : (q == 1) ? -sa : (q == 2) ? -ca : sa;
+        s = (q == 0) ? sa : (q == 1) ? ca : (q == 2) ? -sa : -ca;
+    }
+};
+
+template <typename T> struct rand_real { typedef rand_f32 R; };
+template <> struct rand_real<double> { typedef rand_f64 R; };
+
+// The largest value of the type below x (x finite).
+__device__ __forceinline__ unsigned int rand_down_bits32(unsigned int b) {
+    return (b & 0x7fffffffu) == 0 ? 0x80000001u : (b & 0x80000000u) ? b + 1 : b - 1;
+}
+__device__ __forceinline__ unsigned short rand_down_bits16(unsigned short b) {
+    return (b & 0x7fff) == 0 ? (unsigned short)0x8001 : (b & 0x8000) ? (unsigned short)(b + 1) : (unsigned short)(b - 1);
+}
+__device__ __forceinline__ float rand_next_down(float x) {
+    return __uint_as_float(rand_down_bits32(__float_as_uint(x)));
+}
+__device__ __forceinline__ double rand_next_down(double x) {
+    const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+    const unsigned long long d = (b << 1) == 0 ? 0x8000000000000001ull : (b >> 63) ? b + 1 : b - 1;
+    return __longlong_as_double((long long)d);
+}
+__device__ __forceinline__ cuarray_f16 rand_next_down(cuarray_f16 x) {
+    cuarray_f16 r;
+    r.bits = rand_down_bits16(x.bits);
+    return r;
+}
+__device__ __forceinline__ cuarray_bf16 rand_next_down(cuarray_bf16 x) {
+    cuarray_bf16 r;
+    r.bits = rand_down_bits16(x.bits);
+    return r;
+}
+
+// ---- distributions ----------------------------------------------------------------------
+// Each maps the 4 * W words of one thread's group to 4 values; slot e owns words
+// [W e, W e + W). Constructed from the two 64-bit parameters (a, b) of the launch.
+
+// Uniform in [a, b) (f64 bit patterns of values of T): a + (b - a) u by one FMA, then the
+// never-`b` rule: a result that rounds up to b becomes the largest value below b, in the
+// compute type and again after rounding to T.
+template <typename T>
+struct rand_uniform {
+    typedef typename rand_real<T>::R R;
+    typedef typename R::C C;
+    static constexpr int W = R::W;
+    C lo, hi, d, top;
+    T top_t;
+    __device__ __forceinline__ rand_uniform(unsigned long long a, unsigned long long b) {
+        lo = R::param(a);
+        hi = R::param(b);
+        d = R::sub(hi, lo);
+        top = rand_next_down(hi);
+        top_t = rand_next_down(T(hi));
+    }
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            C x = R::fma(d, R::unit(r + W * e), lo);
+            if (x >= hi) x = top;
+            T t = T(x);
+            if (static_cast<C>(t) >= hi) t = top_t;
+            v[e] = t;
+        }
+    }
+};
+
+// Normal (mean a, standard deviation b) by Box-Muller: slots (0, 1) and (2, 3) are pairs;
+// the first W words of a pair give the radius sqrt(-2 ln u) with u in (0, 1], the next W
+// the angle; the pair's values are mean + sd r cos, mean + sd r sin.
+template <typename T>
+struct rand_normal {
+    typedef typename rand_real<T>::R R;
+    typedef typename R::C C;
+    static constexpr int W = R::W;
+    C mean, sd;
+    __device__ __forceinline__ rand_normal(unsigned long long a, unsigned long long b)
+        : mean(R::param(a)), sd(R::param(b)) {}
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+#pragma unroll
+        for (int p = 0; p < 2; ++p) {
+            const unsigned int* w = r + 2 * W * p;
+            const C rad = R::sqrt(R::mul(C(-2), R::ln(R::unit_pos(w))));
+            C c, s;
+            R::cos_sin(w + W, c, s);
+            v[2 * p] = T(R::fma(R::mul(rad, c), sd, mean));
+            v[2 * p + 1] = T(R::fma(R::mul(rad, s), sd, mean));
+        }
+    }
+};
+
+// Exponential (scale a): (0 - ln u) * scale with u in (0, 1] (u = 1 - u' for a u' in
+// [0, 1)), so never inf or NaN, and +0 rather than -0.
+template <typename T>
+struct rand_exponential {
+    typedef typename rand_real<T>::R R;
+    typedef typename R::C C;
+    static constexpr int W = R::W;
+    C scale;
+    __device__ __forceinline__ rand_exponential(unsigned long long a, unsigned long long) : scale(R::param(a)) {}
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            v[e] = T(R::mul(R::sub(C(0), R::ln(R::unit_pos(r + W * e))), scale));
+        }
+    }
+};
+
+// Integers low + floor(x * range / 2^(32 W)) for the slot's 32 W bits x (a = low as
+// 64-bit two's complement, b = range = high - low). W = 1: range a power of two up to
+// 2^32 (exact); W = 2: range up to 2^32, or a power of two (exact); W = 4: any range below
+// 2^64.
+template <typename T, int WORDS>
+struct rand_int {
+    static constexpr int W = WORDS;
+    unsigned long long lo, range;
+    __device__ __forceinline__ rand_int(unsigned long long a, unsigned long long b) : lo(a), range(b) {}
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const unsigned int* w = r + W * e;
+            unsigned long long off;
+            if (W == 1) {
+                off = ((unsigned long long)w[0] * range) >> 32;
+            } else if (W == 2) {
+                off = __umul64hi(((unsigned long long)w[1] << 32) | w[0], range);
+            } else {
+                const unsigned long long xl = ((unsigned long long)w[1] << 32) | w[0];
+                const unsigned long long xh = ((unsigned long long)w[3] << 32) | w[2];
+                const unsigned long long a = __umul64hi(xl, range);
+                const unsigned long long bl = xh * range;
+                const unsigned long long bh = __umul64hi(xh, range);
+                off = bh + ((bl + a < bl) ? 1ull : 0ull);
+            }
+            v[e] = (T)(lo + off);
+        }
+    }
+};
+
+// Bernoulli: true when the word is below the threshold a = round(p 2^32).
+struct rand_bernoulli {
+    static constexpr int W = 1;
+    unsigned long long threshold;
+    __device__ __forceinline__ rand_bernoulli(unsigned long long a, unsigned long long) : threshold(a) {}
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4], bool (&v)[4]) const {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[e] = (unsigned long long)r[e] < threshold;
+    }
+};
+
+// ---- the fill loop ------------------------------------------------------------------
+// Output element j is slot `head + j` counted from the first slot of group `group0`; group g
+// is the W Philox blocks g W .. g W + W - 1 (counter = block index in words 0-1, `stream` in
+// words 2-3; key = `key`). Each thread takes one group: W Philox calls, 4 values, one vector
+// store when the group is whole and aligned (head == 0), else scalar stores (the first and
+// last groups of a call that does not start on a group boundary, and the tail).
+template <int W, typename T, typename D>
+__device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long long group0, long long head,
+                                            unsigned long long key, unsigned long long stream, const D& dist) {
+    static_assert(D::W == W, "words per value of the distribution and of the host disagree");
+    const unsigned int k0 = (unsigned int)key, k1 = (unsigned int)(key >> 32);
+    const unsigned int s0 = (unsigned int)stream, s1 = (unsigned int)(stream >> 32);
+    const long long groups = (n + head + 3) >> 2;
+    const long long step = (long long)gridDim.x * (long long)blockDim.x;
+    for (long long t = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x; t < groups; t += step) {
+        unsigned int r[4 * W];
+        const unsigned long long b0 = (group0 + (unsigned long long)t) * (unsigned long long)W;
+#pragma unroll
+        for (int q = 0; q < W; ++q) {
+            const unsigned long long b = b0 + (unsigned long long)q;
+            unsigned int c[4] = {(unsigned int)b, (unsigned int)(b >> 32), s0, s1};
+            philox4x32_10(c, k0, k1);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) r[4 * q + k] = c[k];
+        }
+        T v[4];
+        dist(r, v);
+        const long long j0 = 4 * t - head;
+        if (head == 0 && j0 + 4 <= n) {
+            cuarray_vec<T, 4> pack;
+#pragma unroll
+            for (int e = 0; e < 4; ++e) pack.v[e] = v[e];
+            *reinterpret_cast<cuarray_vec<T, 4>*>(out + j0) = pack;
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const long long j = j0 + e;
+                if (j >= 0 && j < n) out[j] = v[e];
+            }
+        }
+    }
+}

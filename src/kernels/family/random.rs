@@ -1,0 +1,194 @@
+//! The random family (`kernels/philox.cuh`): a kernel per (distribution, element type)
+//! that fills a fresh contiguous array from the Philox4x32-10 stream (see
+//! [`crate::random`] for the counter layout).
+//!
+//! Kernel arguments, in order: `out0_t* p_out0, long long n, unsigned long long group0,
+//! long long head, unsigned long long key, unsigned long long stream, unsigned long long a,
+//! unsigned long long b` (see `philox_fill` in philox.cuh). Block: 256 threads; grid:
+//! `ceil((n + head) / 4)` threads (one group of 4 values each), rounded up to blocks.
+
+use crate::element::DType;
+use crate::kernels::emit;
+use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
+use std::fmt::Write as _;
+
+/// The distribution a random kernel draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Distribution {
+    /// Uniform floats in `[a, b)`.
+    Uniform,
+    /// Normal floats (Box-Muller), mean `a`, standard deviation `b`.
+    Normal,
+    /// Exponential floats of scale `a`.
+    Exponential,
+    /// Integers `a + floor(x * b / 2^(32 words))` from `words` (1, 2 or 4) words each.
+    Integers {
+        /// 32-bit words per value.
+        words: u8,
+    },
+    /// `true` when the word is below `a`.
+    Bernoulli,
+}
+
+/// One random kernel: a distribution for an element type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RandomSpec {
+    /// The distribution.
+    pub dist: Distribution,
+    /// The element type written.
+    pub dtype: DType,
+}
+
+impl From<RandomSpec> for KernelSpec {
+    fn from(spec: RandomSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+impl RandomSpec {
+    /// Words of the stream per value: the one table host and device agree on (the device
+    /// asserts it against each distribution's `W`).
+    pub fn words(&self) -> u32 {
+        match self.dist {
+            Distribution::Integers { words } => words as u32,
+            Distribution::Bernoulli => 1,
+            Distribution::Uniform | Distribution::Normal | Distribution::Exponential => {
+                if self.dtype == DType::F64 {
+                    2
+                } else {
+                    1
+                }
+            }
+        }
+    }
+
+    /// The distribution's name in the symbol.
+    fn name(&self) -> &'static str {
+        match self.dist {
+            Distribution::Uniform => "uniform",
+            Distribution::Normal => "normal",
+            Distribution::Exponential => "exponential",
+            Distribution::Integers { words: 1 } => "int1",
+            Distribution::Integers { words: 2 } => "int2",
+            Distribution::Integers { .. } => "int4",
+            Distribution::Bernoulli => "bernoulli",
+        }
+    }
+}
+
+/// Every random kernel the library can launch for `dtype`: uniform, normal and
+/// exponential for float types; the integer kernels for integer types (one word per value
+/// for power-of-two ranges up to 2^32, two for other ranges up to 2^32 and larger powers
+/// of two, four for the rest, which only 64-bit types have); bernoulli for bool.
+///
+/// ```
+/// use cuarray::kernels::family::random::specs_for;
+/// use cuarray::kernels::Render;
+/// use cuarray::DType;
+/// assert_eq!(specs_for(DType::F32).len(), 3);
+/// assert_eq!(specs_for(DType::I32).len(), 2);
+/// assert_eq!(specs_for(DType::U64).len(), 3);
+/// assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i64");
+/// ```
+pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
+    let ints = |n: u8| (0..n).map(|k| Distribution::Integers { words: 1 << k });
+    let dists: Vec<Distribution> = match dtype {
+        DType::Bool => vec![Distribution::Bernoulli],
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => vec![
+            Distribution::Uniform,
+            Distribution::Normal,
+            Distribution::Exponential,
+        ],
+        DType::I64 | DType::U64 => ints(3).collect(),
+        DType::I8 | DType::I16 | DType::I32 | DType::U8 | DType::U16 | DType::U32 => {
+            ints(2).collect()
+        }
+    };
+    dists
+        .into_iter()
+        .map(|dist| RandomSpec { dist, dtype })
+        .collect()
+}
+
+impl Family for RandomSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["philox.cuh"]
+    }
+
+    fn symbol(&self) -> String {
+        emit::symbol(
+            "rand",
+            self.name(),
+            &[],
+            &[self.dtype],
+            &[],
+            "c",
+            IndexWidth::I64,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        let w = self.words();
+        let dist = match self.dist {
+            Distribution::Uniform => "rand_uniform<out0_t>".to_string(),
+            Distribution::Normal => "rand_normal<out0_t>".to_string(),
+            Distribution::Exponential => "rand_exponential<out0_t>".to_string(),
+            Distribution::Bernoulli => "rand_bernoulli".to_string(),
+            Distribution::Integers { .. } => format!("rand_int<out0_t, {w}>"),
+        };
+        emit::typedef(src, self.dtype.cuda_type(), "out0_t");
+        let params = [
+            "out0_t* p_out0",
+            "const long long n",
+            "const unsigned long long group0",
+            "const long long head",
+            "const unsigned long long key",
+            "const unsigned long long stream",
+            "const unsigned long long a",
+            "const unsigned long long b",
+        ]
+        .map(String::from);
+        emit::open(src, BLOCK, &self.symbol(), &params);
+        let _ = writeln!(
+            src,
+            "    philox_fill<{w}>(p_out0, n, group0, head, key, stream, {dist}(a, b));\n}}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::source;
+
+    #[test]
+    fn every_spec_renders_a_well_formed_wrapper() {
+        let mut symbols = std::collections::HashSet::new();
+        for d in DType::ALL {
+            for spec in specs_for(d) {
+                let src = source(&spec);
+                let sym = spec.symbol();
+                assert!(sym.starts_with("cuarray_rand_"), "{sym}");
+                assert!(src.contains(&format!(" {sym}(")), "{sym}");
+                assert!(src.contains("philox4x32_10"), "{sym}: header missing");
+                assert!(src.contains(&format!("typedef {} out0_t;", d.cuda_type())));
+                assert!(
+                    src.contains(&format!("philox_fill<{}>", spec.words())),
+                    "{sym}"
+                );
+                assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
+                assert!(symbols.insert(sym));
+            }
+        }
+        assert_eq!(symbols.len(), 4 * 3 + 6 * 2 + 2 * 3 + 1);
+    }
+
+    #[test]
+    fn words_per_value() {
+        let w = |dist, dtype| RandomSpec { dist, dtype }.words();
+        assert_eq!(w(Distribution::Uniform, DType::F64), 2);
+        assert_eq!(w(Distribution::Normal, DType::F16), 1);
+        assert_eq!(w(Distribution::Integers { words: 4 }, DType::I64), 4);
+        assert_eq!(w(Distribution::Bernoulli, DType::Bool), 1);
+    }
+}

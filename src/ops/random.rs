@@ -1,0 +1,63 @@
+//! Filling a fresh array from the Philox4x32-10 stream: the launch of the random family.
+//! The generator's state and the distributions' parameters are `crate::random`'s.
+
+use super::Operand;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::kernel;
+use crate::kernels::family::random::RandomSpec;
+use crate::ops::launch::grid_uncapped;
+use crate::{Device, Error, Result};
+
+/// Where a fill starts in the stream.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stream {
+    /// The first group of 4 values (one Philox block).
+    pub(crate) group0: u64,
+    /// Values of the first group that belong to earlier calls (0..4).
+    pub(crate) head: u64,
+    /// The key (the seed).
+    pub(crate) key: u64,
+    /// The stream number (the counter's upper words).
+    pub(crate) stream: u64,
+}
+
+/// Writes every element of `out` (C-contiguous) with `spec`'s distribution, parameters
+/// `(a, b)` as 64-bit patterns, from stream position `at`.
+pub(crate) fn run(
+    device: &Device,
+    out: &Operand<'_>,
+    spec: &RandomSpec,
+    at: Stream,
+    (a, b): (u64, u64),
+) -> Result<()> {
+    let n = out.layout().size();
+    if n == 0 {
+        return Ok(());
+    }
+    // Groups of 4 values are stored as one vector (`cuarray_vec<T, 4>`, aligned to its size).
+    let aligned = out.ptr().is_multiple_of((4 * spec.dtype.size()) as u64);
+    if !out.layout().is_c_contiguous() || out.dtype() != spec.dtype || !aligned {
+        return Err(Error::invalid(
+            "random",
+            format!(
+                "the output must be a C-contiguous, aligned array of {}",
+                spec.dtype.name()
+            ),
+        ));
+    }
+    let f = kernel(device, spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(out.ptr())
+        .i64(n as i64)
+        .i64(at.group0 as i64)
+        .i64(at.head as i64)
+        .i64(at.key as i64)
+        .i64(at.stream as i64)
+        .i64(a as i64)
+        .i64(b as i64);
+    let grid = grid_uncapped((n + at.head as usize).div_ceil(4));
+    // SAFETY: the arguments follow the random family's wrapper signature (the output
+    // pointer, then seven 64-bit integers); the kernel writes elements 0..n of `out`, a
+    // C-contiguous operand of n elements inside its buffer (checked by `Operand`).
+    unsafe { args.launch(device, &f, grid) }
+}

@@ -1,0 +1,685 @@
+//! The host twin of `kernels/philox.cuh`: the same words, the same operations in the same
+//! order, so the same bits. Basic IEEE operations (`+ - * /`, `sqrt`, `mul_add`, integer to
+//! float `as`) are correctly rounded in Rust and in the `_rn` device intrinsics alike, and
+//! `ln`, `cos` and `sin` are our own polynomials over them.
+
+use super::philox;
+use crate::element::{DType, Element};
+use crate::kernels::family::random::{Distribution, RandomSpec};
+use half::{bf16, f16};
+
+/// Real arithmetic of one compute type (`f32` for f16, bf16 and f32; `f64` for f64), as
+/// `rand_f32` / `rand_f64` in philox.cuh.
+pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug {
+    /// Words per value.
+    const W: usize;
+    fn param(p: f64) -> Self;
+    fn to_f64(self) -> f64;
+    fn fma(a: Self, b: Self, c: Self) -> Self;
+    fn mul(a: Self, b: Self) -> Self;
+    fn sub(a: Self, b: Self) -> Self;
+    fn sqrt(self) -> Self;
+    fn neg(self) -> Self;
+    /// `[0, 1)` from the value's words.
+    fn unit(w: &[u32]) -> Self;
+    /// `(0, 1]` from the value's words.
+    fn unit_pos(w: &[u32]) -> Self;
+    /// ln of a normal value in `(0, 1]`.
+    fn ln(self) -> Self;
+    /// cos and sin of the angle the words give (a fraction of a turn).
+    fn cos_sin(w: &[u32]) -> (Self, Self);
+    /// The largest value below `self` (finite).
+    fn next_down(self) -> Self;
+}
+
+/// The coefficients of philox.cuh, as bit patterns (the device source writes the same
+/// values as hexadecimal literals; a test checks that they agree).
+pub(crate) mod c32 {
+    pub(crate) const LN: [u32; 4] = [0x3eaaaaab, 0x3e4ccccd, 0x3e124925, 0x3de38e39];
+    pub(crate) const LN2_HI: u32 = 0x3f317200;
+    pub(crate) const LN2_LO: u32 = 0x35bfbe8e;
+    pub(crate) const SIN: [u32; 4] = [0xbe2aaaab, 0x3c088889, 0xb9500d01, 0x3638ef1d];
+    pub(crate) const COS: [u32; 5] = [0xbf000000, 0x3d2aaaab, 0xbab60b61, 0x37d00d01, 0xb493f27e];
+    pub(crate) const PIO2_2M30: u32 = 0x30c90fdb;
+}
+
+/// As [`c32`], for f64.
+pub(crate) mod c64 {
+    pub(crate) const LN: [u64; 9] = [
+        0x3fd5555555555555,
+        0x3fc999999999999a,
+        0x3fc2492492492492,
+        0x3fbc71c71c71c71c,
+        0x3fb745d1745d1746,
+        0x3fb3b13b13b13b14,
+        0x3fb1111111111111,
+        0x3fae1e1e1e1e1e1e,
+        0x3faaf286bca1af28,
+    ];
+    pub(crate) const LN2_HI: u64 = 0x3fe62e42fee00000;
+    pub(crate) const LN2_LO: u64 = 0x3dea39ef35793c76;
+    pub(crate) const SIN: [u64; 8] = [
+        0xbfc5555555555555,
+        0x3f81111111111111,
+        0xbf2a01a01a01a01a,
+        0x3ec71de3a556c734,
+        0xbe5ae64567f544e4,
+        0x3de6124613a86d09,
+        0xbd6ae7f3e733b81f,
+        0x3ce952c77030ad4a,
+    ];
+    pub(crate) const COS: [u64; 9] = [
+        0xbfe0000000000000,
+        0x3fa5555555555555,
+        0xbf56c16c16c16c17,
+        0x3efa01a01a01a01a,
+        0xbe927e4fb7789f5c,
+        0x3e21eed8eff8d898,
+        0xbda93974a8c07c9d,
+        0x3d2ae7f3e733b81f,
+        0xbca6827863b97d97,
+    ];
+    pub(crate) const PIO2_2M62: u64 = 0x3c1921fb54442d18;
+}
+
+fn quadrant<R: Real>(q: u32, ca: R, sa: R) -> (R, R) {
+    match q {
+        0 => (ca, sa),
+        1 => (sa.neg(), ca),
+        2 => (ca.neg(), sa.neg()),
+        _ => (sa, ca.neg()),
+    }
+}
+
+impl Real for f32 {
+    const W: usize = 1;
+    fn param(p: f64) -> f32 {
+        p as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn fma(a: f32, b: f32, c: f32) -> f32 {
+        a.mul_add(b, c)
+    }
+    fn mul(a: f32, b: f32) -> f32 {
+        a * b
+    }
+    fn sub(a: f32, b: f32) -> f32 {
+        a - b
+    }
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+    fn neg(self) -> f32 {
+        -self
+    }
+    fn unit(w: &[u32]) -> f32 {
+        (w[0] >> 8) as f32 * f32::from_bits(0x3380_0000) // 2^-24
+    }
+    fn unit_pos(w: &[u32]) -> f32 {
+        (w[0] as u64 + 1) as f32 * f32::from_bits(0x2f80_0000) // 2^-32
+    }
+    fn ln(self) -> f32 {
+        let b = self.to_bits();
+        let mut e = (b >> 23) as i32 - 127;
+        let mut mb = (b & 0x007f_ffff) | 0x3f80_0000;
+        if mb > 0x3fb5_04f3 {
+            mb -= 0x0080_0000;
+            e += 1;
+        }
+        let m = f32::from_bits(mb);
+        let s = (m - 1.0) / (m + 1.0);
+        let z = s * s;
+        let k = c32::LN.map(f32::from_bits);
+        let mut p = k[3];
+        p = p.mul_add(z, k[2]);
+        p = p.mul_add(z, k[1]);
+        p = p.mul_add(z, k[0]);
+        p = p.mul_add(z, 1.0);
+        let lnm = (s + s) * p;
+        let ef = e as f32;
+        ef.mul_add(
+            f32::from_bits(c32::LN2_HI),
+            ef.mul_add(f32::from_bits(c32::LN2_LO), lnm),
+        )
+    }
+    fn cos_sin(w: &[u32]) -> (f32, f32) {
+        let y = w[0].wrapping_add(0x2000_0000);
+        let q = y >> 30;
+        let g = (y & 0x3fff_ffff) as i32 - 0x2000_0000;
+        let a = g as f32 * f32::from_bits(c32::PIO2_2M30);
+        let a2 = a * a;
+        let ks = c32::SIN.map(f32::from_bits);
+        let mut ps = ks[3];
+        ps = ps.mul_add(a2, ks[2]);
+        ps = ps.mul_add(a2, ks[1]);
+        ps = ps.mul_add(a2, ks[0]);
+        let sa = (a * a2).mul_add(ps, a);
+        let kc = c32::COS.map(f32::from_bits);
+        let mut pc = kc[4];
+        pc = pc.mul_add(a2, kc[3]);
+        pc = pc.mul_add(a2, kc[2]);
+        pc = pc.mul_add(a2, kc[1]);
+        pc = pc.mul_add(a2, kc[0]);
+        let ca = a2.mul_add(pc, 1.0);
+        quadrant(q, ca, sa)
+    }
+    fn next_down(self) -> f32 {
+        f32::from_bits(down_bits32(self.to_bits()))
+    }
+}
+
+impl Real for f64 {
+    const W: usize = 2;
+    fn param(p: f64) -> f64 {
+        p
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn fma(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c)
+    }
+    fn mul(a: f64, b: f64) -> f64 {
+        a * b
+    }
+    fn sub(a: f64, b: f64) -> f64 {
+        a - b
+    }
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+    fn neg(self) -> f64 {
+        -self
+    }
+    fn unit(w: &[u32]) -> f64 {
+        (u64_of(w) >> 11) as f64 * f64::from_bits(0x3ca0_0000_0000_0000) // 2^-53
+    }
+    fn unit_pos(w: &[u32]) -> f64 {
+        ((u64_of(w) >> 11) + 1) as f64 * f64::from_bits(0x3ca0_0000_0000_0000)
+    }
+    fn ln(self) -> f64 {
+        let b = self.to_bits();
+        let mut e = (b >> 52) as i32 - 1023;
+        let mut mb = (b & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000;
+        if mb > 0x3ff6_a09e_667f_3bcc {
+            mb -= 0x0010_0000_0000_0000;
+            e += 1;
+        }
+        let m = f64::from_bits(mb);
+        let s = (m - 1.0) / (m + 1.0);
+        let z = s * s;
+        let k = c64::LN.map(f64::from_bits);
+        let mut p = k[8];
+        for &c in k[..8].iter().rev() {
+            p = p.mul_add(z, c);
+        }
+        p = p.mul_add(z, 1.0);
+        let lnm = (s + s) * p;
+        let ef = e as f64;
+        ef.mul_add(
+            f64::from_bits(c64::LN2_HI),
+            ef.mul_add(f64::from_bits(c64::LN2_LO), lnm),
+        )
+    }
+    fn cos_sin(w: &[u32]) -> (f64, f64) {
+        let y = u64_of(w).wrapping_add(0x2000_0000_0000_0000);
+        let q = (y >> 62) as u32;
+        let g = (y & 0x3fff_ffff_ffff_ffff) as i64 - 0x2000_0000_0000_0000;
+        let a = g as f64 * f64::from_bits(c64::PIO2_2M62);
+        let a2 = a * a;
+        let ks = c64::SIN.map(f64::from_bits);
+        let mut ps = ks[7];
+        for &c in ks[..7].iter().rev() {
+            ps = ps.mul_add(a2, c);
+        }
+        let sa = (a * a2).mul_add(ps, a);
+        let kc = c64::COS.map(f64::from_bits);
+        let mut pc = kc[8];
+        for &c in kc[..8].iter().rev() {
+            pc = pc.mul_add(a2, c);
+        }
+        let ca = a2.mul_add(pc, 1.0);
+        quadrant(q, ca, sa)
+    }
+    fn next_down(self) -> f64 {
+        let b = self.to_bits();
+        f64::from_bits(if b << 1 == 0 {
+            0x8000_0000_0000_0001
+        } else if b >> 63 == 1 {
+            b + 1
+        } else {
+            b - 1
+        })
+    }
+}
+
+/// Two words as one 64-bit value, the first word low.
+fn u64_of(w: &[u32]) -> u64 {
+    (w[1] as u64) << 32 | w[0] as u64
+}
+
+fn down_bits32(b: u32) -> u32 {
+    if b & 0x7fff_ffff == 0 {
+        0x8000_0001
+    } else if b & 0x8000_0000 != 0 {
+        b + 1
+    } else {
+        b - 1
+    }
+}
+
+fn down_bits16(b: u16) -> u16 {
+    if b & 0x7fff == 0 {
+        0x8001
+    } else if b & 0x8000 != 0 {
+        b + 1
+    } else {
+        b - 1
+    }
+}
+
+/// The largest value of `dtype` (a float type) below `x` (a finite value of that type), as
+/// f64 (exact).
+pub(crate) fn next_down_of(dtype: DType, x: f64) -> f64 {
+    match dtype {
+        DType::F64 => Real::next_down(x),
+        DType::F32 => f32::from_bits(down_bits32((x as f32).to_bits())) as f64,
+        DType::F16 => f16::from_bits(down_bits16(f16::from_f64(x).to_bits())).to_f64(),
+        DType::BF16 => bf16::from_bits(down_bits16(bf16::from_f64(x).to_bits())).to_f64(),
+        other => unreachable!("next_down_of({other}): not a float type"),
+    }
+}
+
+/// One call's distribution, with its parameters checked and converted (see the
+/// constructors in `mod.rs`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Dist {
+    /// `[low, high)`, values of the element type (exact in f64).
+    Uniform { low: f64, high: f64 },
+    /// Box-Muller normals.
+    Normal { mean: f64, std: f64 },
+    /// `-ln(u) * scale`.
+    Exponential { scale: f64 },
+    /// `low + floor(x * range / 2^(32 words))`, `low` as 64-bit two's complement.
+    Integers { low: u64, range: u64, words: u32 },
+    /// `word < threshold`.
+    Bernoulli { threshold: u64 },
+}
+
+impl Dist {
+    /// The distribution's name (errors, profiler ranges).
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Dist::Uniform { .. } => "uniform",
+            Dist::Normal { .. } => "normal",
+            Dist::Exponential { .. } => "exponential",
+            Dist::Integers { .. } => "integers",
+            Dist::Bernoulli { .. } => "bernoulli",
+        }
+    }
+
+    /// The kernel drawing this distribution's values of `dtype`.
+    pub(crate) fn kernel(&self, dtype: DType) -> RandomSpec {
+        let dist = match *self {
+            Dist::Uniform { .. } => Distribution::Uniform,
+            Dist::Normal { .. } => Distribution::Normal,
+            Dist::Exponential { .. } => Distribution::Exponential,
+            Dist::Integers { words, .. } => Distribution::Integers { words: words as u8 },
+            Dist::Bernoulli { .. } => Distribution::Bernoulli,
+        };
+        RandomSpec { dist, dtype }
+    }
+
+    /// 32-bit words each value takes from the stream.
+    pub(crate) fn words(&self, dtype: DType) -> u32 {
+        self.kernel(dtype).words()
+    }
+
+    /// The kernel's parameters `a` and `b`.
+    pub(crate) fn params(&self) -> (u64, u64) {
+        match *self {
+            Dist::Uniform { low, high } => (low.to_bits(), high.to_bits()),
+            Dist::Normal { mean, std } => (mean.to_bits(), std.to_bits()),
+            Dist::Exponential { scale } => (scale.to_bits(), 0),
+            Dist::Integers { low, range, .. } => (low, range),
+            Dist::Bernoulli { threshold } => (threshold, 0),
+        }
+    }
+}
+
+/// Maps one group's `4 W` words to its 4 values (`rand_*` in philox.cuh).
+struct Draw<T> {
+    dist: Dist,
+    /// For uniform: the largest T below `high`.
+    top_t: T,
+}
+
+impl<T: Element> Draw<T> {
+    fn new(dist: Dist) -> Draw<T> {
+        let top_t = match dist {
+            Dist::Uniform { high, .. } => T::from_f64(next_down_of(T::DTYPE, high)),
+            _ => T::ZERO,
+        };
+        Draw { dist, top_t }
+    }
+
+    fn real<R: Real>(&self, r: &[u32], v: &mut [T; 4]) {
+        let w = R::W;
+        let t = |x: R| T::from_f64(x.to_f64());
+        match self.dist {
+            Dist::Uniform { low, high } => {
+                let (lo, hi) = (R::param(low), R::param(high));
+                let d = R::sub(hi, lo);
+                let top = hi.next_down();
+                for (e, out) in v.iter_mut().enumerate() {
+                    let mut x = R::fma(d, R::unit(&r[w * e..]), lo);
+                    if x >= hi {
+                        x = top;
+                    }
+                    let mut y = t(x);
+                    if y.to_f64() >= high {
+                        y = self.top_t;
+                    }
+                    *out = y;
+                }
+            }
+            Dist::Normal { mean, std } => {
+                let (mean, sd) = (R::param(mean), R::param(std));
+                for p in 0..2 {
+                    let ws = &r[2 * w * p..];
+                    let rad = R::mul(R::param(-2.0), R::unit_pos(ws).ln()).sqrt();
+                    let (c, s) = R::cos_sin(&ws[w..]);
+                    v[2 * p] = t(R::fma(R::mul(rad, c), sd, mean));
+                    v[2 * p + 1] = t(R::fma(R::mul(rad, s), sd, mean));
+                }
+            }
+            Dist::Exponential { scale } => {
+                let scale = R::param(scale);
+                for (e, out) in v.iter_mut().enumerate() {
+                    let l = R::unit_pos(&r[w * e..]).ln();
+                    *out = t(R::mul(R::sub(R::param(0.0), l), scale));
+                }
+            }
+            _ => unreachable!("not a real distribution"),
+        }
+    }
+
+    /// The 4 values of one group from its `4 W` words (integer results as u64 two's
+    /// complement, to be narrowed by the caller; others through `T`).
+    fn group(&self, r: &[u32], v: &mut [T; 4], ints: &mut [u64; 4]) {
+        match self.dist {
+            Dist::Integers { low, range, words } => {
+                let w = words as usize;
+                for (e, out) in ints.iter_mut().enumerate() {
+                    let x = &r[w * e..];
+                    let off = match words {
+                        1 => (x[0] as u64 * range) >> 32,
+                        2 => ((u64_of(x) as u128 * range as u128) >> 64) as u64,
+                        _ => {
+                            let xl = u64_of(x) as u128;
+                            let xh = u64_of(&x[2..]) as u128;
+                            let lo = (xl * range as u128) >> 64;
+                            ((xh * range as u128 + lo) >> 64) as u64
+                        }
+                    };
+                    *out = low.wrapping_add(off);
+                }
+            }
+            Dist::Bernoulli { threshold } => {
+                for (e, out) in ints.iter_mut().enumerate() {
+                    *out = ((r[e] as u64) < threshold) as u64;
+                }
+            }
+            _ if T::DTYPE == DType::F64 => self.real::<f64>(r, v),
+            _ => self.real::<f32>(r, v),
+        }
+    }
+}
+
+/// The 4 values of one group of `dist` from its `4 W` words: floats in the first array,
+/// integers and bools (as 0 or 1) in the second, as u64 two's complement.
+#[cfg(test)]
+pub(crate) fn draw_group<T: Element>(dist: Dist, r: &[u32]) -> ([T; 4], [u64; 4]) {
+    let mut v = [T::ZERO; 4];
+    let mut ints = [0u64; 4];
+    Draw::<T>::new(dist).group(r, &mut v, &mut ints);
+    (v, ints)
+}
+
+/// Where a call's values come from: `n` values of `words` words each, starting at word
+/// `start` (a multiple of `words`) of the stream `(seed, stream)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) seed: u64,
+    pub(crate) stream: u64,
+    pub(crate) start: u128,
+    pub(crate) words: u32,
+}
+
+impl Span {
+    /// The first group (4 values, `4 * words` words) the span touches, modulo 2^64 as the
+    /// device's counter arithmetic, and the number of its slots before `start`.
+    pub(crate) fn group0_head(&self) -> (u64, u64) {
+        let slot = self.start / self.words as u128;
+        ((slot / 4) as u64, (slot % 4) as u64)
+    }
+}
+
+/// `n` values of `dist` from `span`, computed group by group as the kernel does, with
+/// integers narrowed by `narrow` (wrapping) and everything else built through `T`.
+pub(crate) fn fill<T: Element>(
+    span: Span,
+    dist: Dist,
+    n: usize,
+    narrow: impl Fn(u64) -> T,
+) -> Vec<T> {
+    let w = span.words as u64;
+    debug_assert_eq!(dist.words(T::DTYPE) as u64, w);
+    debug_assert_eq!(span.start % w as u128, 0);
+    let (g0, head) = span.group0_head();
+    let draw = Draw::<T>::new(dist);
+    let integral = matches!(dist, Dist::Integers { .. } | Dist::Bernoulli { .. });
+    let mut out = Vec::with_capacity(n);
+    let mut r = [0u32; 16];
+    let mut v = [T::ZERO; 4];
+    let mut ints = [0u64; 4];
+    let mut skip = head as usize;
+    let mut t = 0u64;
+    while out.len() < n {
+        let b0 = g0.wrapping_add(t).wrapping_mul(w);
+        for q in 0..w {
+            let blk = philox::block(span.seed, span.stream, b0.wrapping_add(q));
+            r[4 * q as usize..4 * q as usize + 4].copy_from_slice(&blk);
+        }
+        draw.group(&r[..4 * w as usize], &mut v, &mut ints);
+        for e in skip..4 {
+            if out.len() == n {
+                break;
+            }
+            out.push(if integral { narrow(ints[e]) } else { v[e] });
+        }
+        skip = 0;
+        t += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python's `float.hex` spelling of an f64 (the literals of philox.cuh).
+    fn hex64(x: f64) -> String {
+        let b = x.to_bits();
+        let sign = if b >> 63 == 1 { "-" } else { "" };
+        let e = ((b >> 52) & 0x7ff) as i64 - 1023;
+        format!("{sign}0x1.{:013x}p{e}", b & 0x000f_ffff_ffff_ffff)
+    }
+
+    /// The spelling of an f32 literal in philox.cuh (6 hex digits, `f` suffix).
+    fn hex32(x: f32) -> String {
+        let b = x.to_bits();
+        let sign = if b >> 31 == 1 { "-" } else { "" };
+        let e = ((b >> 23) & 0xff) as i32 - 127;
+        format!("{sign}0x1.{:06x}p{e}f", (b & 0x7f_ffff) << 1)
+    }
+
+    #[test]
+    fn device_constants_match_host_constants() {
+        let src = crate::kernels::sources::get("philox.cuh");
+        let mut f32s: Vec<u32> = vec![c32::LN2_HI, c32::LN2_LO, c32::PIO2_2M30];
+        f32s.extend(c32::LN);
+        f32s.extend(c32::SIN);
+        f32s.extend(c32::COS);
+        for b in f32s {
+            let lit = hex32(f32::from_bits(b));
+            assert!(src.contains(&lit), "philox.cuh lacks {lit} ({b:#x})");
+        }
+        let mut f64s: Vec<u64> = vec![c64::LN2_HI, c64::LN2_LO, c64::PIO2_2M62];
+        f64s.extend(c64::LN);
+        f64s.extend(c64::SIN);
+        f64s.extend(c64::COS);
+        for b in f64s {
+            let lit = hex64(f64::from_bits(b));
+            assert!(src.contains(&lit), "philox.cuh lacks {lit} ({b:#x})");
+        }
+    }
+
+    #[test]
+    fn constants_are_what_they_say() {
+        let inv = |k: u64| 1.0 / k as f64;
+        let fact = |k: u64| (1..=k).map(|i| i as f64).product::<f64>();
+        for (i, &b) in c64::LN.iter().enumerate() {
+            assert_eq!(f64::from_bits(b), inv(2 * i as u64 + 3));
+        }
+        for (i, &b) in c64::SIN.iter().enumerate() {
+            let k = 2 * i as u64 + 3;
+            let want = if i % 2 == 0 { -1.0 } else { 1.0 } / fact(k);
+            assert!((f64::from_bits(b) / want - 1.0).abs() < 1e-15, "sin {i}");
+        }
+        for (i, &b) in c64::COS.iter().enumerate() {
+            let k = 2 * i as u64 + 2;
+            let want = if i % 2 == 0 { -1.0 } else { 1.0 } / fact(k);
+            assert!((f64::from_bits(b) / want - 1.0).abs() < 1e-15, "cos {i}");
+        }
+        for (i, &b) in c32::LN.iter().enumerate() {
+            assert_eq!(f32::from_bits(b), f64::from_bits(c64::LN[i]) as f32);
+        }
+        for (i, &b) in c32::SIN.iter().enumerate() {
+            assert_eq!(f32::from_bits(b), f64::from_bits(c64::SIN[i]) as f32);
+        }
+        for (i, &b) in c32::COS.iter().enumerate() {
+            assert_eq!(f32::from_bits(b), f64::from_bits(c64::COS[i]) as f32);
+        }
+        let ln2 = std::f64::consts::LN_2;
+        assert!((f64::from_bits(c64::LN2_HI) + f64::from_bits(c64::LN2_LO) - ln2).abs() < 1e-30);
+        let split = f32::from_bits(c32::LN2_HI) as f64 + f32::from_bits(c32::LN2_LO) as f64;
+        assert!((split - ln2).abs() < 1e-13);
+        assert_eq!(
+            f64::from_bits(c64::PIO2_2M62),
+            std::f64::consts::FRAC_PI_2 / 2f64.powi(62)
+        );
+        assert_eq!(
+            f32::from_bits(c32::PIO2_2M30),
+            std::f32::consts::FRAC_PI_2 / 2f32.powi(30)
+        );
+    }
+
+    fn ulps64(a: f64, b: f64) -> f64 {
+        ((a - b) / (b.abs() * f64::EPSILON).max(f64::MIN_POSITIVE)).abs()
+    }
+
+    #[test]
+    fn ln_is_accurate() {
+        // f32: against f64's ln, on a sweep of (0, 1] including the extremes.
+        let mut worst32 = 0f64;
+        let mut worst64 = 0f64;
+        let mut x = 1u64;
+        for i in 0..200_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w = [x as u32, (x >> 32) as u32];
+            let v = if i == 0 { 1.0 } else { f32::unit_pos(&w) };
+            let got = Real::ln(v) as f64;
+            let want = (v as f64).ln();
+            let err = (got - want).abs() / (want.abs().max(1e-30) * f32::EPSILON as f64);
+            if want != 0.0 {
+                worst32 = worst32.max(err);
+            } else {
+                assert_eq!(got, 0.0);
+            }
+            let v64 = f64::unit_pos(&w);
+            if v64 < 1.0 {
+                worst64 = worst64.max(ulps64(Real::ln(v64), v64.ln()));
+            }
+        }
+        assert!(worst32 < 4.0, "f32 ln: {worst32} ulp");
+        assert!(worst64 < 4.0, "f64 ln: {worst64} ulp");
+        let l32 = Real::ln(f32::unit_pos(&[0])) as f64;
+        assert!((l32 - (2f64.powi(-32)).ln()).abs() < 4e-6, "{l32}");
+        let l64 = Real::ln(f64::unit_pos(&[0, 0]));
+        assert!((l64 - (2f64.powi(-53)).ln()).abs() < 1e-13, "{l64}");
+    }
+
+    #[test]
+    fn cos_sin_are_accurate() {
+        let mut worst32 = 0f64;
+        let mut worst64 = 0f64;
+        let mut x = 7u64;
+        for i in 0..200_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let x = if i < 4 { i << 62 } else { x };
+            let w32 = [(x >> 32) as u32];
+            let (c, s) = f32::cos_sin(&w32);
+            let ang = w32[0] as f64 / 2f64.powi(32) * std::f64::consts::TAU;
+            worst32 = worst32
+                .max((c as f64 - ang.cos()).abs())
+                .max((s as f64 - ang.sin()).abs());
+            let w64 = [x as u32, (x >> 32) as u32];
+            let (c, s) = f64::cos_sin(&w64);
+            let ang = x as f64 / 2f64.powi(64) * std::f64::consts::TAU;
+            worst64 = worst64
+                .max((c - ang.cos()).abs())
+                .max((s - ang.sin()).abs());
+        }
+        assert!(worst32 < 3e-7, "f32 cos/sin: {worst32}");
+        // (The reference angle itself carries an error of about 1e-15.)
+        assert!(worst64 < 3e-15, "f64 cos/sin: {worst64}");
+        // The quarter turns are exact.
+        assert_eq!(f32::cos_sin(&[0]), (1.0, 0.0));
+        assert_eq!(f32::cos_sin(&[1 << 30]), (-0.0, 1.0));
+        assert_eq!(f32::cos_sin(&[2 << 30]), (-1.0, -0.0));
+        assert_eq!(f64::cos_sin(&[0, 3 << 30]), (0.0, -1.0));
+    }
+
+    #[test]
+    fn units_cover_their_intervals() {
+        assert_eq!(f32::unit(&[0]), 0.0);
+        assert_eq!(f32::unit(&[u32::MAX]), 1.0 - 2f32.powi(-24));
+        assert_eq!(f32::unit_pos(&[0]), 2f32.powi(-32));
+        assert_eq!(f32::unit_pos(&[u32::MAX]), 1.0);
+        assert_eq!(f64::unit(&[0, 0]), 0.0);
+        assert_eq!(f64::unit(&[u32::MAX, u32::MAX]), 1.0 - 2f64.powi(-53));
+        assert_eq!(f64::unit_pos(&[0, 0]), 2f64.powi(-53));
+        assert_eq!(f64::unit_pos(&[u32::MAX, u32::MAX]), 1.0);
+        // The high word is the second one.
+        assert_eq!(f64::unit(&[0, 1 << 31]), 0.5);
+    }
+
+    #[test]
+    fn next_down_of_every_float_type() {
+        assert_eq!(next_down_of(DType::F32, 1.0), 1.0 - 2f64.powi(-24));
+        assert_eq!(next_down_of(DType::F64, 1.0), 1.0 - 2f64.powi(-53));
+        assert_eq!(next_down_of(DType::F16, 1.0), 1.0 - 2f64.powi(-11));
+        assert_eq!(next_down_of(DType::BF16, 1.0), 1.0 - 2f64.powi(-8));
+        assert_eq!(next_down_of(DType::F16, -1.0), -1.0 - 2f64.powi(-10));
+        assert_eq!(next_down_of(DType::F16, 0.0), -(2f64.powi(-24)));
+        assert_eq!(next_down_of(DType::F32, 0.0), -(2f64.powi(-149)));
+        assert_eq!(next_down_of(DType::F64, -0.0), -f64::from_bits(1));
+    }
+}
