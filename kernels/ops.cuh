@@ -12,6 +12,28 @@ template <class T> __device__ __forceinline__ T cuarray_up(T x) { return x; }
 __device__ __forceinline__ float cuarray_up(cuarray_f16 x) { return float(x); }
 __device__ __forceinline__ float cuarray_up(cuarray_bf16 x) { return float(x); }
 
+template <class T> struct cuarray_is_int { static constexpr bool value = false; };
+template <> struct cuarray_is_int<signed char> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<short> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<int> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<long long> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<unsigned char> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<unsigned short> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<unsigned int> { static constexpr bool value = true; };
+template <> struct cuarray_is_int<unsigned long long> { static constexpr bool value = true; };
+
+// `astype`: a C++ conversion (float to integer truncates toward zero and saturates at
+// the 32-bit limits, then keeps the low bits for narrower types; 64-bit types saturate at
+// their own), except that NaN becomes 0 in every integer type (the hardware gives the
+// lowest value for 64-bit results).
+template <class To, class From> __device__ __forceinline__ To cuarray_cast(From in) {
+    if constexpr (cuarray_is_int<To>::value && cuarray_is_fp<decltype(cuarray_up(in))>::value) {
+        const auto x = cuarray_up(in);
+        if (x != x) return To(0);
+    }
+    return static_cast<To>(in);
+}
+
 // Single- and double-precision math under one name.
 #define CUARRAY_MATH1(name, f32, f64)                                        \
     __device__ __forceinline__ float name(float x) { return f32(x); }      \

@@ -321,10 +321,10 @@ struct rand_bernoulli {
 // ---- the fill loop ------------------------------------------------------------------
 // Output element j is slot `head + j` counted from the first slot of group `group0`; group g
 // is the W Philox blocks g W .. g W + W - 1 (counter = block index in words 0-1, `stream` in
-// words 2-3; key = `key`). Each thread takes one group: W Philox calls, 4 values, one vector
+// words 2-3; key = `key`). Each thread takes G groups per trip: W Philox calls and 4 values each, one vector
 // store when the group is whole and aligned (head == 0), else scalar stores (the first and
 // last groups of a call that does not start on a group boundary, and the tail).
-template <int W, typename T, typename D>
+template <int W, int G, typename T, typename D>
 __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long long group0, long long head,
                                             unsigned long long key, unsigned long long stream, const D& dist) {
     static_assert(D::W == W, "words per value of the distribution and of the host disagree");
@@ -332,30 +332,41 @@ __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long l
     const unsigned int s0 = (unsigned int)stream, s1 = (unsigned int)(stream >> 32);
     const long long groups = (n + head + 3) >> 2;
     const long long step = (long long)gridDim.x * (long long)blockDim.x;
-    for (long long t = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x; t < groups; t += step) {
-        unsigned int r[4 * W];
-        const unsigned long long b0 = (group0 + (unsigned long long)t) * (unsigned long long)W;
+    // G groups per trip, `step` apart (each coalesced across the warp): their Philox
+    // chains are independent, so the scheduler interleaves them.
+    for (long long t0 = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x; t0 < groups;
+         t0 += step * G) {
+        unsigned int r[G][4 * W];
 #pragma unroll
-        for (int q = 0; q < W; ++q) {
-            const unsigned long long b = b0 + (unsigned long long)q;
-            unsigned int c[4] = {(unsigned int)b, (unsigned int)(b >> 32), s0, s1};
-            philox4x32_10(c, k0, k1);
+        for (int g = 0; g < G; ++g) {
+            const unsigned long long b0 = (group0 + (unsigned long long)(t0 + g * step)) * (unsigned long long)W;
 #pragma unroll
-            for (int k = 0; k < 4; ++k) r[4 * q + k] = c[k];
+            for (int q = 0; q < W; ++q) {
+                const unsigned long long b = b0 + (unsigned long long)q;
+                unsigned int c[4] = {(unsigned int)b, (unsigned int)(b >> 32), s0, s1};
+                philox4x32_10(c, k0, k1);
+#pragma unroll
+                for (int k = 0; k < 4; ++k) r[g][4 * q + k] = c[k];
+            }
         }
-        T v[4];
-        dist(r, v);
-        const long long j0 = 4 * t - head;
-        if (head == 0 && j0 + 4 <= n) {
-            cuarray_vec<T, 4> pack;
 #pragma unroll
-            for (int e = 0; e < 4; ++e) pack.v[e] = v[e];
-            *reinterpret_cast<cuarray_vec<T, 4>*>(out + j0) = pack;
-        } else {
+        for (int g = 0; g < G; ++g) {
+            const long long t = t0 + g * step;
+            if (t >= groups) break;
+            T v[4];
+            dist(r[g], v);
+            const long long j0 = 4 * t - head;
+            if (head == 0 && j0 + 4 <= n) {
+                cuarray_vec<T, 4> pack;
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const long long j = j0 + e;
-                if (j >= 0 && j < n) out[j] = v[e];
+                for (int e = 0; e < 4; ++e) pack.v[e] = v[e];
+                *reinterpret_cast<cuarray_vec<T, 4>*>(out + j0) = pack;
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const long long j = j0 + e;
+                    if (j >= 0 && j < n) out[j] = v[e];
+                }
             }
         }
     }

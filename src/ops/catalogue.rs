@@ -200,7 +200,7 @@ pub const CLIP_BODY: &str = "out0 = cuarray_clip(in0, s0, s1);";
 /// Body of a copy.
 pub const COPY_BODY: &str = "out0 = in0;";
 /// Body of a cast (`astype`).
-pub const CAST_BODY: &str = "out0 = static_cast<out0_t>(in0);";
+pub const CAST_BODY: &str = "out0 = cuarray_cast<out0_t>(in0);";
 /// Body of a fill with one scalar.
 pub const FILL_BODY: &str = "out0 = s0;";
 

@@ -55,7 +55,8 @@ pub(crate) fn run(
         .i64(at.stream as i64)
         .i64(a as i64)
         .i64(b as i64);
-    let grid = grid_uncapped((n + at.head as usize).div_ceil(4));
+    let groups = (n + at.head as usize).div_ceil(4);
+    let grid = grid_uncapped(groups.div_ceil(spec.groups_per_thread() as usize));
     // SAFETY: the arguments follow the random family's wrapper signature (the output
     // pointer, then seven 64-bit integers); the kernel writes elements 0..n of `out`, a
     // C-contiguous operand of n elements inside its buffer (checked by `Operand`).

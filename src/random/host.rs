@@ -367,7 +367,13 @@ impl<T: Element> Draw<T> {
 
     fn real<R: Real>(&self, r: &[u32], v: &mut [T; 4]) {
         let w = R::W;
-        let t = |x: R| T::from_f64(x.to_f64());
+        // f16 and bf16 round from their f32 compute value (through `half`'s f32
+        // conversions: its f64-to-bf16 rounding loses the low bits of the sticky part).
+        let t = |x: R| match T::DTYPE {
+            DType::F16 => T::from_f64(f16::from_f32(x.to_f64() as f32).to_f64()),
+            DType::BF16 => T::from_f64(bf16::from_f32(x.to_f64() as f32).to_f64()),
+            _ => T::from_f64(x.to_f64()),
+        };
         match self.dist {
             Dist::Uniform { low, high } => {
                 let (lo, hi) = (R::param(low), R::param(high));

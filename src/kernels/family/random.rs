@@ -5,7 +5,7 @@
 //! Kernel arguments, in order: `out0_t* p_out0, long long n, unsigned long long group0,
 //! long long head, unsigned long long key, unsigned long long stream, unsigned long long a,
 //! unsigned long long b` (see `philox_fill` in philox.cuh). Block: 256 threads; grid:
-//! `ceil((n + head) / 4)` threads (one group of 4 values each), rounded up to blocks.
+//! `ceil((n + head) / 4 / G)` threads (G groups of 4 values each), rounded up to blocks.
 
 use crate::element::DType;
 use crate::kernels::emit;
@@ -60,6 +60,12 @@ impl RandomSpec {
                 }
             }
         }
+    }
+
+    /// Groups of 4 values each thread computes per trip (independent Philox chains in
+    /// flight): 4 words' worth of Philox calls.
+    pub fn groups_per_thread(&self) -> u32 {
+        (4 / self.words()).max(1)
     }
 
     /// The distribution's name in the symbol.
@@ -151,7 +157,8 @@ impl Family for RandomSpec {
         emit::open(src, BLOCK, &self.symbol(), &params);
         let _ = writeln!(
             src,
-            "    philox_fill<{w}>(p_out0, n, group0, head, key, stream, {dist}(a, b));\n}}"
+            "    philox_fill<{w}, {}>(p_out0, n, group0, head, key, stream, {dist}(a, b));\n}}",
+            self.groups_per_thread()
         );
     }
 }
@@ -172,10 +179,12 @@ mod tests {
                 assert!(src.contains(&format!(" {sym}(")), "{sym}");
                 assert!(src.contains("philox4x32_10"), "{sym}: header missing");
                 assert!(src.contains(&format!("typedef {} out0_t;", d.cuda_type())));
-                assert!(
-                    src.contains(&format!("philox_fill<{}>", spec.words())),
-                    "{sym}"
+                let fill = format!(
+                    "philox_fill<{}, {}>",
+                    spec.words(),
+                    spec.groups_per_thread()
                 );
+                assert!(src.contains(&fill), "{sym}");
                 assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
                 assert!(symbols.insert(sym));
             }
