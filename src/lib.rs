@@ -52,7 +52,7 @@ pub mod shape;
 #[doc(hidden)]
 pub mod testing;
 
-pub use array::{concatenate, stack, where_, DeviceArray};
+pub use array::{concatenate, stack, where_, ArrayOrScalar, DeviceArray, OperandValue};
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
@@ -63,4 +63,4 @@ pub use error::{Error, Result};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
 pub use ops::catalogue::common_specs;
-pub use shape::SliceElem;
+pub use shape::{IntoAxes, IntoShape, SliceElem};
