@@ -52,7 +52,13 @@ pub mod shape;
 #[doc(hidden)]
 pub mod testing;
 
-pub use array::{concatenate, stack, where_, ArrayOrScalar, DeviceArray, OperandValue};
+pub use array::{
+    allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
+    zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
+};
+/// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
+/// [`Error::Cuda`], raw streams and device pointers).
+pub use cudarc;
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
@@ -60,6 +66,10 @@ pub use device::{
 };
 pub use element::{DType, Element, FloatElement, NumElement};
 pub use error::{Error, Result};
+/// The `half` crate, for its [`f16`] and [`bf16`] element types (and their conversions).
+pub use half;
+/// Half-precision element types: IEEE `f16` and bfloat16 (`half`'s).
+pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
 pub use ops::catalogue::common_specs;

@@ -1,6 +1,7 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
 mod create;
+mod extras;
 mod fmt;
 #[cfg(feature = "ndarray")]
 mod interop;
@@ -11,6 +12,7 @@ mod reduce;
 mod transfer;
 mod view;
 
+pub use extras::{allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use view::{concatenate, stack};
