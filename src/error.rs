@@ -9,7 +9,20 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// Every variant carries enough context to act on: the shapes involved, the bytes asked
 /// for, the library that was missing and where it was looked for, the NVRTC log.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same message as `Display`, so that a `main` returning
+/// [`cuarray::Result`](crate::Result) reports a readable error; match on the variant (or
+/// use `{:#?}`, which adds the variant's fields) for the details.
+///
+/// ```no_run
+/// fn main() -> cuarray::Result<()> {
+///     let dev = cuarray::Device::new(0)?; // without a GPU: "Error: CUDA driver ... not found: ..."
+///     let a = cuarray::DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+///     println!("{}", a.to_host_string()?);
+///     Ok(())
+/// }
+/// ```
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A CUDA library could not be loaded (the driver, NVRTC or cuBLAS).
@@ -189,7 +202,68 @@ pub enum Error {
     },
 }
 
+impl std::fmt::Debug for Error {
+    /// The message (as `Display`); with `{:#?}`, the message then the variant's fields.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)?;
+        if f.alternate() {
+            write!(f, "\n{}", self.fields())?;
+        }
+        Ok(())
+    }
+}
+
 impl Error {
+    /// The variant's name and fields, for `{:#?}`.
+    fn fields(&self) -> String {
+        match self {
+            Error::LibraryNotFound { library, looked_for, hint } => format!(
+                "LibraryNotFound {{ library: {library:?}, looked_for: {looked_for:?}, hint: {hint:?} }}"
+            ),
+            Error::NoDevice { reason } => format!("NoDevice {{ reason: {reason:?} }}"),
+            Error::DeviceOutOfRange { ordinal, count } => {
+                format!("DeviceOutOfRange {{ ordinal: {ordinal}, count: {count} }}")
+            }
+            Error::DeviceMismatch { op, lhs, rhs } => {
+                format!("DeviceMismatch {{ op: {op:?}, lhs: {lhs}, rhs: {rhs} }}")
+            }
+            Error::Broadcast { op, lhs, rhs } => {
+                format!("Broadcast {{ op: {op:?}, lhs: {lhs:?}, rhs: {rhs:?} }}")
+            }
+            Error::ShapeMismatch { op, msg, lhs, rhs } => format!(
+                "ShapeMismatch {{ op: {op:?}, msg: {msg:?}, lhs: {lhs:?}, rhs: {rhs:?} }}"
+            ),
+            Error::AxisOutOfRange { op, axis, ndim } => {
+                format!("AxisOutOfRange {{ op: {op:?}, axis: {axis}, ndim: {ndim} }}")
+            }
+            Error::InvalidArgument { op, msg } => {
+                format!("InvalidArgument {{ op: {op:?}, msg: {msg:?} }}")
+            }
+            Error::TooLarge { op, shape, elem_bytes } => format!(
+                "TooLarge {{ op: {op:?}, shape: {shape:?}, elem_bytes: {elem_bytes:?} }}"
+            ),
+            Error::HostOutOfMemory { op, requested, reason } => format!(
+                "HostOutOfMemory {{ op: {op:?}, requested: {requested}, reason: {reason:?} }}"
+            ),
+            Error::EmptyReduction { op, shape } => {
+                format!("EmptyReduction {{ op: {op:?}, shape: {shape:?} }}")
+            }
+            Error::HostLength { op, expected, got } => {
+                format!("HostLength {{ op: {op:?}, expected: {expected}, got: {got} }}")
+            }
+            Error::OutOfMemory { requested, in_use, limit, free, total } => format!(
+                "OutOfMemory {{ requested: {requested}, in_use: {in_use}, limit: {limit:?}, \
+                 free: {free}, total: {total} }}"
+            ),
+            Error::Compile { kernel, options, .. } => {
+                format!("Compile {{ kernel: {kernel:?}, options: {options:?}, log: .. }}")
+            }
+            Error::Cuda { op, source } => format!("Cuda {{ op: {op:?}, source: {source:?} }}"),
+            Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Cache { path, msg } => format!("Cache {{ path: {path:?}, msg: {msg:?} }}"),
+        }
+    }
+
     /// Wraps a driver error with the name of the operation that failed.
     pub(crate) fn cuda(op: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
         move |source| Error::Cuda { op, source }
@@ -200,5 +274,27 @@ impl Error {
             op,
             msg: msg.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_is_the_message() {
+        let e = Error::LibraryNotFound {
+            library: "NVRTC (libnvrtc)",
+            looked_for: "/opt/cuda/lib64".into(),
+            hint: "install the CUDA toolkit",
+        };
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").starts_with("NVRTC (libnvrtc) not found"));
+        let full = format!("{e:#?}");
+        assert!(full.starts_with(&e.to_string()) && full.contains("LibraryNotFound {"));
+        assert_eq!(
+            format!("{:?}", Error::invalid("reshape", "bad")),
+            "reshape: bad"
+        );
     }
 }

@@ -20,6 +20,52 @@
 //! # Ok::<(), cuarray::Error>(())
 //! ```
 //!
+//! ## What is where
+//!
+//! | you want to | use |
+//! | --- | --- |
+//! | make an array on the GPU | [`DeviceArray::zeros`], [`ones`](DeviceArray::ones), [`full`](DeviceArray::full), [`empty`](DeviceArray::empty), [`arange`](DeviceArray::arange), [`linspace`](DeviceArray::linspace), [`eye`](DeviceArray::eye), [`zeros_like`] |
+//! | copy data in and out | [`DeviceArray::from_host`], [`from_slice`](DeviceArray::from_slice), [`from_vec`](DeviceArray::from_vec), [`to_host`](DeviceArray::to_host), [`to_scalar`](DeviceArray::to_scalar), [`PinnedBuffer`] |
+//! | name a shape or axes | [`IntoShape`] (`&[2, 3]`, `x.shape()`, `(2, 3)`, `&[3, -1]` for `reshape`), [`IntoAxes`] |
+//! | view the same memory | [`reshape`](DeviceArray::reshape), [`t`](DeviceArray::t), [`permute`](DeviceArray::permute), [`slice`](DeviceArray::slice) with [`s!`], [`broadcast_to`](DeviceArray::broadcast_to), [`flip`](DeviceArray::flip), [`expand_dims`](DeviceArray::expand_dims) |
+//! | compute elementwise | operators (`&a + &b`, `2.0 * &a`, `w -= &g`), [`ArrayOrScalar`] operands, [`where_`], methods such as [`exp`](DeviceArray::exp), [`gt`](DeviceArray::gt), [`pow`](DeviceArray::pow), [`astype`](DeviceArray::astype) |
+//! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
+//! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
+//! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
+//! | compare results | [`allclose`], [`array_equal`] |
+//! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
+//! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
+//!
+//! ## Coming from NumPy or CuPy
+//!
+//! | NumPy / CuPy | cuarray |
+//! | --- | --- |
+//! | `cp.asarray(x)`, `cp.array([1, 2])` | `DeviceArray::from_host(&dev, &x, shape)`, `DeviceArray::from_slice(&dev, &[1, 2])` |
+//! | `x.get()`, `cp.asnumpy(x)` | `x.to_host()?` (`to_host_shaped()?` with the shape) |
+//! | `np.zeros((n, d))`, `np.zeros_like(x)`, `np.empty(s)` | `DeviceArray::<f32>::zeros(&dev, &[n, d])?`, `zeros_like(&x)?`, `DeviceArray::empty(&dev, s)?` |
+//! | `x.reshape(3, -1)`, `x.reshape(y.shape)` | `x.reshape(&[3, -1])?`, `x.reshape(y.shape())?` |
+//! | `x.T`, `x.transpose(2, 0, 1)` | `x.t()`, `x.permute(&[2, 0, 1])?` |
+//! | `x[1:3, ::-1]`, `x[:, None]` | `x.slice(s![1..3, ..;-1])?`, `x.slice(s![.., None])?` |
+//! | `a + b`, `2 * (a + b)` | `(&a + &b)?`, `(2.0 * (&a + &b)?)?` |
+//! | `w -= lr * g` | `w -= &g * lr` (panics on error) or `w.sub_assign(&g * lr)?` |
+//! | `x > 0`, `x ** 2` | `x.gt(0.0)?`, `x.pow(2.0)?` |
+//! | `np.where(x > 0, x, 0)` | `where_(x.gt(0.0), &x, 0.0)?` |
+//! | `np.maximum(x, 0)` | `x.maximum(0.0)?` (or `x.relu()?`) |
+//! | `x.sum()`, `x.sum(0)`, `x.mean(0)` | `x.sum()?`, `x.sum_axis(0)?`, `x.mean_axis(0)?` |
+//! | `x.sum(-1, keepdims=True)` | `x.sum_keepdim(-1)?` or `x.sum_axes(-1, true)?` |
+//! | `x.sum(axis=(0, 2))` | `x.sum_axes(&[0, 2], false)?` |
+//! | `x.astype(np.float16)` | `x.astype::<cuarray::f16>()?` |
+//! | `a @ b`, `np.outer(a, b)` | `a.matmul(&b)?`, `outer(&a, &b)?` |
+//! | `np.concatenate([a, b], 0)` | `concatenate(&[&a, &b], 0)?` |
+//! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
+//! | `float(x.sum())` | `x.sum()?.to_scalar()?` |
+//!
+//! Every operation returns a [`Result`]; a `?` after each call (or one for a chain of
+//! operators, `(&a * &b + &c)?`) is the Rust spelling of NumPy's exceptions. Rust's orphan
+//! rule forbids an operator between a `Result` and a scalar: `(&a + &b) * 2.0` does not
+//! compile (``cannot multiply `Result<DeviceArray<f32>, Error>` by `{float}` ``); write
+//! `(&a + &b)? * 2.0`.
+//!
 //! ## The contract
 //! - **No hidden transfers.** Only `from_host`, `from_slice`, `to_host`, `to_host_into`,
 //!   `to_scalar`, `to_host_string` and the `ndarray` conversions copy between host and
@@ -53,7 +99,13 @@ pub mod shape;
 #[doc(hidden)]
 pub mod testing;
 
-pub use array::{concatenate, stack, where_, DeviceArray};
+pub use array::{
+    allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
+    zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
+};
+/// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
+/// [`Error::Cuda`], raw streams and device pointers).
+pub use cudarc;
 pub use device::probe::{is_available, unavailable_reason};
 pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
@@ -61,7 +113,11 @@ pub use device::{
 };
 pub use element::{DType, Element, FloatElement, IntElement, NumElement};
 pub use error::{Error, Result};
+/// The `half` crate, for its [`f16`](struct@f16) and [`bf16`] element types (and their conversions).
+pub use half;
+/// Half-precision element types: IEEE `f16` and bfloat16 (`half`'s).
+pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
 pub use ops::catalogue::common_specs;
-pub use shape::SliceElem;
+pub use shape::{IntoAxes, IntoShape, SliceElem};

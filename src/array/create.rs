@@ -5,10 +5,12 @@ use crate::element::{DType, Element, FloatElement, NumElement};
 use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::{ARANGE_F_BODY, ARANGE_I_BODY, EYE_BODY, FILL_BODY, LINSPACE_BODY};
 use crate::ops::elementwise;
+use crate::shape::{new_shape, IntoShape};
 use crate::{Device, Error, Result};
 
 impl<T: Element> DeviceArray<T> {
-    /// An array of `shape` filled with zeros (`false` for bool).
+    /// An array of `shape` filled with zeros (`false` for bool). `shape` is any
+    /// [`IntoShape`]: `&[2, 3]`, `&[n, d]`, `other.shape()`, `(2, 3)`, `vec![2, 3]`, `5`.
     ///
     /// # Errors
     /// [`Error::TooLarge`] when the shape's element count or byte size passes
@@ -21,8 +23,8 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(z.to_host()?, vec![0.0; 6]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn zeros(device: &Device, shape: &[usize]) -> Result<Self> {
-        let out = Self::alloc_for("zeros", device, shape)?;
+    pub fn zeros(device: &Device, shape: impl IntoShape) -> Result<Self> {
+        let out = Self::alloc_for("zeros", device, &new_shape("zeros", shape)?)?;
         let bytes = out.size() * std::mem::size_of::<T>();
         if bytes > 0 {
             device.bind()?;
@@ -42,8 +44,8 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// An array of `shape` filled with ones (`true` for bool).
-    pub fn ones(device: &Device, shape: &[usize]) -> Result<Self> {
-        let out = Self::alloc_for("ones", device, shape)?;
+    pub fn ones(device: &Device, shape: impl IntoShape) -> Result<Self> {
+        let out = Self::alloc_for("ones", device, &new_shape("ones", shape)?)?;
         out.fill_with("ones", T::ONE)?;
         Ok(out)
     }
@@ -56,8 +58,8 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.to_host()?, vec![7; 4]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn full(device: &Device, shape: &[usize], value: T) -> Result<Self> {
-        let out = Self::alloc_for("full", device, shape)?;
+    pub fn full(device: &Device, shape: impl IntoShape, value: T) -> Result<Self> {
+        let out = Self::alloc_for("full", device, &new_shape("full", shape)?)?;
         out.fill_with("full", value)?;
         Ok(out)
     }

@@ -1,15 +1,19 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
 mod create;
+mod extras;
 mod fmt;
 #[cfg(feature = "ndarray")]
 mod interop;
 mod linalg;
+mod operand;
 mod ops;
 mod reduce;
 mod transfer;
 mod view;
 
+pub use extras::{allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like};
+pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use view::{concatenate, stack};
 
@@ -43,10 +47,40 @@ use std::sync::Arc;
 /// returns at once.
 ///
 /// # Operators
-/// `+ - * / %` and unary `-` work on `&DeviceArray`, `DeviceArray` and, on the left,
-/// `Result<DeviceArray>` (so `(&a * &b + &c)?` needs one `?`), with NumPy broadcasting, and
-/// return a `Result`. A scalar may stand on either side (`&a * 2.0`, `2.0 * &a`). Rust's
-/// orphan rule forbids `Result op Result` and `Result op scalar`: use `?` there.
+/// `+ - * / %` and unary `-` work on `&DeviceArray` and `DeviceArray`, with NumPy
+/// broadcasting, and return a `Result`. The right operand is anything
+/// [`ArrayOrScalar`]: an array, a reference, a scalar or the `Result` of another operation,
+/// so `(&a * &b + &c)?` and `(&x - (&y * 2.0))?` need one `?`. A `Result` may stand on the
+/// left of an array (`(&a + &b) * &c`), and a scalar on the left of an array
+/// (`2.0 * &a`, `2.0 * (&a + &b)?`).
+///
+/// Rust's orphan rule forbids an operator between a `Result` and a scalar, or between two
+/// `Result`s, because neither type belongs to cuarray. `(&a + &b) * 2.0` and
+/// `2.0 * (&a + &b)` fail to compile with
+/// ``cannot multiply `Result<DeviceArray<f32>, cuarray::Error>` by `{float}` `` (or
+/// ``cannot multiply `{float}` by `Result<...>` ``): put a `?` on the `Result`,
+/// `(&a + &b)? * 2.0` and `2.0 * (&a + &b)?`, or call the method, `(&a + &b)?.mul(2.0)`.
+///
+/// The assignment operators `+= -= *= /= %=` work in place on a `DeviceArray` (writing
+/// through views, no new array) with any [`ArrayOrScalar`] on the right: `w -= &g`,
+/// `x *= 2.0`, `*w -= g`, `w -= &g * 0.1`. An operator cannot return an error, so they
+/// **panic** on one (shapes that do not broadcast, a broadcast view as the target), with
+/// the error's message; the methods [`add_assign`](DeviceArray::add_assign),
+/// [`sub_assign`](DeviceArray::sub_assign), ... do the same and return a `Result`.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
+/// let b = DeviceArray::from_slice(&dev, &[3.0f32, 4.0])?;
+/// let c = (2.0 * (&a + &b)? - &a)?;
+/// let mut w = c.copy()?;
+/// w -= &b;                   // in place
+/// w *= 0.5;
+/// w.sub_assign(1.0)?;        // the same, with a Result
+/// assert_eq!(w.to_host()?, vec![1.5, 2.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Integer semantics
 /// As NumPy's: `+ - *`, `pow` and `neg` wrap around on overflow; `/` is floor division

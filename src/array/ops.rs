@@ -13,6 +13,7 @@
 //! `minimum`, `clip` and `relu` propagate NaN, `-0.0` is kept. `f16` and `bf16` compute
 //! in `f32` and round the result once.
 
+use super::operand::{ArrayOrScalar, OperandValue};
 use super::DeviceArray;
 use crate::element::{Element, FloatElement, NumElement};
 use crate::kernels::abi::Scalar;
@@ -90,6 +91,36 @@ impl<T: Element> DeviceArray<T> {
         )
     }
 
+    /// `op(self, rhs)` for an array or scalar `rhs`, into a new array of `U`.
+    pub(crate) fn binary<U: Element>(
+        &self,
+        op: BinaryOp,
+        rhs: impl ArrayOrScalar<T>,
+    ) -> Result<DeviceArray<U>> {
+        match rhs.into_operand()? {
+            OperandValue::Array(b) => self.zip(op, &b),
+            OperandValue::Scalar(s) => self.zip_scalar(op, s, false),
+        }
+    }
+
+    /// `op(self, rhs)` written into `self`, for an array or scalar `rhs`.
+    pub(crate) fn binary_assign(&self, op: BinaryOp, rhs: impl ArrayOrScalar<T>) -> Result<()> {
+        match rhs.into_operand()? {
+            OperandValue::Array(b) => self.zip_assign(op, &b),
+            OperandValue::Scalar(s) => {
+                self.check_writable(op.name())?;
+                elementwise::run(
+                    self.device(),
+                    op.name(),
+                    op.body_scalar_rhs(),
+                    &[self.operand()?],
+                    &[self.operand()?],
+                    &[Scalar::of(s)],
+                )
+            }
+        }
+    }
+
     /// Refuses to write through a broadcast view (a stride 0 over an extent > 1 aliases one
     /// element many times), as NumPy refuses with a read-only view.
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
@@ -111,13 +142,25 @@ impl<T: Element> DeviceArray<T> {
         Ok(())
     }
 
-    /// Elementwise `self == rhs` with broadcasting.
-    pub fn eq(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
-        self.zip(BinaryOp::Eq, rhs)
+    /// Elementwise `self == rhs` with broadcasting; `rhs` is an array or a scalar
+    /// ([`ArrayOrScalar`]).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.eq(2)?.to_host()?, vec![false, true, false]);
+    /// assert_eq!(a.ne(&a)?.to_host()?, vec![false; 3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast.
+    pub fn eq(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
+        self.binary(BinaryOp::Eq, rhs)
     }
-    /// Elementwise `self != rhs` with broadcasting.
-    pub fn ne(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
-        self.zip(BinaryOp::Ne, rhs)
+    /// Elementwise `self != rhs` with broadcasting (see [`eq`](Self::eq)).
+    pub fn ne(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
+        self.binary(BinaryOp::Ne, rhs)
     }
 }
 
@@ -127,21 +170,36 @@ macro_rules! binary_methods {
             $(
                 $(#[doc = $doc])*
                 ///
-                /// Broadcasts as NumPy. See the module docs for integer and float semantics.
+                /// `rhs` is an array or a scalar ([`ArrayOrScalar`]); arrays broadcast as
+                /// NumPy. See [Integer semantics](DeviceArray#integer-semantics) and
+                /// [Floating-point semantics](DeviceArray#floating-point-semantics).
                 ///
                 /// # Errors
                 /// [`Error::Broadcast`](crate::Error::Broadcast) naming both shapes when
                 /// they do not broadcast; [`Error::DeviceMismatch`](crate::Error::DeviceMismatch)
-                /// across devices.
-                pub fn $method(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
-                    self.zip(BinaryOp::$op, rhs)
+                /// across devices; the error of a `Result` operand.
+                pub fn $method(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<T>> {
+                    self.binary(BinaryOp::$op, rhs)
                 }
 
-                #[doc = concat!("In place: `self = ", stringify!($method), "(self, rhs)`, `rhs` broadcast to `self`'s shape.")]
+                #[doc = concat!("In place: `self = ", stringify!($method), "(self, rhs)`, `rhs` (an array or a scalar) broadcast to `self`'s shape.")]
                 ///
-                /// Writes through views into the memory they share.
-                pub fn $assign(&self, rhs: &DeviceArray<T>) -> Result<()> {
-                    self.zip_assign(BinaryOp::$op, rhs)
+                /// Writes through views into the memory they share; no new array.
+                ///
+                /// ```no_run
+                /// let dev = cuarray::Device::new(0)?;
+                /// let w = cuarray::DeviceArray::from_slice(&dev, &[4.0f32, 9.0])?;
+                #[doc = concat!("w.", stringify!($assign), "(2.0)?;")]
+                #[doc = concat!("w.", stringify!($assign), "(&w.copy()?)?;")]
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
+                ///
+                /// # Errors
+                /// [`Error::Broadcast`](crate::Error::Broadcast) when `rhs` does not
+                /// broadcast to `self`'s shape; [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+                /// when `self` is a broadcast view (stride 0), which cannot be written.
+                pub fn $assign(&self, rhs: impl ArrayOrScalar<T>) -> Result<()> {
+                    self.binary_assign(BinaryOp::$op, rhs)
                 }
             )*
         }
@@ -176,28 +234,40 @@ binary_methods! {
 }
 
 impl<T: NumElement> DeviceArray<T> {
-    /// Elementwise `self < rhs` with broadcasting.
-    pub fn lt(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
-        self.zip(BinaryOp::Lt, rhs)
+    /// Elementwise `self < rhs` with broadcasting; `rhs` is an array or a scalar
+    /// ([`ArrayOrScalar`]). Comparisons with NaN are false (but `ne`).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let x = cuarray::DeviceArray::from_slice(&dev, &[-1.0f32, 0.0, 2.0])?;
+    /// assert_eq!(x.gt(0.0)?.to_host()?, vec![false, false, true]);
+    /// assert_eq!(x.le(&x)?.to_host()?, vec![true; 3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast.
+    pub fn lt(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
+        self.binary(BinaryOp::Lt, rhs)
     }
-    /// Elementwise `self <= rhs` with broadcasting.
-    pub fn le(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
-        self.zip(BinaryOp::Le, rhs)
+    /// Elementwise `self <= rhs` (see [`lt`](Self::lt)).
+    pub fn le(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
+        self.binary(BinaryOp::Le, rhs)
     }
-    /// Elementwise `self > rhs` with broadcasting.
-    pub fn gt(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
-        self.zip(BinaryOp::Gt, rhs)
+    /// Elementwise `self > rhs` (see [`lt`](Self::lt)).
+    pub fn gt(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
+        self.binary(BinaryOp::Gt, rhs)
     }
-    /// Elementwise `self >= rhs` with broadcasting.
-    pub fn ge(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<bool>> {
-        self.zip(BinaryOp::Ge, rhs)
+    /// Elementwise `self >= rhs` (see [`lt`](Self::lt)).
+    pub fn ge(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
+        self.binary(BinaryOp::Ge, rhs)
     }
     /// `op(self, s)` for any binary op with a scalar right operand, e.g.
     /// `a.scalar_op(BinaryOp::Pow, 2.0)`; comparisons have their own methods.
     pub fn scalar_op(&self, op: BinaryOp, s: T) -> Result<DeviceArray<T>> {
         self.zip_scalar(op, s, false)
     }
-    /// Elementwise `self ** s`.
+    /// Elementwise `self ** s` (the same as [`pow`](Self::pow) with a scalar).
     pub fn pow_scalar(&self, s: T) -> Result<DeviceArray<T>> {
         self.zip_scalar(BinaryOp::Pow, s, false)
     }
@@ -306,26 +376,49 @@ impl DeviceArray<bool> {
 
 /// Elementwise `cond ? a : b` with the three shapes broadcast together (NumPy's `where`).
 ///
+/// Each of `cond`, `a` and `b` is an array, a scalar or the `Result` of another operation
+/// ([`ArrayOrScalar`]); a scalar counts as a 0-d array. At least one of them must be an
+/// array (it names the device).
+///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
 /// let x = cuarray::DeviceArray::from_slice(&dev, &[-2.0f32, 3.0])?;
-/// let zero = cuarray::DeviceArray::zeros(&dev, &[])?;
-/// let pos = x.gt(&zero)?;
-/// assert_eq!(cuarray::where_(&pos, &x, &zero)?.to_host()?, vec![0.0, 3.0]);
+/// assert_eq!(cuarray::where_(x.gt(0.0), &x, 0.0)?.to_host()?, vec![0.0, 3.0]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when all three are scalars.
 pub fn where_<T: Element>(
-    cond: &DeviceArray<bool>,
-    a: &DeviceArray<T>,
-    b: &DeviceArray<T>,
+    cond: impl ArrayOrScalar<bool>,
+    a: impl ArrayOrScalar<T>,
+    b: impl ArrayOrScalar<T>,
 ) -> Result<DeviceArray<T>> {
-    cond.used_by("where", a.device())?;
-    b.used_by("where", a.device())?;
+    let (cond, a, b) = (cond.into_operand()?, a.into_operand()?, b.into_operand()?);
+    let device = match (&a, &b, &cond) {
+        (OperandValue::Array(x), _, _) | (_, OperandValue::Array(x), _) => x.device().clone(),
+        (_, _, OperandValue::Array(c)) => c.device().clone(),
+        _ => {
+            return Err(crate::Error::invalid(
+                "where",
+                "needs at least one array among cond, a and b (got three scalars)",
+            ))
+        }
+    };
+    let (cond, a, b) = (
+        cond.to_array(&device)?,
+        a.to_array(&device)?,
+        b.to_array(&device)?,
+    );
+    cond.used_by("where", &device)?;
+    a.used_by("where", &device)?;
+    b.used_by("where", &device)?;
     let shape = broadcast_shapes("where", cond.shape(), a.shape())?;
     let shape = broadcast_shapes("where", &shape, b.shape())?;
-    let out = DeviceArray::<T>::alloc_uninit(a.device(), &shape)?;
+    let out = DeviceArray::<T>::alloc_uninit(&device, &shape)?;
     elementwise::run(
-        a.device(),
+        &device,
         "where",
         WHERE_BODY,
         &[out.operand()?],
@@ -340,42 +433,46 @@ pub fn where_<T: Element>(
 }
 
 macro_rules! operators {
-    ($($trait:ident $method:ident $op:ident),*) => {$(
-        impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for &DeviceArray<T> {
+    ($($trait:ident $method:ident $assign_trait:ident $assign:ident $op:ident),*) => {$(
+        impl<T: NumElement, R: ArrayOrScalar<T>> std::ops::$trait<R> for &DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, rhs) }
+            fn $method(self, rhs: R) -> Self::Output { self.binary(BinaryOp::$op, rhs) }
         }
-        impl<T: NumElement> std::ops::$trait<DeviceArray<T>> for &DeviceArray<T> {
+        impl<T: NumElement, R: ArrayOrScalar<T>> std::ops::$trait<R> for DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, &rhs) }
-        }
-        impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for DeviceArray<T> {
-            type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, rhs) }
-        }
-        impl<T: NumElement> std::ops::$trait<DeviceArray<T>> for DeviceArray<T> {
-            type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self.zip(BinaryOp::$op, &rhs) }
+            fn $method(self, rhs: R) -> Self::Output { self.binary(BinaryOp::$op, rhs) }
         }
         impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for Result<DeviceArray<T>> {
             type Output = Result<DeviceArray<T>>;
             fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self?.zip(BinaryOp::$op, rhs) }
         }
-        impl<T: NumElement> std::ops::$trait<Result<DeviceArray<T>>> for &DeviceArray<T> {
+        impl<T: NumElement> std::ops::$trait<DeviceArray<T>> for Result<DeviceArray<T>> {
             type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: Result<DeviceArray<T>>) -> Self::Output { self.zip(BinaryOp::$op, &rhs?) }
+            fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self?.zip(BinaryOp::$op, &rhs) }
         }
-        impl<T: NumElement> std::ops::$trait<T> for &DeviceArray<T> {
-            type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: T) -> Self::Output { self.zip_scalar(BinaryOp::$op, rhs, false) }
-        }
-        impl<T: NumElement> std::ops::$trait<T> for DeviceArray<T> {
-            type Output = Result<DeviceArray<T>>;
-            fn $method(self, rhs: T) -> Self::Output { self.zip_scalar(BinaryOp::$op, rhs, false) }
+        /// In place, writing through views; no new array.
+        ///
+        /// # Panics
+        /// On any error of the in-place method (shapes that do not broadcast, a broadcast
+        /// view as the target, a failed launch, the error of a `Result` operand), with the
+        #[doc = concat!("error's message: an operator cannot return it. [`DeviceArray::", stringify!($assign), "`]")]
+        /// returns it as a `Result`.
+        impl<T: NumElement, R: ArrayOrScalar<T>> std::ops::$assign_trait<R> for DeviceArray<T> {
+            fn $assign(&mut self, rhs: R) {
+                if let Err(e) = self.binary_assign(BinaryOp::$op, rhs) {
+                    panic!(concat!("`", stringify!($assign), "` operator failed: {} (the method returns the error as a Result)"), e);
+                }
+            }
         }
     )*};
 }
-operators!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+operators!(
+    Add add AddAssign add_assign Add,
+    Sub sub SubAssign sub_assign Sub,
+    Mul mul MulAssign mul_assign Mul,
+    Div div DivAssign div_assign Div,
+    Rem rem RemAssign rem_assign Rem
+);
 
 impl<T: NumElement> std::ops::Neg for &DeviceArray<T> {
     type Output = Result<DeviceArray<T>>;

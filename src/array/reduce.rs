@@ -15,6 +15,7 @@ use crate::element::{DType, Element, FloatElement, NumElement};
 use crate::kernels::abi::Scalar;
 use crate::ops::reduce::{mean_acc, plan_reduce, run, ReduceOp};
 use crate::ops::Operand;
+use crate::shape::IntoAxes;
 use crate::{Error, Result};
 
 impl<T: Element> DeviceArray<T> {
@@ -67,9 +68,10 @@ impl<T: Element> DeviceArray<T> {
     }
 }
 
-/// Generates `name()`, `name_axis(axis)` and `name_axes(axes, keepdims)` for a reduction.
+/// Generates `name()`, `name_axis(axis)`, `name_keepdim(axis)` and
+/// `name_axes(axes, keepdims)` for a reduction.
 macro_rules! reductions {
-    ($bound:ident; $($(#[doc = $doc:literal])* $name:ident, $axis:ident, $axes:ident => $op:ident -> $out:ty;)*) => {
+    ($bound:ident; $($(#[doc = $doc:literal])* $name:ident, $axis:ident, $keep:ident, $axes:ident => $op:ident -> $out:ty;)*) => {
         impl<T: $bound> DeviceArray<T> {
             $(
                 $(#[doc = $doc])*
@@ -84,9 +86,25 @@ macro_rules! reductions {
                     self.reduce(ReduceOp::$op, Some(&[axis]), false, None, &[])
                 }
 
-                #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over a set of axes; `keepdims` keeps them with extent 1.")]
-                pub fn $axes(&self, axes: &[isize], keepdims: bool) -> Result<DeviceArray<$out>> {
-                    self.reduce(ReduceOp::$op, Some(axes), keepdims, None, &[])
+                #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over one axis, kept with extent 1 (NumPy's `keepdims=True`), so that the result broadcasts against `self`.")]
+                ///
+                /// ```no_run
+                /// let dev = cuarray::Device::new(0)?;
+                /// let x = cuarray::DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+                #[doc = concat!("assert_eq!(x.", stringify!($keep), "(-1)?.shape(), &[2, 1]);")]
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
+                pub fn $keep(&self, axis: isize) -> Result<DeviceArray<$out>> {
+                    self.reduce(ReduceOp::$op, Some(&[axis]), true, None, &[])
+                }
+
+                #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over a set of axes ([`IntoAxes`]: `&[0, -1]`, a single `-1`, ...); `keepdims` keeps them with extent 1.")]
+                ///
+                /// # Errors
+                /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+                /// [`Error::InvalidArgument`] for a repeated axis.
+                pub fn $axes(&self, axes: impl IntoAxes, keepdims: bool) -> Result<DeviceArray<$out>> {
+                    self.reduce(ReduceOp::$op, Some(&axes.axes()), keepdims, None, &[])
                 }
             )*
         }
@@ -103,22 +121,22 @@ reductions! { Element;
     /// assert_eq!(a.sum_axis(0)?.to_host()?, vec![3, 5, 7]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    sum, sum_axis, sum_axes => Sum -> T::Sum;
+    sum, sum_axis, sum_keepdim, sum_axes => Sum -> T::Sum;
     /// Product of the elements (`i64`/`u64` for integers and bool, wrapping).
-    prod, prod_axis, prod_axes => Prod -> T::Sum;
+    prod, prod_axis, prod_keepdim, prod_axes => Prod -> T::Sum;
     /// True when every element is non-zero (`true` for an empty array).
-    all, all_axis, all_axes => All -> bool;
+    all, all_axis, all_keepdim, all_axes => All -> bool;
     /// True when some element is non-zero (`false` for an empty array).
-    any, any_axis, any_axes => Any -> bool;
+    any, any_axis, any_keepdim, any_axes => Any -> bool;
     /// Arithmetic mean (`f64` for integers; NaN for an empty array).
-    mean, mean_axis, mean_axes => Mean -> T::Mean;
+    mean, mean_axis, mean_keepdim, mean_axes => Mean -> T::Mean;
 }
 
 reductions! { NumElement;
     /// Largest element; NaN propagates. An empty array is an error.
-    max, max_axis, max_axes => Max -> T;
+    max, max_axis, max_keepdim, max_axes => Max -> T;
     /// Smallest element; NaN propagates. An empty array is an error.
-    min, min_axis, min_axes => Min -> T;
+    min, min_axis, min_keepdim, min_axes => Min -> T;
 }
 
 impl<T: NumElement> DeviceArray<T> {
@@ -138,6 +156,14 @@ impl<T: NumElement> DeviceArray<T> {
     /// Indices of the smallest elements along `axis`.
     pub fn argmin_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, Some(&[axis]), false, None, &[])
+    }
+    /// Indices of the largest elements along `axis`, kept with extent 1.
+    pub fn argmax_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.reduce(ReduceOp::ArgMax, Some(&[axis]), true, None, &[])
+    }
+    /// Indices of the smallest elements along `axis`, kept with extent 1.
+    pub fn argmin_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.reduce(ReduceOp::ArgMin, Some(&[axis]), true, None, &[])
     }
 }
 
@@ -203,23 +229,31 @@ impl<T: Element> DeviceArray<T> {
     pub fn std_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Std)
     }
-    /// Variance over a set of axes.
+    /// Variance along `axis`, kept with extent 1.
+    pub fn var_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::Var)
+    }
+    /// Standard deviation along `axis`, kept with extent 1.
+    pub fn std_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::Std)
+    }
+    /// Variance over a set of axes ([`IntoAxes`]).
     pub fn var_axes(
         &self,
-        axes: &[isize],
+        axes: impl IntoAxes,
         keepdims: bool,
         ddof: usize,
     ) -> Result<DeviceArray<T::Mean>> {
-        self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Var)
+        self.var_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::Var)
     }
-    /// Standard deviation over a set of axes.
+    /// Standard deviation over a set of axes ([`IntoAxes`]).
     pub fn std_axes(
         &self,
-        axes: &[isize],
+        axes: impl IntoAxes,
         keepdims: bool,
         ddof: usize,
     ) -> Result<DeviceArray<T::Mean>> {
-        self.var_dispatch(Some(axes), keepdims, ddof, ReduceOp::Std)
+        self.var_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::Std)
     }
 }
 
@@ -233,7 +267,7 @@ impl<T: Element> DeviceArray<T> {
                 "cumprod"
             };
             crate::shape::normalize_axis(name, axis, 1)?;
-            return self.reshape(&[1])?.scan(op, 0);
+            return self.reshape([1usize])?.scan(op, 0);
         }
         let p = crate::ops::scan::plan_scan(self.layout(), axis)?;
         let out = DeviceArray::<T::Sum>::alloc_uninit(self.device(), self.shape())?;

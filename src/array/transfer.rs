@@ -3,6 +3,7 @@
 use super::DeviceArray;
 use crate::device::pinned::{par_copy, Staging, STAGE_BYTES, STAGE_MIN};
 use crate::element::Element;
+use crate::shape::IntoShape;
 use crate::{Device, Error, PinnedBuffer, Result};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use std::cell::Cell;
@@ -32,8 +33,9 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.shape(), &[2, 3]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn from_host(device: &Device, data: &[T], shape: &[usize]) -> Result<Self> {
+    pub fn from_host(device: &Device, data: &[T], shape: impl IntoShape) -> Result<Self> {
         let _range = crate::profile::range("from_host");
+        let shape = &crate::shape::new_shape("from_host", shape)?;
         let n = crate::shape::checked_size("from_host", shape)?;
         if data.len() != n {
             return Err(Error::HostLength {
@@ -85,8 +87,13 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.to_host()?, vec![1.0, 2.0, 3.0]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn from_pinned(device: &Device, data: &PinnedBuffer<T>, shape: &[usize]) -> Result<Self> {
+    pub fn from_pinned(
+        device: &Device,
+        data: &PinnedBuffer<T>,
+        shape: impl IntoShape,
+    ) -> Result<Self> {
         let _range = crate::profile::range("from_pinned");
+        let shape = &crate::shape::new_shape("from_pinned", shape)?;
         let n = crate::shape::checked_size("from_pinned", shape)?;
         if data.len() != n {
             return Err(Error::HostLength {

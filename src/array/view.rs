@@ -5,29 +5,32 @@ use super::DeviceArray;
 use crate::element::Element;
 use crate::ops::catalogue::{CAST_BODY, COPY_BODY};
 use crate::ops::elementwise;
-use crate::shape::{normalize_axis, Layout, SliceElem};
+use crate::shape::{new_shape, normalize_axis, reshape_target, IntoAxes, IntoShape, SliceElem};
 use crate::{Error, Result};
 
 impl<T: Element> DeviceArray<T> {
-    /// The same data with another shape; one entry may be `-1` (inferred). A view when
-    /// the strides allow it (NumPy's rule), otherwise a contiguous copy.
+    /// The same data with another shape ([`IntoShape`]: `&[3, -1]`, `&[n, d]` of `usize`,
+    /// `other.shape()`, `(3, 4)`, ...); one entry may be `-1` (inferred). A view when the
+    /// strides allow it (NumPy's rule), otherwise a contiguous copy.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let a = cuarray::DeviceArray::<f32>::arange(&dev, 0.0, 12.0, 1.0)?;
     /// let b = a.reshape(&[3, -1])?;
     /// assert_eq!(b.shape(), &[3, 4]);
+    /// let (n, d) = (4usize, 3usize);
+    /// assert_eq!(a.reshape(&[n, d])?.reshape(b.shape())?.shape(), &[3, 4]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     ///
     /// # Errors
     /// [`Error::ShapeMismatch`] when the sizes differ, [`Error::TooLarge`] when the new
     /// shape's element count overflows, [`Error::InvalidArgument`] for a bad `-1`.
-    pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
-        let new_shape = Layout::infer_shape(self.size(), shape)?;
+    pub fn reshape(&self, shape: impl IntoShape) -> Result<Self> {
+        let new_shape = reshape_target(self.size(), shape)?;
         match self.layout.reshape_view(&new_shape) {
             Some(l) => Ok(self.with_layout(l)),
-            None => self.contiguous()?.reshape(shape),
+            None => self.contiguous()?.reshape(&new_shape),
         }
     }
 
@@ -37,8 +40,28 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// Axes reordered: axis `i` of the result is axis `axes[i]` of `self` (a view).
-    pub fn permute(&self, axes: &[usize]) -> Result<Self> {
-        Ok(self.with_layout(self.layout.permute(axes)?))
+    /// Axes are [`IntoAxes`]: negative ones count from the end (`&[-1, 0]`), `usize` ones
+    /// are accepted too.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::<f32>::zeros(&dev, &[2, 3, 4])?;
+    /// assert_eq!(a.permute(&[2, 0, 1])?.shape(), &[4, 2, 3]);
+    /// assert_eq!(a.permute(&[-1, -3, -2])?.shape(), &[4, 2, 3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`,
+    /// [`Error::InvalidArgument`] when `axes` is not a permutation of the axes.
+    pub fn permute(&self, axes: impl IntoAxes) -> Result<Self> {
+        let axes = axes.axes();
+        let n = self.ndim();
+        let perm = axes
+            .iter()
+            .map(|&a| normalize_axis("permute", a, n))
+            .collect::<Result<Vec<usize>>>()?;
+        Ok(self.with_layout(self.layout.permute(&perm)?))
     }
 
     /// A view selected by a Python-style slice, built with [`s!`](crate::s).
@@ -56,8 +79,20 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// A view broadcast to `shape` (stride 0 along repeated axes), NumPy's rules.
-    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Self> {
-        Ok(self.with_layout(self.layout.broadcast_to(shape)?))
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let row = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(row.broadcast_to(&[2, 3])?.to_host()?, vec![1, 2, 3, 1, 2, 3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`] when the shapes do not broadcast, [`Error::TooLarge`] when
+    /// `shape` overflows.
+    pub fn broadcast_to(&self, shape: impl IntoShape) -> Result<Self> {
+        let shape = new_shape("broadcast_to", shape)?;
+        Ok(self.with_layout(self.layout.broadcast_to(&shape)?))
     }
 
     /// A view without the axes of extent 1.

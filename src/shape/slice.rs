@@ -95,6 +95,13 @@ macro_rules! impl_slice_arg {
 }
 impl_slice_arg!(isize, usize, i32, i64);
 
+/// `None` is a new axis of extent 1, NumPy's `a[:, None]`: `s![.., None]`.
+impl SliceArg for Option<std::convert::Infallible> {
+    fn into_elem(self) -> SliceElem {
+        SliceElem::NewAxis
+    }
+}
+
 impl SliceArg for RangeFull {
     fn into_elem(self) -> SliceElem {
         SliceElem::Range {
@@ -119,7 +126,8 @@ impl SliceElem {
 /// Python's semantics.
 ///
 /// Each entry is a range (`a..b`, `a..`, `..b`, `..`, `a..=b`) optionally followed by
-/// `;step`, or an integer index (removes the axis). Negative bounds count from the end;
+/// `;step`, an integer index (removes the axis), or `None` (or `SliceElem::NewAxis`): a new
+/// axis of extent 1, as NumPy's `a[:, None]`. Negative bounds count from the end;
 /// a negative step walks backwards (`..;-1` reverses an axis). Axes not named are kept whole.
 /// Values outside `isize`'s range saturate (`s![usize::MAX]` is out of bounds, never `-1`).
 ///
@@ -128,6 +136,7 @@ impl SliceElem {
 /// let spec = s![1..3, .., 0..;2, -1, ..;-1];
 /// assert_eq!(spec.len(), 5);
 /// assert_eq!(spec[3], SliceElem::Index(-1));
+/// assert_eq!(s![.., None][1], SliceElem::NewAxis);
 /// ```
 #[macro_export]
 macro_rules! s {
@@ -362,5 +371,9 @@ mod tests {
         assert_eq!(v.shape(), &[4]);
         let v = l.slice(&[SliceElem::NewAxis, SliceElem::Index(0)]).unwrap();
         assert_eq!(v.shape(), &[1, 4]);
+        let v = l.slice(&s![.., None, 1..;2]).unwrap();
+        assert_eq!(v.shape(), &[3, 1, 2]);
+        assert_eq!(idx(&v), vec![1, 3, 5, 7, 9, 11]);
+        assert_eq!(l.slice(&s![None]).unwrap().shape(), &[1, 3, 4]);
     }
 }

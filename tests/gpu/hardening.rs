@@ -45,7 +45,7 @@ fn constructors(dev: &Device) -> TResult {
     too_large(
         "zeros f64 2^61",
         "zeros",
-        DeviceArray::<f64>::zeros(dev, &[1 << 61]),
+        DeviceArray::<f64>::zeros(dev, &[1usize << 61]),
     )?;
     too_large("eye", "eye", DeviceArray::<f32>::eye(dev, HUGE))?;
     too_large(
@@ -58,7 +58,7 @@ fn constructors(dev: &Device) -> TResult {
     too_large(
         "from_host wrapping to 16",
         "from_host",
-        DeviceArray::from_host(dev, &sixteen, &[(1 << 60) + 1, 16]),
+        DeviceArray::from_host(dev, &sixteen, &[(1usize << 60) + 1, 16]),
     )?;
     too_large(
         "arange u64",
@@ -97,10 +97,14 @@ fn views(dev: &Device) -> TResult {
     let a = DeviceArray::<f32>::arange(dev, 0.0, 16.0, 1.0)?;
     // Previously accepted: the product wrapped to 16 and rows read another array's data.
     ensure!(
-        a.reshape(&[(1 << 60) + 1, 16]).is_err(),
+        a.reshape(&[(1usize << 60) + 1, 16]).is_err(),
         "reshape to [2^60+1, 16]"
     );
-    too_large("reshape -1", "reshape", a.reshape(&[-1, 1 << 62, 1 << 62]))?;
+    too_large(
+        "reshape -1",
+        "reshape",
+        a.reshape(&[-1isize, 1 << 62, 1 << 62]),
+    )?;
     too_large(
         "broadcast_to",
         "broadcast_to",
@@ -129,7 +133,7 @@ fn views(dev: &Device) -> TResult {
     let big = a.slice(s![..1])?.broadcast_to(&[1 << 30, 1 << 30])?;
     ensure!(big.to_host().is_err(), "to_host of 4 EiB");
     // Concatenation: the joined extent overflows.
-    let wide = a.slice(s![..1])?.broadcast_to(&[1 << 62])?;
+    let wide = a.slice(s![..1])?.broadcast_to(&[1usize << 62])?;
     too_large(
         "concatenate",
         "concatenate",
@@ -156,7 +160,7 @@ fn buffers(dev: &Device) -> TResult {
         matches!(r, Err(Error::OutOfMemory { .. })),
         "DeviceBuffer::new(isize::MAX): {r:?}"
     );
-    let r = DeviceArray::<u8>::zeros(dev, &[1 << 62]);
+    let r = DeviceArray::<u8>::zeros(dev, &[1usize << 62]);
     ensure!(
         matches!(r, Err(Error::OutOfMemory { .. })),
         "zeros 2^62: {r:?}"
@@ -167,7 +171,7 @@ fn buffers(dev: &Device) -> TResult {
         "full",
         DeviceArray::full(dev, &[usize::MAX], 1u8),
     )?;
-    let r = DeviceArray::full(dev, &[1 << 62], 1u8);
+    let r = DeviceArray::full(dev, &[1usize << 62], 1u8);
     ensure!(
         matches!(r, Err(Error::OutOfMemory { .. })),
         "full 2^62: {r:?}"

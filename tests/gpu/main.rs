@@ -16,6 +16,9 @@ mod common;
 mod copies;
 mod creation;
 mod device;
+mod ergonomics;
+#[path = "../support/first_programs.rs"]
+mod first_programs;
 mod hardening;
 mod large;
 mod linalg;
@@ -63,5 +66,6 @@ fn main() {
     streams::trials(&mut trials);
     hardening::trials(&mut trials);
     random::trials(&mut trials);
+    ergonomics::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }

@@ -565,10 +565,10 @@ fn clip<T: TElem + NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
 fn in_place<T: Num>(dev: &Device, rng: &mut Rng) -> TResult {
     type InPlace<T> = fn(&DeviceArray<T>, &DeviceArray<T>) -> cuarray::Result<()>;
     let ops: [(Op, InPlace<T>); 4] = [
-        (Op::Add, DeviceArray::<T>::add_assign),
-        (Op::Sub, DeviceArray::<T>::sub_assign),
-        (Op::Mul, DeviceArray::<T>::mul_assign),
-        (Op::Div, DeviceArray::<T>::div_assign),
+        (Op::Add, |a, b| a.add_assign(b)),
+        (Op::Sub, |a, b| a.sub_assign(b)),
+        (Op::Mul, |a, b| a.mul_assign(b)),
+        (Op::Div, |a, b| a.div_assign(b)),
     ];
     for (op, f) in ops {
         // A broadcast row into a contiguous array (flat or row-vectorized).

@@ -276,6 +276,16 @@ pub fn predicate_specs(d: DType) -> Vec<ElementwiseSpec> {
             &[],
             Depth::One,
         );
+        // With a scalar on the right (`x.gt(0.0)`).
+        push_all(
+            &mut v,
+            op.name(),
+            op.body_scalar_rhs(),
+            &[d],
+            &[DType::Bool],
+            &[d],
+            Depth::One,
+        );
     }
     if d == DType::Bool {
         for op in LOGICAL {
