@@ -51,6 +51,7 @@ mod profile;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
+pub mod user_kernels;
 
 pub use array::{concatenate, stack, where_, DeviceArray};
 pub use device::probe::{is_available, unavailable_reason};
@@ -64,3 +65,4 @@ pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
 pub use ops::catalogue::common_specs;
 pub use shape::SliceElem;
+pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

@@ -9,5 +9,6 @@
 
 pub mod elementwise;
 pub mod gemm;
+pub mod raw;
 pub mod reduce;
 pub mod scan;

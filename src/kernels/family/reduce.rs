@@ -274,6 +274,8 @@ impl Family for ReduceSpec {
         }
         emit::typedefs(src, "s", self.scalars.as_slice());
         if !self.preamble.is_empty() {
+            // The input's own type, also in the pass that reads partial accumulators.
+            emit::typedef(src, self.input.cuda_type(), "cuarray_in0_elem_t");
             src.push_str(&self.preamble);
             src.push('\n');
         }
