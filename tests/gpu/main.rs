@@ -30,6 +30,7 @@ mod selfcheck;
 mod specs;
 mod streams;
 mod transfer;
+mod user;
 
 use libtest_mimic::{Arguments, Trial};
 
@@ -59,5 +60,6 @@ fn main() {
     memory::trials(&mut trials);
     streams::trials(&mut trials);
     hardening::trials(&mut trials);
+    user::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
