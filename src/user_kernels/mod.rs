@@ -25,9 +25,9 @@
 //!
 //! # Errors
 //! A wrong number of arguments, an argument of the wrong type or kind, and a placeholder
-//! bound to two dtypes are [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+//! bound to two dtypes are [`Error::InvalidArgument`]
 //! naming the parameter. A body that does not compile is
-//! [`Error::Compile`](crate::Error::Compile) with NVRTC's log, whose line numbers are
+//! [`Error::Compile`] with NVRTC's log, whose line numbers are
 //! those of the user's text (`saxpy.operation(1): error: ...`).
 
 mod elementwise;
