@@ -122,6 +122,28 @@ def cases(p):
         a = xp.full((1000,), 1.0, dtype=xp.float32)
         b = xp.full((1000,), 2.0, dtype=xp.float32)
         emit(p.name, "add_f32_1000_wall", "wall", p.wall_time(lambda: a + b))
+    user_kernels(p)
+
+
+def user_kernels(p):
+    """A saxpy kernel written by the user (z = a * x + y, float32): CuPy's ElementwiseKernel;
+    PyTorch has no equivalent and is skipped."""
+    if p.name != "cupy":
+        return
+    import cupy
+    import numpy as np
+    saxpy = cupy.ElementwiseKernel("T x, T y, float32 a", "T z", "z = a * x + y", "saxpy")
+    a = np.float32(2.0)
+    n = 1 << 28
+    if wanted("user_saxpy_f32_2^28"):
+        x = cupy.arange(n, dtype=cupy.float32)
+        y = cupy.full((n,), 1.5, dtype=cupy.float32)
+        emit(p.name, "user_saxpy_f32_2^28", "device", p.device_time(lambda: saxpy(x, y, a)), 3 * n * 4)
+        del x, y
+    if wanted("user_saxpy_f32_1000_wall"):
+        x = cupy.full((1000,), 1.0, dtype=cupy.float32)
+        y = cupy.full((1000,), 2.0, dtype=cupy.float32)
+        emit(p.name, "user_saxpy_f32_1000_wall", "wall", p.wall_time(lambda: saxpy(x, y, a)))
 
 
 def rand_matrix(p, shape, dtype):

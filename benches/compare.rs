@@ -4,7 +4,9 @@
 //! device-to-device copy bandwidth and a bare cudarc kernel launch.
 //!
 //! Cases: the fixed-size cases below (random numbers among them: `uniform_f32_2^28`,
-//! `normal_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`); a size sweep `add_f32_2^K` and `sum_f32_2^K` for
+//! `normal_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
+//! `ElementwiseKernel`, saxpy, beside the built-in add: `user_saxpy_f32_2^28`,
+//! `user_saxpy_f32_1000_wall`); a size sweep `add_f32_2^K` and `sum_f32_2^K` for
 //! K = 10, 12, ..., 28 (the K = 28 points are the `add_f32_2^28` and `sum_f32_2^28`
 //! cases; more repetitions at small sizes, where one repetition is a few microseconds
 //! and, host overhead included, the rate measured is what a caller gets for one call);
@@ -418,6 +420,37 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     }
 }
 
+/// A saxpy `ElementwiseKernel` (`z = a * x + y`, f32) beside the built-in `add` of the
+/// same operands: GB/s on 2^28 elements, wall time per call on 1000.
+fn user_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let saxpy =
+        cuarray::ElementwiseKernel::new("T x, T y, float32 a", "T z", "z = a * x + y;", "saxpy")
+            .unwrap();
+    let call = |x: &DeviceArray<f32>, y: &DeviceArray<f32>| {
+        saxpy.call::<DeviceArray<f32>>((x, y, 2.0f32)).map(drop)
+    };
+    if filter("user_saxpy_f32_2^28") {
+        let n = 1usize << 28;
+        let (x, y) = (
+            DeviceArray::<f32>::arange(dev, 0.0, n as f32, 1.0).unwrap(),
+            DeviceArray::<f32>::full(dev, &[n], 1.5).unwrap(),
+        );
+        cases.push(device_case(
+            dev,
+            "user_saxpy_f32_2^28",
+            (3 * n * 4) as f64,
+            || call(&x, &y),
+        ));
+    }
+    if filter("user_saxpy_f32_1000_wall") {
+        let (x, y) = (
+            DeviceArray::<f32>::full(dev, &[1000], 1.0).unwrap(),
+            DeviceArray::<f32>::full(dev, &[1000], 2.0).unwrap(),
+        );
+        cases.push(wall_case(dev, "user_saxpy_f32_1000_wall", || call(&x, &y)));
+    }
+}
+
 /// A random-ish matrix (not zeros: zeros run faster than real data on tensor cores).
 fn rand_matrix<T: cuarray::GemmElement>(dev: &Device, shape: &[usize]) -> DeviceArray<T> {
     let n: usize = shape.iter().product();
@@ -523,6 +556,7 @@ fn main() {
             ));
         }
     }
+    user_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
     let m2 = (side * side) as f64;
     let square_cases = [

@@ -98,6 +98,7 @@ pub mod random;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
+pub mod user_kernels;
 
 pub use array::{
     allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
@@ -121,3 +122,4 @@ pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
 pub use ops::catalogue::common_specs;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
+pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

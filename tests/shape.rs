@@ -1113,6 +1113,7 @@ fn render_example_from_the_docs() {
     let spec = ElementwiseSpec {
         op: "add".into(),
         body: "out0 = in0 + in1;".into(),
+        preamble: "".into(),
         inputs: TypeList::new(&[DType::F32, DType::F32]),
         outputs: TypeList::new(&[DType::F32]),
         scalars: TypeList::new(&[]),

@@ -282,6 +282,77 @@ impl<T: Element> DeviceArray<T> {
     }
 }
 
+/// A borrowed array with its element type erased: how user kernels take their arguments.
+#[derive(Clone, Copy)]
+pub(crate) struct ArrayRef<'a> {
+    buf: &'a Arc<DeviceBuffer>,
+    layout: &'a Layout,
+    device: &'a Device,
+    pub(crate) dtype: DType,
+}
+
+impl<T: Element> DeviceArray<T> {
+    /// This array with its element type erased.
+    pub(crate) fn erased(&self) -> ArrayRef<'_> {
+        ArrayRef {
+            buf: &self.buf,
+            layout: &self.layout,
+            device: self.device(),
+            dtype: T::DTYPE,
+        }
+    }
+}
+
+impl<'a> ArrayRef<'a> {
+    /// The layout.
+    pub(crate) fn layout(&self) -> &'a Layout {
+        self.layout
+    }
+    /// The device handle whose stream the array's operations run on.
+    pub(crate) fn device(&self) -> &'a Device {
+        self.device
+    }
+    /// As [`DeviceArray::used_by`].
+    pub(crate) fn used_by(&self, op: &'static str, on: &Device) -> Result<()> {
+        same_device(op, on, self.device)?;
+        self.buf.used_on(on);
+        Ok(())
+    }
+    /// The array as a kernel operand broadcast to `shape`.
+    pub(crate) fn operand_as(&self, shape: &[usize]) -> Result<Operand<'a>> {
+        let layout = if self.layout.shape() == shape {
+            Cow::Borrowed(self.layout)
+        } else {
+            Cow::Owned(self.layout.broadcast_to(shape)?)
+        };
+        Operand::new(self.buf, layout, self.dtype)
+    }
+    /// As [`DeviceArray::check_writable`].
+    pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
+        check_writable(op, self.layout)
+    }
+}
+
+/// Refuses to write through a broadcast view (see [`DeviceArray::check_writable`]).
+pub(crate) fn check_writable(op: &'static str, layout: &Layout) -> Result<()> {
+    if layout
+        .shape()
+        .iter()
+        .zip(layout.strides())
+        .any(|(&d, &s)| d > 1 && s == 0)
+    {
+        return Err(crate::Error::invalid(
+            op,
+            format!(
+                "cannot write into a broadcast view (shape {:?}, strides {:?}); copy() it first",
+                layout.shape(),
+                layout.strides()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that two arrays live on the same device.
 pub(crate) fn same_device(op: &'static str, a: &Device, b: &Device) -> Result<()> {
     if a != b {

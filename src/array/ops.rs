@@ -124,22 +124,7 @@ impl<T: Element> DeviceArray<T> {
     /// Refuses to write through a broadcast view (a stride 0 over an extent > 1 aliases one
     /// element many times), as NumPy refuses with a read-only view.
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {
-        if self
-            .shape()
-            .iter()
-            .zip(self.strides())
-            .any(|(&d, &s)| d > 1 && s == 0)
-        {
-            return Err(crate::Error::invalid(
-                op,
-                format!(
-                    "cannot write into a broadcast view (shape {:?}, strides {:?}); copy() it first",
-                    self.shape(),
-                    self.strides()
-                ),
-            ));
-        }
-        Ok(())
+        super::check_writable(op, self.layout())
     }
 
     /// Elementwise `self == rhs` with broadcasting; `rhs` is an array or a scalar

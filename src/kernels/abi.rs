@@ -48,7 +48,9 @@ impl Scalar {
 }
 
 const WORDS: usize = 320;
-const MAX_ARGS: usize = MAX_OPERANDS + MAX_SCALARS + 1;
+/// Most arguments of one launch (a raw kernel's too).
+pub(crate) const MAX_ARGS: usize = 16;
+const _: () = assert!(MAX_ARGS > MAX_OPERANDS + MAX_SCALARS);
 
 /// Arguments of one launch.
 pub(crate) struct KernelArgs {
@@ -163,7 +165,28 @@ impl KernelArgs {
     /// The arguments pushed must match the kernel's parameter list in number, order and
     /// type, and every pointer must address memory the kernel may access as it will.
     pub(crate) unsafe fn launch(&mut self, device: &Device, f: &Kernel, grid: u32) -> Result<()> {
-        let block = f.block_threads;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.launch_with(device, f, (grid, 1, 1), (f.block_threads, 1, 1), 0) }
+    }
+
+    /// Number of arguments pushed so far.
+    pub(crate) fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Launches `f` on the device's stream with a 3-D `grid` of 3-D `block`s and `shared`
+    /// bytes of dynamic shared memory.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch).
+    pub(crate) unsafe fn launch_with(
+        &mut self,
+        device: &Device,
+        f: &Kernel,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        shared: u32,
+    ) -> Result<()> {
         let base = self.buf.as_mut_ptr() as *mut u8;
         let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         for (p, &at) in ptrs.iter_mut().zip(&self.at[..self.n]) {
@@ -176,9 +199,9 @@ impl KernelArgs {
         unsafe {
             cudarc::driver::result::launch_kernel(
                 f.func.cu_function(),
-                (grid, 1, 1),
-                (block, 1, 1),
-                0,
+                grid,
+                block,
+                shared,
                 device.cu_stream(),
                 &mut ptrs[..self.n],
             )

@@ -20,10 +20,13 @@ pub mod family;
 #[doc(hidden)]
 pub mod nvrtc;
 pub(crate) mod sources;
+mod text;
 
 pub use cache::CacheStats;
 #[doc(hidden)]
 pub use cache::{cache_key, DiskCache};
+#[doc(hidden)]
+pub use text::Text;
 
 use crate::element::DType;
 use crate::{Device, Result};

@@ -7,8 +7,7 @@
 use crate::element::DType;
 use crate::kernels::family::elementwise::{ElementwiseSpec, Variant};
 use crate::kernels::family::reduce::{Acc, ArgValue, Identity};
-use crate::kernels::{IndexWidth, KernelSpec, TypeList};
-use std::borrow::Cow;
+use crate::kernels::{IndexWidth, KernelSpec, Text, TypeList};
 
 macro_rules! op_enum {
     ($(#[$meta:meta])* $enum:ident { $($(#[doc = $doc:literal])* $variant:ident => $name:literal),* $(,)? }) => {
@@ -248,13 +247,15 @@ pub struct ReduceDef {
     /// Accumulator type.
     pub acc: Acc,
     /// Identity expression.
-    pub identity: Cow<'static, str>,
+    pub identity: Text,
+    /// Source between the typedefs and the kernel (empty for built-in ops).
+    pub preamble: Text,
     /// Pre-map statements.
-    pub pre: &'static str,
+    pub pre: Text,
     /// Operator expression in `a`, `b`.
-    pub combine: &'static str,
+    pub combine: Text,
     /// Post-map statements.
-    pub post: &'static str,
+    pub post: Text,
 }
 
 /// The wide accumulator of `d` for sums, products, max and min.
@@ -331,10 +332,11 @@ impl ReduceOp {
         let out = "out0 = out0_t(a);";
         let def = |acc: Acc, identity: Identity, pre, combine, post| ReduceDef {
             acc,
-            identity: acc.identity(identity),
-            pre,
-            combine,
-            post,
+            identity: acc.identity(identity).into(),
+            preamble: Text::EMPTY,
+            pre: Text::Static(pre),
+            combine: Text::Static(combine),
+            post: Text::Static(post),
         };
         match self {
             ReduceOp::Sum => def(sum_acc(d), Identity::Zero, plain, "a + b", out),
@@ -437,6 +439,7 @@ pub fn common_specs() -> Vec<KernelSpec> {
                 specs.push(KernelSpec::from(ElementwiseSpec {
                     op: op.name().into(),
                     body: op.body().into(),
+                    preamble: Text::EMPTY,
                     inputs: TypeList::new(&[d, d]),
                     outputs: TypeList::new(&[d]),
                     scalars: TypeList::new(&[]),

@@ -9,12 +9,11 @@ use crate::element::DType;
 use crate::kernels::abi::{KernelArgs, Scalar};
 use crate::kernels::cache::kernel;
 use crate::kernels::family::elementwise::{ElementwiseSpec, STRIDED_CHUNK};
-use crate::kernels::{IndexWidth, TypeList, BLOCK, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
+use crate::kernels::{IndexWidth, Text, TypeList, BLOCK, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, grid_uncapped, index_width};
 use crate::shape::{collapse, Collapsed, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
-use std::borrow::Cow;
 
 pub use super::catalogue::{BinaryOp, UnaryOp};
 pub use crate::kernels::family::elementwise::Variant;
@@ -218,10 +217,10 @@ fn work_items(p: &Plan, variant: Variant, spec: &ElementwiseSpec) -> usize {
     }
 }
 
-/// The spec of an elementwise kernel.
+/// The spec of an elementwise kernel (without preamble).
 pub fn spec_for(
-    op: impl Into<Cow<'static, str>>,
-    body: impl Into<Cow<'static, str>>,
+    op: impl Into<Text>,
+    body: impl Into<Text>,
     inputs: &[DType],
     outputs: &[DType],
     scalars: &[DType],
@@ -231,6 +230,7 @@ pub fn spec_for(
     ElementwiseSpec {
         op: op.into(),
         body: body.into(),
+        preamble: Text::EMPTY,
         inputs: TypeList::new(inputs),
         outputs: TypeList::new(outputs),
         scalars: TypeList::new(scalars),
@@ -239,7 +239,19 @@ pub fn spec_for(
     }
 }
 
-/// Runs `body` over `outs` and `ins`, all of the same shape (broadcast already applied).
+/// What one elementwise launch computes: the source parts of its spec.
+#[derive(Debug, Clone)]
+pub(crate) struct Code {
+    /// Op name, part of the kernel symbol.
+    pub(crate) op: Text,
+    /// The op body.
+    pub(crate) body: Text,
+    /// Source between the typedefs and the kernel (empty for built-in ops).
+    pub(crate) preamble: Text,
+}
+
+/// Runs the built-in `body` over `outs` and `ins`, all of the same shape (broadcast
+/// already applied).
 pub(crate) fn run(
     device: &Device,
     op: &'static str,
@@ -248,7 +260,24 @@ pub(crate) fn run(
     ins: &[Operand<'_>],
     scalars: &[Scalar],
 ) -> Result<()> {
+    let code = Code {
+        op: Text::Static(op),
+        body: Text::Static(body),
+        preamble: Text::EMPTY,
+    };
+    run_code(device, &code, outs, ins, scalars)
+}
+
+/// Runs `code` over `outs` and `ins`, all of the same shape (broadcast already applied).
+pub(crate) fn run_code(
+    device: &Device,
+    code: &Code,
+    outs: &[Operand<'_>],
+    ins: &[Operand<'_>],
+    scalars: &[Scalar],
+) -> Result<()> {
     debug_assert!(!outs.is_empty());
+    let op = code.op.static_or("elementwise kernel");
     let _range = crate::profile::range(op);
     if outs.len() + ins.len() > MAX_OPERANDS || scalars.len() > MAX_SCALARS {
         return Err(Error::invalid(op, "too many operands for one kernel"));
@@ -270,7 +299,7 @@ pub(crate) fn run(
     let strides = &strides[..outs.len() + ins.len()];
     let c = order_and_collapse(shape, strides);
     if c.shape.len() > MAX_DIMS {
-        return run_split(device, op, body, outs, ins, scalars, &c);
+        return run_split(device, code, outs, ins, scalars, &c);
     }
     let p = plan(shape, strides)?;
     if p.size == 0 {
@@ -295,15 +324,16 @@ pub(crate) fn run(
     }
     let ptrs = &ptrs[..outs.len() + ins.len()];
     let variant = refine(&p, ptrs, outs.len());
-    let spec = spec_for(
-        op,
-        body,
-        in_types,
-        &otypes[..outs.len()],
-        &stypes[..scalars.len()],
+    let spec = ElementwiseSpec {
+        op: code.op.clone(),
+        body: code.body.clone(),
+        preamble: code.preamble.clone(),
+        inputs: TypeList::new(in_types),
+        outputs: TypeList::new(&otypes[..outs.len()]),
+        scalars: TypeList::new(&stypes[..scalars.len()]),
         variant,
-        p.index,
-    );
+        index: p.index,
+    };
     let items = work_items(&p, variant, &spec);
     let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
@@ -333,19 +363,19 @@ pub(crate) fn run(
     unsafe { args.launch(device, &f, grid) }
 }
 
-/// `run` for layouts that stay above [`MAX_DIMS`] dimensions after collapsing (NumPy
+/// `run_code` for layouts that stay above [`MAX_DIMS`] dimensions after collapsing (NumPy
 /// allows 64): one launch of the innermost `MAX_DIMS` collapsed dimensions for each index
 /// of the outer ones. Bodies see `i` counted within each launch; the built-in ops whose
 /// bodies read `i` write fresh contiguous outputs, which always collapse.
 fn run_split<'a>(
     device: &Device,
-    op: &'static str,
-    body: &'static str,
+    code: &Code,
     outs: &[Operand<'a>],
     ins: &[Operand<'a>],
     scalars: &[Scalar],
     c: &Collapsed,
 ) -> Result<()> {
+    let op = code.op.static_or("elementwise kernel");
     let outer = c.shape.len() - MAX_DIMS;
     let inner_shape = &c.shape[outer..];
     let count: usize = c.shape[..outer].iter().product();
@@ -371,7 +401,7 @@ fn run_split<'a>(
             .enumerate()
             .map(|(k, o)| sub(outs.len() + k, o))
             .collect::<Result<Vec<_>>>()?;
-        run(device, op, body, &sub_outs, &sub_ins, scalars)?;
+        run_code(device, code, &sub_outs, &sub_ins, scalars)?;
         for d in (0..outer).rev() {
             idx[d] += 1;
             if idx[d] < c.shape[d] {

@@ -7,7 +7,7 @@ use crate::element::DType;
 use crate::kernels::abi::{KernelArgs, Scalar};
 use crate::kernels::cache::{kernel, Kernel};
 use crate::kernels::family::reduce::{ReduceSpec, Variant};
-use crate::kernels::{IndexWidth, TypeList, MAX_DIMS};
+use crate::kernels::{IndexWidth, Text, TypeList, MAX_DIMS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, index_width};
 use crate::shape::{collapse, normalize_axis, Layout};
 use crate::{Device, Error, Result};
@@ -202,8 +202,8 @@ fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
 
 /// One launch of the reduce template.
 struct Pass<'a> {
-    def: ReduceDef,
-    op: ReduceOp,
+    def: &'a ReduceDef,
+    name: &'a Text,
     in_dtype: DType,
     out_dtype: DType,
     input: CUdeviceptr,
@@ -256,20 +256,25 @@ fn vector_width(p: &Pass<'_>) -> u8 {
 }
 
 fn spec(p: &Pass<'_>) -> ReduceSpec {
+    let mut stypes = [DType::Bool; MAX_SCALARS];
+    for (t, s) in stypes.iter_mut().zip(p.scalars) {
+        *t = s.dtype;
+    }
     ReduceSpec {
-        op: p.op.name().into(),
+        op: p.name.clone(),
+        preamble: p.def.preamble.clone(),
         pre: if p.partial_in {
             "a = in0;".into()
         } else {
-            p.def.pre.into()
+            p.def.pre.clone()
         },
         input: p.in_dtype,
         output: p.out_dtype,
-        scalars: TypeList::new(&p.scalars.iter().map(|s| s.dtype).collect::<Vec<_>>()),
+        scalars: TypeList::new(&stypes[..p.scalars.len()]),
         acc: p.def.acc,
         identity: p.def.identity.clone(),
-        combine: p.def.combine.into(),
-        post: p.def.post.into(),
+        combine: p.def.combine.clone(),
+        post: p.def.post.clone(),
         partial_in: p.partial_in,
         partial_out: p.partial_out,
         finish: p.finish,
@@ -327,15 +332,46 @@ pub(crate) fn run(
     aux: Option<&Operand<'_>>,
     scalars: &[Scalar],
 ) -> Result<()> {
-    let _range = crate::profile::range(op.name());
+    let def = op.def(input.dtype());
+    run_def(
+        device,
+        &Text::Static(op.name()),
+        &def,
+        p,
+        input,
+        output,
+        aux,
+        scalars,
+    )
+}
+
+/// Runs the reduction `def` (named `name` in its kernel's symbol) of `input` planned as
+/// `p` (from the input's layout) into the C-contiguous `output` of `p.n_out` elements,
+/// with an optional per-output aux input and scalars (read by the maps).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_def(
+    device: &Device,
+    name: &Text,
+    def: &ReduceDef,
+    p: &ReducePlan,
+    input: &Operand<'_>,
+    output: &Operand<'_>,
+    aux: Option<&Operand<'_>>,
+    scalars: &[Scalar],
+) -> Result<()> {
+    let op = name.static_or("reduction kernel");
+    let _range = crate::profile::range(op);
     if p.n_out == 0 {
         return Ok(());
+    }
+    if scalars.len() > MAX_SCALARS {
+        return Err(Error::invalid(op, "too many scalars for one kernel"));
     }
     // The plan's offsets are the input's; the output and aux are read one per row.
     let rows_fit = |o: &Operand<'_>| o.layout().is_c_contiguous() && o.layout().size() == p.n_out;
     if !rows_fit(output) || aux.is_some_and(|a| !rows_fit(a)) {
         return Err(Error::invalid(
-            op.name(),
+            op,
             format!(
                 "the output (and aux input) must be C-contiguous with {} elements",
                 p.n_out
@@ -345,13 +381,12 @@ pub(crate) fn run(
     let (in_dtype, out_dtype) = (input.dtype(), output.dtype());
     let (input, output) = (input.ptr(), output.ptr());
     let aux = aux.map(|a| (a.ptr(), a.dtype()));
-    let def = op.def(in_dtype);
     // Rows cut into pieces finish in the same launch (the last piece of a row combines
     // the partials); columns take a second launch.
     let one_launch = matches!(p.strategy, Strategy::Rows { .. }) && p.n_out <= ROW_COUNTERS;
     let mut pass = Pass {
         def,
-        op,
+        name,
         in_dtype,
         out_dtype,
         input,

@@ -120,13 +120,13 @@ pub fn scan_spec(
     let def = op.def(in_dtype);
     ScanSpec {
         op: op.scan_name().into(),
-        pre: def.pre.into(),
+        pre: def.pre,
         input: in_dtype,
         output: out_dtype,
         acc: def.acc,
         identity: def.identity,
-        combine: def.combine.into(),
-        post: def.post.into(),
+        combine: def.combine,
+        post: def.post,
         variant,
         index,
     }

@@ -36,6 +36,7 @@ mod specs;
 mod stats;
 mod streams;
 mod transfer;
+mod user;
 
 use libtest_mimic::{Arguments, Trial};
 
@@ -67,5 +68,6 @@ fn main() {
     hardening::trials(&mut trials);
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
+    user::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }

@@ -95,18 +95,19 @@ fn reduce_spec(
     };
     ReduceSpec {
         op: op.name().into(),
+        preamble: def.preamble,
         pre: if partial_in {
             "a = in0;".into()
         } else {
-            def.pre.into()
+            def.pre
         },
         input: d,
         output: reduce_out(op, d),
         scalars: TypeList::new(if stats { &[DType::F64] } else { &[] }),
         acc: def.acc,
         identity: def.identity,
-        combine: def.combine.into(),
-        post: def.post.into(),
+        combine: def.combine,
+        post: def.post,
         partial_in,
         partial_out,
         finish,

@@ -7,11 +7,11 @@
 //! The op body is C++ statements over the names `in0, in1, ...` (inputs, already loaded,
 //! of types `in0_t, ...`), `out0, ...` (outputs, to assign, of types `out0_t, ...`),
 //! `s0, ...` (scalar parameters) and `i` (the element's logical row-major index), as in
-//! CuPy's `ElementwiseKernel`.
+//! CuPy's `ElementwiseKernel`. An optional preamble (device functions, type names) goes
+//! between the typedefs and the kernel.
 
 use crate::kernels::emit::{self, lanes, vector_load};
-use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, BLOCK};
-use std::borrow::Cow;
+use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList, BLOCK};
 use std::fmt::Write as _;
 
 /// How the operands of an elementwise kernel are indexed.
@@ -58,6 +58,7 @@ pub enum Variant {
 /// let spec = ElementwiseSpec {
 ///     op: "add".into(),
 ///     body: "out0 = in0 + in1;".into(),
+///     preamble: "".into(),
 ///     inputs: TypeList::new(&[DType::F32, DType::F32]),
 ///     outputs: TypeList::new(&[DType::F32]),
 ///     scalars: TypeList::new(&[]),
@@ -70,9 +71,11 @@ pub enum Variant {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ElementwiseSpec {
     /// Op name, part of the kernel symbol (`[a-z0-9_]+`).
-    pub op: Cow<'static, str>,
+    pub op: Text,
     /// The op body.
-    pub body: Cow<'static, str>,
+    pub body: Text,
+    /// Source placed after the typedefs, before the kernel (empty for built-in ops).
+    pub preamble: Text,
     /// Input element types.
     pub inputs: TypeList,
     /// Output element types.
@@ -275,6 +278,10 @@ impl Family for ElementwiseSpec {
         emit::typedefs(src, "in", self.inputs.as_slice());
         emit::typedefs(src, "out", self.outputs.as_slice());
         emit::typedefs(src, "s", self.scalars.as_slice());
+        if !self.preamble.is_empty() {
+            src.push_str(&self.preamble);
+            src.push('\n');
+        }
         // Contiguous variants touch element i of every operand exactly once, so the
         // pointers may be declared non-aliasing (even for in-place ops, which read each
         // element before writing it at the same index).
@@ -394,6 +401,7 @@ mod tests {
         ElementwiseSpec {
             op: "add".into(),
             body: "out0 = in0 + in1;".into(),
+            preamble: Text::EMPTY,
             inputs: TypeList::new(&[DType::F16, DType::F16]),
             outputs: TypeList::new(&[DType::F16]),
             scalars: TypeList::new(&[DType::F64]),

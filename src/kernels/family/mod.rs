@@ -10,5 +10,6 @@
 pub mod elementwise;
 pub mod gemm;
 pub mod random;
+pub mod raw;
 pub mod reduce;
 pub mod scan;

@@ -8,7 +8,7 @@
 
 use crate::element::DType;
 use crate::kernels::emit::{self, lanes, pre_map, vector_load};
-use crate::kernels::{Family, IndexWidth, KernelSpec, TypeList, BLOCK};
+use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList, BLOCK};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -40,6 +40,9 @@ pub enum Acc {
     F64,
     /// A value and the index where it was found (`cuarray_argacc<V>`).
     Arg(ArgValue),
+    /// One element of a dtype not covered above (user kernels' declared reduce types;
+    /// see [`Acc::of`]).
+    Plain(DType),
 }
 
 impl ArgValue {
@@ -68,9 +71,23 @@ pub enum Identity {
 }
 
 impl Acc {
+    /// The accumulator holding one element of `d`: the arms above where one fits
+    /// (`Int` for `i32`), else `Plain(d)`.
+    pub const fn of(d: DType) -> Acc {
+        match d {
+            DType::I32 => Acc::Int,
+            DType::I64 => Acc::I64,
+            DType::U64 => Acc::U64,
+            DType::F32 => Acc::F32,
+            DType::F64 => Acc::F64,
+            other => Acc::Plain(other),
+        }
+    }
+
     /// The CUDA type.
     pub const fn cuda_type(self) -> &'static str {
         match self {
+            Acc::Plain(d) => d.cuda_type(),
             Acc::Int => "int",
             Acc::I64 => "long long",
             Acc::U64 => "unsigned long long",
@@ -89,6 +106,7 @@ impl Acc {
             Acc::Int | Acc::F32 => 4,
             Acc::I64 | Acc::U64 | Acc::F64 => 8,
             Acc::Arg(_) => 16,
+            Acc::Plain(d) => d.size(),
         }
     }
 
@@ -110,6 +128,19 @@ impl Acc {
                 (Acc::Int, Identity::Lowest) => "(-2147483647 - 1)",
                 (Acc::Int, Identity::Highest) => "2147483647",
                 (Acc::Arg(_), _) => unreachable!("arg accumulators are handled below"),
+                // Through float: exact for 16-bit floats and small integers.
+                (Acc::Plain(d), Identity::Lowest) if d.is_float() => "-__int_as_float(0x7f800000)",
+                (Acc::Plain(d), Identity::Highest) if d.is_float() => "__int_as_float(0x7f800000)",
+                (Acc::Plain(DType::Bool), Identity::Lowest) => "false",
+                (Acc::Plain(DType::Bool), Identity::Highest) => "true",
+                (Acc::Plain(DType::I8), Identity::Lowest) => "(-128)",
+                (Acc::Plain(DType::I8), Identity::Highest) => "127",
+                (Acc::Plain(DType::I16), Identity::Lowest) => "(-32768)",
+                (Acc::Plain(DType::I16), Identity::Highest) => "32767",
+                (Acc::Plain(_), Identity::Lowest) => "0",
+                (Acc::Plain(DType::U8), Identity::Highest) => "255",
+                (Acc::Plain(DType::U16), Identity::Highest) => "65535",
+                (Acc::Plain(_), Identity::Highest) => "4294967295U",
             }
         };
         match self {
@@ -149,10 +180,12 @@ pub enum Variant {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ReduceSpec {
     /// Op name, part of the kernel symbol.
-    pub op: Cow<'static, str>,
+    pub op: Text,
+    /// Source placed after the typedefs, before the kernel (empty for built-in ops).
+    pub preamble: Text,
     /// Pre-map: statements assigning the accumulator `a` from `in0`, the element's index
     /// `j` along the reduced axes and, with an aux input, the per-output value `k0`.
-    pub pre: Cow<'static, str>,
+    pub pre: Text,
     /// Input element type (ignored with `partial_in`: the input holds accumulators).
     pub input: DType,
     /// Output element type.
@@ -162,11 +195,11 @@ pub struct ReduceSpec {
     /// Accumulator type.
     pub acc: Acc,
     /// Identity of the operator, an expression of type `acc_t`.
-    pub identity: Cow<'static, str>,
+    pub identity: Text,
     /// The operator: an expression in `a` and `b`, both `acc_t`.
-    pub combine: Cow<'static, str>,
+    pub combine: Text,
     /// Post-map: statements assigning `out0` from the result `a` (and scalars `s0...`).
-    pub post: Cow<'static, str>,
+    pub post: Text,
     /// Input 0 holds partial accumulators of an earlier pass (`in0_t` is `acc_t`).
     pub partial_in: bool,
     /// Output 0 receives partial accumulators (no post-map).
@@ -240,6 +273,12 @@ impl Family for ReduceSpec {
             emit::typedef(src, aux.cuda_type(), "k0_t");
         }
         emit::typedefs(src, "s", self.scalars.as_slice());
+        if !self.preamble.is_empty() {
+            // The input's own type, also in the pass that reads partial accumulators.
+            emit::typedef(src, self.input.cuda_type(), "cuarray_in0_elem_t");
+            src.push_str(&self.preamble);
+            src.push('\n');
+        }
         let mut params = vec![if self.partial_out {
             "acc_t* p_out0".to_string()
         } else {

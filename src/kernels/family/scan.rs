@@ -9,8 +9,7 @@
 use super::reduce::Acc;
 use crate::element::DType;
 use crate::kernels::emit::{self, lanes, post_map, pre_map, vector_load};
-use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
-use std::borrow::Cow;
+use crate::kernels::{Family, IndexWidth, KernelSpec, Text, BLOCK};
 use std::fmt::Write as _;
 
 /// Elements each thread of a tiled scan holds.
@@ -42,9 +41,9 @@ pub enum Variant {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ScanSpec {
     /// Op name, part of the kernel symbol.
-    pub op: Cow<'static, str>,
+    pub op: Text,
     /// Pre-map: statements assigning the accumulator `a` from `in0` (and `j`, `row`).
-    pub pre: Cow<'static, str>,
+    pub pre: Text,
     /// Input element type.
     pub input: DType,
     /// Output element type.
@@ -52,11 +51,11 @@ pub struct ScanSpec {
     /// Accumulator type.
     pub acc: Acc,
     /// Identity of the operator, an expression of type `acc_t`.
-    pub identity: Cow<'static, str>,
+    pub identity: Text,
     /// The operator: an expression in `a` and `b`, both `acc_t`.
-    pub combine: Cow<'static, str>,
+    pub combine: Text,
     /// Post-map: statements assigning `out0` from `a`.
-    pub post: Cow<'static, str>,
+    pub post: Text,
     /// Layout variant.
     pub variant: Variant,
     /// Index width.

@@ -1,0 +1,236 @@
+//! Kernels written by the user, as in CuPy: [`ElementwiseKernel`] (a line of CUDA C over
+//! broadcast arrays), [`ReductionKernel`] (map, reduce and post-map expressions over any
+//! axes) and [`RawKernel`] / [`RawModule`] (a whole CUDA source, launched with an explicit
+//! geometry).
+//!
+//! All three run on the machinery of cuarray's own operations: an `ElementwiseKernel` is
+//! an instance of the same N-ary elementwise template as `a + b` (the same plan,
+//! contiguous and vectorized fast paths, broadcasting and strided variants), a
+//! `ReductionKernel` one of the same reduction template as `a.sum()`, and every kernel goes
+//! through the same kernel cache (in memory and on disk, counted in
+//! [`Device::kernel_cache_stats`]): the second call with the same types and layout class
+//! compiles nothing.
+//!
+//! # Parameters
+//! Parameter lists follow CuPy's model: `"T x, T y, float32 a"`, comma-separated, each a
+//! type and a name. Types are NumPy dtype names (`float32`, `int64`, `bool`...), C names
+//! meaning what they mean in CUDA C (`float` is 32-bit, `double`, `int`, `unsigned int`,
+//! `long long`, `half`...), Rust names (`f32`, `i64`...), or placeholders (an identifier
+//! starting with an upper-case letter, such as `T`) bound at the call to the dtype of the
+//! first argument declared with them. The body sees each parameter under its own name,
+//! each placeholder as a type name, the element's index `i` and (ElementwiseKernel) the
+//! element count `n`. `f16` and `bf16` elements (`cuarray_f16`, `cuarray_bf16`) convert
+//! to and from `float` implicitly, without CUDA headers. A parameter of an
+//! `ElementwiseKernel` is an array or a scalar according to the argument passed.
+//!
+//! # Errors
+//! A wrong number of arguments, an argument of the wrong type or kind, and a placeholder
+//! bound to two dtypes are [`Error::InvalidArgument`]
+//! naming the parameter. A body that does not compile is
+//! [`Error::Compile`] with NVRTC's log, whose line numbers are
+//! those of the user's text (`saxpy.operation(1): error: ...`).
+
+mod elementwise;
+mod params;
+mod raw;
+mod reduction;
+
+pub use elementwise::ElementwiseKernel;
+pub use params::{dtype_named, parse_params, Param, ParamType};
+pub use raw::{RawKernel, RawModule};
+pub use reduction::ReductionKernel;
+
+use crate::array::ArrayRef;
+use crate::element::{DType, Element};
+use crate::kernels::abi::{Scalar, MAX_ARGS};
+use crate::{Device, DeviceArray, Error, Result};
+
+/// One argument of a user kernel: kept in a fixed list, no allocation per call.
+#[derive(Clone, Copy)]
+pub(crate) enum Arg<'a> {
+    Array(ArrayRef<'a>),
+    Scalar(Scalar),
+}
+
+impl Arg<'_> {
+    /// What the argument is, for messages: `an array of f32`, `a scalar of i64`.
+    fn describe(&self) -> String {
+        match self {
+            Arg::Array(a) => format!("an array of {}", a.dtype),
+            Arg::Scalar(s) => format!("a scalar of {}", s.dtype),
+        }
+    }
+    fn dtype(&self) -> DType {
+        match self {
+            Arg::Array(a) => a.dtype,
+            Arg::Scalar(s) => s.dtype,
+        }
+    }
+}
+
+/// The arguments of one call (built by [`KernelArgs`]; opaque).
+pub struct ArgList<'a> {
+    items: [Option<Arg<'a>>; MAX_ARGS],
+    len: usize,
+    /// More arguments than fit were given.
+    overflow: usize,
+}
+
+impl<'a> ArgList<'a> {
+    fn new() -> ArgList<'a> {
+        ArgList {
+            items: [None; MAX_ARGS],
+            len: 0,
+            overflow: 0,
+        }
+    }
+    fn push(&mut self, a: Arg<'a>) {
+        if self.len < MAX_ARGS {
+            self.items[self.len] = Some(a);
+            self.len += 1;
+        } else {
+            self.overflow += 1;
+        }
+    }
+    /// Number of arguments given.
+    fn count(&self) -> usize {
+        self.len + self.overflow
+    }
+    fn iter(&self) -> impl Iterator<Item = Arg<'a>> + '_ {
+        self.items[..self.len].iter().flatten().copied()
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// One argument of a user kernel: `&DeviceArray<T>` or a scalar of an element type
+/// (`2.5f32`, `7i64`, `true`...).
+pub trait KernelArg<'a>: sealed::Sealed {
+    /// Appends the argument to `list`.
+    #[doc(hidden)]
+    fn push_to(self, list: &mut ArgList<'a>);
+}
+
+impl<T: Element> sealed::Sealed for &DeviceArray<T> {}
+impl<'a, T: Element> KernelArg<'a> for &'a DeviceArray<T> {
+    fn push_to(self, list: &mut ArgList<'a>) {
+        list.push(Arg::Array(self.erased()));
+    }
+}
+
+impl<T: Element> sealed::Sealed for T {}
+impl<'a, T: Element> KernelArg<'a> for T {
+    fn push_to(self, list: &mut ArgList<'a>) {
+        list.push(Arg::Scalar(Scalar::of(self)));
+    }
+}
+
+/// The arguments of a call: a tuple of [`KernelArg`]s (`(&x, &y, 2.5f32)`, `(&x,)`, `()`),
+/// up to 16.
+pub trait KernelArgs<'a> {
+    /// Appends every argument to `list`.
+    #[doc(hidden)]
+    fn push_all(self, list: &mut ArgList<'a>);
+}
+
+macro_rules! tuple_args {
+    ($($t:ident),*) => {
+        impl<'a, $($t: KernelArg<'a>),*> KernelArgs<'a> for ($($t,)*) {
+            #[allow(non_snake_case, unused_variables)]
+            fn push_all(self, list: &mut ArgList<'a>) {
+                let ($($t,)*) = self;
+                $($t.push_to(list);)*
+            }
+        }
+    };
+}
+tuple_args!();
+tuple_args!(A);
+tuple_args!(A, B);
+tuple_args!(A, B, C);
+tuple_args!(A, B, C, D);
+tuple_args!(A, B, C, D, E);
+tuple_args!(A, B, C, D, E, F);
+tuple_args!(A, B, C, D, E, F, G);
+tuple_args!(A, B, C, D, E, F, G, H);
+tuple_args!(A, B, C, D, E, F, G, H, I);
+tuple_args!(A, B, C, D, E, F, G, H, I, J);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+tuple_args!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
+
+/// The outputs a call allocates and returns: `DeviceArray<U>` for one output, a tuple of
+/// `DeviceArray`s for several. Their element types bind the output parameters (checked at
+/// the call), so a type annotation picks them: `let z: DeviceArray<f32> = k.call(...)?`.
+pub trait KernelOutputs: Sized + sealed::Sealed {
+    /// The element types, in order.
+    #[doc(hidden)]
+    const DTYPES: &'static [DType];
+    /// New C-contiguous arrays of `shape`.
+    #[doc(hidden)]
+    fn alloc(device: &Device, shape: &[usize]) -> Result<Self>;
+    /// Appends every output to `list`.
+    #[doc(hidden)]
+    fn push_all<'a>(&'a self, list: &mut ArgList<'a>);
+}
+
+impl<U: Element> sealed::Sealed for DeviceArray<U> {}
+impl<U: Element> KernelOutputs for DeviceArray<U> {
+    const DTYPES: &'static [DType] = &[U::DTYPE];
+    fn alloc(device: &Device, shape: &[usize]) -> Result<Self> {
+        DeviceArray::alloc_uninit(device, shape)
+    }
+    fn push_all<'a>(&'a self, list: &mut ArgList<'a>) {
+        self.push_to(list);
+    }
+}
+
+macro_rules! tuple_outputs {
+    ($($t:ident $k:tt),*) => {
+        impl<$($t: Element),*> sealed::Sealed for ($(DeviceArray<$t>,)*) {}
+        impl<$($t: Element),*> KernelOutputs for ($(DeviceArray<$t>,)*) {
+            const DTYPES: &'static [DType] = &[$($t::DTYPE),*];
+            fn alloc(device: &Device, shape: &[usize]) -> Result<Self> {
+                Ok(($(DeviceArray::<$t>::alloc_uninit(device, shape)?,)*))
+            }
+            fn push_all<'a>(&'a self, list: &mut ArgList<'a>) {
+                $(self.$k.push_to(list);)*
+            }
+        }
+    };
+}
+tuple_outputs!(A 0, B 1);
+tuple_outputs!(A 0, B 1, C 2);
+tuple_outputs!(A 0, B 1, C 2, D 3);
+
+/// `name` when it is a C identifier, for kernel names.
+fn check_name(op: &'static str, name: &str) -> Result<()> {
+    if params::is_ident(name) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            op,
+            format!("kernel name `{name}` is not a C identifier"),
+        ))
+    }
+}
+
+/// Parses a parameter list for `op`, naming `kernel` in errors.
+fn parse(op: &'static str, kernel: &str, what: &str, list: &str) -> Result<Vec<Param>> {
+    parse_params(list).map_err(|m| Error::invalid(op, format!("{kernel}: {what}: {m}")))
+}
+
+/// "`x`, `y` and `a`" for messages.
+fn names(params: &[Param]) -> String {
+    let v: Vec<String> = params.iter().map(|p| format!("`{}`", p.name)).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
