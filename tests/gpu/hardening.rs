@@ -125,12 +125,12 @@ fn views(dev: &Device) -> TResult {
     );
     // A broadcast view of 2^62 elements is a valid view, but 2^64 bytes of f32 are
     // not: to_host fails before allocating anything (no 'capacity overflow' panic).
-    let big = a.slice(s![..1])?.broadcast_to(&[1 << 31, 1 << 31])?;
+    let big = a.slice(s![..1])?.broadcast_to(&[1usize << 31, 1 << 31])?;
     too_large("to_host 2^64 bytes", "to_host", big.to_host())?;
     too_large("astype", "astype", big.astype::<f64>())?;
     too_large("copy", "copy", big.copy())?;
     // 2^60 elements of f32 fit in isize::MAX bytes but not in the host's memory.
-    let big = a.slice(s![..1])?.broadcast_to(&[1 << 30, 1 << 30])?;
+    let big = a.slice(s![..1])?.broadcast_to(&[1usize << 30, 1 << 30])?;
     ensure!(big.to_host().is_err(), "to_host of 4 EiB");
     // Concatenation: the joined extent overflows.
     let wide = a.slice(s![..1])?.broadcast_to(&[1usize << 62])?;
