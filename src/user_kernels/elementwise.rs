@@ -212,10 +212,13 @@ impl ElementwiseKernel {
             ));
         };
         let device = first.device();
-        let mut shape = first.layout().shape().to_vec();
+        // The common case, every array of one shape, allocates no shape.
+        let mut shape = std::borrow::Cow::Borrowed(first.layout().shape());
         for a in list.iter() {
             if let Arg::Array(a) = a {
-                shape = broadcast_shapes(OP, &shape, a.layout().shape())?;
+                if a.layout().shape() != &*shape {
+                    shape = broadcast_shapes(OP, &shape, a.layout().shape())?.into();
+                }
             }
         }
         let outs = O::alloc(device, &shape)?;
@@ -332,7 +335,7 @@ impl ElementwiseKernel {
     }
 
     /// Checks the inputs' count and types against the parameters, binding placeholders.
-    fn check_inputs(&self, list: &ArgList<'_>, binding: &mut Binding) -> Result<()> {
+    fn check_inputs<'s>(&'s self, list: &ArgList<'_>, binding: &mut Binding<'s>) -> Result<()> {
         let k = &self.inner;
         if list.count() != k.inputs.len() {
             return Err(Error::invalid(
@@ -348,7 +351,7 @@ impl ElementwiseKernel {
         }
         for (p, a) in k.inputs.iter().zip(list.iter()) {
             binding
-                .bind(p, a.dtype(), &a.describe())
+                .bind(p, a.dtype(), a)
                 .map_err(|m| Error::invalid(OP, format!("{}: {m}", k.name)))?;
         }
         Ok(())

@@ -52,14 +52,18 @@ pub(crate) enum Arg<'a> {
     Scalar(Scalar),
 }
 
-impl Arg<'_> {
-    /// What the argument is, for messages: `an array of f32`, `a scalar of i64`.
-    fn describe(&self) -> String {
-        match self {
-            Arg::Array(a) => format!("an array of {}", a.dtype),
-            Arg::Scalar(s) => format!("a scalar of {}", s.dtype),
-        }
+/// What the argument is, for messages (`an array`, `a scalar`; the message adds the
+/// dtype). Written only when a message is.
+impl std::fmt::Display for Arg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Arg::Array(_) => "an array",
+            Arg::Scalar(_) => "a scalar",
+        })
     }
+}
+
+impl Arg<'_> {
     fn dtype(&self) -> DType {
         match self {
             Arg::Array(a) => a.dtype,

@@ -4,6 +4,7 @@
 //! so that compiler messages give the user's own line numbers.
 
 use crate::element::DType;
+use crate::kernels::abi::MAX_ARGS;
 use std::fmt::Write as _;
 
 /// A parameter's declared type.
@@ -159,15 +160,30 @@ pub fn parse_params(list: &str) -> Result<Vec<Param>, String> {
 }
 
 /// The dtypes bound to placeholders so far, in order of first binding.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Binding {
-    bound: Vec<(String, DType, String)>,
+#[derive(Debug, Clone)]
+pub(crate) struct Binding<'p> {
+    /// (placeholder, its dtype, the parameter that bound it), inline: a call allocates
+    /// nothing to check its arguments.
+    bound: [Option<(&'p str, DType, &'p str)>; MAX_ARGS],
 }
 
-impl Binding {
+impl Default for Binding<'_> {
+    fn default() -> Self {
+        Binding {
+            bound: [None; MAX_ARGS],
+        }
+    }
+}
+
+impl<'p> Binding<'p> {
     /// Checks that an argument of `actual` fits `param` (binding its placeholder if
     /// unbound); `what` describes the argument for the message.
-    pub(crate) fn bind(&mut self, param: &Param, actual: DType, what: &str) -> Result<(), String> {
+    pub(crate) fn bind(
+        &mut self,
+        param: &'p Param,
+        actual: DType,
+        what: impl std::fmt::Display,
+    ) -> Result<(), String> {
         match &param.ty {
             ParamType::Fixed(d) if *d == actual => Ok(()),
             ParamType::Fixed(d) => Err(format!(
@@ -175,24 +191,32 @@ impl Binding {
                 param.name,
                 d.name()
             )),
-            ParamType::Placeholder(t) => match self.bound.iter().find(|b| &b.0 == t) {
-                Some((_, d, by)) if *d != actual => Err(format!(
-                    "parameter `{}` is {t}, which `{by}` bound to {d}; got {what} of {actual}",
-                    param.name
-                )),
-                Some(_) => Ok(()),
-                None => {
-                    self.bound.push((t.clone(), actual, param.name.clone()));
-                    Ok(())
+            ParamType::Placeholder(t) => {
+                let found = self.bound.iter().flatten().find(|b| b.0 == t.as_str());
+                match found {
+                    Some((_, d, by)) if *d != actual => Err(format!(
+                        "parameter `{}` is {t}, which `{by}` bound to {d}; got {what} of {actual}",
+                        param.name
+                    )),
+                    Some(_) => Ok(()),
+                    None => {
+                        let slot = self
+                            .bound
+                            .iter_mut()
+                            .find(|b| b.is_none())
+                            .ok_or_else(|| format!("more than {MAX_ARGS} placeholders"))?;
+                        *slot = Some((t.as_str(), actual, param.name.as_str()));
+                        Ok(())
+                    }
                 }
-            },
+            }
         }
     }
 
     /// The dtype bound to placeholder `t`.
     #[cfg(test)]
     pub(crate) fn get(&self, t: &str) -> Option<DType> {
-        self.bound.iter().find(|b| b.0 == t).map(|b| b.1)
+        self.bound.iter().flatten().find(|b| b.0 == t).map(|b| b.1)
     }
 }
 

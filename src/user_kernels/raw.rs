@@ -217,7 +217,7 @@ impl RawKernel {
             match (&p.kind, a) {
                 (Kind::Pointer(d), Arg::Array(x)) => {
                     if d.is_some_and(|d| d != x.dtype) {
-                        return Err(bad(a.describe()));
+                        return Err(bad(format!("{a} of {}", a.dtype())));
                     }
                     if !x.layout().is_c_contiguous() {
                         return Err(Error::invalid(
@@ -235,7 +235,7 @@ impl RawKernel {
                 (Kind::Scalar(d), Arg::Scalar(s)) if *d == s.dtype => {
                     la.scalar(&s);
                 }
-                _ => return Err(bad(a.describe())),
+                _ => return Err(bad(format!("{a} of {}", a.dtype()))),
             }
         }
         let f = kernel(device, &self.spec)?;

@@ -192,7 +192,7 @@ impl ReductionKernel {
         let mut scalars = [Scalar::of(0u8); MAX_SCALARS];
         let mut input = None;
         for (k, (p, a)) in all.iter().zip(list.iter()).enumerate() {
-            binding.bind(p, a.dtype(), &a.describe()).map_err(err)?;
+            binding.bind(p, a.dtype(), a).map_err(err)?;
             match (k, a) {
                 (0, Arg::Array(x)) => input = Some(x),
                 (0, Arg::Scalar(_)) => {

@@ -189,7 +189,11 @@ fn view_permute<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
     ensure!(
         matches!(
             a.permute(&[0usize, 1, 3]),
-            Err(Error::AxisOutOfRange { axis: 3, ndim: 3, .. })
+            Err(Error::AxisOutOfRange {
+                axis: 3,
+                ndim: 3,
+                ..
+            })
         ),
         "permute([0, 1, 3]) on 3 axes must name axis 3"
     );

@@ -505,7 +505,75 @@ fn threads(dev: &Device) -> TResult {
     })
 }
 
+const PROBE: &str = "user/cache/f64/second_process_probe";
+const PROBE_ENV: &str = "CUARRAY_TEST_CACHE_PROBE";
+
+/// In a child process (with `PROBE_ENV` set): runs one user kernel that no other trial
+/// uses and prints the kernel cache's counters. Elsewhere it does nothing.
+fn cache_probe(dev: &Device) -> TResult {
+    if std::env::var_os(PROBE_ENV).is_none() {
+        return Ok(());
+    }
+    let k = ElementwiseKernel::new("T x", "T y", "y = x * 3.25 - 1.0;", "cache_probe")?;
+    let x = DeviceArray::from_slice(dev, &[1.0f64, 2.0, 4.0])?;
+    let y: DeviceArray<f64> = k.call((&x,))?;
+    ensure!(y.to_host()? == vec![2.25, 5.5, 12.0], "probe values");
+    let s = dev.kernel_cache_stats();
+    println!(
+        "probe-stats compiles={} disk_hits={}",
+        s.compiles, s.disk_hits
+    );
+    Ok(())
+}
+
+/// A user kernel compiled by one process is loaded from the disk cache by the next: the
+/// test binary runs the probe twice in child processes sharing a fresh cache folder.
+fn disk_cache_second_process(_dev: &Device) -> TResult {
+    let dir = std::env::temp_dir().join(format!("cuarray-user-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = || -> Result<(u64, u64), Box<dyn std::error::Error>> {
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .args(["--exact", PROBE, "--test-threads=1"])
+            .env(PROBE_ENV, "1")
+            .env("CUARRAY_CACHE_DIR", &dir)
+            .env_remove("CUARRAY_CACHE")
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text
+            .lines()
+            .find_map(|l| l.split_once("probe-stats ").map(|(_, r)| r.to_string()))
+            .ok_or_else(|| format!("the child printed no counters:\n{text}"))?;
+        let num = |key: &str| -> Option<u64> {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(key))
+                .and_then(|v| v.parse().ok())
+        };
+        Ok((
+            num("compiles=").unwrap_or(u64::MAX),
+            num("disk_hits=").unwrap_or(u64::MAX),
+        ))
+    };
+    let first = run();
+    let second = run();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (first, second) = (first?, second?);
+    ensure!(
+        first == (1, 0),
+        "first process: compiles, disk hits = {first:?}, expected (1, 0)"
+    );
+    ensure!(
+        second == (0, 1),
+        "second process: compiles, disk hits = {second:?}, expected (0, 1)"
+    );
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
+    out.push(gpu_trial(PROBE, cache_probe));
+    out.push(gpu_trial(
+        "user/cache/f64/disk_hit_in_a_second_process",
+        disk_cache_second_process,
+    ));
     out.push(nvrtc_trial(
         "nvrtc/user/all/elementwise_variants",
         nvrtc_elementwise,
