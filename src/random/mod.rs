@@ -82,6 +82,8 @@ mod host;
 mod philox;
 
 pub use philox::philox4x32_10;
+#[doc(hidden)]
+pub use philox::KAT as PHILOX_KAT;
 
 use crate::array::DeviceArray;
 use crate::element::{DType, Element, FloatElement, IntElement};
