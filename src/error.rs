@@ -192,6 +192,15 @@ pub enum Error {
         /// The cuBLAS status.
         msg: String,
     },
+    /// A file could not be read or written, or does not hold what was asked for (a NumPy
+    /// file of another element type, a truncated file, a missing array in an archive).
+    #[error("{path}: {msg}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        msg: String,
+    },
     /// The kernel cache directory could not be used.
     #[error("kernel cache at {path}: {msg}")]
     Cache {
@@ -261,6 +270,7 @@ impl Error {
             Error::Cuda { op, source } => format!("Cuda {{ op: {op:?}, source: {source:?} }}"),
             Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cache { path, msg } => format!("Cache {{ path: {path:?}, msg: {msg:?} }}"),
+            Error::File { path, msg } => format!("File {{ path: {path:?}, msg: {msg:?} }}"),
         }
     }
 

@@ -93,6 +93,7 @@ pub mod kernels;
 mod libs;
 #[doc(hidden)]
 pub mod ops;
+mod npy;
 mod profile;
 pub mod random;
 pub mod shape;
@@ -120,6 +121,7 @@ pub use half;
 pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
+pub use npy::{load_npy, load_npz, save_npy, savez, NpzReader, NpzWriter};
 pub use ops::catalogue::common_specs;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

@@ -17,6 +17,7 @@ mod copies;
 mod creation;
 mod device;
 mod ergonomics;
+mod files;
 #[path = "../support/first_programs.rs"]
 mod first_programs;
 mod hardening;
@@ -69,5 +70,23 @@ fn main() {
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
     user::trials(&mut trials);
+    files::trials(&mut trials);
+    nvrtc_hint(&mut trials);
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Without libnvrtc (and without `CUARRAY_REQUIRE_GPU=1`), the NVRTC tier's trials are left
+/// out and one line says how to run them, instead of one "ignored" line per kernel.
+fn nvrtc_hint(trials: &mut Vec<Trial>) {
+    if cuarray::testing::nvrtc_available() || cuarray::testing::gpu_required() {
+        return;
+    }
+    let before = trials.len();
+    trials.retain(|t| !t.name().starts_with("nvrtc/"));
+    eprintln!(
+        "NVRTC tier skipped ({} kernel compiles): libnvrtc.so.13 not found. To run it without a GPU: \
+         `pip install --target DIR nvidia-cuda-nvrtc` and \
+         `LD_LIBRARY_PATH=DIR/nvidia/cu13/lib cargo test`",
+        before - trials.len()
+    );
 }

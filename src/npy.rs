@@ -1,0 +1,389 @@
+//! NumPy files: `.npy` (one array) and `.npz` (a zip of named `.npy` files), written from
+//! and read into device arrays.
+//!
+//! The header is read by the `npyz` crate; the data moves as raw bytes in one transfer
+//! each way. Files NumPy writes in Fortran order or big-endian load correctly (the bytes
+//! are swapped on the host, a Fortran-order array is reordered on the device). A file
+//! whose element type is not `T` is an [`Error::File`] naming both types, never a
+//! reinterpretation of its bits.
+//!
+//! | cuarray type | NumPy dtype (`descr`) |
+//! | --- | --- |
+//! | `bool` | `\|b1` |
+//! | `i8 i16 i32 i64` | `\|i1 <i2 <i4 <i8` |
+//! | `u8 u16 u32 u64` | `\|u1 <u2 <u4 <u8` |
+//! | `f16 f32 f64` | `<f2 <f4 <f8` |
+//! | `bf16` | `\|V2` (NumPy has no bfloat16; `ml_dtypes.bfloat16` views it) |
+
+use crate::element::{DType, Element};
+use crate::{Device, DeviceArray, Error, Result};
+use npyz::{TypeChar, WriterBuilder};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The NumPy kind and item size of an element type.
+fn kind_of(dtype: DType) -> (TypeChar, usize) {
+    let kind = match dtype {
+        DType::Bool => TypeChar::Bool,
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 => TypeChar::Int,
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => TypeChar::Uint,
+        DType::F16 | DType::F32 | DType::F64 => TypeChar::Float,
+        DType::BF16 => TypeChar::RawData,
+    };
+    (kind, dtype.size())
+}
+
+/// The type string written for `dtype` (`<f4`, `|b1`...).
+fn type_str(dtype: DType) -> npyz::TypeStr {
+    let (kind, size) = kind_of(dtype);
+    let order = if size == 1 || kind == TypeChar::RawData { '|' } else { '<' };
+    format!("{order}{}{size}", kind.to_str())
+        .parse()
+        .expect("every element type has a valid NumPy type string")
+}
+
+fn file_error(path: &Path, msg: impl std::fmt::Display) -> Error {
+    Error::File { path: path.to_path_buf(), msg: msg.to_string() }
+}
+
+/// Writes `a` as one `.npy` file: its logical values in C order, whatever its layout.
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// cuarray::save_npy("a.npy", &a)?;                     // numpy.load("a.npy") reads it
+/// let b = cuarray::load_npy::<f32>(&dev, "a.npy")?;
+/// assert_eq!(b.to_host()?, vec![1.0, 2.0, 3.0, 4.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::File`] when the file cannot be written; the errors of [`DeviceArray::to_host`].
+///
+/// # Transfers and synchronization
+/// One device-to-host copy, as [`DeviceArray::to_host`].
+pub fn save_npy<T: Element>(path: impl AsRef<Path>, a: &DeviceArray<T>) -> Result<()> {
+    let path = path.as_ref();
+    let file = File::create(path).map_err(|e| file_error(path, e))?;
+    let mut w = BufWriter::new(file);
+    write_npy(&mut w, a).map_err(|e| e.at(path))?;
+    w.flush().map_err(|e| file_error(path, e))
+}
+
+/// Reads a `.npy` file into a new C-contiguous array on `device`.
+///
+/// See [`save_npy`] for an example.
+///
+/// # Errors
+/// [`Error::File`] when the file cannot be read, is not a `.npy` file, or holds another
+/// element type than `T` (the message names both); the errors of
+/// [`DeviceArray::from_host`].
+pub fn load_npy<T: Element>(device: &Device, path: impl AsRef<Path>) -> Result<DeviceArray<T>> {
+    let path = path.as_ref();
+    let file = File::open(path).map_err(|e| file_error(path, e))?;
+    read_npy(device, BufReader::new(file)).map_err(|e| e.at(path))
+}
+
+/// Writes several arrays of one element type as a `.npz` file (uncompressed, as
+/// `numpy.savez`), each under its name (`name.npy` inside the archive). For arrays of
+/// different element types, use [`NpzWriter`].
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let x = cuarray::DeviceArray::<f64>::linspace(&dev, 0.0, 1.0, 5)?;
+/// let y = x.sin()?;
+/// cuarray::savez("xy.npz", &[("x", &x), ("y", &y)])?;
+/// let back = cuarray::load_npz::<f64>(&dev, "xy.npz")?;
+/// assert_eq!(back[1].0, "y");
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`NpzWriter::add`] and [`NpzWriter::finish`].
+pub fn savez<T: Element>(path: impl AsRef<Path>, arrays: &[(&str, &DeviceArray<T>)]) -> Result<()> {
+    let mut z = NpzWriter::create(path)?;
+    for (name, a) in arrays {
+        z.add(name, a)?;
+    }
+    z.finish()
+}
+
+/// Reads every array of a `.npz` file, in the archive's order, with its name (without
+/// `.npy`). Every array must have element type `T`; for mixed files use [`NpzReader`].
+///
+/// # Errors
+/// As [`NpzReader::open`] and [`NpzReader::load`].
+pub fn load_npz<T: Element>(
+    device: &Device,
+    path: impl AsRef<Path>,
+) -> Result<Vec<(String, DeviceArray<T>)>> {
+    let mut z = NpzReader::open(path)?;
+    let names = z.names();
+    names
+        .into_iter()
+        .map(|name| {
+            let a = z.load(device, &name)?;
+            Ok((name, a))
+        })
+        .collect()
+}
+
+/// A `.npz` file being written, one array at a time (arrays of any element types).
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let w = cuarray::DeviceArray::<f32>::ones(&dev, &[3, 3])?;
+/// let steps = cuarray::DeviceArray::from_host(&dev, &[10i64], &[])?;
+/// let mut z = cuarray::NpzWriter::create("checkpoint.npz")?;
+/// z.add("w", &w)?;
+/// z.add("steps", &steps)?;
+/// z.finish()?;
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub struct NpzWriter {
+    path: PathBuf,
+    zip: zip::ZipWriter<BufWriter<File>>,
+}
+
+impl NpzWriter {
+    /// Creates (or truncates) the file at `path`.
+    ///
+    /// # Errors
+    /// [`Error::File`] when the file cannot be created.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::create(&path).map_err(|e| file_error(&path, e))?;
+        Ok(NpzWriter { zip: zip::ZipWriter::new(BufWriter::new(file)), path })
+    }
+
+    /// Adds `a` as `name.npy`.
+    ///
+    /// # Errors
+    /// [`Error::File`] when writing fails; the errors of [`DeviceArray::to_host`].
+    pub fn add<T: Element>(&mut self, name: &str, a: &DeviceArray<T>) -> Result<()> {
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(a.size() * T::DTYPE.size() >= u32::MAX as usize);
+        self.zip
+            .start_file(format!("{name}.npy"), options)
+            .map_err(|e| file_error(&self.path, e))?;
+        write_npy(&mut self.zip, a).map_err(|e| e.at(&self.path))
+    }
+
+    /// Writes the archive's directory and closes the file.
+    ///
+    /// # Errors
+    /// [`Error::File`] when writing fails.
+    pub fn finish(self) -> Result<()> {
+        let path = self.path;
+        let mut w = self.zip.finish().map_err(|e| file_error(&path, e))?;
+        w.flush().map_err(|e| file_error(&path, e))
+    }
+}
+
+/// A `.npz` file opened for reading (stored or deflate-compressed, as `numpy.savez` and
+/// `numpy.savez_compressed` write them).
+pub struct NpzReader {
+    path: PathBuf,
+    zip: zip::ZipArchive<BufReader<File>>,
+}
+
+impl NpzReader {
+    /// Opens the archive at `path`.
+    ///
+    /// # Errors
+    /// [`Error::File`] when the file cannot be read or is not a zip archive.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::open(&path).map_err(|e| file_error(&path, e))?;
+        let zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| file_error(&path, e))?;
+        Ok(NpzReader { path, zip })
+    }
+
+    /// The names of the arrays in the archive, in its order (without `.npy`).
+    pub fn names(&self) -> Vec<String> {
+        (0..self.zip.len())
+            .filter_map(|i| self.zip.name_for_index(i))
+            .map(|n| n.strip_suffix(".npy").unwrap_or(n).to_string())
+            .collect()
+    }
+
+    /// Reads the array `name` into a new array on `device`.
+    ///
+    /// # Errors
+    /// [`Error::File`] when there is no such array, or it holds another element type than
+    /// `T`; as [`load_npy`] otherwise.
+    pub fn load<T: Element>(&mut self, device: &Device, name: &str) -> Result<DeviceArray<T>> {
+        let path = self.path.clone();
+        let entry = match self.zip.index_for_name(&format!("{name}.npy")) {
+            Some(i) => i,
+            None => self
+                .zip
+                .index_for_name(name)
+                .ok_or_else(|| file_error(&path, format!("no array named {name:?}")))?,
+        };
+        let file = self.zip.by_index(entry).map_err(|e| file_error(&path, e))?;
+        read_npy(device, file).map_err(|e| e.at(&path))
+    }
+}
+
+/// What went wrong while reading or writing a stream, before the path is known.
+enum StreamError {
+    Io(std::io::Error),
+    Format(String),
+    Array(Error),
+}
+
+impl StreamError {
+    fn at(self, path: &Path) -> Error {
+        match self {
+            StreamError::Io(e) => file_error(path, e),
+            StreamError::Format(msg) => file_error(path, msg),
+            StreamError::Array(e) => e,
+        }
+    }
+}
+
+impl From<std::io::Error> for StreamError {
+    fn from(e: std::io::Error) -> Self {
+        StreamError::Io(e)
+    }
+}
+
+impl From<Error> for StreamError {
+    fn from(e: Error) -> Self {
+        StreamError::Array(e)
+    }
+}
+
+fn write_npy<T: Element, W: Write>(w: &mut W, a: &DeviceArray<T>) -> Result<(), StreamError> {
+    let values = a.to_host()?;
+    let shape: Vec<u64> = a.shape().iter().map(|&d| d as u64).collect();
+    npyz::WriteOptions::new_header_only()
+        .dtype(npyz::DType::Plain(type_str(T::DTYPE)))
+        .shape(&shape)
+        .writer(&mut *w)
+        .write_header_only()?;
+    w.write_all(as_bytes(&values))?;
+    Ok(())
+}
+
+fn read_npy<T: Element, R: Read>(device: &Device, r: R) -> Result<DeviceArray<T>, StreamError> {
+    let npy = npyz::NpyFile::new(r)?;
+    let header = npy.header().clone();
+    let found = match header.dtype() {
+        npyz::DType::Plain(ts) => ts,
+        other => {
+            return Err(StreamError::Format(format!(
+                "holds a structured dtype ({}), not {}",
+                other.descr(),
+                T::DTYPE
+            )))
+        }
+    };
+    let (kind, size) = kind_of(T::DTYPE);
+    if found.type_char() != kind || found.num_bytes() != Some(size) {
+        return Err(StreamError::Format(format!(
+            "holds NumPy dtype {found}, not {} (expected {})",
+            T::DTYPE,
+            type_str(T::DTYPE)
+        )));
+    }
+    let shape: Vec<usize> = header
+        .shape()
+        .iter()
+        .map(|&d| usize::try_from(d))
+        .collect::<Result<_, _>>()
+        .map_err(|_| StreamError::Format("a dimension does not fit in usize".into()))?;
+    let n = shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| StreamError::Format(format!("shape {shape:?} is too large")))?;
+    let bytes_len = n
+        .checked_mul(size)
+        .ok_or_else(|| StreamError::Format(format!("shape {shape:?} is too large")))?;
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(bytes_len)
+        .map_err(|e| Error::HostOutOfMemory {
+            op: "load_npy",
+            requested: bytes_len,
+            reason: e.to_string(),
+        })?;
+    npy.into_inner().take(bytes_len as u64).read_to_end(&mut bytes)?;
+    if bytes.len() != bytes_len {
+        return Err(StreamError::Format(format!(
+            "ends after {} of its {bytes_len} data bytes",
+            bytes.len()
+        )));
+    }
+    if found.endianness() == npyz::Endianness::Big && size > 1 {
+        for item in bytes.chunks_exact_mut(size) {
+            item.reverse();
+        }
+    }
+    let values = from_bytes::<T>(&bytes).ok_or_else(|| {
+        StreamError::Format("a bool element is neither 0 nor 1".to_string())
+    })?;
+    let fortran = header.order() == npyz::Order::Fortran && shape.len() > 1;
+    if !fortran {
+        return Ok(DeviceArray::from_host(device, &values, shape.as_slice())?);
+    }
+    // Fortran order: the bytes are the C-order values of the reversed shape, and the
+    // array is their transpose, made contiguous on the device.
+    let reversed: Vec<usize> = shape.iter().rev().copied().collect();
+    let axes: Vec<isize> = (0..shape.len() as isize).rev().collect();
+    let a = DeviceArray::from_host(device, &values, reversed.as_slice())?;
+    Ok(a.permute(axes.as_slice())?.copy()?)
+}
+
+/// The bytes of `values`, in memory order.
+fn as_bytes<T: Element>(values: &[T]) -> &[u8] {
+    // SAFETY: every `Element` type is plain data without padding (integers, floats, `bool`,
+    // `f16`/`bf16`), so its bytes are initialised; the slice covers exactly `values`.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+}
+
+/// `bytes` (a whole number of elements, little-endian) as values of `T`; `None` when a
+/// `bool` byte is neither 0 nor 1.
+fn from_bytes<T: Element>(bytes: &[u8]) -> Option<Vec<T>> {
+    if T::DTYPE == DType::Bool && bytes.iter().any(|&b| b > 1) {
+        return None;
+    }
+    let n = bytes.len() / T::DTYPE.size();
+    let mut values = vec![T::ZERO; n];
+    // SAFETY: `values` owns `n * size_of::<T>() == bytes.len()` bytes; every bit pattern is
+    // a valid value of every `Element` type except `bool`, whose bytes were checked above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), values.as_mut_ptr().cast::<u8>(), bytes.len());
+    }
+    Some(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_strings_are_numpy_s() {
+        let names: Vec<String> = DType::ALL.iter().map(|&d| type_str(d).to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "|V2", "<f4",
+                "<f8"
+            ]
+        );
+    }
+
+    #[test]
+    fn bytes_round_trip_and_bool_check() {
+        let v = [1.5f32, -2.0, f32::NAN];
+        let back = from_bytes::<f32>(as_bytes(&v)).unwrap();
+        assert_eq!(back[..2], v[..2]);
+        assert!(back[2].is_nan());
+        assert_eq!(from_bytes::<bool>(&[0, 1, 1]), Some(vec![false, true, true]));
+        assert_eq!(from_bytes::<bool>(&[0, 2]), None);
+    }
+}
