@@ -91,9 +91,9 @@ mod element;
 mod error;
 pub mod kernels;
 mod libs;
+mod npy;
 #[doc(hidden)]
 pub mod ops;
-mod npy;
 mod profile;
 pub mod random;
 pub mod shape;

@@ -37,14 +37,21 @@ fn kind_of(dtype: DType) -> (TypeChar, usize) {
 /// The type string written for `dtype` (`<f4`, `|b1`...).
 fn type_str(dtype: DType) -> npyz::TypeStr {
     let (kind, size) = kind_of(dtype);
-    let order = if size == 1 || kind == TypeChar::RawData { '|' } else { '<' };
+    let order = if size == 1 || kind == TypeChar::RawData {
+        '|'
+    } else {
+        '<'
+    };
     format!("{order}{}{size}", kind.to_str())
         .parse()
         .expect("every element type has a valid NumPy type string")
 }
 
 fn file_error(path: &Path, msg: impl std::fmt::Display) -> Error {
-    Error::File { path: path.to_path_buf(), msg: msg.to_string() }
+    Error::File {
+        path: path.to_path_buf(),
+        msg: msg.to_string(),
+    }
 }
 
 /// Writes `a` as one `.npy` file: its logical values in C order, whatever its layout.
@@ -154,7 +161,10 @@ impl NpzWriter {
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let file = File::create(&path).map_err(|e| file_error(&path, e))?;
-        Ok(NpzWriter { zip: zip::ZipWriter::new(BufWriter::new(file)), path })
+        Ok(NpzWriter {
+            zip: zip::ZipWriter::new(BufWriter::new(file)),
+            path,
+        })
     }
 
     /// Adds `a` as `name.npy`.
@@ -311,7 +321,9 @@ fn read_npy<T: Element, R: Read>(device: &Device, r: R) -> Result<DeviceArray<T>
             requested: bytes_len,
             reason: e.to_string(),
         })?;
-    npy.into_inner().take(bytes_len as u64).read_to_end(&mut bytes)?;
+    npy.into_inner()
+        .take(bytes_len as u64)
+        .read_to_end(&mut bytes)?;
     if bytes.len() != bytes_len {
         return Err(StreamError::Format(format!(
             "ends after {} of its {bytes_len} data bytes",
@@ -323,9 +335,8 @@ fn read_npy<T: Element, R: Read>(device: &Device, r: R) -> Result<DeviceArray<T>
             item.reverse();
         }
     }
-    let values = from_bytes::<T>(&bytes).ok_or_else(|| {
-        StreamError::Format("a bool element is neither 0 nor 1".to_string())
-    })?;
+    let values = from_bytes::<T>(&bytes)
+        .ok_or_else(|| StreamError::Format("a bool element is neither 0 nor 1".to_string()))?;
     let fortran = header.order() == npyz::Order::Fortran && shape.len() > 1;
     if !fortran {
         return Ok(DeviceArray::from_host(device, &values, shape.as_slice())?);
@@ -342,7 +353,9 @@ fn read_npy<T: Element, R: Read>(device: &Device, r: R) -> Result<DeviceArray<T>
 fn as_bytes<T: Element>(values: &[T]) -> &[u8] {
     // SAFETY: every `Element` type is plain data without padding (integers, floats, `bool`,
     // `f16`/`bf16`), so its bytes are initialised; the slice covers exactly `values`.
-    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
 }
 
 /// `bytes` (a whole number of elements, little-endian) as values of `T`; `None` when a
@@ -356,7 +369,11 @@ fn from_bytes<T: Element>(bytes: &[u8]) -> Option<Vec<T>> {
     // SAFETY: `values` owns `n * size_of::<T>() == bytes.len()` bytes; every bit pattern is
     // a valid value of every `Element` type except `bool`, whose bytes were checked above.
     unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), values.as_mut_ptr().cast::<u8>(), bytes.len());
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            values.as_mut_ptr().cast::<u8>(),
+            bytes.len(),
+        );
     }
     Some(values)
 }
@@ -367,7 +384,10 @@ mod tests {
 
     #[test]
     fn type_strings_are_numpy_s() {
-        let names: Vec<String> = DType::ALL.iter().map(|&d| type_str(d).to_string()).collect();
+        let names: Vec<String> = DType::ALL
+            .iter()
+            .map(|&d| type_str(d).to_string())
+            .collect();
         assert_eq!(
             names,
             [
@@ -383,7 +403,10 @@ mod tests {
         let back = from_bytes::<f32>(as_bytes(&v)).unwrap();
         assert_eq!(back[..2], v[..2]);
         assert!(back[2].is_nan());
-        assert_eq!(from_bytes::<bool>(&[0, 1, 1]), Some(vec![false, true, true]));
+        assert_eq!(
+            from_bytes::<bool>(&[0, 1, 1]),
+            Some(vec![false, true, true])
+        );
         assert_eq!(from_bytes::<bool>(&[0, 2]), None);
     }
 }

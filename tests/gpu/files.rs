@@ -2,7 +2,9 @@
 //! out byte for byte as NumPy writes them (C and Fortran order, little- and big-endian,
 //! version 1.0 headers padded to 64 bytes), and the errors for wrong types and bad files.
 
-use crate::common::{add_gpu, check_eq, dname, each_dtype, ensure, gpu_trial, HostNd, Rng, TElem, TResult};
+use crate::common::{
+    add_gpu, check_eq, dname, each_dtype, ensure, gpu_trial, HostNd, Rng, TElem, TResult,
+};
 use cuarray::{s, Device, DeviceArray, Error};
 use libtest_mimic::Trial;
 use std::path::PathBuf;
@@ -23,14 +25,15 @@ fn numpy_file(descr: &str, fortran: bool, shape: &[usize], data: &[u8]) -> Vec<u
         _ => format!("({})", dims.join(", ")),
     };
     let fo = if fortran { "True" } else { "False" };
-    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': {fo}, 'shape': {shape_text}, }}");
+    let mut dict =
+        format!("{{'descr': '{descr}', 'fortran_order': {fo}, 'shape': {shape_text}, }}");
     let unpadded = 10 + dict.len() + 1;
     dict.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     dict.push('\n');
     let mut out = b"\x93NUMPY\x01\x00".to_vec();
     out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
     out.extend_from_slice(dict.as_bytes());
-    assert_eq!(out.len() % 64, 0);
+    assert!(out.len().is_multiple_of(64));
     out.extend_from_slice(data);
     out
 }
@@ -45,14 +48,25 @@ fn round_trip<T: TElem>(dev: &Device, rng: &mut Rng) -> TResult {
     let path = temp(&format!("{name}.npy"));
     cuarray::save_npy(&path, &view)?;
     let back = cuarray::load_npy::<T>(dev, &path)?;
-    ensure!(back.shape() == want.shape.as_slice(), "shape {:?} != {:?}", back.shape(), want.shape);
+    ensure!(
+        back.shape() == want.shape.as_slice(),
+        "shape {:?} != {:?}",
+        back.shape(),
+        want.shape
+    );
     check_eq("npy round trip", &back.to_host()?, &want.data)?;
     let bytes = std::fs::read(&path)?;
     ensure!(bytes.starts_with(b"\x93NUMPY"), "magic");
     let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize + 10;
-    ensure!(header % 64 == 0, "header of {header} bytes is not 64-aligned");
+    ensure!(
+        header.is_multiple_of(64),
+        "header of {header} bytes is not 64-aligned"
+    );
     let size = std::mem::size_of::<T>();
-    ensure!(bytes.len() - header == want.data.len() * size, "data length");
+    ensure!(
+        bytes.len() - header == want.data.len() * size,
+        "data length"
+    );
 
     let scalar = DeviceArray::full(dev, (), h.data[5])?;
     cuarray::save_npy(&path, &scalar)?;
@@ -75,27 +89,47 @@ fn numpy_layouts(dev: &Device, rng: &mut Rng) -> TResult {
     let path = temp("numpy_layouts.npy");
 
     std::fs::write(&path, numpy_file("<f8", false, &h.shape, &le))?;
-    check_eq("C order", &cuarray::load_npy::<f64>(dev, &path)?.to_host()?, &h.data)?;
+    check_eq(
+        "C order",
+        &cuarray::load_npy::<f64>(dev, &path)?.to_host()?,
+        &h.data,
+    )?;
 
     // Fortran order: the bytes are the transpose's values in C order.
     let t = h.t();
     let f_bytes: Vec<u8> = t.data.iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(&path, numpy_file("<f8", true, &h.shape, &f_bytes))?;
     let a = cuarray::load_npy::<f64>(dev, &path)?;
-    ensure!(a.shape() == [3, 4, 5] && a.is_contiguous(), "Fortran shape {:?}", a.shape());
+    ensure!(
+        a.shape() == [3, 4, 5] && a.is_contiguous(),
+        "Fortran shape {:?}",
+        a.shape()
+    );
     check_eq("Fortran order", &a.to_host()?, &h.data)?;
 
     let be: Vec<u8> = h.data.iter().flat_map(|v| v.to_be_bytes()).collect();
     std::fs::write(&path, numpy_file(">f8", false, &h.shape, &be))?;
-    check_eq("big-endian", &cuarray::load_npy::<f64>(dev, &path)?.to_host()?, &h.data)?;
+    check_eq(
+        "big-endian",
+        &cuarray::load_npy::<f64>(dev, &path)?.to_host()?,
+        &h.data,
+    )?;
 
     let v: Vec<i16> = (0..11).map(|i| (i * 997 - 4000) as i16).collect();
     let be: Vec<u8> = v.iter().flat_map(|x| x.to_be_bytes()).collect();
     std::fs::write(&path, numpy_file(">i2", true, &[11], &be))?;
-    check_eq("big-endian 1-d i16", &cuarray::load_npy::<i16>(dev, &path)?.to_host()?, &v)?;
+    check_eq(
+        "big-endian 1-d i16",
+        &cuarray::load_npy::<i16>(dev, &path)?.to_host()?,
+        &v,
+    )?;
 
     std::fs::write(&path, numpy_file("|b1", false, &[3], &[1, 0, 1]))?;
-    check_eq("bool", &cuarray::load_npy::<bool>(dev, &path)?.to_host()?, &[true, false, true])?;
+    check_eq(
+        "bool",
+        &cuarray::load_npy::<bool>(dev, &path)?.to_host()?,
+        &[true, false, true],
+    )?;
     std::fs::remove_file(&path)?;
     Ok(())
 }
@@ -107,12 +141,21 @@ fn errors(dev: &Device) -> TResult {
     let a = DeviceArray::from_host(dev, &[1.0f32, 2.0, 3.0], &[3])?;
     cuarray::save_npy(&path, &a)?;
     for (what, r) in [
-        ("f64 from <f4", cuarray::load_npy::<f64>(dev, &path).map(|_| ())),
-        ("i32 from <f4", cuarray::load_npy::<i32>(dev, &path).map(|_| ())),
+        (
+            "f64 from <f4",
+            cuarray::load_npy::<f64>(dev, &path).map(|_| ()),
+        ),
+        (
+            "i32 from <f4",
+            cuarray::load_npy::<i32>(dev, &path).map(|_| ()),
+        ),
     ] {
         match r {
             Err(Error::File { msg, .. }) => {
-                ensure!(msg.contains("<f4"), "{what}: message {msg:?} does not name the file's type")
+                ensure!(
+                    msg.contains("<f4"),
+                    "{what}: message {msg:?} does not name the file's type"
+                )
             }
             other => return Err(format!("{what}: expected Error::File, got {other:?}").into()),
         }
@@ -120,17 +163,26 @@ fn errors(dev: &Device) -> TResult {
     let bytes = std::fs::read(&path)?;
     std::fs::write(&path, &bytes[..bytes.len() - 2])?;
     ensure!(
-        matches!(cuarray::load_npy::<f32>(dev, &path), Err(Error::File { .. })),
+        matches!(
+            cuarray::load_npy::<f32>(dev, &path),
+            Err(Error::File { .. })
+        ),
         "truncated file"
     );
     std::fs::write(&path, numpy_file("|b1", false, &[2], &[1, 2]))?;
     ensure!(
-        matches!(cuarray::load_npy::<bool>(dev, &path), Err(Error::File { .. })),
+        matches!(
+            cuarray::load_npy::<bool>(dev, &path),
+            Err(Error::File { .. })
+        ),
         "bool byte 2"
     );
     std::fs::write(&path, b"not a numpy file at all")?;
     ensure!(
-        matches!(cuarray::load_npy::<f32>(dev, &path), Err(Error::File { .. })),
+        matches!(
+            cuarray::load_npy::<f32>(dev, &path),
+            Err(Error::File { .. })
+        ),
         "not a .npy file"
     );
     std::fs::remove_file(&path)?;
@@ -148,7 +200,10 @@ fn npz(dev: &Device, rng: &mut Rng) -> TResult {
     let (dx, dy) = (x.upload(dev)?, y.upload(dev)?);
     cuarray::savez(&path, &[("x", &dx.t()), ("y", &dy)])?;
     let back = cuarray::load_npz::<f32>(dev, &path)?;
-    ensure!(back.len() == 2 && back[0].0 == "x" && back[1].0 == "y", "names");
+    ensure!(
+        back.len() == 2 && back[0].0 == "x" && back[1].0 == "y",
+        "names"
+    );
     check_eq("npz x", &back[0].1.to_host()?, &x.t().data)?;
     check_eq("npz y", &back[1].1.to_host()?, &y.data)?;
 
@@ -159,17 +214,35 @@ fn npz(dev: &Device, rng: &mut Rng) -> TResult {
     w.finish()?;
     let mut r = cuarray::NpzReader::open(&path)?;
     ensure!(r.names() == ["weights", "steps"], "names {:?}", r.names());
-    check_eq("mixed steps", &r.load::<i64>(dev, "steps")?.to_host()?, &[12])?;
-    check_eq("mixed weights", &r.load::<f32>(dev, "weights")?.to_host()?, &x.data)?;
-    ensure!(matches!(r.load::<f32>(dev, "steps"), Err(Error::File { .. })), "wrong type");
-    ensure!(matches!(r.load::<f32>(dev, "bias"), Err(Error::File { .. })), "missing name");
+    check_eq(
+        "mixed steps",
+        &r.load::<i64>(dev, "steps")?.to_host()?,
+        &[12],
+    )?;
+    check_eq(
+        "mixed weights",
+        &r.load::<f32>(dev, "weights")?.to_host()?,
+        &x.data,
+    )?;
+    ensure!(
+        matches!(r.load::<f32>(dev, "steps"), Err(Error::File { .. })),
+        "wrong type"
+    );
+    ensure!(
+        matches!(r.load::<f32>(dev, "bias"), Err(Error::File { .. })),
+        "missing name"
+    );
     std::fs::remove_file(&path)?;
     Ok(())
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
     fn per_dtype<T: TElem>(out: &mut Vec<Trial>) {
-        add_gpu(out, format!("files/npy_round_trip/{}", dname::<T>()), round_trip::<T>);
+        add_gpu(
+            out,
+            format!("files/npy_round_trip/{}", dname::<T>()),
+            round_trip::<T>,
+        );
     }
     each_dtype!(per_dtype(out));
     add_gpu(out, "files/numpy_layouts/f64".into(), numpy_layouts);
