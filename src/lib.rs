@@ -103,7 +103,7 @@ pub mod user_kernels;
 
 pub use array::{
     allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
-    zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
+    zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

@@ -12,7 +12,9 @@ mod reduce;
 mod transfer;
 mod view;
 
-pub use extras::{allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like};
+pub use extras::{
+    allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
+};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use view::{concatenate, stack};

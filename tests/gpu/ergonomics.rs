@@ -9,7 +9,7 @@ use crate::common::{
     host_binary, HostNd, Op, Rng, TElem, TResult,
 };
 use crate::first_programs::PROGRAMS;
-use cuarray::{s, Device, DeviceArray, NumElement};
+use cuarray::{s, Device, DeviceArray, NumElement, PadMode};
 use libtest_mimic::Trial;
 
 /// A 0-d array of `v`: the reference path for a scalar operand.
@@ -427,6 +427,95 @@ fn outer_like_close(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// NumPy's `pad` on the host: each output index maps back to a source index per axis
+/// (clamped for edge, reflected with period 2(n - 1) for reflect), or to the constant.
+fn host_pad<T: TElem>(h: &HostNd<T>, width: &[(usize, usize)], mode: PadMode<T>) -> HostNd<T> {
+    let shape: Vec<usize> = h
+        .shape
+        .iter()
+        .zip(width)
+        .map(|(&e, &(b, a))| e + b + a)
+        .collect();
+    let data = crate::common::indices(&shape)
+        .iter()
+        .map(|j| {
+            let mut src = Vec::with_capacity(j.len());
+            for (k, &i) in j.iter().enumerate() {
+                let (n, b) = (h.shape[k] as i64, width[k].0 as i64);
+                let p = i as i64 - b;
+                let q = match mode {
+                    PadMode::Constant(c) if p < 0 || p >= n => return c,
+                    PadMode::Constant(_) => p,
+                    PadMode::Edge => p.clamp(0, n - 1),
+                    PadMode::Reflect if n == 1 => 0,
+                    PadMode::Reflect => {
+                        let period = 2 * (n - 1);
+                        let r = p.rem_euclid(period);
+                        if r >= n {
+                            period - r
+                        } else {
+                            r
+                        }
+                    }
+                };
+                src.push(q as usize);
+            }
+            h.get(&src)
+        })
+        .collect();
+    HostNd::new(data, &shape)
+}
+
+/// `pad` in the three modes on a strided 3-d view, widths past the extent for reflect,
+/// a one-element axis, one pair for every axis; the errors.
+fn pad(dev: &Device, rng: &mut Rng) -> TResult {
+    let h = HostNd::<f32>::random(rng, &[4, 1, 11]);
+    let a = h.upload(dev)?;
+    let v = h.slice(&[(None, None, -1), (None, None, 1), (Some(1), None, 2)]);
+    let va = a.slice(s![..;-1, .., 1..;2])?;
+    let cases: [&[(usize, usize)]; 4] = [
+        &[(1, 2), (0, 3), (2, 0)],
+        &[(7, 9), (2, 2), (12, 5)],
+        &[(3, 3)],
+        &[(0, 0), (0, 0), (0, 0)],
+    ];
+    for width in cases {
+        let w: Vec<(usize, usize)> = if width.len() == 1 {
+            vec![width[0]; 3]
+        } else {
+            width.to_vec()
+        };
+        for mode in [PadMode::Constant(-2.5f32), PadMode::Edge, PadMode::Reflect] {
+            let want = host_pad(&v, &w, mode);
+            let got = va.pad(width, mode)?;
+            ensure!(
+                got.shape() == want.shape.as_slice(),
+                "{mode:?} {width:?}: shape {:?}",
+                got.shape()
+            );
+            check_eq(
+                &format!("pad {mode:?} {width:?}"),
+                &got.to_host()?,
+                &want.data,
+            )?;
+        }
+    }
+    let e = DeviceArray::<f32>::zeros(dev, &[0, 3])?;
+    ensure!(
+        e.pad(&[(1, 1)], PadMode::Constant(1.0))?.shape() == [2, 5],
+        "constant pad of empty"
+    );
+    ensure!(
+        e.pad(&[(1, 1)], PadMode::Edge).is_err(),
+        "edge pad of an empty axis"
+    );
+    ensure!(
+        a.pad(&[(1, 1), (1, 1)], PadMode::Edge).is_err(),
+        "two pairs for three axes"
+    );
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     for (name, f) in PROGRAMS {
         out.push(gpu_trial(format!("first_programs/{name}"), move |dev| {
@@ -457,4 +546,5 @@ pub fn trials(out: &mut Vec<Trial>) {
         "ergonomics/helpers/f32/outer_like_close".into(),
         outer_like_close,
     );
+    add_gpu(out, "ergonomics/pad/f32".into(), pad);
 }
