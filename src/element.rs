@@ -220,7 +220,33 @@ impl Element for bool {
 }
 
 /// Element types with floating-point values (`f16`, `bf16`, `f32`, `f64`).
-pub trait FloatElement: Element {}
+///
+/// Its sums and means are of its own type. It implies [`NumElement`] and `num_traits::Float` (host-side `sqrt`, `exp`, `max`,
+/// `from`/`to` conversions...), so generic code needs this one bound:
+///
+/// ```no_run
+/// use cuarray::{DeviceArray, FloatElement};
+///
+/// /// Softmax along the last axis, for every float type.
+/// fn softmax<T: FloatElement>(x: &DeviceArray<T>) -> cuarray::Result<DeviceArray<T>> {
+///     let shifted = (x - &x.max_keepdim(-1)?)?;
+///     let e = shifted.exp()?;
+///     &e / &e.sum_keepdim(-1)?
+/// }
+///
+/// /// `x` scaled so that its largest magnitude is `target` (a host-side float from `T`).
+/// fn scale_to<T: FloatElement>(x: &DeviceArray<T>, target: f64) -> cuarray::Result<DeviceArray<T>> {
+///     let peak = x.abs()?.max()?.to_scalar()?;
+///     let factor = T::from(target).unwrap() / peak.max(T::min_positive_value());
+///     x * factor
+/// }
+/// let dev = cuarray::Device::new(0)?;
+/// let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 1.0, 1.0, 1.0], &[2, 3])?;
+/// let p = softmax(&x)?;
+/// let h = scale_to(&DeviceArray::from_slice(&dev, &[half::f16::from_f32(-4.0)])?, 2.0)?;
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub trait FloatElement: NumElement + Element<Sum = Self, Mean = Self> + num_traits::Float {}
 impl FloatElement for f16 {}
 impl FloatElement for bf16 {}
 impl FloatElement for f32 {}
