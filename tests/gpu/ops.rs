@@ -475,7 +475,7 @@ fn unary_float<T: TElem + FloatElement>(dev: &Device, rng: &mut Rng) -> TResult 
     // Predicates on special values.
     let xs = special::<T>(rng, 500);
     let a = DeviceArray::from_slice(dev, &xs)?;
-    let f = |x: &T| x.to_f64();
+    let f = |x: &T| cuarray::Element::to_f64(*x);
     check_eq(
         "isnan",
         &a.isnan()?.to_host()?,
