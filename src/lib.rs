@@ -31,6 +31,7 @@
 //! | compute elementwise | operators (`&a + &b`, `2.0 * &a`, `w -= &g`), [`ArrayOrScalar`] operands, [`where_`], methods such as [`exp`](DeviceArray::exp), [`gt`](DeviceArray::gt), [`pow`](DeviceArray::pow), [`astype`](DeviceArray::astype) |
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
+//! | Fourier transforms | [`fft`] (NumPy's `numpy.fft`: [`fft::fft`], [`fft::rfft2`], [`fft::fftshift`], ...) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
@@ -89,6 +90,7 @@ mod array;
 mod device;
 mod element;
 mod error;
+pub mod fft;
 pub mod kernels;
 mod libs;
 #[doc(hidden)]

@@ -254,6 +254,17 @@ impl<T: Element> DeviceArray<T> {
         }
     }
 
+    /// This array (no copy) as `DeviceArray<U>` when `U` is `T` (the same dtype), else
+    /// `None`: how generic code takes a fast path for one type.
+    pub(crate) fn as_type<U: Element>(&self) -> Option<DeviceArray<U>> {
+        (T::DTYPE == U::DTYPE).then(|| DeviceArray {
+            buf: self.buf.clone(),
+            layout: self.layout.clone(),
+            on: self.on.clone(),
+            _t: PhantomData,
+        })
+    }
+
     /// Device address of the first logical element.
     pub(crate) fn first_ptr(&self) -> u64 {
         self.buf.device_ptr() + (self.layout.offset() * std::mem::size_of::<T>()) as u64

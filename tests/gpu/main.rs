@@ -17,6 +17,7 @@ mod copies;
 mod creation;
 mod device;
 mod ergonomics;
+mod fft;
 #[path = "../support/first_programs.rs"]
 mod first_programs;
 mod hardening;
@@ -69,5 +70,6 @@ fn main() {
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
     user::trials(&mut trials);
+    fft::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
