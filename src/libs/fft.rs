@@ -86,6 +86,27 @@ impl PlanKey {
         }
     }
 
+    /// True when a side is cuFFT's basic layout: unit stride, embeddings equal to the
+    /// extents, batches back to back (then the plan is made without embeddings, which lets
+    /// cuFFT pick its contiguous kernels).
+    fn is_basic(&self, input: bool) -> bool {
+        let (embed, stride, dist) = if input {
+            (self.inembed, self.istride, self.idist)
+        } else {
+            (self.onembed, self.ostride, self.odist)
+        };
+        let ext = |d: usize| {
+            if d == self.rank - 1 {
+                self.last_extent(input)
+            } else {
+                self.n[d]
+            }
+        };
+        stride == 1
+            && (1..self.rank).all(|d| embed[d] == ext(d))
+            && (self.batch == 1 || dist == (0..self.rank).map(ext).product::<i64>())
+    }
+
     /// One past the largest element offset the input (`input`) or the output reads or
     /// writes, or 0 when the transform is empty.
     pub(crate) fn span(&self, input: bool) -> u128 {
@@ -143,6 +164,16 @@ impl Plan {
         let mut plan = Plan { handle, work: 0 };
         let (mut n, mut inembed, mut onembed) = (key.n, key.inembed, key.onembed);
         let rank = key.rank as i32;
+        let basic = key.is_basic(true) && key.is_basic(false);
+        let embed = |e: &mut [i64; 3]| {
+            if basic {
+                std::ptr::null_mut()
+            } else {
+                e.as_mut_ptr()
+            }
+        };
+        let (iptr, optr) = (embed(&mut inembed), embed(&mut onembed));
+        // With null embeddings cuFFT ignores strides and distances (basic layout).
         // SAFETY: the handle is fresh; the arrays hold `rank` (<= 3) entries and outlive
         // the calls; the stream belongs to the device's context, current on this thread.
         plan.work = unsafe {
@@ -153,10 +184,10 @@ impl Plan {
                 handle,
                 rank,
                 n.as_mut_ptr(),
-                inembed.as_mut_ptr(),
+                iptr,
                 key.istride,
                 key.idist,
-                onembed.as_mut_ptr(),
+                optr,
                 key.ostride,
                 key.odist,
                 key.kind.sys(),
@@ -353,5 +384,10 @@ mod tests {
         assert_eq!(k.span(true), 3 + 4 * 4 + 1);
         let k = key(Kind::C2C, 1, [0, 0, 0], 4);
         assert_eq!(k.span(false), 0);
+        let k = key(Kind::R2C, 2, [4, 6, 0], 2);
+        assert!(k.is_basic(true) && k.is_basic(false));
+        let mut k = key(Kind::C2C, 1, [5, 0, 0], 4);
+        k.istride = 4;
+        assert!(!k.is_basic(true) && k.is_basic(false));
     }
 }

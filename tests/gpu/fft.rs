@@ -164,8 +164,7 @@ const SIZES: [usize; 9] = [1, 2, 8, 64, 7, 15, 97, 256, 1009];
 
 fn c2c_sizes<T: Cx>(dev: &Device, rng: &mut Rng) -> TResult
 where
-    T: fft::FftInput<Real = <T as CxReal>::R>,
-    T: CxReal,
+    fft::ComplexOf<T>: Element2,
 {
     for n in SIZES {
         let x = rand_c(rng, n);
@@ -181,21 +180,11 @@ where
     Ok(())
 }
 
-/// Ties a complex type to its real precision (for the bounds above).
-trait CxReal {
-    type R: fft::FftFloat;
-}
-impl CxReal for Complex32 {
-    type R = f32;
-}
-impl CxReal for Complex64 {
-    type R = f64;
-}
-
 fn real_sizes<R>(dev: &Device, rng: &mut Rng, tol: f64) -> TResult
 where
     R: fft::FftRealInput<Real = R> + fft::FftFloat + Element2,
-    fft::ComplexOf<R>: Element2,
+    fft::ComplexOf<R>: Element2 + fft::FftInput,
+    fft::RealOf<fft::ComplexOf<R>>: Element2,
 {
     for n in SIZES {
         let xr: Vec<f64> = (0..n).map(|_| rng.range(-1.0, 1.0)).collect();
