@@ -69,7 +69,7 @@ pub trait FftInput: Element + sealed::Sealed {
 pub trait FftRealInput: FftInput {}
 
 macro_rules! fft_input {
-    ($($t:ty => $r:ty, $real:literal);* $(;)?) => {$(
+    ($($t:ty => $r:ty, $real:tt);* $(;)?) => {$(
         impl FftInput for $t {
             type Real = $r;
         }
