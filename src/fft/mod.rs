@@ -280,24 +280,22 @@ fn c2c_into<C: Element>(
 ) -> Result<()> {
     let dev = out.device();
     let stage = Stage::C2C { forward };
-    let gs = groups(axes);
     let mut from_x = !x.shares_memory_with(out) || x.layout() != out.layout();
-    for g in gs.iter().rev() {
+    for g in groups(axes).iter().rev() {
         let o = out.operand()?;
-        if !from_x {
-            if !run_stage(dev, stage, g, &o, &o)? {
-                return Err(Error::invalid("fft", "a contiguous stage did not nest"));
-            }
-            continue;
-        }
+        let i = if from_x { x.operand()? } else { out.operand()? };
         from_x = false;
-        if run_stage(dev, stage, g, &x.operand()?, &o)? {
+        if run_stage(dev, stage, g, &i, &o)? {
             continue;
         }
-        // The group does not nest in `x`'s layout: one axis from `x`, the rest in place.
+        // The group is not one cuFFT transform here: one axis from the input, the rest
+        // in place.
         let (last, rest) = g.split_last().expect("groups are not empty");
-        if !run_stage(dev, stage, &[*last], &x.operand()?, &o)? {
-            return Err(Error::invalid("fft", "a single strided axis did not nest"));
+        if g.len() == 1 || !run_stage(dev, stage, &[*last], &i, &o)? {
+            return Err(Error::invalid(
+                "fft",
+                format!("axis {last} of a view of strides {:?} cannot be transformed", x.strides()),
+            ));
         }
         for &a in rest.iter().rev() {
             run_stage(dev, stage, &[a], &o, &o)?;
