@@ -265,6 +265,12 @@ impl<T: Element> DeviceArray<T> {
         })
     }
 
+    /// This array's buffer as an operand of another `layout` and `dtype` (checked to stay
+    /// inside the buffer): e.g. a contiguous complex array as its real and imaginary parts.
+    pub(crate) fn operand_reinterpreted(&self, layout: Layout, dtype: DType) -> Result<Operand<'_>> {
+        Operand::new(&self.buf, Cow::Owned(layout), dtype)
+    }
+
     /// Device address of the first logical element.
     pub(crate) fn first_ptr(&self) -> u64 {
         self.buf.device_ptr() + (self.layout.offset() * std::mem::size_of::<T>()) as u64

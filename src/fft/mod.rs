@@ -308,18 +308,21 @@ fn c2c_into<C: Element>(
     Ok(())
 }
 
-/// Multiplies `out` by `factor` (of its real type `R`) in place, unless it is 1.
+/// Multiplies `out` (contiguous, of real type `R` or its complex type) by `factor` in
+/// place, unless it is 1: one pass over its parts as `R` values.
 fn scale<T: Element, R: FftFloat>(out: &DeviceArray<T>, factor: f64) -> Result<()> {
     if factor == 1.0 || out.size() == 0 {
         return Ok(());
     }
-    let o = out.operand()?;
+    debug_assert!(out.is_contiguous() && out.layout().offset() == 0);
+    let parts = out.size() * (T::DTYPE.size() / R::DTYPE.size());
+    let layout = Layout::contiguous(&[parts]);
     elementwise::run(
         out.device(),
         "fft_scale",
         "out0 = in0 * s0;",
-        &[o],
-        &[out.operand()?],
+        &[out.operand_reinterpreted(layout.clone(), R::DTYPE)?],
+        &[out.operand_reinterpreted(layout, R::DTYPE)?],
         &[Scalar::of(R::from_f64(factor))],
     )
 }
