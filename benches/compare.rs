@@ -369,7 +369,11 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
 fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     use cuarray::fft::{self, Norm};
     use cuarray::Complex32;
-    let c64 = |shape: &[usize]| rand_matrix::<f32>(dev, shape).astype::<Complex32>().unwrap();
+    let c64 = |shape: &[usize]| {
+        rand_matrix::<f32>(dev, shape)
+            .astype::<Complex32>()
+            .unwrap()
+    };
     let n = 1usize << 24;
     if filter("fft_c64_2^24") {
         let a = c64(&[n]);
@@ -380,9 +384,12 @@ fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>)
     if filter("fft2_c64_8192x8192") {
         let a = c64(&[8192, 8192]);
         let m = 8192 * 8192;
-        cases.push(device_case(dev, "fft2_c64_8192x8192", (2 * m * 8) as f64, || {
-            fft::fft2(&a, None, &[-2, -1], Norm::Backward).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "fft2_c64_8192x8192",
+            (2 * m * 8) as f64,
+            || fft::fft2(&a, None, &[-2, -1], Norm::Backward).map(drop),
+        ));
     }
     if filter("rfft_f32_2^24") {
         let a = rand_matrix::<f32>(dev, &[n]);
@@ -393,9 +400,12 @@ fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>)
     }
     if filter("fft_c64_4096x4096_rows") {
         let a = c64(&[4096, 4096]);
-        cases.push(device_case(dev, "fft_c64_4096x4096_rows", (2 * n * 8) as f64, || {
-            fft::fft(&a, None, -1, Norm::Backward).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "fft_c64_4096x4096_rows",
+            (2 * n * 8) as f64,
+            || fft::fft(&a, None, -1, Norm::Backward).map(drop),
+        ));
     }
     if filter("fft_c64_1024_wall") {
         let a = c64(&[1024]);
@@ -415,7 +425,7 @@ fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>)
         let (o, _g2) = dst.device_ptr_mut(&stream);
         // SAFETY: the plan belongs to this thread's current context; the stream is live.
         unsafe { cf::set_stream(plan, stream.cu_stream() as sys::cudaStream_t) }.unwrap();
-        let mut exec = || {
+        let exec = || {
             // SAFETY: both buffers hold 1024 complex values (2048 floats) of this context.
             unsafe { cf::exec_c2c(plan, i as *mut _, o as *mut _, -1) }.unwrap();
         };

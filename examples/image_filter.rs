@@ -62,7 +62,10 @@ fn run(dev: &Device, dir: &Path) -> Result<bool> {
     let fy = fft::fftfreq(dev, N, 1.0)?.reshape(&[N, 1])?;
     let fx = fft::rfftfreq(dev, N, 1.0)?.reshape(&[1, N / 2 + 1])?;
     let r2 = ((&fy * &fy)? + (&fx * &fx)?)?;
-    let low_mask = r2.le(CUTOFF * CUTOFF)?.astype::<f32>()?.astype::<Complex32>()?;
+    let low_mask = r2
+        .le(CUTOFF * CUTOFF)?
+        .astype::<f32>()?
+        .astype::<Complex32>()?;
 
     let low_spec = (&spectrum * &low_mask)?;
     let high_spec = (&spectrum - &low_spec)?;
@@ -73,8 +76,14 @@ fn run(dev: &Device, dir: &Path) -> Result<bool> {
     let (e, el, eh) = (energy(&img)?, energy(&low)?, energy(&high)?);
     let rebuilt = ((&low + &high)? - &img)?.abs()?.max()?.to_scalar()?;
     println!("image {N}x{N}: energy {e:.1}");
-    println!("low-pass  (|f| <= {CUTOFF}): energy {el:.1} ({:.1} % kept)", 100.0 * el / e);
-    println!("high-pass (|f| >  {CUTOFF}): energy {eh:.1} ({:.1} % kept)", 100.0 * eh / e);
+    println!(
+        "low-pass  (|f| <= {CUTOFF}): energy {el:.1} ({:.1} % kept)",
+        100.0 * el / e
+    );
+    println!(
+        "high-pass (|f| >  {CUTOFF}): energy {eh:.1} ({:.1} % kept)",
+        100.0 * eh / e
+    );
     println!("low + high - image: largest difference {rebuilt:.2e}");
 
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
@@ -87,7 +96,10 @@ fn run(dev: &Device, dir: &Path) -> Result<bool> {
     // The patterns carry 1 per pixel of energy, the noise 0.25: the low-pass keeps about
     // 80 %, the high-pass the rest of the noise.
     let checks = [
-        ("energies add up (Parseval)", ((el + eh) / e - 1.0).abs() < 1e-3),
+        (
+            "energies add up (Parseval)",
+            ((el + eh) / e - 1.0).abs() < 1e-3,
+        ),
         ("low + high rebuild the image", rebuilt < 1e-3),
         ("low-pass keeps the patterns", el / e > 0.7 && el / e < 0.9),
         ("high-pass keeps the noise", eh / e > 0.1 && eh / e < 0.3),
@@ -113,7 +125,9 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> cuarray::Error {
 fn write_png(path: &Path, pixels: &[f32]) -> Result<()> {
     let (lo, hi) = pixels
         .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
     let span = (hi - lo).max(f32::MIN_POSITIVE);
     let bytes: Vec<u8> = pixels
         .iter()

@@ -267,7 +267,11 @@ impl<T: Element> DeviceArray<T> {
 
     /// This array's buffer as an operand of another `layout` and `dtype` (checked to stay
     /// inside the buffer): e.g. a contiguous complex array as its real and imaginary parts.
-    pub(crate) fn operand_reinterpreted(&self, layout: Layout, dtype: DType) -> Result<Operand<'_>> {
+    pub(crate) fn operand_reinterpreted(
+        &self,
+        layout: Layout,
+        dtype: DType,
+    ) -> Result<Operand<'_>> {
         Operand::new(&self.buf, Cow::Owned(layout), dtype)
     }
 

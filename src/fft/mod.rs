@@ -231,7 +231,11 @@ fn prepare<T: Element, U: Element>(
     } else {
         DeviceArray::<U>::alloc_for(op, dev, shape)?
     };
-    let region: Vec<usize> = shape.iter().zip(a.shape()).map(|(&n, &m)| n.min(m)).collect();
+    let region: Vec<usize> = shape
+        .iter()
+        .zip(a.shape())
+        .map(|(&n, &m)| n.min(m))
+        .collect();
     if region.contains(&0) {
         return Ok(out);
     }
@@ -294,7 +298,10 @@ fn c2c_into<C: Element>(
         if g.len() == 1 || !run_stage(dev, stage, &[*last], &i, &o)? {
             return Err(Error::invalid(
                 "fft",
-                format!("axis {last} of a view of strides {:?} cannot be transformed", x.strides()),
+                format!(
+                    "axis {last} of a view of strides {:?} cannot be transformed",
+                    x.strides()
+                ),
             ));
         }
         for &a in rest.iter().rev() {
@@ -340,7 +347,10 @@ fn c2cn<T: FftInput>(
 ) -> Result<DeviceArray<ComplexOf<T>>> {
     let (axes, lens) = resolve(op, a.shape(), s, axes, default_all)?;
     if axes.is_empty() {
-        return Err(Error::invalid(op, "a real transform needs at least one axis"));
+        return Err(Error::invalid(
+            op,
+            "a real transform needs at least one axis",
+        ));
     }
     check_lengths(op, &lens)?;
     let shape = with_lengths(a.shape(), &axes, &lens);
@@ -388,7 +398,13 @@ fn r2cn<T: FftRealInput>(
     let dev = out.device();
     let (g, mut rest) = real_group(&axes);
     if !run_stage(dev, Stage::R2C, &g, &x.operand()?, &out.operand()?)? {
-        if !run_stage(dev, Stage::R2C, &[real_axis], &x.operand()?, &out.operand()?)? {
+        if !run_stage(
+            dev,
+            Stage::R2C,
+            &[real_axis],
+            &x.operand()?,
+            &out.operand()?,
+        )? {
             return Err(Error::invalid("fft", "a single strided axis did not nest"));
         }
         rest.extend(g.iter().copied().filter(|&a| a != real_axis));
@@ -410,7 +426,10 @@ fn c2rn<T: FftInput>(
 ) -> Result<DeviceArray<RealOf<T>>> {
     let (axes, mut lens) = resolve(op, a.shape(), s, axes, default_all)?;
     if axes.is_empty() {
-        return Err(Error::invalid(op, "a real transform needs at least one axis"));
+        return Err(Error::invalid(
+            op,
+            "a real transform needs at least one axis",
+        ));
     }
     let real_axis = axes[axes.len() - 1];
     if s.is_none() {
@@ -433,7 +452,13 @@ fn c2rn<T: FftInput>(
         c2c_into(&w, &w, &rest, false)?;
     }
     let dev = out.device();
-    if !run_stage(dev, Stage::C2R, &[real_axis], &w.operand()?, &out.operand()?)? {
+    if !run_stage(
+        dev,
+        Stage::C2R,
+        &[real_axis],
+        &w.operand()?,
+        &out.operand()?,
+    )? {
         return Err(Error::invalid("fft", "a contiguous stage did not nest"));
     }
     scale::<_, T::Real>(&out, norm.factor(lens.iter().product(), true))?;
@@ -462,7 +487,15 @@ pub fn fft<T: FftInput>(
     norm: Norm,
 ) -> Result<DeviceArray<ComplexOf<T>>> {
     let s = n.map(|n| [n]);
-    c2cn("fft", a, s.as_ref().map(|s| &s[..]), &[axis], false, norm, true)
+    c2cn(
+        "fft",
+        a,
+        s.as_ref().map(|s| &s[..]),
+        &[axis],
+        false,
+        norm,
+        true,
+    )
 }
 
 /// The inverse of [`fft`] (NumPy's `fft.ifft`), same arguments.
@@ -473,7 +506,15 @@ pub fn ifft<T: FftInput>(
     norm: Norm,
 ) -> Result<DeviceArray<ComplexOf<T>>> {
     let s = n.map(|n| [n]);
-    c2cn("ifft", a, s.as_ref().map(|s| &s[..]), &[axis], false, norm, false)
+    c2cn(
+        "ifft",
+        a,
+        s.as_ref().map(|s| &s[..]),
+        &[axis],
+        false,
+        norm,
+        false,
+    )
 }
 
 /// The transform of real input (NumPy's `fft.rfft`): the `n / 2 + 1` non-negative
@@ -564,7 +605,11 @@ nd!(
 // ---- shifts and frequencies ---------------------------------------------------------------
 
 /// `a` rolled by `shift[i]` along `axes[i]` at once: one copy per combination of halves.
-fn roll_axes<T: Element>(op: &'static str, a: &DeviceArray<T>, rolls: &[(usize, usize)]) -> Result<DeviceArray<T>> {
+fn roll_axes<T: Element>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    rolls: &[(usize, usize)],
+) -> Result<DeviceArray<T>> {
     let out = DeviceArray::<T>::alloc_for(op, a.device(), a.shape())?;
     let rolls: Vec<(usize, usize)> = rolls
         .iter()
@@ -591,7 +636,11 @@ fn roll_axes<T: Element>(op: &'static str, a: &DeviceArray<T>, rolls: &[(usize, 
             soff += src0 as isize * sst[ax];
             doff += dst0 as isize * dst[ax];
         }
-        let src = a.with_layout(Layout::from_parts(sshape.clone(), sst.to_vec(), soff as usize));
+        let src = a.with_layout(Layout::from_parts(
+            sshape.clone(),
+            sst.to_vec(),
+            soff as usize,
+        ));
         let dview = out.with_layout(Layout::from_parts(sshape, dst.to_vec(), doff as usize));
         dview.assign(&src)?;
     }

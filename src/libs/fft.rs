@@ -343,7 +343,12 @@ pub(crate) fn clear_plans(device: &Device) {
 /// Plans held in `device`'s cache.
 pub(crate) fn cached_plans(device: &Device) -> usize {
     let cache = device.extension::<PlanCache>();
-    let n = cache.0.lock().unwrap_or_else(|p| p.into_inner()).entries.len();
+    let n = cache
+        .0
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entries
+        .len();
     n
 }
 

@@ -159,7 +159,7 @@ pub(crate) fn run(
         None => (1, one(inembed, istride), one(onembed, ostride)),
     };
     let key = PlanKey {
-        kind: kind(stage, real_part(input.dtype()))?,
+        kind: kind(stage, input.dtype().real())?,
         rank: axes.len(),
         n,
         inembed,
@@ -232,7 +232,10 @@ mod tests {
     #[test]
     fn nesting() {
         // Contiguous (4, 6, 8): the last two axes nest with embeds (6, 8).
-        assert_eq!(nests(&[4, 6, 8], &[48, 8, 1], &[1, 2], 8), Some((1, [6, 8, 0])));
+        assert_eq!(
+            nests(&[4, 6, 8], &[48, 8, 1], &[1, 2], 8),
+            Some((1, [6, 8, 0]))
+        );
         // A cropped view of a (4, 10) array: embed 10 for the last axis.
         assert_eq!(nests(&[4, 6], &[10, 1], &[0, 1], 6), Some((1, [4, 10, 0])));
         // A transposed view: axis 0 has stride 1, axis 1 stride 4: not nested in order.
@@ -258,9 +261,4 @@ mod tests {
         let d = batch_dims(&[2, 3, 8], &[24, 8, 1], &[15, 5, 1], &[2]);
         assert_eq!(d, vec![(6, 8, 5)]);
     }
-}
-
-/// The type of one part of a complex type; a real type itself.
-fn real_part(d: DType) -> DType {
-    d
 }

@@ -98,24 +98,17 @@ fn rand_c(rng: &mut Rng, n: usize) -> Vec<C> {
 trait Cx: fft::FftInput + Copy {
     const TOL: f64;
     fn make(v: C) -> Self;
-    fn get(self) -> C;
 }
 impl Cx for Complex32 {
     const TOL: f64 = 2e-5;
     fn make(v: C) -> Self {
         Complex32::new(v.0 as f32, v.1 as f32)
     }
-    fn get(self) -> C {
-        (self.re as f64, self.im as f64)
-    }
 }
 impl Cx for Complex64 {
     const TOL: f64 = 1e-12;
     fn make(v: C) -> Self {
         Complex64::new(v.0, v.1)
-    }
-    fn get(self) -> C {
-        (self.re, self.im)
     }
 }
 
@@ -154,7 +147,12 @@ impl Element2 for f64 {
 }
 
 fn check(name: &str, got: &[C], want: &[C], tol: f64) -> TResult {
-    ensure!(got.len() == want.len(), "{name}: {} values, want {}", got.len(), want.len());
+    ensure!(
+        got.len() == want.len(),
+        "{name}: {} values, want {}",
+        got.len(),
+        want.len()
+    );
     let e = rel_err(got, want);
     ensure!(e <= tol, "{name}: relative error {e:.3e} > {tol:.1e}");
     Ok(())
@@ -183,8 +181,7 @@ where
 fn real_sizes<R>(dev: &Device, rng: &mut Rng, tol: f64) -> TResult
 where
     R: fft::FftRealInput<Real = R> + fft::FftFloat + Element2,
-    fft::ComplexOf<R>: Element2 + fft::FftInput,
-    fft::RealOf<fft::ComplexOf<R>>: Element2,
+    <R as fft::FftFloat>::Complex: Element2 + fft::FftInput<Real = R>,
 {
     for n in SIZES {
         let xr: Vec<f64> = (0..n).map(|_| rng.range(-1.0, 1.0)).collect();
@@ -197,7 +194,12 @@ where
         let f = fft::fft(&a, None, 0, Norm::Backward)?;
         check(&format!("fft(real) n={n}"), &download(&f)?, &full, tol)?;
         let r = fft::rfft(&a, None, -1, Norm::Backward)?;
-        check(&format!("rfft n={n}"), &download(&r)?, &full[..n / 2 + 1], tol)?;
+        check(
+            &format!("rfft n={n}"),
+            &download(&r)?,
+            &full[..n / 2 + 1],
+            tol,
+        )?;
         // irfft with the odd or even length given: back to x, input unchanged.
         let before = download(&r)?;
         let back = fft::irfft(&r, Some(n), -1, Norm::Backward)?;
@@ -212,11 +214,10 @@ where
 fn host_irfft(x: &[C], n: usize) -> Vec<C> {
     let m = n / 2 + 1;
     let mut full = vec![(0.0, 0.0); n];
-    for k in 0..m.min(x.len()) {
-        full[k] = x[k];
-    }
+    let k = m.min(x.len());
+    full[..k].copy_from_slice(&x[..k]);
     full[0].1 = 0.0;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         full[n / 2].1 = 0.0;
     }
     for k in 1..n - n / 2 {
@@ -234,15 +235,32 @@ fn irfft_odd(dev: &Device, rng: &mut Rng) -> TResult {
         let a = upload::<Complex64>(dev, &x, &[m])?;
         let before = a.to_host()?;
         let got = fft::irfft(&a, Some(n), 0, Norm::Backward)?;
-        check(&format!("irfft m={m} n={n}"), &download(&got)?, &host_irfft(&x, n), 1e-12)?;
-        ensure!(a.to_host()? == before, "irfft m={m} n={n} changed its input");
+        check(
+            &format!("irfft m={m} n={n}"),
+            &download(&got)?,
+            &host_irfft(&x, n),
+            1e-12,
+        )?;
+        ensure!(
+            a.to_host()? == before,
+            "irfft m={m} n={n} changed its input"
+        );
     }
     // The default length 2 (m - 1).
     let x = rand_c(rng, 9);
     let a = upload::<Complex64>(dev, &x, &[9])?;
     let got = fft::irfft(&a, None, -1, Norm::Backward)?;
-    ensure!(got.shape() == [16], "irfft default length: shape {:?}", got.shape());
-    check("irfft default n", &download(&got)?, &host_irfft(&x, 16), 1e-12)
+    ensure!(
+        got.shape() == [16],
+        "irfft default length: shape {:?}",
+        got.shape()
+    );
+    check(
+        "irfft default n",
+        &download(&got)?,
+        &host_irfft(&x, 16),
+        1e-12,
+    )
 }
 
 fn norms(dev: &Device, rng: &mut Rng) -> TResult {
@@ -253,15 +271,29 @@ fn norms(dev: &Device, rng: &mut Rng) -> TResult {
     let inv = dft(&x, true);
     for (norm, ff, fi) in [
         (Norm::Backward, 1.0, 1.0 / n as f64),
-        (Norm::Ortho, 1.0 / (n as f64).sqrt(), 1.0 / (n as f64).sqrt()),
+        (
+            Norm::Ortho,
+            1.0 / (n as f64).sqrt(),
+            1.0 / (n as f64).sqrt(),
+        ),
         (Norm::Forward, 1.0 / n as f64, 1.0),
     ] {
         let mut w = fwd.clone();
         scale_all(&mut w, ff);
-        check(&format!("fft {norm:?}"), &download(&fft::fft(&a, None, 0, norm)?)?, &w, 1e-12)?;
+        check(
+            &format!("fft {norm:?}"),
+            &download(&fft::fft(&a, None, 0, norm)?)?,
+            &w,
+            1e-12,
+        )?;
         let mut w = inv.clone();
         scale_all(&mut w, fi);
-        check(&format!("ifft {norm:?}"), &download(&fft::ifft(&a, None, 0, norm)?)?, &w, 1e-12)?;
+        check(
+            &format!("ifft {norm:?}"),
+            &download(&fft::ifft(&a, None, 0, norm)?)?,
+            &w,
+            1e-12,
+        )?;
         // Real transforms: the same factors.
         let xr: Vec<f64> = x.iter().map(|v| v.0).collect();
         let ar = DeviceArray::from_slice(dev, &xr)?;
@@ -271,13 +303,24 @@ fn norms(dev: &Device, rng: &mut Rng) -> TResult {
         let r = fft::rfft(&ar, None, 0, norm)?;
         check(&format!("rfft {norm:?}"), &download(&r)?, &w, 1e-12)?;
         let back = fft::irfft(&r, Some(n), 0, norm)?;
-        check(&format!("irfft(rfft) {norm:?}"), &download(&back)?, &real, 1e-12)?;
+        check(
+            &format!("irfft(rfft) {norm:?}"),
+            &download(&back)?,
+            &real,
+            1e-12,
+        )?;
     }
     Ok(())
 }
 
 /// Host transform over several axes of a row-major array, with `s` resizing first.
-fn host_fftn(x: &[C], shape: &[usize], axes: &[usize], lens: &[usize], inverse: bool) -> (Vec<C>, Vec<usize>) {
+fn host_fftn(
+    x: &[C],
+    shape: &[usize],
+    axes: &[usize],
+    lens: &[usize],
+    inverse: bool,
+) -> (Vec<C>, Vec<usize>) {
     let mut to = shape.to_vec();
     for (&a, &n) in axes.iter().zip(lens) {
         to[a] = n;
@@ -301,22 +344,48 @@ fn axes_cases(dev: &Device, rng: &mut Rng) -> TResult {
         check(&format!("fft axis {axis}"), &download(&got)?, &want, 1e-12)?;
     }
     // Several axes: adjacent, not adjacent, reversed, all.
-    for axes in [vec![1isize, 2], vec![0, 2], vec![-1, -3], vec![1, 0], vec![0, 1, 2]] {
+    for axes in [
+        vec![1isize, 2],
+        vec![0, 2],
+        vec![-1, -3],
+        vec![1, 0],
+        vec![0, 1, 2],
+    ] {
         let ks: Vec<usize> = axes.iter().map(|a| a.rem_euclid(3) as usize).collect();
         let lens: Vec<usize> = ks.iter().map(|&k| shape[k]).collect();
         let (want, _) = host_fftn(&x, &shape, &ks, &lens, false);
         let got = fft::fftn(&a, None, &axes, Norm::Backward)?;
-        check(&format!("fftn axes {axes:?}"), &download(&got)?, &want, 1e-12)?;
+        check(
+            &format!("fftn axes {axes:?}"),
+            &download(&got)?,
+            &want,
+            1e-12,
+        )?;
         let (mut want, _) = host_fftn(&x, &shape, &ks, &lens, true);
         scale_all(&mut want, 1.0 / lens.iter().product::<usize>() as f64);
         let got = fft::ifftn(&a, None, &axes, Norm::Backward)?;
-        check(&format!("ifftn axes {axes:?}"), &download(&got)?, &want, 1e-12)?;
+        check(
+            &format!("ifftn axes {axes:?}"),
+            &download(&got)?,
+            &want,
+            1e-12,
+        )?;
     }
     // fftn's default: every axis; fft2's: the last two.
     let (want, _) = host_fftn(&x, &shape, &[0, 1, 2], &shape, false);
-    check("fftn default", &download(&fft::fftn(&a, None, &[], Norm::Backward)?)?, &want, 1e-12)?;
+    check(
+        "fftn default",
+        &download(&fft::fftn(&a, None, &[], Norm::Backward)?)?,
+        &want,
+        1e-12,
+    )?;
     let (want, _) = host_fftn(&x, &shape, &[1, 2], &shape[1..], false);
-    check("fft2 default", &download(&fft::fft2(&a, None, &[], Norm::Backward)?)?, &want, 1e-12)?;
+    check(
+        "fft2 default",
+        &download(&fft::fft2(&a, None, &[], Norm::Backward)?)?,
+        &want,
+        1e-12,
+    )?;
     Ok(())
 }
 
@@ -326,37 +395,74 @@ fn strided(dev: &Device, rng: &mut Rng) -> TResult {
     let x = rand_c(rng, r * c);
     let a = upload::<Complex32>(dev, &x, &[r, c])?;
     // The transpose (10, 6) as host data.
-    let xt: Vec<C> = (0..c).flat_map(|j| (0..r).map(move |i| (i, j))).map(|(i, j)| x[i * c + j]).collect();
+    let xt: Vec<C> = (0..c)
+        .flat_map(|j| (0..r).map(move |i| (i, j)))
+        .map(|(i, j)| x[i * c + j])
+        .collect();
     for axes in [vec![0isize], vec![1], vec![0, 1]] {
         let ks: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
         let lens: Vec<usize> = ks.iter().map(|&k| [c, r][k]).collect();
         let (want, _) = host_fftn(&xt, &[c, r], &ks, &lens, false);
         let got = fft::fftn(&a.t(), None, &axes, Norm::Backward)?;
-        check(&format!("fftn of a transpose, axes {axes:?}"), &download(&got)?, &want, 1e-4)?;
+        check(
+            &format!("fftn of a transpose, axes {axes:?}"),
+            &download(&got)?,
+            &want,
+            1e-4,
+        )?;
     }
     // Every other column, rows 1..5.
     let v = a.slice(s![1..5, ..;2])?;
-    let hv: Vec<C> = (1..5).flat_map(|i| (0..c).step_by(2).map(move |j| (i, j))).map(|(i, j)| x[i * c + j]).collect();
+    let hv: Vec<C> = (1..5)
+        .flat_map(|i| (0..c).step_by(2).map(move |j| (i, j)))
+        .map(|(i, j)| x[i * c + j])
+        .collect();
     for axes in [vec![0isize], vec![-1], vec![0, 1]] {
         let ks: Vec<usize> = axes.iter().map(|a| a.rem_euclid(2) as usize).collect();
         let lens: Vec<usize> = ks.iter().map(|&k| [4, 5][k]).collect();
         let (want, _) = host_fftn(&hv, &[4, 5], &ks, &lens, false);
         let got = fft::fftn(&v, None, &axes, Norm::Backward)?;
-        check(&format!("fftn of a stepped view, axes {axes:?}"), &download(&got)?, &want, 1e-4)?;
+        check(
+            &format!("fftn of a stepped view, axes {axes:?}"),
+            &download(&got)?,
+            &want,
+            1e-4,
+        )?;
     }
     // A reversed view (negative strides): copied first.
     let f = a.flip(-1)?;
-    let hf: Vec<C> = (0..r).flat_map(|i| (0..c).rev().map(move |j| (i, j))).map(|(i, j)| x[i * c + j]).collect();
+    let hf: Vec<C> = (0..r)
+        .flat_map(|i| (0..c).rev().map(move |j| (i, j)))
+        .map(|(i, j)| x[i * c + j])
+        .collect();
     let (want, _) = host_fftn(&hf, &[r, c], &[1], &[c], false);
-    check("fft of a flipped view", &download(&fft::fft(&f, None, -1, Norm::Backward)?)?, &want, 1e-4)?;
+    check(
+        "fft of a flipped view",
+        &download(&fft::fft(&f, None, -1, Norm::Backward)?)?,
+        &want,
+        1e-4,
+    )?;
     // Real input along a non-last axis of a transposed view.
-    let re = DeviceArray::<f64>::from_host(dev, &x.iter().map(|v| v.0).collect::<Vec<_>>(), &[r, c])?;
+    let re =
+        DeviceArray::<f64>::from_host(dev, &x.iter().map(|v| v.0).collect::<Vec<_>>(), &[r, c])?;
     let xr: Vec<C> = xt.iter().map(|v| (v.0, 0.0)).collect();
     let (want, _) = host_fftn(&xr, &[c, r], &[0], &[c], false);
-    let want: Vec<C> = (0..c / 2 + 1).flat_map(|i| (0..r).map(move |j| (i, j))).map(|(i, j)| want[i * r + j]).collect();
+    let want: Vec<C> = (0..c / 2 + 1)
+        .flat_map(|i| (0..r).map(move |j| (i, j)))
+        .map(|(i, j)| want[i * r + j])
+        .collect();
     let got = fft::rfft(&re.t(), None, 0, Norm::Backward)?;
-    ensure!(got.shape() == [c / 2 + 1, r], "rfft axis 0 shape {:?}", got.shape());
-    check("rfft of a transpose along axis 0", &download(&got)?, &want, 1e-12)
+    ensure!(
+        got.shape() == [c / 2 + 1, r],
+        "rfft axis 0 shape {:?}",
+        got.shape()
+    );
+    check(
+        "rfft of a transpose along axis 0",
+        &download(&got)?,
+        &want,
+        1e-12,
+    )
 }
 
 fn pad_crop(dev: &Device, rng: &mut Rng) -> TResult {
@@ -374,7 +480,11 @@ fn pad_crop(dev: &Device, rng: &mut Rng) -> TResult {
     let a = upload::<Complex64>(dev, &x, &shape)?;
     let (want, to) = host_fftn(&x, &shape, &[0, 1], &[7, 3], false);
     let got = fft::fft2(&a, Some(&[7, 3]), &[-2, -1], Norm::Backward)?;
-    ensure!(got.shape() == to.as_slice(), "fft2 s: shape {:?}", got.shape());
+    ensure!(
+        got.shape() == to.as_slice(),
+        "fft2 s: shape {:?}",
+        got.shape()
+    );
     check("fft2 s=(7, 3)", &download(&got)?, &want, 1e-12)?;
     // rfft2 / irfft2 with an odd last length through s.
     let xr: Vec<f64> = (0..35).map(|_| rng.range(-1.0, 1.0)).collect();
@@ -383,7 +493,10 @@ fn pad_crop(dev: &Device, rng: &mut Rng) -> TResult {
     ensure!(f.shape() == [5, 4], "rfft2 shape {:?}", f.shape());
     let xc: Vec<C> = xr.iter().map(|&v| (v, 0.0)).collect();
     let (full, _) = host_fftn(&xc, &[5, 7], &[0, 1], &[5, 7], false);
-    let want: Vec<C> = (0..5).flat_map(|i| (0..4).map(move |j| (i, j))).map(|(i, j)| full[i * 7 + j]).collect();
+    let want: Vec<C> = (0..5)
+        .flat_map(|i| (0..4).map(move |j| (i, j)))
+        .map(|(i, j)| full[i * 7 + j])
+        .collect();
     check("rfft2 (5, 7)", &download(&f)?, &want, 1e-12)?;
     let back = fft::irfft2(&f, Some(&[5, 7]), &[0, 1], Norm::Backward)?;
     check("irfft2 (5, 7)", &download(&back)?, &xc, 1e-12)?;
@@ -394,11 +507,26 @@ fn round_trips(dev: &Device, rng: &mut Rng) -> TResult {
     let n = (1 << 20) + 3 * 7 * 11;
     let x = rand_c(rng, n);
     let a = upload::<Complex32>(dev, &x, &[n])?;
-    let back = fft::ifft(&fft::fft(&a, None, 0, Norm::Backward)?, None, 0, Norm::Backward)?;
+    let back = fft::ifft(
+        &fft::fft(&a, None, 0, Norm::Backward)?,
+        None,
+        0,
+        Norm::Backward,
+    )?;
     check("ifft(fft) large", &download(&back)?, &x, 1e-5)?;
     let a = upload::<Complex64>(dev, &x[..1 << 20], &[1024, 1024])?;
-    let back = fft::ifft2(&fft::fft2(&a, None, &[0, 1], Norm::Ortho)?, None, &[0, 1], Norm::Ortho)?;
-    check("ifft2(fft2) 1024^2", &download(&back)?, &x[..1 << 20], 1e-12)?;
+    let back = fft::ifft2(
+        &fft::fft2(&a, None, &[0, 1], Norm::Ortho)?,
+        None,
+        &[0, 1],
+        Norm::Ortho,
+    )?;
+    check(
+        "ifft2(fft2) 1024^2",
+        &download(&back)?,
+        &x[..1 << 20],
+        1e-12,
+    )?;
     // Real round trips in 3-D with an odd last axis, and over non-last axes.
     let shape = [16usize, 30, 33];
     let size = shape.iter().product::<usize>();
@@ -410,7 +538,11 @@ fn round_trips(dev: &Device, rng: &mut Rng) -> TResult {
     let back = fft::irfftn(&f, Some(&shape), &[], Norm::Backward)?;
     check("irfftn(rfftn) (16, 30, 33)", &download(&back)?, &xc, 1e-5)?;
     let f = fft::rfftn(&ar, None, &[2, 0], Norm::Forward)?;
-    ensure!(f.shape() == [9, 30, 33], "rfftn axes (2, 0) shape {:?}", f.shape());
+    ensure!(
+        f.shape() == [9, 30, 33],
+        "rfftn axes (2, 0) shape {:?}",
+        f.shape()
+    );
     let back = fft::irfftn(&f, Some(&[33, 16]), &[2, 0], Norm::Forward)?;
     check("irfftn(rfftn) axes (2, 0)", &download(&back)?, &xc, 1e-5)?;
     // A batch of rows along the last axis and along the first.
@@ -419,7 +551,12 @@ fn round_trips(dev: &Device, rng: &mut Rng) -> TResult {
     for axis in [0isize, 1] {
         let f = fft::fft(&b, None, axis, Norm::Backward)?;
         let back = fft::ifft(&f, None, axis, Norm::Backward)?;
-        check(&format!("batched round trip axis {axis}"), &download(&back)?, &xb, 1e-5)?;
+        check(
+            &format!("batched round trip axis {axis}"),
+            &download(&back)?,
+            &xb,
+            1e-5,
+        )?;
     }
     Ok(())
 }
@@ -450,7 +587,10 @@ fn shifts(dev: &Device, _rng: &mut Rng) -> TResult {
         for axes in [None, Some(vec![-1isize]), Some(vec![0])] {
             let ks: Vec<usize> = match &axes {
                 None => (0..nd).collect(),
-                Some(v) => v.iter().map(|a| a.rem_euclid(nd as isize) as usize).collect(),
+                Some(v) => v
+                    .iter()
+                    .map(|a| a.rem_euclid(nd as isize) as usize)
+                    .collect(),
             };
             let (mut f, mut i) = (x.clone(), x.clone());
             for &k in &ks {
@@ -460,17 +600,25 @@ fn shifts(dev: &Device, _rng: &mut Rng) -> TResult {
             let got = fft::fftshift(&a, axes.as_deref())?.to_host()?;
             ensure!(got == f, "fftshift {shape:?} {axes:?}: {got:?}, want {f:?}");
             let got = fft::ifftshift(&a, axes.as_deref())?.to_host()?;
-            ensure!(got == i, "ifftshift {shape:?} {axes:?}: {got:?}, want {i:?}");
+            ensure!(
+                got == i,
+                "ifftshift {shape:?} {axes:?}: {got:?}, want {i:?}"
+            );
         }
     }
     // Complex values and a transposed view.
     let x: Vec<C> = (0..12).map(|v| (v as f64, -(v as f64))).collect();
     let a = upload::<Complex64>(dev, &x, &[3, 4])?;
     let t = fft::fftshift(&a.t(), None)?;
-    let xt: Vec<i64> = (0..4).flat_map(|j| (0..3).map(move |i| i * 4 + j)).collect();
+    let xt: Vec<i64> = (0..4)
+        .flat_map(|j| (0..3).map(move |i| i * 4 + j))
+        .collect();
     let want = host_roll(&host_roll(&xt, &[4, 3], 0, 2), &[4, 3], 1, 1);
     let got: Vec<i64> = download(&t)?.iter().map(|v| v.0 as i64).collect();
-    ensure!(got == want, "fftshift of a transpose: {got:?}, want {want:?}");
+    ensure!(
+        got == want,
+        "fftshift of a transpose: {got:?}, want {want:?}"
+    );
     Ok(())
 }
 
@@ -480,35 +628,68 @@ fn freqs(dev: &Device, _rng: &mut Rng) -> TResult {
             // NumPy: results = [0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (n*d)
             let want: Vec<f64> = (0..n)
                 .map(|i| {
-                    let k = if i <= (n - 1) / 2 { i as f64 } else { i as f64 - n as f64 };
+                    let k = if i <= (n - 1) / 2 {
+                        i as f64
+                    } else {
+                        i as f64 - n as f64
+                    };
                     k / (n as f64 * d)
                 })
                 .collect();
             let got = fft::fftfreq(dev, n, d)?.to_host()?;
-            let ok = got.len() == n && got.iter().zip(&want).all(|(a, b)| (a - b).abs() <= 1e-15 * b.abs().max(1.0));
+            let ok = got.len() == n
+                && got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| (a - b).abs() <= 1e-15 * b.abs().max(1.0));
             ensure!(ok, "fftfreq({n}, {d}): {got:?}, want {want:?}");
             // NumPy: results = arange(0, n//2 + 1) / (n*d)
             let want: Vec<f64> = (0..n / 2 + 1).map(|i| i as f64 / (n as f64 * d)).collect();
             let got = fft::rfftfreq(dev, n, d)?.to_host()?;
-            let ok = got.len() == want.len() && got.iter().zip(&want).all(|(a, b)| (a - b).abs() <= 1e-15 * b.abs().max(1.0));
+            let ok = got.len() == want.len()
+                && got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| (a - b).abs() <= 1e-15 * b.abs().max(1.0));
             ensure!(ok, "rfftfreq({n}, {d}): {got:?}, want {want:?}");
         }
     }
-    ensure!(fft::fftfreq(dev, 0, 1.0)?.size() == 0, "fftfreq(0) not empty");
+    ensure!(
+        fft::fftfreq(dev, 0, 1.0)?.size() == 0,
+        "fftfreq(0) not empty"
+    );
     Ok(())
 }
 
 fn errors(dev: &Device, _rng: &mut Rng) -> TResult {
     let a = DeviceArray::<f32>::zeros(dev, &[4, 4])?;
-    ensure!(fft::fft(&a, Some(0), 0, Norm::Backward).is_err(), "n = 0 accepted");
-    ensure!(fft::fft(&a, None, 2, Norm::Backward).is_err(), "axis 2 of 2-d accepted");
-    ensure!(fft::fft2(&a, Some(&[4]), &[0, 1], Norm::Backward).is_err(), "s of the wrong length accepted");
-    ensure!(fft::fftn(&a, None, &[0, 0], Norm::Backward).is_err(), "a repeated axis accepted");
+    ensure!(
+        fft::fft(&a, Some(0), 0, Norm::Backward).is_err(),
+        "n = 0 accepted"
+    );
+    ensure!(
+        fft::fft(&a, None, 2, Norm::Backward).is_err(),
+        "axis 2 of 2-d accepted"
+    );
+    ensure!(
+        fft::fft2(&a, Some(&[4]), &[0, 1], Norm::Backward).is_err(),
+        "s of the wrong length accepted"
+    );
+    ensure!(
+        fft::fftn(&a, None, &[0, 0], Norm::Backward).is_err(),
+        "a repeated axis accepted"
+    );
     let one = DeviceArray::<Complex32>::zeros(dev, &[1])?;
-    ensure!(fft::irfft(&one, None, 0, Norm::Backward).is_err(), "irfft to 0 points accepted");
+    ensure!(
+        fft::irfft(&one, None, 0, Norm::Backward).is_err(),
+        "irfft to 0 points accepted"
+    );
     // Empty batches give empty results.
     let e = DeviceArray::<f32>::zeros(dev, &[0, 8])?;
-    ensure!(fft::rfft(&e, None, -1, Norm::Backward)?.shape() == [0, 5], "empty rfft shape");
+    ensure!(
+        fft::rfft(&e, None, -1, Norm::Backward)?.shape() == [0, 5],
+        "empty rfft shape"
+    );
     Ok(())
 }
 
@@ -518,7 +699,10 @@ fn plan_cache(dev: &Device) -> TResult {
     let s0 = dev.kernel_cache_stats();
     fft::fft(&a, None, -1, Norm::Backward)?;
     let s1 = dev.kernel_cache_stats();
-    ensure!(s1.fft_plan_misses == s0.fft_plan_misses + 1, "first call: {s0:?} -> {s1:?}");
+    ensure!(
+        s1.fft_plan_misses == s0.fft_plan_misses + 1,
+        "first call: {s0:?} -> {s1:?}"
+    );
     fft::fft(&a, None, -1, Norm::Backward)?;
     let s2 = dev.kernel_cache_stats();
     ensure!(
@@ -531,17 +715,31 @@ fn plan_cache(dev: &Device) -> TResult {
         fft::fft(&b, None, 0, Norm::Backward)?;
     }
     let s3 = dev.kernel_cache_stats();
-    ensure!(fft::cached_plans(dev) == 16, "{} plans cached", fft::cached_plans(dev));
-    ensure!(s3.fft_plan_evictions >= s2.fft_plan_evictions + 5, "evictions: {s2:?} -> {s3:?}");
+    ensure!(
+        fft::cached_plans(dev) == 16,
+        "{} plans cached",
+        fft::cached_plans(dev)
+    );
+    ensure!(
+        s3.fft_plan_evictions >= s2.fft_plan_evictions + 5,
+        "evictions: {s2:?} -> {s3:?}"
+    );
     // A work area comes from the pool and goes back to it.
     dev.synchronize()?;
     let big = DeviceArray::<Complex64>::zeros(dev, &[1 << 20])?;
     let before = dev.memory_stats().in_use;
     let out = fft::fft(&big, None, 0, Norm::Backward)?;
     let after = dev.memory_stats().in_use;
-    ensure!(after - before >= 16 << 20 && after - before < 20 << 20, "in use grew by {} bytes", after - before);
+    ensure!(
+        after - before >= 16 << 20 && after - before < 20 << 20,
+        "in use grew by {} bytes",
+        after - before
+    );
     drop(out);
-    ensure!(dev.memory_stats().in_use == before, "memory left in use after the transform");
+    ensure!(
+        dev.memory_stats().in_use == before,
+        "memory left in use after the transform"
+    );
     Ok(())
 }
 
