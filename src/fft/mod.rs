@@ -37,7 +37,7 @@ use crate::element::{Complex32, Complex64, Element};
 use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::CAST_BODY;
 use crate::ops::elementwise;
-use crate::ops::fft::{run as run_stage, Stage};
+use crate::ops::fft::{run as run_stage, Stage, FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
 use crate::shape::{normalize_axis, Layout};
 use crate::{Device, Error, Result};
 use half::{bf16, f16};
@@ -327,7 +327,7 @@ fn scale<T: Element, R: FftFloat>(out: &DeviceArray<T>, factor: f64) -> Result<(
     elementwise::run(
         out.device(),
         "fft_scale",
-        "out0 = in0 * s0;",
+        FFT_SCALE_BODY,
         &[out.operand_reinterpreted(layout.clone(), R::DTYPE)?],
         &[out.operand_reinterpreted(layout, R::DTYPE)?],
         &[Scalar::of(R::from_f64(factor))],
@@ -700,7 +700,7 @@ pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
         elementwise::run(
             device,
             "fftfreq",
-            "out0 = (double)((long long)i < s1 ? (long long)i : (long long)i - s2) * s0;",
+            FFTFREQ_BODY,
             &[out.operand()?],
             &[],
             &[
@@ -722,7 +722,7 @@ pub fn rfftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
         elementwise::run(
             device,
             "rfftfreq",
-            "out0 = (double)i * s0;",
+            RFFTFREQ_BODY,
             &[out.operand()?],
             &[],
             &[Scalar::of(1.0 / (n as f64 * d))],

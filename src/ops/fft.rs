@@ -10,6 +10,14 @@ use crate::libs::fft::{exec, Io, Kind, PlanKey};
 use crate::ops::Operand;
 use crate::{Error, Result};
 
+/// Body of the normalisation pass (over the real parts of a result; `s0` the factor).
+pub const FFT_SCALE_BODY: &str = "out0 = in0 * s0;";
+/// Body of `fftfreq` (`s0` = 1 / (n d), `s1` = (n + 1) / 2, `s2` = n).
+pub const FFTFREQ_BODY: &str =
+    "out0 = (double)((long long)i < s1 ? (long long)i : (long long)i - s2) * s0;";
+/// Body of `rfftfreq` (`s0` = 1 / (n d)).
+pub const RFFTFREQ_BODY: &str = "out0 = (double)i * s0;";
+
 /// The kind of one stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stage {

@@ -4,7 +4,7 @@
 
 pub mod catalogue;
 pub mod elementwise;
-pub(crate) mod fft;
+pub mod fft;
 pub(crate) mod launch;
 pub mod matmul;
 pub(crate) mod random;

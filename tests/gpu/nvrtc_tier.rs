@@ -316,6 +316,7 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || specs::create_specs(d),
         );
     }
+    group(out, "nvrtc/fft/scale_freq".to_string(), specs::fft_specs);
     // Every operand column-major: the tile edge drops to 32 so that the staged tiles fit
     // the 48 KiB of static shared memory.
     for d in DType::ALL {

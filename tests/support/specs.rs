@@ -395,6 +395,43 @@ pub fn create_specs(d: DType) -> Vec<ElementwiseSpec> {
     v
 }
 
+/// The FFT module's own kernels: the normalisation pass (f32, f64) and the frequencies.
+pub fn fft_specs() -> Vec<ElementwiseSpec> {
+    use cuarray::ops::fft::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
+    let mut v = Vec::new();
+    for d in [DType::F32, DType::F64] {
+        push_all(
+            &mut v,
+            "fft_scale",
+            FFT_SCALE_BODY,
+            &[d],
+            &[d],
+            &[d],
+            Depth::Basic,
+        );
+    }
+    let freq = [DType::F64, DType::I64, DType::I64];
+    push_all(
+        &mut v,
+        "fftfreq",
+        FFTFREQ_BODY,
+        &[],
+        &[DType::F64],
+        &freq,
+        Depth::Basic,
+    );
+    push_all(
+        &mut v,
+        "rfftfreq",
+        RFFTFREQ_BODY,
+        &[],
+        &[DType::F64],
+        &[DType::F64],
+        Depth::Basic,
+    );
+    v
+}
+
 /// Every spec above, for every dtype.
 pub fn all_specs() -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
@@ -411,5 +448,6 @@ pub fn all_specs() -> Vec<ElementwiseSpec> {
         v.extend(copy_specs(d));
         v.extend(create_specs(d));
     }
+    v.extend(fft_specs());
     v
 }
