@@ -103,8 +103,8 @@ pub mod testing;
 pub mod user_kernels;
 
 pub use array::{
-    allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
-    zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
+    allclose, array_equal, complex, concatenate, empty_like, full_like, ones_like, outer, stack,
+    where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).
@@ -114,7 +114,10 @@ pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
     Timer, Timings, TransferStats,
 };
-pub use element::{DType, Element, FloatElement, IntElement, NumElement};
+pub use element::{
+    ArithElement, Complex32, Complex64, ComplexElement, DType, Element, FloatElement,
+    InexactElement, IntElement, NumElement,
+};
 pub use error::{Error, Result};
 /// The `half` crate, for its [`f16`](struct@f16) and [`bf16`] element types (and their conversions).
 pub use half;
@@ -122,6 +125,11 @@ pub use half;
 pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
+/// The `num-complex` crate, whose `Complex<f32>` and `Complex<f64>` are the complex
+/// element types ([`Complex32`], [`Complex64`]).
+pub use num_complex;
+/// num-complex's generic complex number; `Complex<f32>` and `Complex<f64>` are elements.
+pub use num_complex::Complex;
 pub use ops::catalogue::common_specs;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

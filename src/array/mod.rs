@@ -1,5 +1,6 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
+mod complex;
 mod create;
 mod extras;
 mod fmt;
@@ -12,6 +13,7 @@ mod reduce;
 mod transfer;
 mod view;
 
+pub use complex::complex;
 pub use extras::{allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
