@@ -219,6 +219,9 @@ fn prepare<T: Element, U: Element>(
     let pad = shape.iter().zip(a.shape()).any(|(n, m)| n > m);
     if !pad && !copy {
         if let Some(same) = a.as_type::<U>() {
+            if shape == a.shape() && strides_ok(a.layout()) {
+                return Ok(same);
+            }
             let view = cropped(a.layout(), shape);
             if strides_ok(&view) {
                 return Ok(same.with_layout(view));
@@ -254,6 +257,9 @@ fn prepare<T: Element, U: Element>(
 
 /// Groups of adjacent axes (ascending, at most 3 each, the trailing ones full).
 fn groups(axes: &[usize]) -> Vec<Vec<usize>> {
+    if let [a] = axes {
+        return vec![vec![*a]];
+    }
     let mut sorted = axes.to_vec();
     sorted.sort_unstable();
     let mut runs: Vec<Vec<usize>> = Vec::new();
