@@ -740,6 +740,17 @@ fn plan_cache(dev: &Device) -> TResult {
         dev.memory_stats().in_use == before,
         "memory left in use after the transform"
     );
+    // Under the pool's limit, a transform that does not fit is OutOfMemory, not a panic.
+    let pool = dev.memory_pool();
+    let huge = DeviceArray::<Complex64>::zeros(dev, &[1 << 22])?;
+    pool.set_limit(Some(pool.used_bytes() + (1 << 20)));
+    let r = fft::fft(&huge, None, 0, Norm::Backward);
+    pool.set_limit(None);
+    ensure!(
+        matches!(r, Err(cuarray::Error::OutOfMemory { .. })),
+        "over the pool's limit: {:?}",
+        r.map(|a| a.shape().to_vec())
+    );
     Ok(())
 }
 
