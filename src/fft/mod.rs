@@ -351,6 +351,7 @@ fn c2cn<T: FftInput>(
     norm: Norm,
     forward: bool,
 ) -> Result<DeviceArray<ComplexOf<T>>> {
+    let _range = crate::profile::range(op);
     let (axes, lens) = resolve(op, a.shape(), s, axes, default_all)?;
     if axes.is_empty() {
         return Err(Error::invalid(
@@ -390,6 +391,7 @@ fn r2cn<T: FftRealInput>(
     default_all: bool,
     norm: Norm,
 ) -> Result<DeviceArray<ComplexOf<T>>> {
+    let _range = crate::profile::range(op);
     let (axes, lens) = resolve(op, a.shape(), s, axes, default_all)?;
     check_lengths(op, &lens)?;
     let shape = with_lengths(a.shape(), &axes, &lens);
@@ -430,6 +432,7 @@ fn c2rn<T: FftInput>(
     default_all: bool,
     norm: Norm,
 ) -> Result<DeviceArray<RealOf<T>>> {
+    let _range = crate::profile::range(op);
     let (axes, mut lens) = resolve(op, a.shape(), s, axes, default_all)?;
     if axes.is_empty() {
         return Err(Error::invalid(
