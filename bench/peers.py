@@ -113,6 +113,7 @@ def cases(p):
         del a
     reductions(p)
     randoms(p)
+    ffts(p)
     matmuls(p)
     matvecs(p)
     sweep(p)
@@ -205,6 +206,41 @@ def randoms(p):
             emit(p.name, name, "device", p.device_time(lambda: f(n)), n * 4)
     if wanted("uniform_f32_1000_wall"):
         emit(p.name, "uniform_f32_1000_wall", "wall", p.wall_time(lambda: uniform(1000)))
+
+
+def ffts(p):
+    """FFTs (bytes = input + output): c64 fft of 2^24, fft2 c64 8192 x 8192, rfft f32 2^24, a
+    batch of 4096 rows of 4096 c64 along the last axis; wall time of a c64 fft of 1024
+    points (cached plan). CuPy: cupy.fft; PyTorch: torch.fft."""
+    xp = p.xp
+    fft_mod = xp.fft if p.name == "cupy" else __import__("torch").fft
+    n = 1 << 24
+
+    def c64(shape):
+        if p.name == "cupy":
+            return rand_matrix(p, shape, xp.float32).astype(xp.complex64)
+        import torch
+        return rand_matrix(p, shape, xp.float32).to(torch.complex64)
+    if wanted("fft_c64_2^24"):
+        a = c64((n,))
+        emit(p.name, "fft_c64_2^24", "device", p.device_time(lambda: fft_mod.fft(a)), 2 * n * 8)
+        del a
+    if wanted("fft2_c64_8192x8192"):
+        a = c64((8192, 8192))
+        m = 8192 * 8192
+        emit(p.name, "fft2_c64_8192x8192", "device", p.device_time(lambda: fft_mod.fft2(a)), 2 * m * 8)
+        del a
+    if wanted("rfft_f32_2^24"):
+        a = rand_matrix(p, (n,), xp.float32)
+        emit(p.name, "rfft_f32_2^24", "device", p.device_time(lambda: fft_mod.rfft(a)), n * 4 + (n // 2 + 1) * 8)
+        del a
+    if wanted("fft_c64_4096x4096_rows"):
+        a = c64((4096, 4096))
+        emit(p.name, "fft_c64_4096x4096_rows", "device", p.device_time(lambda: fft_mod.fft(a)), 2 * n * 8)
+        del a
+    if wanted("fft_c64_1024_wall"):
+        a = c64((1024,))
+        emit(p.name, "fft_c64_1024_wall", "wall", p.wall_time(lambda: fft_mod.fft(a)))
 
 
 def matmuls(p):

@@ -40,6 +40,70 @@ struct cuarray_bf16 {
     }
 };
 
+// ---- complex numbers without cuComplex.h -----------------------------------------------
+// cuarray_c64 / cuarray_c128: two floats or doubles, real part first, aligned to the pair
+// (as num-complex's #[repr(C)] Complex<T> laid out in device memory, and cuComplex's
+// float2/double2). Built from any real value (imaginary part 0), so `acc_t(0)`, `out0_t(x)`
+// and `acc_t a = 1` work as for real types; converted to a real type only explicitly
+// (`static_cast<float>(z)` is the real part, NumPy's ComplexWarning cast), and to bool as
+// "either part non-zero". Arithmetic and comparisons here; the math (abs, division, exp,
+// log, sqrt...) is in ops.cuh.
+template <bool B, class T = void> struct cuarray_enable_if {};
+template <class T> struct cuarray_enable_if<true, T> { typedef T type; };
+template <class A, class B> struct cuarray_is_same { static constexpr bool value = false; };
+template <class A> struct cuarray_is_same<A, A> { static constexpr bool value = true; };
+
+template <class R> struct cuarray_complex;
+template <class T> struct cuarray_is_complex { static constexpr bool value = false; };
+template <class R> struct cuarray_is_complex<cuarray_complex<R>> { static constexpr bool value = true; };
+
+// The built-in arithmetic types a complex number converts to explicitly.
+template <class T> struct cuarray_is_builtin { static constexpr bool value = false; };
+#define CUARRAY_BUILTIN(T) template <> struct cuarray_is_builtin<T> { static constexpr bool value = true; };
+CUARRAY_BUILTIN(float) CUARRAY_BUILTIN(double) CUARRAY_BUILTIN(signed char) CUARRAY_BUILTIN(short)
+CUARRAY_BUILTIN(int) CUARRAY_BUILTIN(long long) CUARRAY_BUILTIN(unsigned char)
+CUARRAY_BUILTIN(unsigned short) CUARRAY_BUILTIN(unsigned int) CUARRAY_BUILTIN(unsigned long long)
+#undef CUARRAY_BUILTIN
+
+template <class R> struct alignas(2 * sizeof(R)) cuarray_complex {
+    R re, im;
+    cuarray_complex() = default;
+    __device__ __forceinline__ cuarray_complex(R r, R i) : re(r), im(i) {}
+    template <class T, class = typename cuarray_enable_if<!cuarray_is_complex<T>::value>::type>
+    __device__ __forceinline__ cuarray_complex(T v) : re(static_cast<R>(v)), im(R(0)) {}
+    template <class S>
+    __device__ __forceinline__ cuarray_complex(cuarray_complex<S> z) : re(R(z.re)), im(R(z.im)) {}
+    template <class T, class = typename cuarray_enable_if<cuarray_is_builtin<T>::value>::type>
+    __device__ __forceinline__ explicit operator T() const { return static_cast<T>(re); }
+    __device__ __forceinline__ explicit operator bool() const { return re != R(0) || im != R(0); }
+    __device__ __forceinline__ cuarray_complex& operator+=(cuarray_complex b) { re += b.re; im += b.im; return *this; }
+    __device__ __forceinline__ cuarray_complex& operator-=(cuarray_complex b) { re -= b.re; im -= b.im; return *this; }
+    __device__ __forceinline__ cuarray_complex& operator*=(cuarray_complex b) { return *this = *this * b; }
+};
+typedef cuarray_complex<float> cuarray_c64;
+typedef cuarray_complex<double> cuarray_c128;
+
+template <class R> __device__ __forceinline__ cuarray_complex<R> operator+(cuarray_complex<R> a) { return a; }
+template <class R> __device__ __forceinline__ cuarray_complex<R> operator-(cuarray_complex<R> a) {
+    return cuarray_complex<R>(-a.re, -a.im);
+}
+template <class R> __device__ __forceinline__ cuarray_complex<R> operator+(cuarray_complex<R> a, cuarray_complex<R> b) {
+    return cuarray_complex<R>(a.re + b.re, a.im + b.im);
+}
+template <class R> __device__ __forceinline__ cuarray_complex<R> operator-(cuarray_complex<R> a, cuarray_complex<R> b) {
+    return cuarray_complex<R>(a.re - b.re, a.im - b.im);
+}
+// The textbook product, as NumPy (inf * finite can give NaN parts, as there).
+template <class R> __device__ __forceinline__ cuarray_complex<R> operator*(cuarray_complex<R> a, cuarray_complex<R> b) {
+    return cuarray_complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <class R> __device__ __forceinline__ bool operator==(cuarray_complex<R> a, cuarray_complex<R> b) {
+    return a.re == b.re && a.im == b.im;
+}
+template <class R> __device__ __forceinline__ bool operator!=(cuarray_complex<R> a, cuarray_complex<R> b) {
+    return !(a == b);
+}
+
 // ---- vectors ----------------------------------------------------------------------
 // N elements loaded or stored as one aligned access (16 bytes at most).
 template <typename T, int N>

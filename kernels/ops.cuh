@@ -26,12 +26,18 @@ template <> struct cuarray_is_int<unsigned long long> { static constexpr bool va
 // the 32-bit limits, then keeps the low bits for narrower types; 64-bit types saturate at
 // their own), except that NaN becomes 0 in every integer type (the hardware gives the
 // lowest value for 64-bit results).
+// From a complex type: to another complex type, both parts; to bool, "either part
+// non-zero"; to any other type, the real part converted as above (NumPy's ComplexWarning
+// cast).
 template <class To, class From> __device__ __forceinline__ To cuarray_cast(From in) {
-    if constexpr (cuarray_is_int<To>::value && cuarray_is_fp<decltype(cuarray_up(in))>::value) {
+    if constexpr (cuarray_is_complex<From>::value && !cuarray_is_complex<To>::value) {
+        if constexpr (cuarray_is_same<To, bool>::value) return static_cast<bool>(in);
+        else return cuarray_cast<To>(in.re);
+    } else if constexpr (cuarray_is_int<To>::value && cuarray_is_fp<decltype(cuarray_up(in))>::value) {
         const auto x = cuarray_up(in);
         if (x != x) return To(0);
     }
-    return static_cast<To>(in);
+    else return static_cast<To>(in);
 }
 
 // Single- and double-precision math under one name.
@@ -58,6 +64,125 @@ __device__ __forceinline__ double cuarray_m_copysign(double a, double b) { retur
 __device__ __forceinline__ float cuarray_m_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double cuarray_m_pow(double a, double b) { return pow(a, b); }
 
+__device__ __forceinline__ float cuarray_m_hypot(float a, float b) { return hypotf(a, b); }
+__device__ __forceinline__ double cuarray_m_hypot(double a, double b) { return hypot(a, b); }
+__device__ __forceinline__ float cuarray_m_atan2(float a, float b) { return atan2f(a, b); }
+__device__ __forceinline__ double cuarray_m_atan2(double a, double b) { return atan2(a, b); }
+__device__ __forceinline__ void cuarray_m_sincos(float x, float* s, float* c) { sincosf(x, s, c); }
+__device__ __forceinline__ void cuarray_m_sincos(double x, double* s, double* c) { sincos(x, s, c); }
+template <class R> __device__ __forceinline__ bool cuarray_m_isinf(R x) { return x == x && (x - x) != (x - x); }
+template <class R> __device__ __forceinline__ bool cuarray_m_isfinite(R x) { return (x - x) == (x - x); }
+
+// ---- complex math (types in common.cuh); the special values follow NumPy (C99 Annex G)
+// |z| without overflow or underflow of the squares (hypot), as NumPy.
+template <class R> __device__ __forceinline__ R cuarray_m_cabs(cuarray_complex<R> z) {
+    return cuarray_m_hypot(z.re, z.im);
+}
+
+// Division by Smith's method, exactly NumPy's loop: no overflow for large parts of the
+// divisor; a zero divisor gives the parts divided by zero (inf or NaN).
+template <class R> __device__ __forceinline__ cuarray_complex<R> operator/(cuarray_complex<R> a, cuarray_complex<R> b) {
+    const R br = cuarray_m_fabs(b.re), bi = cuarray_m_fabs(b.im);
+    if (br >= bi) {
+        if (br == R(0) && bi == R(0)) return cuarray_complex<R>(a.re / br, a.im / br);
+        const R rat = b.im / b.re;
+        const R scl = R(1) / (b.re + b.im * rat);
+        return cuarray_complex<R>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    const R rat = b.re / b.im;
+    const R scl = R(1) / (b.im + b.re * rat);
+    return cuarray_complex<R>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+
+// e^z = e^re (cos im + i sin im); an imaginary part 0 stays exact (e^x + 0i, as cexp);
+// -inf with a non-finite imaginary part gives 0, +inf gives (inf, NaN).
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_exp(cuarray_complex<R> z) {
+    if (z.im == R(0)) return cuarray_complex<R>(cuarray_m_exp(z.re), z.im);
+    if (!cuarray_m_isfinite(z.im) && cuarray_m_isinf(z.re)) {
+        if (z.re < R(0)) return cuarray_complex<R>(R(0), R(0));
+        return cuarray_complex<R>(z.re, z.im - z.im);
+    }
+    R s, c;
+    cuarray_m_sincos(z.im, &s, &c);
+    const R e = cuarray_m_exp(z.re);
+    return cuarray_complex<R>(e * c, e * s);
+}
+
+// log z = ln|z| + i arg z; |z| from hypot, scaled when it overflows, and through log1p
+// near |z| = 1 (accurate for z close to the unit circle). log 0 = -inf + i arg.
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_log(cuarray_complex<R> z) {
+    const R ax = cuarray_m_fabs(z.re), ay = cuarray_m_fabs(z.im);
+    const R hi = ax > ay ? ax : ay, lo = ax > ay ? ay : ax;
+    const R arg = cuarray_m_atan2(z.im, z.re);
+    R lnabs;
+    if (hi >= R(0.5) && hi <= R(2) && lo < R(1)) {
+        // ln|z| = log1p((hi - 1)(hi + 1) + lo^2) / 2, exact-ish near the unit circle.
+        lnabs = R(0.5) * cuarray_m_log1p((hi - R(1)) * (hi + R(1)) + lo * lo);
+    } else {
+        const R h = cuarray_m_hypot(z.re, z.im);
+        if (cuarray_m_isinf(h) && cuarray_m_isfinite(hi)) {
+            lnabs = cuarray_m_log(cuarray_m_hypot(z.re * R(0.5), z.im * R(0.5))) + R(0.69314718055994530942);
+        } else {
+            lnabs = cuarray_m_log(h);
+        }
+    }
+    return cuarray_complex<R>(lnabs, arg);
+}
+
+// Principal square root, the branch cut on the negative real axis (the sign of a zero
+// imaginary part picks the side), scaled near the largest values; C99's special values.
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_sqrt(cuarray_complex<R> z) {
+    R a = z.re, b = z.im;
+    if (a == R(0) && b == R(0)) return cuarray_complex<R>(R(0), b);
+    if (cuarray_m_isinf(b)) return cuarray_complex<R>(cuarray_m_fabs(b), b);
+    if (a != a) return cuarray_complex<R>(a, (b - b) / (b - b));
+    if (cuarray_m_isinf(a)) {
+        if (a < R(0)) return cuarray_complex<R>(cuarray_m_fabs(b - b), cuarray_m_copysign(a, b));
+        return cuarray_complex<R>(a, cuarray_m_copysign(b - b, b));
+    }
+    // Past THRESH, a + hypot(a, b) could overflow: work on z / 4, multiply by 2.
+    const R thresh = sizeof(R) == 4 ? R(7.4e37f) : R(7.446288774449766e307);
+    const bool scale = cuarray_m_fabs(a) >= thresh || cuarray_m_fabs(b) >= thresh;
+    if (scale) { a *= R(0.25); b *= R(0.25); }
+    R re, im;
+    if (a >= R(0)) {
+        const R t = cuarray_m_sqrt((a + cuarray_m_hypot(a, b)) * R(0.5));
+        re = t;
+        im = b / (R(2) * t);
+    } else {
+        const R t = cuarray_m_sqrt((-a + cuarray_m_hypot(a, b)) * R(0.5));
+        re = cuarray_m_fabs(b) / (R(2) * t);
+        im = cuarray_m_copysign(t, b);
+    }
+    if (scale) { re *= R(2); im *= R(2); }
+    return cuarray_complex<R>(re, im);
+}
+
+// Parts, conjugate and angle, for complex and (as NumPy) real inputs.
+template <class In> __device__ __forceinline__ auto cuarray_real(In in) {
+    auto a = cuarray_up(in);
+    if constexpr (cuarray_is_complex<decltype(a)>::value) return a.re;
+    else return a;
+}
+template <class In> __device__ __forceinline__ auto cuarray_imag(In in) {
+    auto a = cuarray_up(in);
+    typedef decltype(a) T;
+    if constexpr (cuarray_is_complex<T>::value) return a.im;
+    else return T(0);
+}
+template <class In> __device__ __forceinline__ auto cuarray_conj(In in) {
+    auto a = cuarray_up(in);
+    typedef decltype(a) T;
+    if constexpr (cuarray_is_complex<T>::value) return T(a.re, -a.im);
+    else return a;
+}
+template <class In> __device__ __forceinline__ auto cuarray_angle(In in) {
+    auto a = cuarray_up(in);
+    typedef decltype(a) T;
+    if constexpr (cuarray_is_complex<T>::value) return cuarray_m_atan2(a.im, a.re);
+    else return cuarray_m_atan2(T(0), a);
+}
+
 // Unary ops: `a` is the widened input.
 #define CUARRAY_UNARY(name, expr)                                              \
     template <class In> __device__ __forceinline__ auto name(In in) {          \
@@ -81,15 +206,26 @@ CUARRAY_UNARY(cuarray_floor, cuarray_m_floor(a))
 CUARRAY_UNARY(cuarray_ceil, cuarray_m_ceil(a))
 CUARRAY_UNARY(cuarray_round, cuarray_m_rint(a))  // half to even, as NumPy
 CUARRAY_UNARY(cuarray_sigmoid, T(1) / (T(1) + cuarray_m_exp(-a)))
-CUARRAY_UNARY(cuarray_isnan, a != a)
-CUARRAY_UNARY(cuarray_isinf, a == a && (a - a) != (a - a))
-CUARRAY_UNARY(cuarray_isfinite, (a - a) == (a - a))
+CUARRAY_UNARY(cuarray_isnan, a != a)  // complex: either part NaN
+
+// Complex: either part infinite; both parts finite.
+template <class In> __device__ __forceinline__ bool cuarray_isinf(In in) {
+    auto a = cuarray_up(in);
+    if constexpr (cuarray_is_complex<decltype(a)>::value) return cuarray_m_isinf(a.re) || cuarray_m_isinf(a.im);
+    else return cuarray_m_isinf(a);
+}
+template <class In> __device__ __forceinline__ bool cuarray_isfinite(In in) {
+    auto a = cuarray_up(in);
+    if constexpr (cuarray_is_complex<decltype(a)>::value) return cuarray_m_isfinite(a.re) && cuarray_m_isfinite(a.im);
+    else return cuarray_m_isfinite(a);
+}
 CUARRAY_UNARY(cuarray_logical_not, !a)
 
 template <class In> __device__ __forceinline__ auto cuarray_abs(In in) {
     auto a = cuarray_up(in);
     typedef decltype(a) T;
     if constexpr (cuarray_is_fp<T>::value) return cuarray_m_fabs(a);
+    else if constexpr (cuarray_is_complex<T>::value) return cuarray_m_cabs(a);  // real result
     else return T(a < T(0) ? T(-a) : a);  // T(0) - a wraps for the minimum, as NumPy
 }
 
@@ -131,13 +267,13 @@ CUARRAY_BINARY(cuarray_logical_xor, bool(a) != bool(b))
 CUARRAY_BINARY(cuarray_maximum, (a != a) ? R(a) : (b != b) ? R(b) : (a > b ? R(a) : R(b)))
 CUARRAY_BINARY(cuarray_minimum, (a != a) ? R(a) : (b != b) ? R(b) : (a < b ? R(a) : R(b)))
 
-// Floats: IEEE division. Integers: floor division (toward minus infinity), 0 when
-// dividing by zero (NumPy's `//`).
+// Floats: IEEE division. Complex: Smith's method (above). Integers: floor division
+// (toward minus infinity), 0 when dividing by zero (NumPy's `//`).
 template <class A, class B> __device__ __forceinline__ auto cuarray_div(A ia, B ib) {
     auto a = cuarray_up(ia);
     auto b = cuarray_up(ib);
     typedef decltype(a / b) R;
-    if constexpr (cuarray_is_fp<R>::value) {
+    if constexpr (cuarray_is_fp<R>::value || cuarray_is_complex<R>::value) {
         return R(a) / R(b);
     } else {
         if (R(b) == R(0)) return R(0);

@@ -39,6 +39,20 @@ __device__ __forceinline__ unsigned long long cuarray_shfl_down(unsigned long lo
 CUARRAY_SHFL(cuarray_shfl_up, __shfl_up_sync)
 CUARRAY_SHFL(cuarray_shfl_idx, __shfl_sync)
 
+// A complex accumulator moves as its two parts.
+template <typename R>
+__device__ __forceinline__ cuarray_complex<R> cuarray_shfl_down(cuarray_complex<R> a, int d) {
+    return cuarray_complex<R>(cuarray_shfl_down(a.re, d), cuarray_shfl_down(a.im, d));
+}
+template <typename R>
+__device__ __forceinline__ cuarray_complex<R> cuarray_shfl_up(cuarray_complex<R> a, int d) {
+    return cuarray_complex<R>(cuarray_shfl_up(a.re, d), cuarray_shfl_up(a.im, d));
+}
+template <typename R>
+__device__ __forceinline__ cuarray_complex<R> cuarray_shfl_idx(cuarray_complex<R> a, int d) {
+    return cuarray_complex<R>(cuarray_shfl_idx(a.re, d), cuarray_shfl_idx(a.im, d));
+}
+
 template <typename V>
 __device__ __forceinline__ cuarray_argacc<V> cuarray_shfl_down(cuarray_argacc<V> a, int d) {
     a.v = cuarray_shfl_down(a.v, d);

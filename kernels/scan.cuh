@@ -14,6 +14,17 @@
 // Launch: scan_serial with 256 threads per block; scan_tiles with WARPS x 32 threads, one
 // tile at a time per block.
 
+// A volatile read of a value another block published (the look-back); a complex value
+// part by part (a struct has no volatile copy).
+template <typename T> __device__ __forceinline__ T cuarray_volatile_load(const T* p) {
+    return *(const volatile T*)p;
+}
+template <typename R>
+__device__ __forceinline__ cuarray_complex<R> cuarray_volatile_load(const cuarray_complex<R>* p) {
+    const volatile R* q = (const volatile R*)p;
+    return cuarray_complex<R>(q[0], q[1]);
+}
+
 template <int NK, typename I>
 __device__ __forceinline__ void cuarray_offsets2(const Indexer<2, NK, I>& ix, I row, I& in_off, I& out_off) {
     in_off = 0;
@@ -126,7 +137,7 @@ __device__ __forceinline__ void scan_tiles(const Indexer<2, NK, I>& kept, I n_ro
                             f = *(volatile int*)(flags + q);
                         } while (f == 0);
                         __threadfence();
-                        val = (f == 2) ? *(volatile Acc*)(incls + q) : *(volatile Acc*)(aggs + q);
+                        val = cuarray_volatile_load((f == 2) ? incls + q : aggs + q);
                     }
                     const unsigned done = __ballot_sync(0xffffffffu, f == 2);
                     const int stop = done ? __ffs(done) - 1 : 31;

@@ -1,6 +1,12 @@
 //! Element types: the sealed [`Element`] trait and the [`DType`] names used by kernels.
 
 use half::{bf16, f16};
+use num_complex::Complex;
+
+/// Single-precision complex numbers: two `f32`s, real part first (NumPy's `complex64`).
+pub type Complex32 = Complex<f32>;
+/// Double-precision complex numbers: two `f64`s, real part first (NumPy's `complex128`).
+pub type Complex64 = Complex<f64>;
 
 /// The name of an element type, used for kernel names, cache keys and messages.
 ///
@@ -34,11 +40,17 @@ pub enum DType {
     F32,
     /// `f64`
     F64,
+    /// [`Complex32`] (`num_complex::Complex<f32>`), NumPy's `complex64`: short name `c64`,
+    /// counting bits as NumPy does (the whole number, not one part).
+    C64,
+    /// [`Complex64`] (`num_complex::Complex<f64>`), NumPy's `complex128`: short name
+    /// `c128`.
+    C128,
 }
 
 impl DType {
     /// Every dtype, in a fixed order.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -52,9 +64,12 @@ impl DType {
         DType::BF16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
 
-    /// NumPy-style short name (`"f32"`, `"bf16"`, `"bool"`...).
+    /// NumPy-style short name (`"f32"`, `"bf16"`, `"bool"`, `"c64"`...). Complex types
+    /// count the bits of the whole number, as NumPy's `complex64` (two `f32`s) does.
     pub const fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
@@ -70,6 +85,8 @@ impl DType {
             DType::BF16 => "bf16",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::C64 => "c64",
+            DType::C128 => "c128",
         }
     }
 
@@ -89,6 +106,8 @@ impl DType {
             DType::BF16 => "cuarray_bf16",
             DType::F32 => "float",
             DType::F64 => "double",
+            DType::C64 => "cuarray_c64",
+            DType::C128 => "cuarray_c128",
         }
     }
 
@@ -98,13 +117,28 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::U64 | DType::F64 => 8,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
 
     /// True for the floating-point types.
     pub const fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// True for the complex types.
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The type of one part of a complex type (`f32` for `c64`); any other type itself.
+    pub const fn real(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            other => other,
+        }
     }
 
     /// True for the signed integer types.
@@ -125,8 +159,13 @@ mod sealed {
 
 /// A type that can live in a [`DeviceArray`](crate::DeviceArray).
 ///
-/// Implemented for `f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool`, and
-/// sealed: the kernels know exactly these types.
+/// Implemented for `f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool`,
+/// [`Complex32`] and [`Complex64`], and sealed: the kernels know exactly these types.
+///
+/// Every element type is a plain value without padding whose bytes are its device
+/// representation (num-complex's `Complex<T>` is `#[repr(C)]`, real part first), so
+/// transfers copy bytes; the trait does not require cudarc's `DeviceRepr` (cuarray passes
+/// kernel arguments as bytes of its own), which num-complex's types could not implement.
 pub trait Element:
     sealed::Sealed
     + Copy
@@ -136,7 +175,6 @@ pub trait Element:
     + Sync
     + std::fmt::Debug
     + std::fmt::Display
-    + cudarc::driver::DeviceRepr
     + 'static
 {
     /// The runtime name of the type.
@@ -145,18 +183,27 @@ pub trait Element:
     const ZERO: Self;
     /// The value one (`true` for bool).
     const ONE: Self;
-    /// Converts to `f64` (exact for every type but `i64`/`u64` beyond 2^53).
+    /// Converts to `f64` (exact for every type but `i64`/`u64` beyond 2^53; the real part
+    /// of a complex number).
     fn to_f64(self) -> f64;
-    /// Converts from `f64` as Rust's `as` does (saturating for integers; `x != 0` for bool).
+    /// Converts from `f64` as Rust's `as` does (saturating for integers; `x != 0` for bool;
+    /// imaginary part 0 for complex types).
     fn from_f64(v: f64) -> Self;
     /// The value as `i64`, wrapping for `u64` (used for exact integer kernel arguments).
     fn to_i64_wrapping(self) -> i64;
     /// Result type of `sum` and `prod` (NumPy's: `i64` for signed integers and bool, `u64`
-    /// for unsigned, the type itself for floats).
+    /// for unsigned, the type itself for floats and complex types).
     type Sum: Element;
     /// Result type of `mean`, `var` and `std` (`f64` for integers and bool, the type
-    /// itself for floats).
-    type Mean: FloatElement;
+    /// itself for floats and, for `mean`, complex types).
+    type Mean: Element;
+    /// Writes the value as an array printout shows it: Rust's `Display`, except complex
+    /// numbers, written as NumPy does (`1+2j`, `-0.5-1j`).
+    #[doc(hidden)]
+    fn write_value(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{self}");
+    }
 }
 
 macro_rules! impl_int {
@@ -219,6 +266,58 @@ impl Element for bool {
     }
 }
 
+macro_rules! impl_complex {
+    ($($t:ty => $d:ident),*) => {$(
+        impl sealed::Sealed for Complex<$t> {}
+        impl Element for Complex<$t> {
+            type Sum = Complex<$t>;
+            type Mean = Complex<$t>;
+            const DTYPE: DType = DType::$d;
+            const ZERO: Self = Complex::new(0.0, 0.0);
+            const ONE: Self = Complex::new(1.0, 0.0);
+            #[inline] fn to_f64(self) -> f64 { self.re as f64 }
+            #[inline] fn from_f64(v: f64) -> Self { Complex::new(v as $t, 0.0) }
+            #[inline] fn to_i64_wrapping(self) -> i64 { self.re as i64 }
+            fn write_value(&self, out: &mut String) {
+                use std::fmt::Write as _;
+                // NumPy's `repr`: `1+2j`, `1-2j`, `1-0j`, `nan+nanj`, `-inf+infj`.
+                let sign = if self.im.is_sign_negative() && !self.im.is_nan() { '-' } else { '+' };
+                let _ = write!(out, "{}{}{}j", self.re, sign, self.im.abs());
+            }
+        }
+        impl ArithElement for Complex<$t> {
+            type Real = $t;
+        }
+        impl InexactElement for Complex<$t> {}
+        impl ComplexElement for Complex<$t> {
+            #[inline] fn from_parts(re: $t, im: $t) -> Self { Complex::new(re, im) }
+            #[inline] fn re(self) -> $t { self.re }
+            #[inline] fn im(self) -> $t { self.im }
+        }
+    )*};
+}
+impl_complex!(f32 => C64, f64 => C128);
+
+/// The complex element types, [`Complex32`] and [`Complex64`] (num-complex's
+/// `Complex<f32>` and `Complex<f64>`), with their real part type.
+///
+/// ```
+/// use cuarray::{Complex32, ComplexElement};
+/// let z = Complex32::from_parts(1.0, -2.0);
+/// assert_eq!((z.re(), z.im()), (1.0f32, -2.0f32));
+/// ```
+///
+/// Their part type is [`ArithElement::Real`] (`f32` for [`Complex32`]): the element type
+/// of `real()`, `imag()`, `abs()` and `angle()`.
+pub trait ComplexElement: InexactElement<Real: FloatElement> {
+    /// The number `re + im·i`.
+    fn from_parts(re: Self::Real, im: Self::Real) -> Self;
+    /// The real part.
+    fn re(self) -> Self::Real;
+    /// The imaginary part.
+    fn im(self) -> Self::Real;
+}
+
 /// Element types with floating-point values (`f16`, `bf16`, `f32`, `f64`).
 ///
 /// Its sums and means are of its own type. It implies [`NumElement`] and `num_traits::Float` (host-side `sqrt`, `exp`, `max`,
@@ -246,7 +345,15 @@ impl Element for bool {
 /// let h = scale_to(&DeviceArray::from_slice(&dev, &[half::f16::from_f32(-4.0)])?, 2.0)?;
 /// # Ok::<(), cuarray::Error>(())
 /// ```
-pub trait FloatElement: NumElement + Element<Sum = Self, Mean = Self> + num_traits::Float {}
+pub trait FloatElement:
+    NumElement + InexactElement + Element<Sum = Self, Mean = Self> + num_traits::Float
+{
+}
+/// Element types of inexact numbers (NumPy's `inexact`): the floating-point types and the
+/// complex types. `exp`, `log`, `sqrt`, `isnan`, `isinf` and `isfinite` need one.
+pub trait InexactElement: ArithElement {}
+macro_rules! impl_inexact { ($($t:ty),*) => {$( impl InexactElement for $t {} )*}; }
+impl_inexact!(f16, bf16, f32, f64);
 impl FloatElement for f16 {}
 impl FloatElement for bf16 {}
 impl FloatElement for f32 {}
@@ -267,10 +374,22 @@ macro_rules! impl_intel { ($($t:ty),*) => {$(
 )*}; }
 impl_intel!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-/// Element types with numeric values: every [`Element`] but `bool`.
-pub trait NumElement: Element {}
+/// Element types with real numeric values, which are ordered: every [`Element`] but `bool`
+/// and the complex types. Comparisons (`lt`...), `max`/`min`, `argmax`, `%`, `maximum`,
+/// `clip`, `sign` and `relu` need one.
+pub trait NumElement: ArithElement<Real = Self> {}
 macro_rules! impl_num { ($($t:ty),*) => {$( impl NumElement for $t {} )*}; }
 impl_num!(i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64);
+
+/// Element types with arithmetic: `+ - * /`, negation and `abs`. Every [`NumElement`] and
+/// the complex types ([`ComplexElement`]); not `bool`.
+pub trait ArithElement: Element {
+    /// The element type of `abs()`: the type itself for real numbers, the part type for
+    /// complex numbers (`f32` for [`Complex32`]).
+    type Real: Element;
+}
+macro_rules! impl_arith { ($($t:ty),*) => {$( impl ArithElement for $t { type Real = $t; } )*}; }
+impl_arith!(i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64);
 
 #[cfg(test)]
 mod tests {
@@ -292,5 +411,24 @@ mod tests {
         assert!(bool::from_f64(0.5));
         assert_eq!(i8::from_f64(300.0), 127);
         assert_eq!(bf16::from_f64(1.5).to_f64(), 1.5);
+        assert_eq!(Complex32::from_f64(2.5), Complex32::new(2.5, 0.0));
+        assert_eq!(Complex64::new(-3.5, 1.0).to_f64(), -3.5);
+    }
+
+    #[test]
+    fn complex_types() {
+        assert_eq!(DType::C64.size(), std::mem::size_of::<Complex32>());
+        assert_eq!(DType::C128.size(), std::mem::size_of::<Complex64>());
+        assert_eq!(DType::C64.real(), DType::F32);
+        assert!(DType::C128.is_complex() && !DType::C128.is_float());
+        let s = |z: Complex64| {
+            let mut out = String::new();
+            z.write_value(&mut out);
+            out
+        };
+        assert_eq!(s(Complex64::new(1.0, 2.0)), "1+2j");
+        assert_eq!(s(Complex64::new(-0.5, -1.0)), "-0.5-1j");
+        assert_eq!(s(Complex64::new(1.0, -0.0)), "1-0j");
+        assert_eq!(s(Complex64::new(f64::NAN, f64::INFINITY)), "NaN+infj");
     }
 }

@@ -201,6 +201,14 @@ pub enum Error {
         /// What failed.
         msg: String,
     },
+    /// A cuFFT call failed.
+    #[error("cuFFT error in {op}: {msg}")]
+    Cufft {
+        /// What cuarray was doing.
+        op: &'static str,
+        /// The cuFFT status.
+        msg: String,
+    },
     /// The kernel cache directory could not be used.
     #[error("kernel cache at {path}: {msg}")]
     Cache {
@@ -269,6 +277,7 @@ impl Error {
             }
             Error::Cuda { op, source } => format!("Cuda {{ op: {op:?}, source: {source:?} }}"),
             Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Cufft { op, msg } => format!("Cufft {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cache { path, msg } => format!("Cache {{ path: {path:?}, msg: {msg:?} }}"),
             Error::File { path, msg } => format!("File {{ path: {path:?}, msg: {msg:?} }}"),
         }

@@ -31,6 +31,7 @@
 //! | compute elementwise | operators (`&a + &b`, `2.0 * &a`, `w -= &g`), [`ArrayOrScalar`] operands, [`where_`], methods such as [`exp`](DeviceArray::exp), [`gt`](DeviceArray::gt), [`pow`](DeviceArray::pow), [`astype`](DeviceArray::astype) |
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
+//! | Fourier transforms | [`fft`] (NumPy's `numpy.fft`: [`fft::fft`], [`fft::rfft2`], [`fft::fftshift`], ...) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
@@ -89,6 +90,7 @@ mod array;
 mod device;
 mod element;
 mod error;
+pub mod fft;
 pub mod kernels;
 mod libs;
 mod npy;
@@ -102,8 +104,8 @@ pub mod testing;
 pub mod user_kernels;
 
 pub use array::{
-    allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
-    zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode,
+    allclose, array_equal, complex, concatenate, empty_like, full_like, ones_like, outer, stack,
+    where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).
@@ -113,7 +115,10 @@ pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
     Timer, Timings, TransferStats,
 };
-pub use element::{DType, Element, FloatElement, IntElement, NumElement};
+pub use element::{
+    ArithElement, Complex32, Complex64, ComplexElement, DType, Element, FloatElement,
+    InexactElement, IntElement, NumElement,
+};
 pub use error::{Error, Result};
 /// The `half` crate, for its [`f16`](struct@f16) and [`bf16`] element types (and their conversions).
 pub use half;
@@ -122,6 +127,11 @@ pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
 pub use npy::{load_npy, load_npz, save_npy, savez, NpzReader, NpzWriter};
+/// The `num-complex` crate, whose `Complex<f32>` and `Complex<f64>` are the complex
+/// element types ([`Complex32`], [`Complex64`]).
+pub use num_complex;
+/// num-complex's generic complex number; `Complex<f32>` and `Complex<f64>` are elements.
+pub use num_complex::Complex;
 pub use ops::catalogue::common_specs;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

@@ -14,6 +14,7 @@
 //! | `u8 u16 u32 u64` | `\|u1 <u2 <u4 <u8` |
 //! | `f16 f32 f64` | `<f2 <f4 <f8` |
 //! | `bf16` | `\|V2` (NumPy has no bfloat16; `ml_dtypes.bfloat16` views it) |
+//! | `Complex32 Complex64` | `<c8 <c16` |
 
 use crate::element::{DType, Element};
 use crate::{Device, DeviceArray, Error, Result};
@@ -30,6 +31,7 @@ fn kind_of(dtype: DType) -> (TypeChar, usize) {
         DType::U8 | DType::U16 | DType::U32 | DType::U64 => TypeChar::Uint,
         DType::F16 | DType::F32 | DType::F64 => TypeChar::Float,
         DType::BF16 => TypeChar::RawData,
+        DType::C64 | DType::C128 => TypeChar::Complex,
     };
     (kind, dtype.size())
 }
@@ -331,7 +333,13 @@ fn read_npy<T: Element, R: Read>(device: &Device, r: R) -> Result<DeviceArray<T>
         )));
     }
     if found.endianness() == npyz::Endianness::Big && size > 1 {
-        for item in bytes.chunks_exact_mut(size) {
+        // A complex number is two numbers of half its size, each swapped on its own.
+        let part = if kind == TypeChar::Complex {
+            size / 2
+        } else {
+            size
+        };
+        for item in bytes.chunks_exact_mut(part) {
             item.reverse();
         }
     }
@@ -392,7 +400,7 @@ mod tests {
             names,
             [
                 "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "|V2", "<f4",
-                "<f8"
+                "<f8", "<c8", "<c16"
             ]
         );
     }

@@ -1384,9 +1384,9 @@ fn disk_cache_from_env() {
 #[test]
 fn dtypes_and_elements() {
     let names: HashSet<&str> = DType::ALL.iter().map(|d| d.name()).collect();
-    assert_eq!(names.len(), 13);
+    assert_eq!(names.len(), 15);
     let cuda: HashSet<&str> = DType::ALL.iter().map(|d| d.cuda_type()).collect();
-    assert_eq!(cuda.len(), 13);
+    assert_eq!(cuda.len(), 15);
     fn check<T: Element>(name: &str) {
         assert_eq!(T::DTYPE.name(), name);
         assert_eq!(T::DTYPE.size(), std::mem::size_of::<T>(), "{name}");
@@ -1410,6 +1410,11 @@ fn dtypes_and_elements() {
     check::<u32>("u32");
     check::<u64>("u64");
     check::<bool>("bool");
+    check::<cuarray::Complex32>("c64");
+    check::<cuarray::Complex64>("c128");
+    let complex: Vec<DType> = DType::ALL.into_iter().filter(|d| d.is_complex()).collect();
+    assert_eq!(complex, vec![DType::C64, DType::C128]);
+    assert_eq!(cuarray::Complex32::from_f64(-2.5).im, 0.0);
     let floats: Vec<DType> = DType::ALL.into_iter().filter(|d| d.is_float()).collect();
     assert_eq!(
         floats,

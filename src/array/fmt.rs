@@ -5,7 +5,7 @@
 use super::DeviceArray;
 use crate::element::Element;
 use crate::Result;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 impl<T: Element> fmt::Debug for DeviceArray<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -57,22 +57,16 @@ impl<T: Element> DeviceArray<T> {
 }
 
 /// Formats row-major `values` of `shape` as nested lists.
-pub(crate) fn format_values<T: fmt::Display>(values: &[T], shape: &[usize]) -> String {
+pub(crate) fn format_values<T: Element>(values: &[T], shape: &[usize]) -> String {
     let elide = values.len() > THRESHOLD;
     let mut out = String::new();
     fmt_rec(&mut out, values, shape, 0, elide);
     out
 }
 
-fn fmt_rec<T: fmt::Display>(
-    out: &mut String,
-    values: &[T],
-    shape: &[usize],
-    depth: usize,
-    elide: bool,
-) {
+fn fmt_rec<T: Element>(out: &mut String, values: &[T], shape: &[usize], depth: usize, elide: bool) {
     if shape.is_empty() {
-        let _ = write!(out, "{}", values[0]);
+        values[0].write_value(out);
         return;
     }
     let n = shape[0];

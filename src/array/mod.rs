@@ -1,5 +1,6 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
+mod complex;
 mod create;
 mod extras;
 mod fmt;
@@ -12,6 +13,7 @@ mod reduce;
 mod transfer;
 mod view;
 
+pub use complex::complex;
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
 };
@@ -254,6 +256,27 @@ impl<T: Element> DeviceArray<T> {
             on: self.on.clone(),
             _t: PhantomData,
         }
+    }
+
+    /// This array (no copy) as `DeviceArray<U>` when `U` is `T` (the same dtype), else
+    /// `None`: how generic code takes a fast path for one type.
+    pub(crate) fn as_type<U: Element>(&self) -> Option<DeviceArray<U>> {
+        (T::DTYPE == U::DTYPE).then(|| DeviceArray {
+            buf: self.buf.clone(),
+            layout: self.layout.clone(),
+            on: self.on.clone(),
+            _t: PhantomData,
+        })
+    }
+
+    /// This array's buffer as an operand of another `layout` and `dtype` (checked to stay
+    /// inside the buffer): e.g. a contiguous complex array as its real and imaginary parts.
+    pub(crate) fn operand_reinterpreted(
+        &self,
+        layout: Layout,
+        dtype: DType,
+    ) -> Result<Operand<'_>> {
+        Operand::new(&self.buf, Cow::Owned(layout), dtype)
     }
 
     /// Device address of the first logical element.

@@ -15,7 +15,9 @@
 
 use super::operand::{ArrayOrScalar, OperandValue};
 use super::DeviceArray;
-use crate::element::{Element, FloatElement, NumElement};
+use crate::element::{
+    ArithElement, Complex32, Complex64, Element, FloatElement, InexactElement, NumElement,
+};
 use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::{BinaryOp, UnaryOp, CLIP_BODY, WHERE_BODY};
 use crate::ops::elementwise;
@@ -150,8 +152,8 @@ impl<T: Element> DeviceArray<T> {
 }
 
 macro_rules! binary_methods {
-    ($($(#[doc = $doc:literal])* $method:ident $assign:ident => $op:ident),* $(,)?) => {
-        impl<T: NumElement> DeviceArray<T> {
+    ($bound:ident; $($(#[doc = $doc:literal])* $method:ident $assign:ident => $op:ident),* $(,)?) => {
+        impl<T: $bound> DeviceArray<T> {
             $(
                 $(#[doc = $doc])*
                 ///
@@ -191,7 +193,7 @@ macro_rules! binary_methods {
     };
 }
 
-binary_methods! {
+binary_methods! { ArithElement;
     /// Elementwise `self + rhs`.
     ///
     /// ```no_run
@@ -206,8 +208,12 @@ binary_methods! {
     sub sub_assign => Sub,
     /// Elementwise `self * rhs`.
     mul mul_assign => Mul,
-    /// Elementwise `self / rhs` (floor division for integers).
+    /// Elementwise `self / rhs` (floor division for integers; Smith's method for complex
+    /// numbers, which does not overflow for large parts, as NumPy).
     div div_assign => Div,
+}
+
+binary_methods! { NumElement;
     /// Elementwise remainder with the sign of `rhs` (NumPy's `%`).
     rem rem_assign => Rem,
     /// Elementwise `self ** rhs`.
@@ -282,21 +288,37 @@ macro_rules! unary_methods {
     };
 }
 
-unary_methods! { NumElement => T;
+unary_methods! { ArithElement => T;
     /// Elementwise `-self` (wraps for unsigned integers).
     neg => Neg,
-    /// Elementwise absolute value.
-    abs => Abs,
-    /// Elementwise sign: -1, 0 or 1 (NaN stays NaN).
-    sign => Sign,
     /// Elementwise `self * self`.
     square => Square,
+}
+
+unary_methods! { ArithElement => T::Real;
+    /// Elementwise absolute value; of a complex array, the magnitude `hypot(re, im)` as a
+    /// real array (no overflow or underflow for large or tiny parts, as NumPy).
+    ///
+    /// ```no_run
+    /// use cuarray::{Complex32, DeviceArray};
+    /// let dev = cuarray::Device::new(0)?;
+    /// let z = DeviceArray::from_slice(&dev, &[Complex32::new(3.0, 4.0)])?;
+    /// let m: DeviceArray<f32> = z.abs()?;
+    /// assert_eq!(m.to_host()?, vec![5.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    abs => Abs,
+}
+
+unary_methods! { NumElement => T;
+    /// Elementwise sign: -1, 0 or 1 (NaN stays NaN).
+    sign => Sign,
     /// Elementwise `max(self, 0)` (NaN stays NaN).
     relu => Relu,
 }
 
-unary_methods! { FloatElement => T;
-    /// Elementwise `e^x`.
+unary_methods! { InexactElement => T;
+    /// Elementwise `e^x` (of a complex `x`, `e^re (cos im + i sin im)`).
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -305,14 +327,18 @@ unary_methods! { FloatElement => T;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     exp => Exp,
-    /// Elementwise natural logarithm.
+    /// Elementwise natural logarithm (of a complex `x`, the principal value
+    /// `ln|x| + i·angle(x)`).
     log => Log,
+    /// Elementwise square root (of a complex `x`, the principal root, real part >= 0).
+    sqrt => Sqrt,
+}
+
+unary_methods! { FloatElement => T;
     /// Elementwise `ln(1 + x)`.
     log1p => Log1p,
     /// Elementwise `e^x - 1`.
     expm1 => Expm1,
-    /// Elementwise square root.
-    sqrt => Sqrt,
     /// Elementwise sine.
     sin => Sin,
     /// Elementwise cosine.
@@ -331,12 +357,12 @@ unary_methods! { FloatElement => T;
     round => Round,
 }
 
-unary_methods! { FloatElement => bool;
-    /// Elementwise test for NaN.
+unary_methods! { InexactElement => bool;
+    /// Elementwise test for NaN (complex: either part NaN).
     isnan => IsNan,
-    /// Elementwise test for ±infinity.
+    /// Elementwise test for ±infinity (complex: either part infinite).
     isinf => IsInf,
-    /// Elementwise test for a finite value.
+    /// Elementwise test for a finite value (complex: both parts finite).
     isfinite => IsFinite,
 }
 
@@ -418,20 +444,20 @@ pub fn where_<T: Element>(
 }
 
 macro_rules! operators {
-    ($($trait:ident $method:ident $assign_trait:ident $assign:ident $op:ident),*) => {$(
-        impl<T: NumElement, R: ArrayOrScalar<T>> std::ops::$trait<R> for &DeviceArray<T> {
+    ($bound:ident; $($trait:ident $method:ident $assign_trait:ident $assign:ident $op:ident),*) => {$(
+        impl<T: $bound, R: ArrayOrScalar<T>> std::ops::$trait<R> for &DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
             fn $method(self, rhs: R) -> Self::Output { self.binary(BinaryOp::$op, rhs) }
         }
-        impl<T: NumElement, R: ArrayOrScalar<T>> std::ops::$trait<R> for DeviceArray<T> {
+        impl<T: $bound, R: ArrayOrScalar<T>> std::ops::$trait<R> for DeviceArray<T> {
             type Output = Result<DeviceArray<T>>;
             fn $method(self, rhs: R) -> Self::Output { self.binary(BinaryOp::$op, rhs) }
         }
-        impl<T: NumElement> std::ops::$trait<&DeviceArray<T>> for Result<DeviceArray<T>> {
+        impl<T: $bound> std::ops::$trait<&DeviceArray<T>> for Result<DeviceArray<T>> {
             type Output = Result<DeviceArray<T>>;
             fn $method(self, rhs: &DeviceArray<T>) -> Self::Output { self?.zip(BinaryOp::$op, rhs) }
         }
-        impl<T: NumElement> std::ops::$trait<DeviceArray<T>> for Result<DeviceArray<T>> {
+        impl<T: $bound> std::ops::$trait<DeviceArray<T>> for Result<DeviceArray<T>> {
             type Output = Result<DeviceArray<T>>;
             fn $method(self, rhs: DeviceArray<T>) -> Self::Output { self?.zip(BinaryOp::$op, &rhs) }
         }
@@ -442,7 +468,7 @@ macro_rules! operators {
         /// view as the target, a failed launch, the error of a `Result` operand), with the
         #[doc = concat!("error's message: an operator cannot return it. [`DeviceArray::", stringify!($assign), "`]")]
         /// returns it as a `Result`.
-        impl<T: NumElement, R: ArrayOrScalar<T>> std::ops::$assign_trait<R> for DeviceArray<T> {
+        impl<T: $bound, R: ArrayOrScalar<T>> std::ops::$assign_trait<R> for DeviceArray<T> {
             fn $assign(&mut self, rhs: R) {
                 if let Err(e) = self.binary_assign(BinaryOp::$op, rhs) {
                     panic!(concat!("`", stringify!($assign), "` operator failed: {} (the method returns the error as a Result)"), e);
@@ -451,40 +477,81 @@ macro_rules! operators {
         }
     )*};
 }
-operators!(
+operators!(ArithElement;
     Add add AddAssign add_assign Add,
     Sub sub SubAssign sub_assign Sub,
     Mul mul MulAssign mul_assign Mul,
-    Div div DivAssign div_assign Div,
-    Rem rem RemAssign rem_assign Rem
+    Div div DivAssign div_assign Div
 );
+operators!(NumElement; Rem rem RemAssign rem_assign Rem);
 
-impl<T: NumElement> std::ops::Neg for &DeviceArray<T> {
+/// A complex array with a real scalar of its part type (`&z * 2.0f32` for a
+/// [`Complex32`] array): the scalar becomes `x + 0i` and the operation is the complex one,
+/// as NumPy's. (The methods take the complex scalar: `z.mul(Complex32::from(2.0))`.)
+macro_rules! complex_real_scalar {
+    ($($c:ty, $r:ty);*) => {$(
+        complex_real_scalar!(@one $c, $r, Add add AddAssign add_assign Add,
+            Sub sub SubAssign sub_assign Sub, Mul mul MulAssign mul_assign Mul,
+            Div div DivAssign div_assign Div);
+    )*};
+    (@one $c:ty, $r:ty, $($trait:ident $method:ident $assign_trait:ident $assign:ident $op:ident),*) => {$(
+        impl std::ops::$trait<$r> for &DeviceArray<$c> {
+            type Output = Result<DeviceArray<$c>>;
+            fn $method(self, rhs: $r) -> Self::Output { self.zip_scalar(BinaryOp::$op, <$c>::from(rhs), false) }
+        }
+        impl std::ops::$trait<$r> for DeviceArray<$c> {
+            type Output = Result<DeviceArray<$c>>;
+            fn $method(self, rhs: $r) -> Self::Output { self.zip_scalar(BinaryOp::$op, <$c>::from(rhs), false) }
+        }
+        /// In place, writing through views.
+        ///
+        /// # Panics
+        /// On any error of the in-place method, as the other compound assignments.
+        impl std::ops::$assign_trait<$r> for DeviceArray<$c> {
+            fn $assign(&mut self, rhs: $r) {
+                if let Err(e) = self.binary_assign(BinaryOp::$op, <$c>::from(rhs)) {
+                    panic!(concat!("`", stringify!($assign), "` operator failed: {} (the method returns the error as a Result)"), e);
+                }
+            }
+        }
+    )*};
+}
+complex_real_scalar!(Complex32, f32; Complex64, f64);
+
+impl<T: ArithElement> std::ops::Neg for &DeviceArray<T> {
     type Output = Result<DeviceArray<T>>;
     fn neg(self) -> Self::Output {
         DeviceArray::neg(self)
     }
 }
-impl<T: NumElement> std::ops::Neg for DeviceArray<T> {
+impl<T: ArithElement> std::ops::Neg for DeviceArray<T> {
     type Output = Result<DeviceArray<T>>;
     fn neg(self) -> Self::Output {
         DeviceArray::neg(&self)
     }
 }
 
-/// `scalar op array` for each concrete element type (Rust allows these only per type).
+/// `scalar op array` for each concrete element type (Rust allows these only per type),
+/// and a real scalar with a complex array (the scalar made complex, as NumPy does).
 macro_rules! scalar_lhs {
     ($($t:ty),*) => {$(
-        scalar_lhs!(@one $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+        scalar_lhs!(@one $t => $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
     )*};
-    (@one $t:ty, $($trait:ident $method:ident $op:ident),*) => {$(
-        impl std::ops::$trait<&DeviceArray<$t>> for $t {
+    (complex $($s:ty => $t:ty),*) => {$(
+        scalar_lhs!(@one $s => $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+    )*};
+    (@one $s:ty => $t:ty, $($trait:ident $method:ident $op:ident),*) => {$(
+        impl std::ops::$trait<&DeviceArray<$t>> for $s {
             type Output = Result<DeviceArray<$t>>;
-            fn $method(self, rhs: &DeviceArray<$t>) -> Self::Output { rhs.zip_scalar(BinaryOp::$op, self, true) }
+            fn $method(self, rhs: &DeviceArray<$t>) -> Self::Output {
+                rhs.zip_scalar(BinaryOp::$op, <$t>::from(self), true)
+            }
         }
-        impl std::ops::$trait<DeviceArray<$t>> for $t {
+        impl std::ops::$trait<DeviceArray<$t>> for $s {
             type Output = Result<DeviceArray<$t>>;
-            fn $method(self, rhs: DeviceArray<$t>) -> Self::Output { rhs.zip_scalar(BinaryOp::$op, self, true) }
+            fn $method(self, rhs: DeviceArray<$t>) -> Self::Output {
+                rhs.zip_scalar(BinaryOp::$op, <$t>::from(self), true)
+            }
         }
     )*};
 }
@@ -501,6 +568,12 @@ scalar_lhs!(
     u16,
     u32,
     u64
+);
+scalar_lhs!(complex
+    Complex32 => Complex32,
+    Complex64 => Complex64,
+    f32 => Complex32,
+    f64 => Complex64
 );
 
 impl<T: Element> DeviceArray<T> {

@@ -197,6 +197,17 @@ impl<T: Element> DeviceArray<T> {
         ddof: usize,
         op: ReduceOp,
     ) -> Result<DeviceArray<T::Mean>> {
+        if T::DTYPE.is_complex() {
+            // NumPy's variance of complex numbers is real (the mean of |x - mean|²): not a
+            // `T::Mean` array.
+            return Err(Error::invalid(
+                op.name(),
+                format!(
+                    "the variance of a {} array is not supported yet (take `(&x - &x.mean()?)?.abs()?` and its square's mean)",
+                    T::DTYPE
+                ),
+            ));
+        }
         if mean_acc(T::DTYPE) == DType::F32 {
             self.var_impl::<f32>(axes, keepdims, ddof, op)
         } else {

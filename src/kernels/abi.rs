@@ -18,21 +18,21 @@ use std::ffi::c_void;
 #[derive(Clone, Copy)]
 pub(crate) struct Scalar {
     pub(crate) dtype: DType,
-    bytes: [u8; 8],
+    bytes: [u8; 16],
 }
 
 impl Scalar {
     pub(crate) fn of<T: Element>(v: T) -> Scalar {
         const {
             assert!(
-                std::mem::size_of::<T>() <= 8,
-                "a scalar parameter holds at most 8 bytes"
+                std::mem::size_of::<T>() <= 16,
+                "a scalar parameter holds at most 16 bytes"
             )
         };
-        let mut bytes = [0u8; 8];
+        let mut bytes = [0u8; 16];
         let size = std::mem::size_of::<T>();
         // SAFETY: every Element is a plain value with no padding (bool is one byte, 0 or
-        // 1), of at most 8 bytes (checked at compile time above); we copy exactly its
+        // 1; a complex number two floats), of at most 16 bytes (checked at compile time above); we copy exactly its
         // bytes.
         let src = unsafe { std::slice::from_raw_parts(&v as *const T as *const u8, size) };
         bytes[..size].copy_from_slice(src);
@@ -114,6 +114,8 @@ impl KernelArgs {
 
     /// A scalar parameter.
     pub(crate) fn scalar(&mut self, s: &Scalar) -> &mut Self {
+        // Aligned to its size (a complex number: to its pair, as `cuarray_c64` is
+        // `alignas(8)` and `cuarray_c128` `alignas(16)`).
         let n = s.dtype.size();
         self.push_bytes(s.bytes(), n);
         self

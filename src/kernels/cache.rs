@@ -36,6 +36,21 @@ pub struct CacheStats {
     pub compiles: u64,
     /// Total time spent in NVRTC.
     pub compile_time: Duration,
+    /// FFT plans found in the device's plan cache.
+    pub fft_plan_hits: u64,
+    /// FFT plans created (not found in the plan cache).
+    pub fft_plan_misses: u64,
+    /// FFT plans dropped from the plan cache to make room for a new one.
+    pub fft_plan_evictions: u64,
+}
+
+/// Counters of a library's plan cache (cuFFT's), kept beside the kernel cache's so that
+/// [`Device::kernel_cache_stats`] reports them together (a device extension).
+#[derive(Default)]
+pub(crate) struct PlanCounters {
+    pub(crate) hits: AtomicU64,
+    pub(crate) misses: AtomicU64,
+    pub(crate) evictions: AtomicU64,
 }
 
 #[derive(Default)]
@@ -86,6 +101,7 @@ impl KernelCache {
             disk_hits: c.disk_hits.load(Ordering::Relaxed),
             compiles: c.compiles.load(Ordering::Relaxed),
             compile_time: Duration::from_nanos(c.compile_nanos.load(Ordering::Relaxed)),
+            ..CacheStats::default()
         }
     }
 
@@ -194,7 +210,8 @@ impl KernelCache {
 }
 
 impl Device {
-    /// Counters of the kernel cache: memory hits, disk hits, compiles and compile time.
+    /// Counters of the kernel cache (memory hits, disk hits, compiles and compile time)
+    /// and of the FFT plan cache (hits, misses, evictions).
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -205,7 +222,13 @@ impl Device {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn kernel_cache_stats(&self) -> CacheStats {
-        self.extension::<KernelCache>().stats()
+        let plans = self.extension::<PlanCounters>();
+        CacheStats {
+            fft_plan_hits: plans.hits.load(Ordering::Relaxed),
+            fft_plan_misses: plans.misses.load(Ordering::Relaxed),
+            fft_plan_evictions: plans.evictions.load(Ordering::Relaxed),
+            ..self.extension::<KernelCache>().stats()
+        }
     }
 
     /// Drops the compiled kernel modules this device holds in memory, so that the next use

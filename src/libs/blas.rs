@@ -1,7 +1,7 @@
 //! cuBLAS: the per-device handle and the element types matrix products support.
 
 use crate::device::probe::{require, Lib};
-use crate::element::Element;
+use crate::element::{Complex32, Complex64, Element};
 use crate::{Device, Error, Result};
 use cudarc::cublas::{result as cb, sys};
 use cudarc::driver::sys::CUdeviceptr;
@@ -14,8 +14,8 @@ mod sealed {
 }
 
 /// Element types with a cuBLAS matrix product: `f32`, `f64` (sgemm/dgemm kernels),
-/// `f16` and `bf16` (tensor cores, accumulating in `f32`). Integer matmul does not
-/// compile.
+/// `f16` and `bf16` (tensor cores, accumulating in `f32`), [`Complex32`] and
+/// [`Complex64`] (cgemm/zgemm, cgemv/zgemv). Integer matmul does not compile.
 pub trait GemmElement: Element + sealed::Sealed {
     /// cuBLAS's name for the type.
     #[doc(hidden)]
@@ -88,8 +88,9 @@ macro_rules! gemm_element {
                 // SAFETY: the caller's contract; alpha and beta outlive the call.
                 Some(unsafe {
                     sys::$gemv(
-                        handle, g.trans, g.rows, g.cols, &one, g.a.0 as *const $t, g.a.1,
-                        g.x.0 as *const $t, g.x.1, &zero, g.y.0 as *mut $t, g.y.1,
+                        handle, g.trans, g.rows, g.cols, &one as *const $t as *const _,
+                        g.a.0 as *const _, g.a.1, g.x.0 as *const _, g.x.1,
+                        &zero as *const $t as *const _, g.y.0 as *mut _, g.y.1,
                     )
                 })
             }
@@ -98,9 +99,10 @@ macro_rules! gemm_element {
                 // SAFETY: the caller's contract; alpha and beta outlive the call.
                 Some(unsafe {
                     sys::$gemm(
-                        handle, g.trans.0, g.trans.1, g.mnk.0, g.mnk.1, g.mnk.2, &one,
-                        g.a.0 as *const $t, g.a.1, g.b.0 as *const $t, g.b.1, &zero,
-                        g.c.0 as *mut $t, g.c.1,
+                        handle, g.trans.0, g.trans.1, g.mnk.0, g.mnk.1, g.mnk.2,
+                        &one as *const $t as *const _, g.a.0 as *const _, g.a.1,
+                        g.b.0 as *const _, g.b.1, &zero as *const $t as *const _,
+                        g.c.0 as *mut _, g.c.1,
                     )
                 })
             }
@@ -117,6 +119,16 @@ gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 {
 gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
 }, typed: cublasDgemv_v2, cublasDgemm_v2);
+// Complex: cgemm/zgemm and cgemv/zgemv (num-complex's layout is cuComplex's: two parts,
+// real first); no conjugation (NumPy's matmul transposes only).
+gemm_element!(Complex32, CUDA_C_32F, Complex32, Complex32::new(1.0, 0.0), Complex32::new(0.0, 0.0), |tf32| if tf32 {
+    Ct::CUBLAS_COMPUTE_32F_FAST_TF32
+} else {
+    Ct::CUBLAS_COMPUTE_32F
+}, typed: cublasCgemv_v2, cublasCgemm_v2);
+gemm_element!(Complex64, CUDA_C_64F, Complex64, Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0), |_tf32| {
+    Ct::CUBLAS_COMPUTE_64F
+}, typed: cublasZgemv_v2, cublasZgemm_v2);
 gemm_element!(f16, CUDA_R_16F, f32, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_32F
 });

@@ -7,3 +7,4 @@
 //! missing. A new library is a new file here.
 
 pub(crate) mod blas;
+pub(crate) mod fft;

@@ -83,6 +83,14 @@ op_enum! {
         IsFinite => "isfinite",
         /// `!a` on bool.
         LogicalNot => "logical_not",
+        /// Complex conjugate `re - im·i`.
+        Conj => "conj",
+        /// Real part (real-typed result).
+        Real => "real",
+        /// Imaginary part (real-typed result).
+        Imag => "imag",
+        /// Argument `atan2(im, re)` in `(-π, π]` (real-typed result).
+        Angle => "angle",
     }
 }
 
@@ -178,7 +186,8 @@ impl UnaryOp {
             UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::LogicalNot
         )
     }
-    /// True for the ops defined on floating-point types only.
+    /// True for the ops defined on floating-point types only (the complex-only ones
+    /// aside).
     pub const fn float_only(self) -> bool {
         !matches!(
             self,
@@ -188,6 +197,61 @@ impl UnaryOp {
                 | UnaryOp::Square
                 | UnaryOp::Relu
                 | UnaryOp::LogicalNot
+        ) && !self.complex_only()
+    }
+    /// True for the ops with methods on complex arrays only (`conj`, `real`, `imag`,
+    /// `angle`); their device functions also accept real inputs, as NumPy's do.
+    pub const fn complex_only(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Conj | UnaryOp::Real | UnaryOp::Imag | UnaryOp::Angle
+        )
+    }
+    /// True for the ops with a method on complex arrays: `neg`, `square`, `exp`, `log`,
+    /// `sqrt`, the predicates `isnan`/`isinf`/`isfinite`, and the complex-only ones.
+    pub const fn complex_ok(self) -> bool {
+        self.complex_only()
+            || matches!(
+                self,
+                UnaryOp::Neg
+                    | UnaryOp::Abs
+                    | UnaryOp::Square
+                    | UnaryOp::Exp
+                    | UnaryOp::Log
+                    | UnaryOp::Sqrt
+                    | UnaryOp::IsNan
+                    | UnaryOp::IsInf
+                    | UnaryOp::IsFinite
+            )
+    }
+    /// The result type of the op on `d` (bool for predicates; the part type for `abs`,
+    /// `real`, `imag` and `angle` of complex types; `d` otherwise).
+    pub const fn result(self, d: DType) -> DType {
+        if self.returns_bool() {
+            DType::Bool
+        } else if matches!(
+            self,
+            UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag | UnaryOp::Angle
+        ) {
+            d.real()
+        } else {
+            d
+        }
+    }
+}
+
+impl BinaryOp {
+    /// True for the ops with a method on complex arrays: `+ - * /`, `eq`, `ne` (NumPy
+    /// has no order of complex numbers, so no comparisons, maximum, minimum or `%`).
+    pub const fn complex_ok(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Eq
+                | BinaryOp::Ne
         )
     }
 }
@@ -200,6 +264,8 @@ pub const CLIP_BODY: &str = "out0 = cuarray_clip(in0, s0, s1);";
 pub const COPY_BODY: &str = "out0 = in0;";
 /// Body of a cast (`astype`).
 pub const CAST_BODY: &str = "out0 = cuarray_cast<out0_t>(in0);";
+/// Body of `complex(re, im)`: a complex number from two real parts.
+pub const COMPLEX_BODY: &str = "out0 = out0_t(in0, in1);";
 /// Body of a fill with one scalar.
 pub const FILL_BODY: &str = "out0 = s0;";
 
@@ -258,30 +324,35 @@ pub struct ReduceDef {
     pub post: Text,
 }
 
-/// The wide accumulator of `d` for sums, products, max and min.
+/// The wide accumulator of `d` for sums, products, max and min (complex types: sums and
+/// products only, in the type itself, as NumPy).
 const fn sum_acc(d: DType) -> Acc {
     match d {
         DType::F16 | DType::BF16 | DType::F32 => Acc::F32,
         DType::F64 => Acc::F64,
+        DType::C64 | DType::C128 => Acc::Plain(d),
         DType::U8 | DType::U16 | DType::U32 | DType::U64 => Acc::U64,
         DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Acc::I64,
     }
 }
 
-/// The value type argmax and argmin compare `d` as.
+/// The value type argmax and argmin compare `d` as (complex types have no order: the
+/// array methods refuse them, so their arm, the real part's type, is never launched).
 const fn arg_value(d: DType) -> ArgValue {
     match d {
-        DType::F16 | DType::BF16 | DType::F32 => ArgValue::F32,
-        DType::F64 => ArgValue::F64,
+        DType::F16 | DType::BF16 | DType::F32 | DType::C64 => ArgValue::F32,
+        DType::F64 | DType::C128 => ArgValue::F64,
         DType::U8 | DType::U16 | DType::U32 | DType::U64 => ArgValue::U64,
         DType::Bool | DType::I8 | DType::I16 | DType::I32 | DType::I64 => ArgValue::I64,
     }
 }
 
-/// Accumulator (and result type) of mean and variance: `f32` up to f32, else `f64`.
+/// Accumulator (and result type) of mean and variance: `f32` up to f32, the type itself
+/// for complex types (mean only), else `f64`.
 pub(crate) const fn mean_acc(d: DType) -> DType {
     match d {
         DType::F16 | DType::BF16 | DType::F32 => DType::F32,
+        DType::C64 | DType::C128 => d,
         DType::F64
         | DType::Bool
         | DType::I8
@@ -387,6 +458,7 @@ impl ReduceOp {
             ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
                 let acc = match mean_acc(d) {
                     DType::F32 => Acc::F32,
+                    c @ (DType::C64 | DType::C128) => Acc::Plain(c),
                     _ => Acc::F64,
                 };
                 let pre = if self == ReduceOp::Mean {

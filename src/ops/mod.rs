@@ -4,6 +4,7 @@
 
 pub mod catalogue;
 pub mod elementwise;
+pub mod fft;
 pub(crate) mod launch;
 pub mod matmul;
 pub(crate) mod random;
@@ -66,6 +67,11 @@ impl<'a> Operand<'a> {
     /// Device address of the first logical element (the layout's offset).
     pub(crate) fn ptr(&self) -> CUdeviceptr {
         self.buffer.device_ptr() + (self.layout.offset() * self.dtype.size()) as CUdeviceptr
+    }
+
+    /// Elements of the operand's type from its first logical element to the buffer's end.
+    pub(crate) fn available(&self) -> usize {
+        (self.buffer.len() / self.dtype.size()).saturating_sub(self.layout.offset())
     }
 
     /// The view's layout.

@@ -63,6 +63,9 @@ pub fn dtype_named(name: &str) -> Option<DType> {
             DType::U64
         }
         "bool_" => DType::Bool,
+        // CuPy spells them `complex<float>` / `complex<double>` (thrust's).
+        "complex64" | "cuarray_c64" | "complex<float>" => DType::C64,
+        "complex128" | "cuarray_c128" | "complex<double>" => DType::C128,
         _ => return None,
     })
 }

@@ -17,6 +17,7 @@ mod copies;
 mod creation;
 mod device;
 mod ergonomics;
+mod fft;
 mod files;
 #[path = "../support/first_programs.rs"]
 mod first_programs;
@@ -70,6 +71,7 @@ fn main() {
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
     user::trials(&mut trials);
+    fft::trials(&mut trials);
     files::trials(&mut trials);
     nvrtc_hint(&mut trials);
     libtest_mimic::run(&args, trials).exit();

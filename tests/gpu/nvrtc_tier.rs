@@ -64,7 +64,7 @@ fn reduce_out(op: ReduceOp, d: DType) -> DType {
         ReduceOp::ArgMax | ReduceOp::ArgMin => DType::I64,
         ReduceOp::All | ReduceOp::Any => DType::Bool,
         ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
-            if d.is_float() {
+            if d.is_float() || d.is_complex() {
                 d
             } else {
                 DType::F64
@@ -118,7 +118,15 @@ fn reduce_spec(
 }
 
 fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
-    let ops: &[ReduceOp] = if d == DType::Bool {
+    let ops: &[ReduceOp] = if d.is_complex() {
+        &[
+            ReduceOp::Sum,
+            ReduceOp::Prod,
+            ReduceOp::All,
+            ReduceOp::Any,
+            ReduceOp::Mean,
+        ]
+    } else if d == DType::Bool {
         &[
             ReduceOp::Sum,
             ReduceOp::Prod,
@@ -291,6 +299,20 @@ pub fn trials(out: &mut Vec<Trial>) {
             );
         }
     }
+    for d in specs::COMPLEX {
+        for op in specs::ARITH.into_iter().filter(|op| op.complex_ok()) {
+            group(
+                out,
+                format!("nvrtc/{}/{}/variants", op.name(), d.name()),
+                move || specs::binary_specs(op, d),
+            );
+        }
+        group(
+            out,
+            format!("nvrtc/complex/{}/from_parts", d.name()),
+            move || specs::complex_specs(d),
+        );
+    }
     for d in DType::ALL {
         let n = d.name();
         group(out, format!("nvrtc/unary/{n}/all_ops"), move || {
@@ -316,6 +338,7 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || specs::create_specs(d),
         );
     }
+    group(out, "nvrtc/fft/scale_freq".to_string(), specs::fft_specs);
     // Every operand column-major: the tile edge drops to 32 so that the staged tiles fit
     // the 48 KiB of static shared memory.
     for d in DType::ALL {
@@ -336,7 +359,14 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || scan_specs(d),
         );
     }
-    for d in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+    for d in [
+        DType::F32,
+        DType::F64,
+        DType::F16,
+        DType::BF16,
+        DType::C64,
+        DType::C128,
+    ] {
         group(out, format!("nvrtc/gemm/{}/small", d.name()), move || {
             vec![GemmSpec {
                 dtype: d,
@@ -344,7 +374,8 @@ pub fn trials(out: &mut Vec<Trial>) {
             }]
         });
     }
-    for d in DType::ALL {
+    // No distribution draws complex numbers.
+    for d in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
         group(
             out,
             format!("nvrtc/random/{}/all_distributions", d.name()),

@@ -11,8 +11,8 @@
 use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
 use cuarray::kernels::IndexWidth;
 use cuarray::ops::catalogue::{
-    BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COPY_BODY, EYE_BODY,
-    FILL_BODY, LINSPACE_BODY, WHERE_BODY,
+    BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COMPLEX_BODY, COPY_BODY,
+    EYE_BODY, FILL_BODY, LINSPACE_BODY, WHERE_BODY,
 };
 use cuarray::ops::elementwise::spec_for;
 use cuarray::DType;
@@ -158,7 +158,10 @@ pub fn large_tiled_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut push =
         |op: &'static str, body: &'static str, ins: &[DType], outs: &[DType], staged: u8| {
             let types: Vec<DType> = outs.iter().chain(ins).copied().collect();
-            if !tiled_fits(&types, staged) {
+            // Past 48 KiB even with 32-element tiles (three staged c128 operands), `refine`
+            // falls back to the strided variant.
+            let fits32 = tiled_shared_bytes(&types, staged) / (64 * 65) * (32 * 33) <= 48 * 1024;
+            if !tiled_fits(&types, staged) && fits32 {
                 v.push(spec_for(
                     op,
                     body,
@@ -242,11 +245,16 @@ pub fn binary_specs(op: BinaryOp, d: DType) -> Vec<ElementwiseSpec> {
     v
 }
 
+/// The complex element types.
+pub const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
+
 /// The unary ops defined for `d`.
 pub fn unary_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for &op in UnaryOp::ALL {
         let ok = match op {
+            _ if d.is_complex() => op.complex_ok(),
+            _ if op.complex_only() => false,
             UnaryOp::LogicalNot => d == DType::Bool,
             _ if op.float_only() => d.is_float(),
             _ => d != DType::Bool,
@@ -254,7 +262,7 @@ pub fn unary_specs(d: DType) -> Vec<ElementwiseSpec> {
         if !ok {
             continue;
         }
-        let out = if op.returns_bool() { DType::Bool } else { d };
+        let out = op.result(d);
         push_all(&mut v, op.name(), op.body(), &[d], &[out], &[], Depth::One);
     }
     v
@@ -264,7 +272,7 @@ pub fn unary_specs(d: DType) -> Vec<ElementwiseSpec> {
 pub fn predicate_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for op in COMPARE {
-        if d == DType::Bool && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
+        if (d == DType::Bool || d.is_complex()) && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
             continue;
         }
         push_all(
@@ -307,9 +315,27 @@ pub fn select_specs(d: DType) -> Vec<ElementwiseSpec> {
         &[],
         Depth::Basic,
     );
-    if d != DType::Bool {
+    if d != DType::Bool && !d.is_complex() {
         push_all(&mut v, "clip", CLIP_BODY, &[d], &[d], &[d, d], Depth::One);
     }
+    v
+}
+
+/// `complex(re, im)` into the complex type `c`, and the ops with a real scalar that the
+/// complex methods launch (the scalar made complex on the host: the kernels are those of
+/// [`binary_specs`]).
+pub fn complex_specs(c: DType) -> Vec<ElementwiseSpec> {
+    let mut v = Vec::new();
+    let r = c.real();
+    push_all(
+        &mut v,
+        "complex",
+        COMPLEX_BODY,
+        &[r, r],
+        &[c],
+        &[],
+        Depth::Thorough,
+    );
     v
 }
 
@@ -361,6 +387,9 @@ pub fn create_specs(d: DType) -> Vec<ElementwiseSpec> {
         &[DType::I64],
         Depth::Basic,
     );
+    if d.is_complex() {
+        return v;
+    }
     if d.is_float() {
         push_all(
             &mut v,
@@ -395,14 +424,56 @@ pub fn create_specs(d: DType) -> Vec<ElementwiseSpec> {
     v
 }
 
+/// The FFT module's own kernels: the normalisation pass (f32, f64) and the frequencies.
+pub fn fft_specs() -> Vec<ElementwiseSpec> {
+    use cuarray::ops::fft::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
+    let mut v = Vec::new();
+    for d in [DType::F32, DType::F64] {
+        push_all(
+            &mut v,
+            "fft_scale",
+            FFT_SCALE_BODY,
+            &[d],
+            &[d],
+            &[d],
+            Depth::Basic,
+        );
+    }
+    let freq = [DType::F64, DType::I64, DType::I64];
+    push_all(
+        &mut v,
+        "fftfreq",
+        FFTFREQ_BODY,
+        &[],
+        &[DType::F64],
+        &freq,
+        Depth::Basic,
+    );
+    push_all(
+        &mut v,
+        "rfftfreq",
+        RFFTFREQ_BODY,
+        &[],
+        &[DType::F64],
+        &[DType::F64],
+        Depth::Basic,
+    );
+    v
+}
+
 /// Every spec above, for every dtype.
 pub fn all_specs() -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for d in DType::ALL {
         if d != DType::Bool {
             for op in ARITH {
-                v.extend(binary_specs(op, d));
+                if !d.is_complex() || op.complex_ok() {
+                    v.extend(binary_specs(op, d));
+                }
             }
+        }
+        if d.is_complex() {
+            v.extend(complex_specs(d));
         }
         v.extend(unary_specs(d));
         v.extend(predicate_specs(d));
@@ -411,5 +482,6 @@ pub fn all_specs() -> Vec<ElementwiseSpec> {
         v.extend(copy_specs(d));
         v.extend(create_specs(d));
     }
+    v.extend(fft_specs());
     v
 }

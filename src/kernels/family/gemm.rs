@@ -1,8 +1,8 @@
 //! The small matrix product family (`matmul.cuh`): a stack of products at any strides, a
 //! thread per output element, for products too small for a cuBLAS call to pay off.
 //!
-//! `out0 = in0 @ in0'` (both inputs of type `in0_t`), accumulated in `double` for f64
-//! and in `float` otherwise. Arguments: the output, the two inputs, then a `GemmShape`
+//! `out0 = in0 @ in0'` (both inputs of type `in0_t`), accumulated in `double` for f64,
+//! in the complex type itself for complex types and in `float` otherwise. Arguments: the output, the two inputs, then a `GemmShape`
 //! (batch, m, n, k and the batch, row and column strides of A, B, C).
 
 use crate::element::DType;
@@ -29,6 +29,9 @@ impl From<GemmSpec> for KernelSpec {
 fn acc(dtype: DType) -> &'static str {
     match dtype {
         DType::F64 => "double",
+        // In the complex type itself: its parts in float or double.
+        DType::C64 => "cuarray_c64",
+        DType::C128 => "cuarray_c128",
         DType::Bool
         | DType::I8
         | DType::I16

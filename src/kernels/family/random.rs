@@ -109,6 +109,8 @@ pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
         DType::I8 | DType::I16 | DType::I32 | DType::U8 | DType::U16 | DType::U32 => {
             ints(2).collect()
         }
+        // No distribution draws complex numbers (NumPy's Generator has none either).
+        DType::C64 | DType::C128 => vec![],
     };
     dists
         .into_iter()

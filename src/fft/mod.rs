@@ -1,0 +1,788 @@
+//! Discrete Fourier transforms on cuFFT, with NumPy's functions and arguments
+//! (`numpy.fft`): [`fft`], [`ifft`], [`rfft`], [`irfft`], [`fft2`], [`ifft2`], [`rfft2`],
+//! [`irfft2`], [`fftn`], [`ifftn`], [`rfftn`], [`irfftn`], [`fftshift`], [`ifftshift`],
+//! [`fftfreq`], [`rfftfreq`].
+//!
+//! ```no_run
+//! use cuarray::{fft, Complex32, Device, DeviceArray};
+//! let dev = Device::new(0)?;
+//! let x = DeviceArray::<f32>::arange(&dev, 0.0, 8.0, 1.0)?;
+//! let spectrum = fft::rfft(&x, None, -1, fft::Norm::Backward)?;      // 5 Complex32 values
+//! let back = fft::irfft(&spectrum, Some(8), -1, fft::Norm::Backward)?; // x again
+//! let c: DeviceArray<Complex32> = fft::fft(&x, None, 0, fft::Norm::Ortho)?;
+//! # Ok::<(), cuarray::Error>(())
+//! ```
+//!
+//! - **Types.** `f32`, `f16`, `bf16` and [`Complex32`] transform in single precision
+//!   (results [`Complex32`] / `f32`); `f64`, the integer types and [`Complex64`] in double
+//!   precision (NumPy 2 keeps single precision likewise). Real input to the complex
+//!   transforms is converted to complex.
+//! - **Axes** are any axes, negative ones counting from the end; `n` / `s` crop or
+//!   zero-pad the input along them (a cropped view is transformed in place of a copy when
+//!   no conversion is needed).
+//! - **Layouts.** Strided views and axes other than the last go to cuFFT through its
+//!   advanced layout (strides, embeddings, batch distance), without a transposed copy; up
+//!   to 3 adjacent axes are one transform.
+//! - **Normalisation** ([`Norm`]) is one elementwise pass over the result, none when the
+//!   factor is 1.
+//! - **Plans** are cached per device (16, least recently used out); their work areas come
+//!   from the memory pool, so [`MemoryStats`](crate::MemoryStats) and the pool's limit
+//!   count them. The cache's counters are in
+//!   [`Device::kernel_cache_stats`](crate::Device::kernel_cache_stats).
+//! - [`irfft`] and its relatives never change their input (cuFFT's complex-to-real
+//!   transform overwrites its input, so it runs on a copy).
+
+use crate::array::DeviceArray;
+use crate::element::{Complex32, Complex64, Element};
+use crate::kernels::abi::Scalar;
+use crate::ops::catalogue::CAST_BODY;
+use crate::ops::elementwise;
+use crate::ops::fft::{run as run_stage, Stage, FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
+use crate::shape::{normalize_axis, Layout};
+use crate::{Device, Error, Result};
+use half::{bf16, f16};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The real types cuFFT computes in: `f32` and `f64`, each with its complex type.
+pub trait FftFloat: Element + sealed::Sealed {
+    /// The complex type of the same precision.
+    type Complex: Element;
+}
+impl FftFloat for f32 {
+    type Complex = Complex32;
+}
+impl FftFloat for f64 {
+    type Complex = Complex64;
+}
+
+/// Element types the transforms take: every numeric type, real or complex. `Real` is the
+/// precision the transform computes in.
+pub trait FftInput: Element + sealed::Sealed {
+    /// `f32` for `f16`, `bf16`, `f32` and [`Complex32`]; `f64` otherwise.
+    type Real: FftFloat;
+}
+
+/// The real element types ([`rfft`] and its relatives take only these).
+pub trait FftRealInput: FftInput {}
+
+macro_rules! fft_input {
+    ($($t:ty => $r:ty, $real:tt);* $(;)?) => {$(
+        impl FftInput for $t {
+            type Real = $r;
+        }
+        fft_input!(@real $real $t);
+    )*};
+    (@real true $t:ty) => { impl FftRealInput for $t {} };
+    (@real false $t:ty) => {};
+}
+impl sealed::Sealed for f32 {}
+impl sealed::Sealed for f64 {}
+macro_rules! sealed { ($($t:ty),*) => {$( impl sealed::Sealed for $t {} )*}; }
+sealed!(f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, Complex32, Complex64);
+fft_input!(
+    f16 => f32, true; bf16 => f32, true; f32 => f32, true; f64 => f64, true;
+    i8 => f64, true; i16 => f64, true; i32 => f64, true; i64 => f64, true;
+    u8 => f64, true; u16 => f64, true; u32 => f64, true; u64 => f64, true;
+    Complex32 => f32, false; Complex64 => f64, false;
+);
+
+/// The complex type a transform of `T` returns ([`Complex32`] or [`Complex64`]).
+pub type ComplexOf<T> = <<T as FftInput>::Real as FftFloat>::Complex;
+/// The real type an inverse real transform of `T` returns (`f32` or `f64`).
+pub type RealOf<T> = <T as FftInput>::Real;
+
+/// Normalisation of the transforms, NumPy's `norm` argument. `n` is the product of the
+/// transform's lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Norm {
+    /// Forward transforms unscaled, inverse ones scaled by `1/n` (NumPy's default).
+    #[default]
+    Backward,
+    /// Both directions scaled by `1/sqrt(n)` (unitary transforms).
+    Ortho,
+    /// Forward transforms scaled by `1/n`, inverse ones unscaled.
+    Forward,
+}
+
+impl Norm {
+    /// The factor of a transform of `n` points in the given direction.
+    fn factor(self, n: usize, inverse: bool) -> f64 {
+        match (self, inverse) {
+            (Norm::Backward, false) | (Norm::Forward, true) => 1.0,
+            (Norm::Ortho, _) => 1.0 / (n as f64).sqrt(),
+            _ => 1.0 / n as f64,
+        }
+    }
+}
+
+// ---- axes and lengths ------------------------------------------------------------------
+
+/// The axes (normalised, in the order given) and the lengths of a transform: `s[i]` or the
+/// array's extent along `axes[i]`. An empty `axes` means NumPy's `None`: the last
+/// `s.len()` axes with `s`, else `default_all` (every axis) or the last two.
+fn resolve(
+    op: &'static str,
+    shape: &[usize],
+    s: Option<&[usize]>,
+    axes: &[isize],
+    default_all: bool,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let ndim = shape.len();
+    let axes: Vec<usize> = if axes.is_empty() {
+        let k = match s {
+            Some(s) => s.len(),
+            None if default_all => ndim,
+            None => 2,
+        };
+        if k > ndim {
+            return Err(Error::invalid(
+                op,
+                format!("{k} axes asked of an array of {ndim} dimensions (shape {shape:?})"),
+            ));
+        }
+        (ndim - k..ndim).collect()
+    } else {
+        axes.iter()
+            .map(|&a| normalize_axis(op, a, ndim))
+            .collect::<Result<_>>()?
+    };
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].contains(a) {
+            return Err(Error::invalid(
+                op,
+                format!("axis {a} appears twice in the axes {axes:?}"),
+            ));
+        }
+    }
+    let lens: Vec<usize> = match s {
+        Some(s) if s.len() != axes.len() => {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "s has {} lengths for {} axes ({s:?} for axes {axes:?})",
+                    s.len(),
+                    axes.len()
+                ),
+            ))
+        }
+        Some(s) => s.to_vec(),
+        None => axes.iter().map(|&a| shape[a]).collect(),
+    };
+    Ok((axes, lens))
+}
+
+fn check_lengths(op: &'static str, lens: &[usize]) -> Result<()> {
+    if let Some(&n) = lens.iter().find(|&&n| n == 0) {
+        return Err(Error::invalid(
+            op,
+            format!("invalid number of data points ({n}) for a transform (lengths {lens:?})"),
+        ));
+    }
+    Ok(())
+}
+
+/// The array's shape with `lens` along `axes`.
+fn with_lengths(shape: &[usize], axes: &[usize], lens: &[usize]) -> Vec<usize> {
+    let mut out = shape.to_vec();
+    for (&a, &n) in axes.iter().zip(lens) {
+        out[a] = n;
+    }
+    out
+}
+
+/// The view of `layout` cut to `shape` (each extent at most the layout's), same strides.
+fn cropped(layout: &Layout, shape: &[usize]) -> Layout {
+    Layout::from_parts(shape.to_vec(), layout.strides().to_vec(), layout.offset())
+}
+
+/// True when every axis longer than 1 has a positive stride (what a cuFFT stage reads).
+fn strides_ok(layout: &Layout) -> bool {
+    layout
+        .shape()
+        .iter()
+        .zip(layout.strides())
+        .all(|(&n, &s)| n <= 1 || s > 0)
+}
+
+/// `a` cropped or zero-padded to `shape` as `U`: a view of `a` when `U` is `T`, nothing is
+/// padded, the strides suit cuFFT and `copy` is false; else a new contiguous array (the
+/// overlap converted into it, zeros elsewhere).
+fn prepare<T: Element, U: Element>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    shape: &[usize],
+    copy: bool,
+) -> Result<DeviceArray<U>> {
+    let pad = shape.iter().zip(a.shape()).any(|(n, m)| n > m);
+    if !pad && !copy {
+        if let Some(same) = a.as_type::<U>() {
+            if shape == a.shape() && strides_ok(a.layout()) {
+                return Ok(same);
+            }
+            let view = cropped(a.layout(), shape);
+            if strides_ok(&view) {
+                return Ok(same.with_layout(view));
+            }
+        }
+    }
+    let dev = a.device();
+    let out = if pad {
+        DeviceArray::<U>::zeros(dev, shape)?
+    } else {
+        DeviceArray::<U>::alloc_for(op, dev, shape)?
+    };
+    let region: Vec<usize> = shape
+        .iter()
+        .zip(a.shape())
+        .map(|(&n, &m)| n.min(m))
+        .collect();
+    if region.contains(&0) {
+        return Ok(out);
+    }
+    let src = a.with_layout(cropped(a.layout(), &region));
+    let dst = out.with_layout(cropped(out.layout(), &region));
+    elementwise::run(
+        dev,
+        "cast",
+        CAST_BODY,
+        &[dst.operand()?],
+        &[src.operand()?],
+        &[],
+    )?;
+    Ok(out)
+}
+
+/// Groups of adjacent axes (ascending, at most 3 each, the trailing ones full).
+fn groups(axes: &[usize]) -> Vec<Vec<usize>> {
+    if let [a] = axes {
+        return vec![vec![*a]];
+    }
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for a in sorted {
+        match runs.last_mut() {
+            Some(r) if r.last() == Some(&(a - 1)) => r.push(a),
+            _ => runs.push(vec![a]),
+        }
+    }
+    let mut out = Vec::new();
+    for r in runs {
+        let head = r.len() % 3;
+        if head > 0 {
+            out.push(r[..head].to_vec());
+        }
+        out.extend(r[head..].chunks(3).map(<[usize]>::to_vec));
+    }
+    out
+}
+
+/// Complex-to-complex transforms over `axes` from `x` into `out` (contiguous, same
+/// shape): the first group reads `x`, the others run in place on `out`.
+fn c2c_into<C: Element>(
+    x: &DeviceArray<C>,
+    out: &DeviceArray<C>,
+    axes: &[usize],
+    forward: bool,
+) -> Result<()> {
+    let dev = out.device();
+    let stage = Stage::C2C { forward };
+    let mut from_x = !x.shares_memory_with(out) || x.layout() != out.layout();
+    for g in groups(axes).iter().rev() {
+        let o = out.operand()?;
+        let i = if from_x { x.operand()? } else { out.operand()? };
+        from_x = false;
+        if run_stage(dev, stage, g, &i, &o)? {
+            continue;
+        }
+        // The group is not one cuFFT transform here: one axis from the input, the rest
+        // in place.
+        let (last, rest) = g.split_last().expect("groups are not empty");
+        if g.len() == 1 || !run_stage(dev, stage, &[*last], &i, &o)? {
+            return Err(Error::invalid(
+                "fft",
+                format!(
+                    "axis {last} of a view of strides {:?} cannot be transformed",
+                    x.strides()
+                ),
+            ));
+        }
+        for &a in rest.iter().rev() {
+            run_stage(dev, stage, &[a], &o, &o)?;
+        }
+    }
+    if from_x {
+        // No axis at all: the result is the input.
+        out.assign(x)?;
+    }
+    Ok(())
+}
+
+/// Multiplies `out` (contiguous, of real type `R` or its complex type) by `factor` in
+/// place, unless it is 1: one pass over its parts as `R` values.
+fn scale<T: Element, R: FftFloat>(out: &DeviceArray<T>, factor: f64) -> Result<()> {
+    if factor == 1.0 || out.size() == 0 {
+        return Ok(());
+    }
+    debug_assert!(out.is_contiguous() && out.layout().offset() == 0);
+    let parts = out.size() * (T::DTYPE.size() / R::DTYPE.size());
+    let layout = Layout::contiguous(&[parts]);
+    elementwise::run(
+        out.device(),
+        "fft_scale",
+        FFT_SCALE_BODY,
+        &[out.operand_reinterpreted(layout.clone(), R::DTYPE)?],
+        &[out.operand_reinterpreted(layout, R::DTYPE)?],
+        &[Scalar::of(R::from_f64(factor))],
+    )
+}
+
+// ---- the transforms ----------------------------------------------------------------------
+
+fn c2cn<T: FftInput>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    s: Option<&[usize]>,
+    axes: &[isize],
+    default_all: bool,
+    norm: Norm,
+    forward: bool,
+) -> Result<DeviceArray<ComplexOf<T>>> {
+    let _range = crate::profile::range(op);
+    let (axes, lens) = resolve(op, a.shape(), s, axes, default_all)?;
+    if axes.is_empty() {
+        return Err(Error::invalid(
+            op,
+            "a real transform needs at least one axis",
+        ));
+    }
+    check_lengths(op, &lens)?;
+    let shape = with_lengths(a.shape(), &axes, &lens);
+    let x = prepare::<T, ComplexOf<T>>(op, a, &shape, false)?;
+    let out = DeviceArray::<ComplexOf<T>>::alloc_for(op, a.device(), &shape)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    c2c_into(&x, &out, &axes, forward)?;
+    scale::<_, T::Real>(&out, norm.factor(lens.iter().product(), !forward))?;
+    Ok(out)
+}
+
+/// The group of the real axis (the last of `axes` as given): it and the axes of `axes`
+/// just below it, at most 3, ascending; and the other axes.
+fn real_group(axes: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let r = axes[axes.len() - 1];
+    let mut g = vec![r];
+    while g.len() < 3 && g[0] > 0 && axes.contains(&(g[0] - 1)) {
+        g.insert(0, g[0] - 1);
+    }
+    let rest = axes.iter().copied().filter(|a| !g.contains(a)).collect();
+    (g, rest)
+}
+
+fn r2cn<T: FftRealInput>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    s: Option<&[usize]>,
+    axes: &[isize],
+    default_all: bool,
+    norm: Norm,
+) -> Result<DeviceArray<ComplexOf<T>>> {
+    let _range = crate::profile::range(op);
+    let (axes, lens) = resolve(op, a.shape(), s, axes, default_all)?;
+    check_lengths(op, &lens)?;
+    let shape = with_lengths(a.shape(), &axes, &lens);
+    let x = prepare::<T, T::Real>(op, a, &shape, false)?;
+    let real_axis = axes[axes.len() - 1];
+    let mut oshape = shape.clone();
+    oshape[real_axis] = shape[real_axis] / 2 + 1;
+    let out = DeviceArray::<ComplexOf<T>>::alloc_for(op, a.device(), &oshape)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    let dev = out.device();
+    let (g, mut rest) = real_group(&axes);
+    if !run_stage(dev, Stage::R2C, &g, &x.operand()?, &out.operand()?)? {
+        if !run_stage(
+            dev,
+            Stage::R2C,
+            &[real_axis],
+            &x.operand()?,
+            &out.operand()?,
+        )? {
+            return Err(Error::invalid("fft", "a single strided axis did not nest"));
+        }
+        rest.extend(g.iter().copied().filter(|&a| a != real_axis));
+    }
+    if !rest.is_empty() {
+        c2c_into(&out, &out, &rest, true)?;
+    }
+    scale::<_, T::Real>(&out, norm.factor(lens.iter().product(), false))?;
+    Ok(out)
+}
+
+fn c2rn<T: FftInput>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    s: Option<&[usize]>,
+    axes: &[isize],
+    default_all: bool,
+    norm: Norm,
+) -> Result<DeviceArray<RealOf<T>>> {
+    let _range = crate::profile::range(op);
+    let (axes, mut lens) = resolve(op, a.shape(), s, axes, default_all)?;
+    if axes.is_empty() {
+        return Err(Error::invalid(
+            op,
+            "a real transform needs at least one axis",
+        ));
+    }
+    let real_axis = axes[axes.len() - 1];
+    if s.is_none() {
+        // NumPy's default output length: 2 (m - 1) for m inputs.
+        let m = a.shape()[real_axis];
+        lens[axes.len() - 1] = 2 * m.saturating_sub(1);
+    }
+    check_lengths(op, &lens)?;
+    let oshape = with_lengths(a.shape(), &axes, &lens);
+    let mut wshape = oshape.clone();
+    wshape[real_axis] = oshape[real_axis] / 2 + 1;
+    let out = DeviceArray::<RealOf<T>>::alloc_for(op, a.device(), &oshape)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    // Always a copy: cuFFT's complex-to-real transform overwrites its input.
+    let w = prepare::<T, ComplexOf<T>>(op, a, &wshape, true)?;
+    let rest: Vec<usize> = axes[..axes.len() - 1].to_vec();
+    if !rest.is_empty() {
+        c2c_into(&w, &w, &rest, false)?;
+    }
+    let dev = out.device();
+    if !run_stage(
+        dev,
+        Stage::C2R,
+        &[real_axis],
+        &w.operand()?,
+        &out.operand()?,
+    )? {
+        return Err(Error::invalid("fft", "a contiguous stage did not nest"));
+    }
+    scale::<_, T::Real>(&out, norm.factor(lens.iter().product(), true))?;
+    Ok(out)
+}
+
+/// The one-dimensional discrete Fourier transform along `axis` (NumPy's `fft.fft`): `n`
+/// crops or zero-pads the input along `axis` first. Real input is converted to complex.
+///
+/// ```no_run
+/// use cuarray::{fft, Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::from_slice(&dev, &[1.0f64, 0.0, 0.0, 0.0])?;
+/// let y = fft::fft(&x, None, -1, fft::Norm::Backward)?;    // four ones
+/// assert!(y.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12 && c.im == 0.0));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for `n == 0` or an empty axis;
+/// [`Error::LibraryNotFound`] without cuFFT; [`Error::OutOfMemory`].
+pub fn fft<T: FftInput>(
+    a: &DeviceArray<T>,
+    n: Option<usize>,
+    axis: isize,
+    norm: Norm,
+) -> Result<DeviceArray<ComplexOf<T>>> {
+    let s = n.map(|n| [n]);
+    c2cn(
+        "fft",
+        a,
+        s.as_ref().map(|s| &s[..]),
+        &[axis],
+        false,
+        norm,
+        true,
+    )
+}
+
+/// The inverse of [`fft`] (NumPy's `fft.ifft`), same arguments.
+pub fn ifft<T: FftInput>(
+    a: &DeviceArray<T>,
+    n: Option<usize>,
+    axis: isize,
+    norm: Norm,
+) -> Result<DeviceArray<ComplexOf<T>>> {
+    let s = n.map(|n| [n]);
+    c2cn(
+        "ifft",
+        a,
+        s.as_ref().map(|s| &s[..]),
+        &[axis],
+        false,
+        norm,
+        false,
+    )
+}
+
+/// The transform of real input (NumPy's `fft.rfft`): the `n / 2 + 1` non-negative
+/// frequency terms along `axis`.
+pub fn rfft<T: FftRealInput>(
+    a: &DeviceArray<T>,
+    n: Option<usize>,
+    axis: isize,
+    norm: Norm,
+) -> Result<DeviceArray<ComplexOf<T>>> {
+    let s = n.map(|n| [n]);
+    r2cn("rfft", a, s.as_ref().map(|s| &s[..]), &[axis], false, norm)
+}
+
+/// The inverse of [`rfft`] (NumPy's `fft.irfft`): `n` real outputs along `axis` (by
+/// default `2 * (m - 1)` for `m` inputs; pass `n` for an odd length). The input is
+/// cropped or zero-padded to `n / 2 + 1` terms and left unchanged.
+pub fn irfft<T: FftInput>(
+    a: &DeviceArray<T>,
+    n: Option<usize>,
+    axis: isize,
+    norm: Norm,
+) -> Result<DeviceArray<RealOf<T>>> {
+    let s = n.map(|n| [n]);
+    c2rn("irfft", a, s.as_ref().map(|s| &s[..]), &[axis], false, norm)
+}
+
+macro_rules! nd {
+    ($(#[$doc:meta])* $name:ident, $bound:ident, $out:ident, $all:expr, |$a:ident, $s:ident, $axes:ident, $norm:ident| $body:expr) => {
+        $(#[$doc])*
+        pub fn $name<T: $bound>(
+            $a: &DeviceArray<T>,
+            $s: Option<&[usize]>,
+            $axes: &[isize],
+            $norm: Norm,
+        ) -> Result<DeviceArray<$out<T>>> {
+            $body
+        }
+    };
+}
+
+nd!(
+    /// The two-dimensional transform over `axes` (NumPy's `fft.fft2`; an empty `axes`
+    /// means the last two, NumPy's default), `s` cropping or zero-padding them.
+    ///
+    /// ```no_run
+    /// use cuarray::{fft, Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let img = DeviceArray::<f32>::ones(&dev, &[4, 6])?;
+    /// let f = fft::fft2(&img, None, &[-2, -1], fft::Norm::Backward)?;
+    /// assert_eq!(f.shape(), &[4, 6]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    fft2, FftInput, ComplexOf, false, |a, s, axes, norm| c2cn("fft2", a, s, axes, false, norm, true)
+);
+nd!(
+    /// The inverse of [`fft2`] (NumPy's `fft.ifft2`).
+    ifft2, FftInput, ComplexOf, false, |a, s, axes, norm| c2cn("ifft2", a, s, axes, false, norm, false)
+);
+nd!(
+    /// The two-dimensional transform of real input (NumPy's `fft.rfft2`): the last of
+    /// `axes` gets `n / 2 + 1` terms.
+    rfft2, FftRealInput, ComplexOf, false, |a, s, axes, norm| r2cn("rfft2", a, s, axes, false, norm)
+);
+nd!(
+    /// The inverse of [`rfft2`] (NumPy's `fft.irfft2`): pass `s` for an odd last length.
+    /// The input is left unchanged.
+    irfft2, FftInput, RealOf, false, |a, s, axes, norm| c2rn("irfft2", a, s, axes, false, norm)
+);
+nd!(
+    /// The n-dimensional transform over `axes` (NumPy's `fft.fftn`): an empty `axes`
+    /// means NumPy's `None`, the last `s.len()` axes with `s`, else every axis.
+    fftn, FftInput, ComplexOf, true, |a, s, axes, norm| c2cn("fftn", a, s, axes, true, norm, true)
+);
+nd!(
+    /// The inverse of [`fftn`] (NumPy's `fft.ifftn`).
+    ifftn, FftInput, ComplexOf, true, |a, s, axes, norm| c2cn("ifftn", a, s, axes, true, norm, false)
+);
+nd!(
+    /// The n-dimensional transform of real input (NumPy's `fft.rfftn`).
+    rfftn, FftRealInput, ComplexOf, true, |a, s, axes, norm| r2cn("rfftn", a, s, axes, true, norm)
+);
+nd!(
+    /// The inverse of [`rfftn`] (NumPy's `fft.irfftn`). The input is left unchanged.
+    irfftn, FftInput, RealOf, true, |a, s, axes, norm| c2rn("irfftn", a, s, axes, true, norm)
+);
+
+// ---- shifts and frequencies ---------------------------------------------------------------
+
+/// `a` rolled by `shift[i]` along `axes[i]` at once: one copy per combination of halves.
+fn roll_axes<T: Element>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    rolls: &[(usize, usize)],
+) -> Result<DeviceArray<T>> {
+    let out = DeviceArray::<T>::alloc_for(op, a.device(), a.shape())?;
+    let rolls: Vec<(usize, usize)> = rolls
+        .iter()
+        .copied()
+        .filter(|&(ax, s)| s % a.shape()[ax].max(1) != 0)
+        .collect();
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    for combo in 0..1usize << rolls.len() {
+        let (mut sshape, mut soff) = (a.shape().to_vec(), a.layout().offset() as isize);
+        let mut doff = 0isize;
+        let (sst, dst) = (a.strides(), out.strides());
+        for (k, &(ax, shift)) in rolls.iter().enumerate() {
+            let n = a.shape()[ax];
+            let s = shift % n;
+            // Elements [n - s, n) go to [0, s), elements [0, n - s) to [s, n).
+            let (src0, dst0, len) = if combo >> k & 1 == 0 {
+                (n - s, 0, s)
+            } else {
+                (0, s, n - s)
+            };
+            sshape[ax] = len;
+            soff += src0 as isize * sst[ax];
+            doff += dst0 as isize * dst[ax];
+        }
+        let src = a.with_layout(Layout::from_parts(
+            sshape.clone(),
+            sst.to_vec(),
+            soff as usize,
+        ));
+        let dview = out.with_layout(Layout::from_parts(sshape, dst.to_vec(), doff as usize));
+        dview.assign(&src)?;
+    }
+    Ok(out)
+}
+
+fn shift_axes<T: Element>(
+    op: &'static str,
+    a: &DeviceArray<T>,
+    axes: Option<&[isize]>,
+    inverse: bool,
+) -> Result<DeviceArray<T>> {
+    let all: Vec<isize>;
+    let axes = match axes {
+        Some(x) => x,
+        None => {
+            all = (0..a.ndim() as isize).collect();
+            &all
+        }
+    };
+    let mut rolls = Vec::with_capacity(axes.len());
+    for &ax in axes {
+        let k = normalize_axis(op, ax, a.ndim())?;
+        let n = a.shape()[k];
+        // fftshift rolls by n / 2, ifftshift by -(n / 2) = n - n / 2.
+        rolls.push((k, if inverse { n - n / 2 } else { n / 2 }));
+    }
+    roll_axes(op, a, &rolls)
+}
+
+/// Moves the zero-frequency term to the middle (NumPy's `fft.fftshift`): a roll by
+/// `n / 2` along each of `axes` (`None`: every axis). Works for every element type.
+///
+/// ```no_run
+/// use cuarray::{fft, Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let f = fft::fftfreq(&dev, 5, 1.0)?;                        // [0, .2, .4, -.4, -.2]
+/// let s = fft::fftshift(&f, None)?;
+/// assert_eq!(s.to_host()?, vec![-0.4, -0.2, 0.0, 0.2, 0.4]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub fn fftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Result<DeviceArray<T>> {
+    shift_axes("fftshift", a, axes, false)
+}
+
+/// The inverse of [`fftshift`] (NumPy's `fft.ifftshift`): a roll by `-(n / 2)`.
+pub fn ifftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Result<DeviceArray<T>> {
+    shift_axes("ifftshift", a, axes, true)
+}
+
+/// The sample frequencies of an `n`-point transform with sample spacing `d` (NumPy's
+/// `fft.fftfreq`): `[0, 1, ..., (n - 1) / 2, -(n / 2), ..., -1] / (n d)`, made on the
+/// device.
+pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
+    let out = DeviceArray::<f64>::alloc_for("fftfreq", device, &[n])?;
+    if n > 0 {
+        elementwise::run(
+            device,
+            "fftfreq",
+            FFTFREQ_BODY,
+            &[out.operand()?],
+            &[],
+            &[
+                Scalar::of(1.0 / (n as f64 * d)),
+                Scalar::of(n.div_ceil(2) as i64),
+                Scalar::of(n as i64),
+            ],
+        )?;
+    }
+    Ok(out)
+}
+
+/// The non-negative sample frequencies of an `n`-point real transform (NumPy's
+/// `fft.rfftfreq`): `[0, 1, ..., n / 2] / (n d)`, made on the device.
+pub fn rfftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
+    let len = if n == 0 { 0 } else { n / 2 + 1 };
+    let out = DeviceArray::<f64>::alloc_for("rfftfreq", device, &[len])?;
+    if len > 0 {
+        elementwise::run(
+            device,
+            "rfftfreq",
+            RFFTFREQ_BODY,
+            &[out.operand()?],
+            &[],
+            &[Scalar::of(1.0 / (n as f64 * d))],
+        )?;
+    }
+    Ok(out)
+}
+
+/// Plans in `device`'s FFT plan cache now (at most 16).
+pub fn cached_plans(device: &Device) -> usize {
+    crate::libs::fft::cached_plans(device)
+}
+
+/// Drops every plan of `device`'s FFT plan cache (their memory goes back to cuFFT).
+pub fn clear_plan_cache(device: &Device) {
+    crate::libs::fft::clear_plans(device)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping() {
+        assert_eq!(groups(&[2, 0, 1]), vec![vec![0, 1, 2]]);
+        assert_eq!(groups(&[0, 1, 2, 3]), vec![vec![0], vec![1, 2, 3]]);
+        assert_eq!(groups(&[0, 2, 3]), vec![vec![0], vec![2, 3]]);
+        assert_eq!(real_group(&[0, 1, 2]), (vec![0, 1, 2], vec![]));
+        assert_eq!(real_group(&[2, 1]), (vec![1], vec![2]));
+        assert_eq!(real_group(&[0, 2]), (vec![2], vec![0]));
+    }
+
+    #[test]
+    fn resolving() {
+        let (a, l) = resolve("t", &[2, 3, 4], None, &[], true).unwrap();
+        assert_eq!((a, l), (vec![0, 1, 2], vec![2, 3, 4]));
+        let (a, l) = resolve("t", &[2, 3, 4], Some(&[5]), &[], true).unwrap();
+        assert_eq!((a, l), (vec![2], vec![5]));
+        let (a, _) = resolve("t", &[2, 3, 4], None, &[], false).unwrap();
+        assert_eq!(a, vec![1, 2]);
+        assert!(resolve("t", &[2, 3], None, &[0, -2], true).is_err());
+        assert!(resolve("t", &[2, 3], Some(&[1]), &[0, 1], true).is_err());
+        assert!(resolve("t", &[2, 3], None, &[2], true).is_err());
+    }
+
+    #[test]
+    fn norms() {
+        assert_eq!(Norm::Backward.factor(4, false), 1.0);
+        assert_eq!(Norm::Backward.factor(4, true), 0.25);
+        assert_eq!(Norm::Ortho.factor(4, true), 0.5);
+        assert_eq!(Norm::Forward.factor(4, false), 0.25);
+        assert_eq!(Norm::Forward.factor(4, true), 1.0);
+    }
+}
