@@ -33,11 +33,13 @@ template <class To, class From> __device__ __forceinline__ To cuarray_cast(From 
     if constexpr (cuarray_is_complex<From>::value && !cuarray_is_complex<To>::value) {
         if constexpr (cuarray_is_same<To, bool>::value) return static_cast<bool>(in);
         else return cuarray_cast<To>(in.re);
-    } else if constexpr (cuarray_is_int<To>::value && cuarray_is_fp<decltype(cuarray_up(in))>::value) {
-        const auto x = cuarray_up(in);
-        if (x != x) return To(0);
+    } else {
+        if constexpr (cuarray_is_int<To>::value && cuarray_is_fp<decltype(cuarray_up(in))>::value) {
+            const auto x = cuarray_up(in);
+            if (x != x) return To(0);
+        }
+        return static_cast<To>(in);
     }
-    else return static_cast<To>(in);
 }
 
 // Single- and double-precision math under one name.
