@@ -922,6 +922,17 @@ fn casts_display(dev: &Device, _rng: &mut Rng) -> TResult {
             ],
         "eye"
     );
+    // A user kernel over complex arrays with a real scalar (made complex in the kernel).
+    let k =
+        cuarray::ElementwiseKernel::new("T x, T y, float32 a", "T z", "z = a * x + y;", "caxpy")?;
+    let x = DeviceArray::from_slice(dev, &[Complex32::new(1.0, 2.0), Complex32::new(-3.0, 0.5)])?;
+    let y = DeviceArray::from_slice(dev, &[Complex32::new(0.5, 0.5), Complex32::new(1.0, -1.0)])?;
+    let z: DeviceArray<Complex32> = k.call((&x, &y, 2.0f32))?;
+    ensure!(
+        z.to_host()? == vec![Complex32::new(2.5, 4.5), Complex32::new(-5.0, 0.0)],
+        "user kernel a * x + y on c64: {:?}",
+        z.to_host()?
+    );
     // where_ and concatenate work on any element type.
     let m = DeviceArray::from_slice(dev, &[true, false])?;
     let a = DeviceArray::from_slice(dev, &[Complex32::new(1.0, 1.0), Complex32::new(2.0, 2.0)])?;
