@@ -115,6 +115,7 @@ def cases(p):
     randoms(p)
     ffts(p)
     matmuls(p)
+    complexes(p)
     matvecs(p)
     sweep(p)
     transfers(p)
@@ -273,6 +274,37 @@ def matmuls(p):
         emit(p.name, "matmul_f32_64_wall", "wall", p.wall_time(lambda: xp.matmul(a, b)))
 
 
+def complexes(p):
+    """Complex numbers (as `complex_cases` in benches/compare.rs): a product of two
+    complex64 arrays of 2^24, abs into float32, a sum, and a complex64 matmul of 4096
+    (8 real flops per complex multiply-add)."""
+    xp = p.xp
+
+    def parts(shape):
+        re = rand_matrix(p, shape, xp.float32)
+        im = xp.flip(re * -0.75, (0,))
+        if p.name == "cupy":
+            return (re + 1j * im).astype(xp.complex64)
+        return xp.complex(re, im.contiguous())
+
+    n = 1 << 24
+    if wanted("mul_c64_2^24") or wanted("abs_c64_2^24") or wanted("sum_c64_2^24"):
+        a = parts((n,))
+        b = xp.flip(parts((n,)), 0).copy() if p.name == "cupy" else parts((n,)).flip(0).contiguous()
+        if wanted("mul_c64_2^24"):
+            emit(p.name, "mul_c64_2^24", "device", p.device_time(lambda: a * b), 3 * n * 8)
+        if wanted("abs_c64_2^24"):
+            emit(p.name, "abs_c64_2^24", "device", p.device_time(lambda: abs(a)), n * 12)
+        if wanted("sum_c64_2^24"):
+            emit(p.name, "sum_c64_2^24", "device", p.device_time(lambda: a.sum()), n * 8)
+        del a, b
+    if wanted("matmul_c64_4096"):
+        m = 4096
+        a, b = parts((m, m)), parts((m, m))
+        emit(p.name, "matmul_c64_4096", "device", p.device_time(lambda: xp.matmul(a, b)), flops=8.0 * m * m * m)
+        del a, b
+
+
 def matvecs(p):
     """Matrix-vector products of an 8192 x 8192 matrix: memory-bound, bytes = the matrix."""
     xp = p.xp
@@ -358,6 +390,7 @@ def torch_peer():
             return torch.full(shape, v, dtype=dtype, device="cuda")
 
         exp, floor, matmul = staticmethod(torch.exp), staticmethod(torch.floor), staticmethod(torch.matmul)
+        flip, complex = staticmethod(torch.flip), staticmethod(torch.complex)
 
     p = Peer("pytorch", XP, lambda: torch.cuda.Event(enable_timing=True), torch.cuda.synchronize)
     p.elapsed = lambda a, b: a.elapsed_time(b) / 1e3

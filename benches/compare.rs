@@ -10,7 +10,8 @@
 //! K = 10, 12, ..., 28 (the K = 28 points are the `add_f32_2^28` and `sum_f32_2^28`
 //! cases; more repetitions at small sizes, where one repetition is a few microseconds
 //! and, host overhead included, the rate measured is what a caller gets for one call);
-//! matrix-vector products (memory-bound: bytes = the matrix); pageable host <-> device
+//! matrix-vector products (memory-bound: bytes = the matrix); complex numbers
+//! (`mul_c64_2^24`, `abs_c64_2^24`, `sum_c64_2^24`, `matmul_c64_4096`); pageable host <-> device
 //! transfers of 16 MiB and 1 GiB, timed as wall time around the call and the wait for the GPU
 //! (kind "wall", with a byte count, so GB/s is reported).
 //!
@@ -612,6 +613,44 @@ fn matmul_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     }
 }
 
+/// Complex numbers: an elementwise product of two c64 arrays of 2^24 (bytes: two inputs
+/// and the output), `abs` into f32 and a sum, and a c64 matrix product of 4096 (cgemm;
+/// 8 real flops per complex multiply-add).
+fn complex_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    use cuarray::Complex32;
+    let parts = |shape: &[usize]| -> DeviceArray<Complex32> {
+        let re = rand_matrix::<f32>(dev, shape);
+        let im = (&re * -0.75f32).unwrap();
+        cuarray::complex(&re, &im.flip(0).unwrap()).unwrap()
+    };
+    let n = 1usize << 24;
+    if filter("mul_c64_2^24") || filter("abs_c64_2^24") || filter("sum_c64_2^24") {
+        let (a, b) = (parts(&[n]), parts(&[n]).flip(0).unwrap().copy().unwrap());
+        if filter("mul_c64_2^24") {
+            cases.push(device_case(dev, "mul_c64_2^24", (3 * n * 8) as f64, || {
+                (&a * &b).map(drop)
+            }));
+        }
+        if filter("abs_c64_2^24") {
+            cases.push(device_case(dev, "abs_c64_2^24", (n * 12) as f64, || {
+                a.abs().map(drop)
+            }));
+        }
+        if filter("sum_c64_2^24") {
+            cases.push(device_case(dev, "sum_c64_2^24", (n * 8) as f64, || {
+                a.sum().map(drop)
+            }));
+        }
+    }
+    if filter("matmul_c64_4096") {
+        let m = 4096usize;
+        let (a, b) = (parts(&[m, m]), parts(&[m, m]));
+        let mut c = device_case(dev, "matmul_c64_4096", 0.0, || a.matmul(&b).map(drop));
+        c.bytes = -8.0 * (m * m * m) as f64;
+        cases.push(c);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -707,6 +746,7 @@ fn main() {
     random_cases(&dev, &filter, &mut cases);
     fft_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);
+    complex_cases(&dev, &filter, &mut cases);
     matvec_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);
     transfer_cases(&dev, &filter, &mut cases);

@@ -97,6 +97,25 @@ template <class R> __device__ __forceinline__ cuarray_complex<R> operator-(cuarr
 template <class R> __device__ __forceinline__ cuarray_complex<R> operator*(cuarray_complex<R> a, cuarray_complex<R> b) {
     return cuarray_complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
+// A built-in real operand on either side is made complex first (x + 0i), as NumPy
+// promotes it (user kernels write `a * z` with a float `a`).
+#define CUARRAY_COMPLEX_MIXED(op)                                                                   \
+    template <class R, class T, class = typename cuarray_enable_if<cuarray_is_builtin<T>::value>::type> \
+    __device__ __forceinline__ auto operator op(cuarray_complex<R> a, T b) {                        \
+        return a op cuarray_complex<R>(b);                                                          \
+    }                                                                                               \
+    template <class R, class T, class = typename cuarray_enable_if<cuarray_is_builtin<T>::value>::type> \
+    __device__ __forceinline__ auto operator op(T a, cuarray_complex<R> b) {                        \
+        return cuarray_complex<R>(a) op b;                                                          \
+    }
+CUARRAY_COMPLEX_MIXED(+)
+CUARRAY_COMPLEX_MIXED(-)
+CUARRAY_COMPLEX_MIXED(*)
+CUARRAY_COMPLEX_MIXED(/)
+CUARRAY_COMPLEX_MIXED(==)
+CUARRAY_COMPLEX_MIXED(!=)
+#undef CUARRAY_COMPLEX_MIXED
+
 template <class R> __device__ __forceinline__ bool operator==(cuarray_complex<R> a, cuarray_complex<R> b) {
     return a.re == b.re && a.im == b.im;
 }

@@ -66,6 +66,12 @@ __device__ __forceinline__ double cuarray_m_copysign(double a, double b) { retur
 __device__ __forceinline__ float cuarray_m_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double cuarray_m_pow(double a, double b) { return pow(a, b); }
 
+__device__ __forceinline__ float cuarray_m_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double cuarray_m_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float cuarray_m_add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double cuarray_m_add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float cuarray_m_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double cuarray_m_fma(double a, double b, double c) { return fma(a, b, c); }
 __device__ __forceinline__ float cuarray_m_hypot(float a, float b) { return hypotf(a, b); }
 __device__ __forceinline__ double cuarray_m_hypot(double a, double b) { return hypot(a, b); }
 __device__ __forceinline__ float cuarray_m_atan2(float a, float b) { return atan2f(a, b); }
@@ -110,16 +116,25 @@ template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_exp(c
     return cuarray_complex<R>(e * c, e * s);
 }
 
-// log z = ln|z| + i arg z; |z| from hypot, scaled when it overflows, and through log1p
-// near |z| = 1 (accurate for z close to the unit circle). log 0 = -inf + i arg.
+// log z = ln|z| + i arg z; |z| from hypot, scaled when it overflows. Near |z| = 1, where
+// ln|z| is small and hypot's rounding would dominate it, ln|z| = log1p(hi² + lo² - 1) / 2
+// with hi² + lo² - 1 summed exactly enough: each square split into two parts by an FMA
+// (exact), hi² - 1 exact (Sterbenz), the rest added by TwoSum. log 0 = -inf + i arg.
 template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_log(cuarray_complex<R> z) {
     const R ax = cuarray_m_fabs(z.re), ay = cuarray_m_fabs(z.im);
     const R hi = ax > ay ? ax : ay, lo = ax > ay ? ay : ax;
     const R arg = cuarray_m_atan2(z.im, z.re);
     R lnabs;
-    if (hi >= R(0.5) && hi <= R(2) && lo < R(1)) {
-        // ln|z| = log1p((hi - 1)(hi + 1) + lo^2) / 2, exact-ish near the unit circle.
-        lnabs = R(0.5) * cuarray_m_log1p((hi - R(1)) * (hi + R(1)) + lo * lo);
+    if (hi >= R(0.70710678118654752) && hi <= R(1.25) && lo < R(0.75)) {
+        // Rounded operations the compiler may not fuse into FMAs (that would break the
+        // exact splits).
+        const R ph = cuarray_m_mul_rn(hi, hi), pl = cuarray_m_fma(hi, hi, -ph);
+        const R qh = cuarray_m_mul_rn(lo, lo), ql = cuarray_m_fma(lo, lo, -qh);
+        const R a = cuarray_m_add_rn(ph, R(-1));  // exact: ph in [0.5, 1.5625]
+        const R s = cuarray_m_add_rn(a, qh);      // TwoSum(a, qh)
+        const R bb = cuarray_m_add_rn(s, -a);
+        const R err = cuarray_m_add_rn(cuarray_m_add_rn(a, -cuarray_m_add_rn(s, -bb)), cuarray_m_add_rn(qh, -bb));
+        lnabs = R(0.5) * cuarray_m_log1p(s + (err + pl + ql));
     } else {
         const R h = cuarray_m_hypot(z.re, z.im);
         if (cuarray_m_isinf(h) && cuarray_m_isfinite(hi)) {

@@ -309,7 +309,9 @@ impl_complex!(f32 => C64, f64 => C128);
 ///
 /// Their part type is [`ArithElement::Real`] (`f32` for [`Complex32`]): the element type
 /// of `real()`, `imag()`, `abs()` and `angle()`.
-pub trait ComplexElement: InexactElement<Real: FloatElement> {
+pub trait ComplexElement:
+    InexactElement<Real: FloatElement> + Element<Sum = Self, Mean = Self>
+{
     /// The number `re + im·i`.
     fn from_parts(re: Self::Real, im: Self::Real) -> Self;
     /// The real part.

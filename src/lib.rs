@@ -33,6 +33,7 @@
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
 //! | Fourier transforms | [`fft`] (NumPy's `numpy.fft`: [`fft::fft`], [`fft::rfft2`], [`fft::fftshift`], ...) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
+//! | work with complex numbers | [`Complex32`], [`Complex64`] elements; [`complex`], [`real`](DeviceArray::real), [`imag`](DeviceArray::imag), [`conj`](DeviceArray::conj), [`angle`](DeviceArray::angle), [`abs`](DeviceArray::abs) (real results) |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
@@ -57,6 +58,7 @@
 //! | `x.sum(axis=(0, 2))` | `x.sum_axes(&[0, 2], false)?` |
 //! | `x.astype(np.float16)` | `x.astype::<cuarray::f16>()?` |
 //! | `a @ b`, `np.outer(a, b)` | `a.matmul(&b)?`, `outer(&a, &b)?` |
+//! | `re + 1j * im`, `z.real`, `np.abs(z)`, `z * 2` | `complex(&re, &im)?`, `z.real()?`, `z.abs()?`, `(&z * 2.0f32)?` |
 //! | `np.concatenate([a, b], 0)` | `concatenate(&[&a, &b], 0)?` |
 //! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
 //! | `float(x.sum())` | `x.sum()?.to_scalar()?` |

@@ -11,13 +11,15 @@ impl<T: GemmElement> DeviceArray<T> {
     ///
     /// `f32` and `f64` use cuBLAS's single- and double-precision kernels (TF32 for `f32`
     /// only after [`Device::set_tf32`](crate::Device::set_tf32)); `f16` and `bf16` use
-    /// tensor cores and accumulate in `f32`. Matrix-vector products of `f32` and `f64` use
-    /// cuBLAS's gemv.
+    /// tensor cores and accumulate in `f32`; [`Complex32`](crate::Complex32) and
+    /// [`Complex64`](crate::Complex64) use cgemm and zgemm (no conjugation, as NumPy's
+    /// `matmul`; TF32 for `Complex32` after `set_tf32` too). Matrix-vector products of
+    /// `f32`, `f64` and the complex types use cuBLAS's gemv.
     ///
     /// Small products (up to 64 x 64 x 64 multiply-adds in all) run as one kernel of
     /// cuarray's instead, at any strides: there a cuBLAS call costs more host time than
-    /// the arithmetic. It accumulates in `f32` (`f64` for `f64`) in order along the inner
-    /// dimension, and ignores TF32.
+    /// the arithmetic. It accumulates in `f32` (`f64` for `f64`, the complex type itself
+    /// for complex types) in order along the inner dimension, and ignores TF32.
     ///
     /// # Copies
     /// Row-major (C order) and column-major (F order, e.g. a transpose) operands and

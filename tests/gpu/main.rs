@@ -13,6 +13,7 @@
 mod arith;
 mod casts;
 mod common;
+mod complex;
 mod copies;
 mod creation;
 mod device;
@@ -60,6 +61,7 @@ fn main() {
     copies::trials(&mut trials);
     casts::trials(&mut trials);
     arith::trials(&mut trials);
+    complex::trials(&mut trials);
     ops::trials(&mut trials);
     large::trials(&mut trials);
     device::trials(&mut trials);
