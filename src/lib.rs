@@ -32,6 +32,7 @@
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
+//! | solve, factorise, decompose | [`linalg`]: `solve`, `inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `lstsq`, `pinv`, `norm` |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
@@ -76,7 +77,7 @@
 //!   compile failure: each is an [`Error`] with the details needed to act on it.
 //!
 //! ## Environment variables
-//! `CUARRAY_CUDA_LIB_DIR` (where to look for NVRTC and cuBLAS), `CUARRAY_CACHE_DIR` and
+//! `CUARRAY_CUDA_LIB_DIR` (where to look for NVRTC, cuBLAS and cuSOLVER), `CUARRAY_CACHE_DIR` and
 //! `CUARRAY_CACHE=off` (the kernel disk cache), `CUARRAY_DUMP_KERNELS` (write generated
 //! kernel sources to a folder), `CUARRAY_REQUIRE_GPU=1` (tests fail instead of skipping
 //! without a GPU).
@@ -91,6 +92,7 @@ mod element;
 mod error;
 pub mod kernels;
 mod libs;
+pub mod linalg;
 #[doc(hidden)]
 pub mod ops;
 mod profile;
@@ -120,6 +122,7 @@ pub use half;
 pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
+pub use libs::solver::SolverElement;
 pub use ops::catalogue::common_specs;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

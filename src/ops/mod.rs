@@ -5,6 +5,7 @@
 pub mod catalogue;
 pub mod elementwise;
 pub(crate) mod launch;
+pub mod linalg;
 pub mod matmul;
 pub(crate) mod random;
 pub mod reduce;
