@@ -117,6 +117,7 @@ def cases(p):
     matmuls(p)
     complexes(p)
     matvecs(p)
+    linalgs(p)
     sweep(p)
     transfers(p)
     pinned(p)
@@ -302,6 +303,48 @@ def complexes(p):
         m = 4096
         a, b = parts((m, m)), parts((m, m))
         emit(p.name, "matmul_c64_4096", "device", p.device_time(lambda: xp.matmul(a, b)), flops=8.0 * m * m * m)
+def linalgs(p):
+    """The linear algebra cases of benches/compare.rs: same inputs (a diagonal shift of n,
+    symmetric where the routine needs it), the library's default routine and checks."""
+    xp = p.xp
+    la = xp.linalg
+
+    def shifted(n, batch, symmetric, dtype):
+        shape = (batch, n, n) if batch > 1 else (n, n)
+        r = rand_matrix(p, shape, xp.float64)
+        if symmetric:
+            r = (r + r.swapaxes(-1, -2)) * 0.5
+        eye = xp.eye(n, dtype=xp.float64) if p.name == "cupy" else p.eye(n)
+        return (r + eye * n).astype(dtype)
+
+    slow = dict(warmup=2, reps=10)
+    if wanted("solve_f64_4096x64"):
+        a, b = shifted(4096, 1, False, xp.float64), rand_matrix(p, (4096, 64), xp.float64)
+        emit(p.name, "solve_f64_4096x64", "device", p.device_time(lambda: la.solve(a, b), **slow))
+        del a, b
+    if wanted("cholesky_f64_4096"):
+        a = shifted(4096, 1, True, xp.float64)
+        emit(p.name, "cholesky_f64_4096", "device", p.device_time(lambda: la.cholesky(a), **slow))
+        del a
+    def gaussian(n):
+        if p.name == "cupy":
+            return xp.random.standard_normal((n, n), dtype=xp.float32)
+        import torch
+        return torch.randn(n, n, dtype=torch.float32, device="cuda")
+
+    if wanted("svd_f32_2048"):
+        a = gaussian(2048)
+        emit(p.name, "svd_f32_2048", "device",
+             p.device_time(lambda: la.svd(a, full_matrices=False), **slow))
+        del a
+    if wanted("eigh_f32_2048"):
+        g = gaussian(2048)
+        a = (g + g.T) * 0.5
+        emit(p.name, "eigh_f32_2048", "device", p.device_time(lambda: la.eigh(a), **slow))
+        del a
+    if wanted("solve_batched_f32_10000x8x8"):
+        a, b = shifted(8, 10000, False, xp.float32), rand_matrix(p, (10000, 8, 1), xp.float32)
+        emit(p.name, "solve_batched_f32_10000x8x8", "device", p.device_time(lambda: la.solve(a, b)))
         del a, b
 
 
@@ -391,6 +434,7 @@ def torch_peer():
 
         exp, floor, matmul = staticmethod(torch.exp), staticmethod(torch.floor), staticmethod(torch.matmul)
         flip, complex = staticmethod(torch.flip), staticmethod(torch.complex)
+        linalg = torch.linalg
 
     p = Peer("pytorch", XP, lambda: torch.cuda.Event(enable_timing=True), torch.cuda.synchronize)
     p.elapsed = lambda a, b: a.elapsed_time(b) / 1e3
@@ -405,6 +449,7 @@ def torch_peer():
     p.pinned_h2d = lambda d, h: d.copy_(h, non_blocking=True)
     p.pinned_d2h = lambda h, d: h.copy_(d, non_blocking=True)
     p.empty = lambda n: torch.empty(n, dtype=torch.float32, device="cuda")
+    p.eye = lambda n: torch.eye(n, dtype=torch.float64, device="cuda")
     # torch tensors: .astype -> .to
     torch.Tensor.astype = lambda self, d: self.to(d)
     return p

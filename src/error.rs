@@ -25,7 +25,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A CUDA library could not be loaded (the driver, NVRTC or cuBLAS).
+    /// A CUDA library could not be loaded (the driver, NVRTC, cuBLAS or cuSOLVER).
     #[error("{library} not found: {hint} (looked for {looked_for})")]
     LibraryNotFound {
         /// Which library (`"CUDA driver (libcuda)"`, `"NVRTC (libnvrtc)"`, ...).
@@ -209,6 +209,57 @@ pub enum Error {
         /// The cuFFT status.
         msg: String,
     },
+    /// A cuSOLVER call failed (a status other than success: a bad argument, no memory
+    /// for its internal buffers, an internal error).
+    #[error("cuSOLVER error in {op}: {msg}")]
+    Cusolver {
+        /// What cuarray was doing.
+        op: &'static str,
+        /// The cuSOLVER status.
+        msg: String,
+    },
+    /// A matrix of a linear algebra operation is singular: its LU factorisation met an
+    /// exactly zero pivot (NumPy's `LinAlgError: Singular matrix`). Found by one read of
+    /// the factorisation's info array, which waits for the GPU; the `_ex` functions
+    /// (`linalg::solve_ex`, `linalg::inv_ex`) return that array instead and never wait.
+    #[error(
+        "{op}: singular matrix (batch index {batch}): U[{pivot}, {pivot}] of its LU factorisation is exactly zero"
+    )]
+    Singular {
+        /// The operation (`"solve"`, `"inv"`).
+        op: &'static str,
+        /// Which matrix of the batch: the flat (row-major) index over the batch
+        /// dimensions; 0 for a single matrix.
+        batch: usize,
+        /// The 0-based row (and column) of the first zero pivot.
+        pivot: usize,
+    },
+    /// A matrix given to a Cholesky factorisation is not positive definite (NumPy's
+    /// `LinAlgError: Matrix is not positive definite`). Found by one read of the info
+    /// array, which waits for the GPU; `linalg::cholesky_ex` returns that array instead
+    /// and never waits.
+    #[error(
+        "{op}: matrix not positive definite (batch index {batch}): its leading minor of order {minor} is not positive"
+    )]
+    NotPositiveDefinite {
+        /// The operation (`"cholesky"`).
+        op: &'static str,
+        /// Which matrix of the batch: the flat (row-major) index over the batch
+        /// dimensions; 0 for a single matrix.
+        batch: usize,
+        /// The order (1-based size) of the first leading minor that is not positive.
+        minor: usize,
+    },
+    /// An iterative decomposition (SVD, symmetric eigenvalues) did not converge (NumPy's
+    /// `LinAlgError: SVD did not converge`).
+    #[error("{op}: did not converge (batch index {batch})")]
+    NoConvergence {
+        /// The operation.
+        op: &'static str,
+        /// Which matrix of the batch: the flat (row-major) index over the batch
+        /// dimensions; 0 for a single matrix.
+        batch: usize,
+    },
     /// The kernel cache directory could not be used.
     #[error("kernel cache at {path}: {msg}")]
     Cache {
@@ -278,6 +329,16 @@ impl Error {
             Error::Cuda { op, source } => format!("Cuda {{ op: {op:?}, source: {source:?} }}"),
             Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cufft { op, msg } => format!("Cufft {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Cusolver { op, msg } => format!("Cusolver {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Singular { op, batch, pivot } => {
+                format!("Singular {{ op: {op:?}, batch: {batch}, pivot: {pivot} }}")
+            }
+            Error::NotPositiveDefinite { op, batch, minor } => format!(
+                "NotPositiveDefinite {{ op: {op:?}, batch: {batch}, minor: {minor} }}"
+            ),
+            Error::NoConvergence { op, batch } => {
+                format!("NoConvergence {{ op: {op:?}, batch: {batch} }}")
+            }
             Error::Cache { path, msg } => format!("Cache {{ path: {path:?}, msg: {msg:?} }}"),
             Error::File { path, msg } => format!("File {{ path: {path:?}, msg: {msg:?} }}"),
         }
@@ -315,5 +376,28 @@ mod tests {
             format!("{:?}", Error::invalid("reshape", "bad")),
             "reshape: bad"
         );
+    }
+
+    #[test]
+    fn linalg_messages() {
+        let e = Error::Singular {
+            op: "solve",
+            batch: 3,
+            pivot: 2,
+        };
+        assert_eq!(
+            e.to_string(),
+            "solve: singular matrix (batch index 3): U[2, 2] of its LU factorisation is exactly zero"
+        );
+        let e = Error::NotPositiveDefinite {
+            op: "cholesky",
+            batch: 0,
+            minor: 4,
+        };
+        assert_eq!(
+            e.to_string(),
+            "cholesky: matrix not positive definite (batch index 0): its leading minor of order 4 is not positive"
+        );
+        assert!(format!("{e:#?}").contains("NotPositiveDefinite {"));
     }
 }

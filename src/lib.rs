@@ -34,6 +34,7 @@
 //! | Fourier transforms | [`fft`] (NumPy's `numpy.fft`: [`fft::fft`], [`fft::rfft2`], [`fft::fftshift`], ...) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | work with complex numbers | [`Complex32`], [`Complex64`] elements; [`complex`], [`real`](DeviceArray::real), [`imag`](DeviceArray::imag), [`conj`](DeviceArray::conj), [`angle`](DeviceArray::angle), [`abs`](DeviceArray::abs) (real results) |
+//! | solve, factorise, decompose | [`linalg`]: `solve`, `inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `lstsq`, `pinv`, `norm` |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
@@ -79,7 +80,7 @@
 //!   compile failure: each is an [`Error`] with the details needed to act on it.
 //!
 //! ## Environment variables
-//! `CUARRAY_CUDA_LIB_DIR` (where to look for NVRTC and cuBLAS), `CUARRAY_CACHE_DIR` and
+//! `CUARRAY_CUDA_LIB_DIR` (where to look for NVRTC, cuBLAS and cuSOLVER), `CUARRAY_CACHE_DIR` and
 //! `CUARRAY_CACHE=off` (the kernel disk cache), `CUARRAY_DUMP_KERNELS` (write generated
 //! kernel sources to a folder), `CUARRAY_REQUIRE_GPU=1` (tests fail instead of skipping
 //! without a GPU).
@@ -95,6 +96,7 @@ mod error;
 pub mod fft;
 pub mod kernels;
 mod libs;
+pub mod linalg;
 mod npy;
 #[doc(hidden)]
 pub mod ops;
@@ -128,6 +130,7 @@ pub use half;
 pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
+pub use libs::solver::SolverElement;
 pub use npy::{load_npy, load_npz, save_npy, savez, NpzReader, NpzWriter};
 /// The `num-complex` crate, whose `Complex<f32>` and `Complex<f64>` are the complex
 /// element types ([`Complex32`], [`Complex64`]).

@@ -248,6 +248,18 @@ impl<T: Element> DeviceArray<T> {
         })
     }
 
+    /// An array over a buffer a run filled (allocated on `buf`'s device handle), viewed
+    /// through `layout`, which must stay inside it.
+    pub(crate) fn from_buffer(buf: Arc<DeviceBuffer>, layout: Layout) -> Self {
+        debug_assert!(layout.size() == 0 || layout.span().1 * T::DTYPE.size() <= buf.len());
+        DeviceArray {
+            buf,
+            layout,
+            on: None,
+            _t: PhantomData,
+        }
+    }
+
     /// The same buffer with another layout (a view).
     pub(crate) fn with_layout(&self, layout: Layout) -> Self {
         DeviceArray {

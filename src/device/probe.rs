@@ -4,14 +4,15 @@
 //! one is missing. Every cuarray entry point goes through [`require`] first, which checks
 //! the library is loadable and returns [`Error::LibraryNotFound`] otherwise.
 //!
-//! NVRTC, cuBLAS and cuFFT are searched beyond the loader's path: when `libnvrtc.so.13` cannot be
+//! NVRTC, cuBLAS, cuFFT and cuSOLVER are searched beyond the loader's path: when `libnvrtc.so.13` cannot be
 //! loaded by name, the directories below are tried in order and the first hit is loaded by
 //! its full path; cudarc's later load by name then finds it already in the process (the
 //! dynamic loader matches loaded libraries by their soname).
 //!
 //! 1. `CUARRAY_CUDA_LIB_DIR` (one or more directories, `:`-separated);
 //! 2. `$CUDA_PATH/lib64`, `$CUDA_HOME/lib64`, `/usr/local/cuda/lib64`;
-//! 3. the `nvidia/cu13/lib` folder of PyPI's `nvidia-cuda-nvrtc` / `nvidia-cublas` / `nvidia-cufft` wheels in
+//! 3. the `nvidia/cu13/lib` folder of PyPI's `nvidia-cuda-nvrtc` / `nvidia-cublas` /
+//!    `nvidia-cufft` / `nvidia-cusolver` wheels in
 //!    `$VIRTUAL_ENV` and in the system's Python `site-packages`/`dist-packages`.
 
 use crate::{Error, Result};
@@ -25,6 +26,7 @@ pub(crate) enum Lib {
     Nvrtc,
     Cublas,
     Cufft,
+    Cusolver,
 }
 
 impl Lib {
@@ -34,6 +36,7 @@ impl Lib {
             Lib::Nvrtc => "NVRTC (libnvrtc.so.13)",
             Lib::Cublas => "cuBLAS (libcublas.so.13)",
             Lib::Cufft => "cuFFT (libcufft.so.12)",
+            Lib::Cusolver => "cuSOLVER (libcusolver.so.12)",
         }
     }
     fn hint(self) -> &'static str {
@@ -51,6 +54,13 @@ impl Lib {
                 "install a CUDA 13 toolkit or `pip install nvidia-cufft`, and point \
                  CUARRAY_CUDA_LIB_DIR or LD_LIBRARY_PATH at its lib folder"
             }
+            Lib::Cusolver => {
+                "the linear algebra functions need cuSOLVER: install a CUDA 13 toolkit or \
+                 `pip install nvidia-cusolver nvidia-cusparse nvidia-nvjitlink nvidia-cublas` \
+                 (libcusolver.so.12 loads libcusparse.so.12, libnvJitLink.so.13 and cuBLAS \
+                 from its own folder), and point CUARRAY_CUDA_LIB_DIR or LD_LIBRARY_PATH at \
+                 that lib folder"
+            }
         }
     }
     /// Libraries to load from the same folder, dependencies first.
@@ -60,6 +70,13 @@ impl Lib {
             Lib::Nvrtc => &["libnvrtc.so.13"],
             Lib::Cublas => &["libcublasLt.so.13", "libcublas.so.13"],
             Lib::Cufft => &["libcufft.so.12"],
+            Lib::Cusolver => &[
+                "libnvJitLink.so.13",
+                "libcusparse.so.12",
+                "libcublasLt.so.13",
+                "libcublas.so.13",
+                "libcusolver.so.12",
+            ],
         }
     }
     fn present(self) -> bool {
@@ -70,12 +87,13 @@ impl Lib {
                 Lib::Nvrtc => cudarc::nvrtc::sys::is_culib_present(),
                 Lib::Cublas => cudarc::cublas::sys::is_culib_present(),
                 Lib::Cufft => cudarc::cufft::sys::is_culib_present(),
+                Lib::Cusolver => cudarc::cusolver::sys::is_culib_present(),
             }
         }
     }
 }
 
-/// Folders searched for NVRTC and cuBLAS, in order (see the module docs).
+/// Folders searched for NVRTC, cuBLAS and cuSOLVER, in order (see the module docs).
 pub(crate) fn search_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(v) = std::env::var_os("CUARRAY_CUDA_LIB_DIR") {
@@ -159,11 +177,13 @@ pub(crate) fn require(lib: Lib) -> Result<()> {
     static NVRTC: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static CUBLAS: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static CUFFT: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    static CUSOLVER: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     let cell = match lib {
         Lib::Driver => &DRIVER,
         Lib::Nvrtc => &NVRTC,
         Lib::Cublas => &CUBLAS,
         Lib::Cufft => &CUFFT,
+        Lib::Cusolver => &CUSOLVER,
     };
     match cell.get_or_init(|| check(lib)) {
         Ok(()) => Ok(()),

@@ -223,6 +223,12 @@ impl Blas {
         Ok(())
     }
 
+    /// The raw handle, for the typed batched LU calls of `libs::solver` (used under the
+    /// same lock and stream binding as every call here).
+    pub(crate) fn raw(&self) -> sys::cublasHandle_t {
+        self.handle
+    }
+
     /// `C = op(A) op(B)` for `count` products at the given strides (column-major view).
     ///
     /// # Safety

@@ -1,4 +1,4 @@
-//! NVIDIA libraries behind cuarray's operations, one file each: the per-device handle
+//! NVIDIA libraries behind cuarray's operations (cuBLAS, cuSOLVER), one file each: the per-device handle
 //! (a device extension, created on first use), its workspace from the memory pool, and
 //! safe wrappers around the `sys` calls cuarray makes.
 //!
@@ -8,3 +8,4 @@
 
 pub(crate) mod blas;
 pub(crate) mod fft;
+pub(crate) mod solver;

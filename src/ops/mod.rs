@@ -6,6 +6,7 @@ pub mod catalogue;
 pub mod elementwise;
 pub mod fft;
 pub(crate) mod launch;
+pub mod linalg;
 pub mod matmul;
 pub(crate) mod random;
 pub mod reduce;

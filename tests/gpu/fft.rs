@@ -546,7 +546,9 @@ fn round_trips(dev: &Device, rng: &mut Rng) -> TResult {
     let back = fft::irfftn(&f, Some(&[33, 16]), &[2, 0], Norm::Forward)?;
     check("irfftn(rfftn) axes (2, 0)", &download(&back)?, &xc, 1e-5)?;
     // A batch of rows along the last axis and along the first.
-    let rows: Vec<f32> = (0..4096 * 64).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+    let rows: Vec<f32> = (0..4096 * 64)
+        .map(|_| rng.range(-1.0, 1.0) as f32)
+        .collect();
     let b = DeviceArray::from_host(dev, &rows, &[4096, 64])?;
     let xb: Vec<C> = rows.iter().map(|&v| (v as f64, 0.0)).collect();
     for axis in [0isize, 1] {

@@ -25,6 +25,7 @@ mod first_programs;
 mod hardening;
 mod large;
 mod linalg;
+mod linalg_solver;
 mod memory;
 #[path = "../support/numpy.rs"]
 mod numpy;
@@ -67,6 +68,7 @@ fn main() {
     device::trials(&mut trials);
     reduce::trials(&mut trials);
     linalg::trials(&mut trials);
+    linalg_solver::trials(&mut trials);
     memory::trials(&mut trials);
     streams::trials(&mut trials);
     hardening::trials(&mut trials);
