@@ -504,16 +504,26 @@ fn pad_crop(dev: &Device, rng: &mut Rng) -> TResult {
 }
 
 fn round_trips(dev: &Device, rng: &mut Rng) -> TResult {
+    // 2^20 + 231 is prime (Bluestein's algorithm in cuFFT): in f64; 2^14 * 63 in f32.
     let n = (1 << 20) + 3 * 7 * 11;
     let x = rand_c(rng, n);
-    let a = upload::<Complex32>(dev, &x, &[n])?;
+    let a = upload::<Complex64>(dev, &x, &[n])?;
     let back = fft::ifft(
         &fft::fft(&a, None, 0, Norm::Backward)?,
         None,
         0,
         Norm::Backward,
     )?;
-    check("ifft(fft) large", &download(&back)?, &x, 1e-5)?;
+    check("ifft(fft) large prime", &download(&back)?, &x, 1e-11)?;
+    let m = (1 << 14) * 63;
+    let a = upload::<Complex32>(dev, &x[..m], &[m])?;
+    let back = fft::ifft(
+        &fft::fft(&a, None, 0, Norm::Forward)?,
+        None,
+        0,
+        Norm::Forward,
+    )?;
+    check("ifft(fft) large f32", &download(&back)?, &x[..m], 1e-5)?;
     let a = upload::<Complex64>(dev, &x[..1 << 20], &[1024, 1024])?;
     let back = fft::ifft2(
         &fft::fft2(&a, None, &[0, 1], Norm::Ortho)?,
