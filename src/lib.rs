@@ -32,6 +32,8 @@
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
+//! | run a chain of operations as one kernel | [`fuse`] over [`Expr`] parameters ([`fusion`]) |
+//! | replay GPU work with one driver call | [`Device::capture`] into a [`Graph`] ([`graph`]) |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
@@ -59,6 +61,8 @@
 //! | `np.concatenate([a, b], 0)` | `concatenate(&[&a, &b], 0)?` |
 //! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
 //! | `float(x.sum())` | `x.sum()?.to_scalar()?` |
+//! | `f = cupy.fuse(lambda x, y: x * y + 1)`, `f(a, b)` | `let f = fuse(\|x: Expr<f32>, y: Expr<f32>\| x * y + 1.0);`, `f.call(&a, &b)?` |
+//! | `s.begin_capture(); ...; g = s.end_capture(); g.launch()` | `let g = dev.capture(\|\| { ...; Ok(()) })?; g.launch()?` |
 //!
 //! Every operation returns a [`Result`]; a `?` after each call (or one for a chain of
 //! operators, `(&a * &b + &c)?`) is the Rust spelling of NumPy's exceptions. Rust's orphan
@@ -89,6 +93,8 @@ mod array;
 mod device;
 mod element;
 mod error;
+pub mod fusion;
+pub mod graph;
 pub mod kernels;
 mod libs;
 #[doc(hidden)]
@@ -114,6 +120,8 @@ pub use device::{
 };
 pub use element::{DType, Element, FloatElement, IntElement, NumElement};
 pub use error::{Error, Result};
+pub use fusion::{fuse, lit, select, Expr, Fused, Reduced};
+pub use graph::Graph;
 /// The `half` crate, for its [`f16`](struct@f16) and [`bf16`] element types (and their conversions).
 pub use half;
 /// Half-precision element types: IEEE `f16` and bfloat16 (`half`'s).

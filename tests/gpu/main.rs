@@ -19,6 +19,7 @@ mod device;
 mod ergonomics;
 #[path = "../support/first_programs.rs"]
 mod first_programs;
+mod fusion;
 mod hardening;
 mod large;
 mod linalg;
@@ -69,5 +70,6 @@ fn main() {
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
     user::trials(&mut trials);
+    fusion::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
