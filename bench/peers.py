@@ -126,6 +126,10 @@ def cases(p):
         b = xp.full((1000,), 2.0, dtype=xp.float32)
         emit(p.name, "add_f32_1000_wall", "wall", p.wall_time(lambda: a + b))
     user_kernels(p)
+    try:
+        fusion(p)
+    except Exception as e:  # one peer's failure must not hide the other's figures
+        print(json.dumps({"lib": p.name, "error": f"fusion: {e}"}), flush=True)
 
 
 def user_kernels(p):
@@ -147,6 +151,89 @@ def user_kernels(p):
         x = cupy.full((1000,), 1.0, dtype=cupy.float32)
         y = cupy.full((1000,), 2.0, dtype=cupy.float32)
         emit(p.name, "user_saxpy_f32_1000_wall", "wall", p.wall_time(lambda: saxpy(x, y, a)))
+
+
+def chain16(x):
+    """The 16-step chain x = x * 1.0001 + 0.5: 32 operations."""
+    for _ in range(16):
+        x = x * 1.0001 + 0.5
+    return x
+
+
+def mul_add(a, b, c):
+    """a * b + c (a named function: cupy.fuse names its kernel after it, and `fma` is
+    taken by CUDA's math library)."""
+    return a * b + c
+
+
+def fusion(p):
+    """The 16-step chain on 1000 float32 (wall time per call, back to back): unfused (both
+    peers), fused (CuPy: cupy.fuse, and an ElementwiseKernel of the whole chain), fused in a
+    CUDA graph (CuPy: the ElementwiseKernel captured), unfused in a graph (PyTorch:
+    torch.cuda.CUDAGraph; CuPy: stream capture). a * b + c on 2^28 float32 (device time):
+    unfused (both), fused (cupy.fuse; PyTorch's addcmul is one kernel)."""
+    xp = p.xp
+    if wanted("chain16"):
+        x = xp.full((1000,), 1.0, dtype=xp.float32)
+        if wanted("chain16_unfused_f32_1000_wall"):
+            emit(p.name, "chain16_unfused_f32_1000_wall", "wall", p.wall_time(lambda: chain16(x)))
+        if p.name == "cupy":
+            import cupy
+            if wanted("chain16_fused_f32_1000_wall"):
+                fchain = cupy.fuse(chain16)
+                emit(p.name, "chain16_fused_f32_1000_wall", "wall", p.wall_time(lambda: fchain(x)))
+            body = "y = x; " + "y = y * 1.0001f + 0.5f; " * 16
+            ek = cupy.ElementwiseKernel("float32 x", "float32 y", body, "chain16")
+            if wanted("chain16_fused_ek_f32_1000_wall"):
+                emit(p.name, "chain16_fused_ek_f32_1000_wall", "wall", p.wall_time(lambda: ek(x)))
+            s = cupy.cuda.Stream(non_blocking=True)
+            if wanted("chain16_fused_graph_f32_1000_wall"):
+                y = cupy.empty_like(x)
+                with s:
+                    ek(x, y)
+                    s.synchronize()
+                    s.begin_capture()
+                    ek(x, y)
+                    g = s.end_capture()
+                emit(p.name, "chain16_fused_graph_f32_1000_wall", "wall", p.wall_time(lambda: g.launch(stream=s)))
+            if wanted("chain16_unfused_graph_f32_1000_wall"):
+                y = cupy.empty_like(x)
+                with s:
+                    chain16(x)
+                    s.synchronize()
+                    s.begin_capture()
+                    y[...] = chain16(x)
+                    g2 = s.end_capture()
+                emit(p.name, "chain16_unfused_graph_f32_1000_wall", "wall", p.wall_time(lambda: g2.launch(stream=s)))
+        else:
+            import torch
+            if wanted("chain16_unfused_graph_f32_1000_wall"):
+                s = torch.cuda.Stream()
+                s.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(s):
+                    for _ in range(3):
+                        chain16(x)
+                torch.cuda.current_stream().wait_stream(s)
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    y = chain16(x)
+                emit(p.name, "chain16_unfused_graph_f32_1000_wall", "wall", p.wall_time(lambda: g.replay()))
+    n = 1 << 28
+    if wanted("fma_fused_f32_2^28") or wanted("fma_unfused_f32_2^28"):
+        a = xp.arange(n, dtype=xp.float32)
+        b = xp.full((n,), 1.5, dtype=xp.float32)
+        c = xp.full((n,), 0.25, dtype=xp.float32)
+        if wanted("fma_unfused_f32_2^28"):
+            emit(p.name, "fma_unfused_f32_2^28", "device", p.device_time(lambda: a * b + c), 4 * n * 4)
+        if wanted("fma_fused_f32_2^28"):
+            if p.name == "cupy":
+                import cupy
+                f = cupy.fuse(mul_add)
+                emit(p.name, "fma_fused_f32_2^28", "device", p.device_time(lambda: f(a, b, c)), 4 * n * 4)
+            else:
+                import torch
+                emit(p.name, "fma_fused_f32_2^28", "device", p.device_time(lambda: torch.addcmul(c, a, b)), 4 * n * 4)
+        del a, b, c
 
 
 def rand_matrix(p, shape, dtype):

@@ -6,7 +6,9 @@
 //! Cases: the fixed-size cases below (random numbers among them: `uniform_f32_2^28`,
 //! `normal_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
 //! `ElementwiseKernel`, saxpy, beside the built-in add: `user_saxpy_f32_2^28`,
-//! `user_saxpy_f32_1000_wall`); a size sweep `add_f32_2^K` and `sum_f32_2^K` for
+//! `user_saxpy_f32_1000_wall`); fusion and CUDA graphs (the 16-step chain of 32 ops on
+//! 1000 f32 unfused, fused, and each in a graph; the host cost of a fused call without its
+//! launch; `a * b + c` on 2^28 f32 fused and unfused); a size sweep `add_f32_2^K` and `sum_f32_2^K` for
 //! K = 10, 12, ..., 28 (the K = 28 points are the `add_f32_2^28` and `sum_f32_2^28`
 //! cases; more repetitions at small sizes, where one repetition is a few microseconds
 //! and, host overhead included, the rate measured is what a caller gets for one call);
@@ -555,6 +557,83 @@ fn user_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>
     }
 }
 
+/// Fusion and CUDA graphs. The 16-step chain `x = x * 1.0001 + 0.5` (32 ops) on 1000 f32:
+/// unfused (32 kernels a call), fused (one kernel), the fused kernel in a graph (one
+/// replay per call), the unfused chain in a graph (32 nodes); wall time per call, back to
+/// back. The host work of a second call of the fused chain without the launch (lookup of
+/// the traced tree's code, plan, output, arguments: the trace-and-cache cost). `a * b + c`
+/// on 2^28 f32, fused and unfused (bytes: the 4 arrays either way).
+fn fusion_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let chain = cuarray::fuse(|x: cuarray::Expr<f32>| {
+        let mut y = x;
+        for _ in 0..16 {
+            y = y * 1.0001 + 0.5;
+        }
+        y
+    });
+    let unfused = |x: &DeviceArray<f32>| -> cuarray::Result<DeviceArray<f32>> {
+        let mut y = (&(x * 1.0001f32)? + 0.5f32)?;
+        for _ in 1..16 {
+            y = (&(&y * 1.0001f32)? + 0.5f32)?;
+        }
+        Ok(y)
+    };
+    let x = DeviceArray::<f32>::full(dev, &[1000], 1.0).unwrap();
+    if filter("chain16_unfused_f32_1000_wall") {
+        cases.push(wall_case(dev, "chain16_unfused_f32_1000_wall", || {
+            unfused(&x).map(drop)
+        }));
+    }
+    if filter("chain16_fused_f32_1000_wall") {
+        cases.push(wall_case(dev, "chain16_fused_f32_1000_wall", || {
+            chain.call(&x).map(drop)
+        }));
+    }
+    if filter("chain16_fused_graph_f32_1000_wall") {
+        let y = DeviceArray::<f32>::zeros(dev, &[1000]).unwrap();
+        chain.call_into(&y, &x).unwrap();
+        let g = dev.capture(|| chain.call_into(&y, &x)).unwrap();
+        cases.push(wall_case(dev, "chain16_fused_graph_f32_1000_wall", || {
+            g.launch()
+        }));
+    }
+    if filter("chain16_unfused_graph_f32_1000_wall") {
+        let y = DeviceArray::<f32>::zeros(dev, &[1000]).unwrap();
+        let g = dev.capture(|| y.assign(&unfused(&x)?)).unwrap();
+        cases.push(wall_case(
+            dev,
+            "chain16_unfused_graph_f32_1000_wall",
+            || g.launch(),
+        ));
+    }
+    if filter("fused_second_call_host_1000_wall") {
+        chain.call(&x).unwrap();
+        cases.push(wall_case(dev, "fused_second_call_host_1000_wall", || {
+            cuarray::testing::without_launch(|| chain.call(&x).map(drop))
+        }));
+    }
+    let n = 1usize << 28;
+    if filter("fma_fused_f32_2^28") || filter("fma_unfused_f32_2^28") {
+        let a = DeviceArray::<f32>::arange(dev, 0.0, n as f32, 1.0).unwrap();
+        let b = DeviceArray::<f32>::full(dev, &[n], 1.5).unwrap();
+        let c = DeviceArray::<f32>::full(dev, &[n], 0.25).unwrap();
+        let fma = cuarray::fuse(
+            |a: cuarray::Expr<f32>, b: cuarray::Expr<f32>, c: cuarray::Expr<f32>| a * b + c,
+        );
+        let bytes = (4 * n * 4) as f64;
+        if filter("fma_fused_f32_2^28") {
+            cases.push(device_case(dev, "fma_fused_f32_2^28", bytes, || {
+                fma.call(&a, &b, &c).map(drop)
+            }));
+        }
+        if filter("fma_unfused_f32_2^28") {
+            cases.push(device_case(dev, "fma_unfused_f32_2^28", bytes, || {
+                (&(&a * &b)? + &c).map(drop)
+            }));
+        }
+    }
+}
+
 /// A random-ish matrix (not zeros: zeros run faster than real data on tensor cores).
 /// The linear algebra cases: well-conditioned inputs (a diagonal shift of `n`; symmetric
 /// where the routine needs it), the same in `bench/peers.py`.
@@ -790,6 +869,7 @@ fn main() {
         }
     }
     user_cases(&dev, &filter, &mut cases);
+    fusion_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
     let m2 = (side * side) as f64;
     let square_cases = [

@@ -260,6 +260,25 @@ pub enum Error {
         /// dimensions; 0 for a single matrix.
         batch: usize,
     },
+    /// A fused function ([`fuse`](crate::fuse)) that cannot become one kernel: an
+    /// operation or a combination of arguments the fusion does not support, found when
+    /// the closure was traced or at the call.
+    #[error("fuse: {msg}")]
+    Fusion {
+        /// What is not supported, and what to do instead.
+        msg: String,
+    },
+    /// A CUDA graph capture ([`Device::capture`](crate::Device::capture)) went wrong: an
+    /// operation that would wait for the GPU, copy to or from the host, or otherwise
+    /// cannot be replayed was called while capturing (the capture is ended cleanly and the
+    /// device stays usable), or CUDA rejected the captured work.
+    #[error("{op}: {msg}")]
+    Capture {
+        /// The operation refused (or `"capture"`).
+        op: &'static str,
+        /// Why.
+        msg: String,
+    },
     /// The kernel cache directory could not be used.
     #[error("kernel cache at {path}: {msg}")]
     Cache {
@@ -341,12 +360,18 @@ impl Error {
             }
             Error::Cache { path, msg } => format!("Cache {{ path: {path:?}, msg: {msg:?} }}"),
             Error::File { path, msg } => format!("File {{ path: {path:?}, msg: {msg:?} }}"),
+            Error::Fusion { msg } => format!("Fusion {{ msg: {msg:?} }}"),
+            Error::Capture { op, msg } => format!("Capture {{ op: {op:?}, msg: {msg:?} }}"),
         }
     }
 
     /// Wraps a driver error with the name of the operation that failed.
     pub(crate) fn cuda(op: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
         move |source| Error::Cuda { op, source }
+    }
+
+    pub(crate) fn fusion(msg: impl Into<String>) -> Error {
+        Error::Fusion { msg: msg.into() }
     }
 
     pub(crate) fn invalid(op: &'static str, msg: impl Into<String>) -> Error {

@@ -35,6 +35,8 @@
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | work with complex numbers | [`Complex32`], [`Complex64`] elements; [`complex`], [`real`](DeviceArray::real), [`imag`](DeviceArray::imag), [`conj`](DeviceArray::conj), [`angle`](DeviceArray::angle), [`abs`](DeviceArray::abs) (real results) |
 //! | solve, factorise, decompose | [`linalg`]: `solve`, `inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `lstsq`, `pinv`, `norm` |
+//! | run a chain of operations as one kernel | [`fuse`] over [`Expr`] parameters ([`fusion`]) |
+//! | replay GPU work with one driver call | [`Device::capture`] into a [`Graph`] ([`graph`]) |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
@@ -63,6 +65,8 @@
 //! | `np.concatenate([a, b], 0)` | `concatenate(&[&a, &b], 0)?` |
 //! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
 //! | `float(x.sum())` | `x.sum()?.to_scalar()?` |
+//! | `f = cupy.fuse(lambda x, y: x * y + 1)`, `f(a, b)` | `let f = fuse(\|x: Expr<f32>, y: Expr<f32>\| x * y + 1.0);`, `f.call(&a, &b)?` |
+//! | `s.begin_capture(); ...; g = s.end_capture(); g.launch()` | `let g = dev.capture(\|\| { ...; Ok(()) })?; g.launch()?` |
 //!
 //! Every operation returns a [`Result`]; a `?` after each call (or one for a chain of
 //! operators, `(&a * &b + &c)?`) is the Rust spelling of NumPy's exceptions. Rust's orphan
@@ -94,6 +98,8 @@ mod device;
 mod element;
 mod error;
 pub mod fft;
+pub mod fusion;
+pub mod graph;
 pub mod kernels;
 mod libs;
 pub mod linalg;
@@ -124,6 +130,8 @@ pub use element::{
     InexactElement, IntElement, NumElement,
 };
 pub use error::{Error, Result};
+pub use fusion::{fuse, lit, select, Expr, Fused, Reduced};
+pub use graph::Graph;
 /// The `half` crate, for its [`f16`](struct@f16) and [`bf16`] element types (and their conversions).
 pub use half;
 /// Half-precision element types: IEEE `f16` and bfloat16 (`half`'s).

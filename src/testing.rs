@@ -25,3 +25,10 @@ pub fn nvrtc_available() -> bool {
 pub fn set_small_gemm_limit(flops: usize) {
     crate::ops::matmul::set_small_gemm_limit(flops)
 }
+
+/// Runs `f` with every kernel launch of the calling thread skipped: everything an
+/// operation does on the host (checks, planning, allocation, kernel lookup, arguments)
+/// runs, the driver's launch does not. For measuring cuarray's own host cost per call.
+pub fn without_launch<R>(f: impl FnOnce() -> R) -> R {
+    crate::kernels::abi::without_launch(f)
+}

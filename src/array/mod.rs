@@ -298,6 +298,7 @@ impl<T: Element> DeviceArray<T> {
 
     /// This array as a kernel operand with its own layout.
     pub(crate) fn operand(&self) -> Result<Operand<'_>> {
+        Device::retain_for_capture(&self.buf);
         Operand::new(&self.buf, Cow::Borrowed(&self.layout), T::DTYPE)
     }
 
@@ -306,6 +307,7 @@ impl<T: Element> DeviceArray<T> {
         if self.shape() == shape {
             return self.operand();
         }
+        Device::retain_for_capture(&self.buf);
         Operand::new(
             &self.buf,
             Cow::Owned(self.layout.broadcast_to(shape)?),
@@ -357,12 +359,17 @@ impl<'a> ArrayRef<'a> {
     }
     /// The array as a kernel operand broadcast to `shape`.
     pub(crate) fn operand_as(&self, shape: &[usize]) -> Result<Operand<'a>> {
+        Device::retain_for_capture(self.buf);
         let layout = if self.layout.shape() == shape {
             Cow::Borrowed(self.layout)
         } else {
             Cow::Owned(self.layout.broadcast_to(shape)?)
         };
         Operand::new(self.buf, layout, self.dtype)
+    }
+    /// True when both arrays use the same device buffer.
+    pub(crate) fn shares_buffer(&self, other: &ArrayRef<'_>) -> bool {
+        Arc::ptr_eq(self.buf, other.buf)
     }
     /// As [`DeviceArray::check_writable`].
     pub(crate) fn check_writable(&self, op: &'static str) -> Result<()> {

@@ -141,6 +141,8 @@ pub struct DeviceBuffer {
     device: Device,
     /// Other streams the buffer was used on, by id.
     foreign: Mutex<Vec<(u64, Arc<CudaStream>)>>,
+    /// The graph-private pool the block came from (allocated during a capture).
+    graph: Option<Arc<GraphPool>>,
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -173,6 +175,9 @@ impl DeviceBuffer {
             });
         }
         let class = size_class(bytes);
+        if let Some(graph) = device.capture_pool() {
+            return graph.alloc(device, bytes, class);
+        }
         let pool = device.pool();
         let key = (device.stream_id(), class);
         let orphan = {
@@ -244,6 +249,7 @@ impl DeviceBuffer {
             class,
             device: device.clone(),
             foreign: Mutex::new(Vec::new()),
+            graph: None,
         }
     }
 
@@ -295,6 +301,7 @@ impl DeviceBuffer {
     /// stream alone.
     pub(crate) fn into_raw(self) -> RawBlock {
         debug_assert!(self.foreign.lock().map(|f| f.is_empty()).unwrap_or(true));
+        debug_assert!(self.graph.is_none(), "a graph pool's block kept as scratch");
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never used again and its `Drop` does not run, so the two
         // fields that own resources (a device reference, a list of streams) are moved out
@@ -302,6 +309,8 @@ impl DeviceBuffer {
         drop(unsafe { std::ptr::read(&this.device) });
         // SAFETY: as above.
         drop(unsafe { std::ptr::read(&this.foreign) });
+        // SAFETY: as above.
+        drop(unsafe { std::ptr::read(&this.graph) });
         RawBlock {
             ptr: this.ptr,
             bytes: this.bytes,
@@ -322,6 +331,12 @@ impl Pool {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
+        if let Some(graph) = self.graph.take() {
+            // Back to the graph's own pool: reused only by later work of the same capture
+            // (stream-ordered), freed when the graph and its last buffer are gone.
+            graph.give_back(self.ptr, self.class);
+            return;
+        }
         let foreign = std::mem::take(self.foreign.get_mut().unwrap_or_else(|p| p.into_inner()));
         if !foreign.is_empty() {
             // Order reuse on the home stream after the work queued on the other streams.
@@ -344,9 +359,169 @@ impl Drop for DeviceBuffer {
     }
 }
 
+/// The memory of one CUDA graph: blocks allocated while its work was captured, owned by
+/// the graph for as long as it lives (PyTorch's private pools), so that replays never
+/// touch memory handed to anything else.
+///
+/// Blocks come from `cuMemAlloc` (never `cuMemAllocAsync`, which would record memory
+/// nodes in the graph), under a relaxed capture mode. A block freed during the capture
+/// returns to this pool and may serve a later allocation of the same capture (their uses
+/// are ordered on the captured stream, at every replay too). The blocks go back to the
+/// driver when the graph and every array still holding one are gone.
+pub(crate) struct GraphPool {
+    /// The device, on its own stream.
+    device: Device,
+    state: Mutex<GraphPoolState>,
+}
+
+#[derive(Default)]
+struct GraphPoolState {
+    free: HashMap<usize, Vec<CUdeviceptr>>,
+    /// Every block of the pool: (address, size class).
+    owned: Vec<(CUdeviceptr, usize)>,
+}
+
+impl std::fmt::Debug for GraphPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        write!(f, "GraphPool({} blocks)", s.owned.len())
+    }
+}
+
+impl GraphPool {
+    pub(crate) fn new(device: &Device) -> GraphPool {
+        GraphPool {
+            device: device.on_own_stream(),
+            state: Mutex::new(GraphPoolState::default()),
+        }
+    }
+
+    /// Bytes held by the pool.
+    pub(crate) fn bytes(&self) -> usize {
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        s.owned.iter().map(|b| b.1).sum()
+    }
+
+    fn alloc(
+        self: &Arc<Self>,
+        device: &Device,
+        bytes: usize,
+        class: usize,
+    ) -> Result<DeviceBuffer> {
+        let reused = {
+            let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            s.free.get_mut(&class).and_then(|v| v.pop())
+        };
+        let ptr = match reused {
+            Some(p) => {
+                device.pool().lock().hit(class);
+                p
+            }
+            None => {
+                {
+                    let ps = device.pool().lock();
+                    if ps
+                        .limit
+                        .is_some_and(|l| ps.stats.reserved.saturating_add(class) > l)
+                    {
+                        return Err(Error::OutOfMemory {
+                            requested: bytes,
+                            in_use: ps.stats.in_use,
+                            limit: ps.limit,
+                            free: 0,
+                            total: 0,
+                        });
+                    }
+                }
+                device.bind()?;
+                let _relaxed = device.relaxed_capture_mode();
+                // SAFETY: a plain allocation of `class` bytes in the current context.
+                let ptr = match unsafe { cudarc::driver::result::malloc_sync(class) } {
+                    Ok(p) if p != 0 => p,
+                    _ => {
+                        let s = device.pool().lock();
+                        return Err(Error::OutOfMemory {
+                            requested: bytes,
+                            in_use: s.stats.in_use,
+                            limit: s.limit,
+                            free: 0,
+                            total: 0,
+                        });
+                    }
+                };
+                self.state
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .owned
+                    .push((ptr, class));
+                let mut s = device.pool().lock();
+                s.stats.in_use += class;
+                s.stats.reserved += class;
+                s.stats.peak_in_use = s.stats.peak_in_use.max(s.stats.in_use);
+                s.stats.driver_allocs += 1;
+                ptr
+            }
+        };
+        Ok(DeviceBuffer {
+            ptr,
+            bytes,
+            class,
+            device: device.clone(),
+            foreign: Mutex::new(Vec::new()),
+            graph: Some(self.clone()),
+        })
+    }
+
+    fn give_back(&self, ptr: CUdeviceptr, class: usize) {
+        self.device.pool().lock().stats.in_use -= class;
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        s.free.entry(class).or_default().push(ptr);
+    }
+}
+
+impl Drop for GraphPool {
+    fn drop(&mut self) {
+        let owned = std::mem::take(
+            &mut self
+                .state
+                .get_mut()
+                .unwrap_or_else(|p| p.into_inner())
+                .owned,
+        );
+        if owned.is_empty() {
+            return;
+        }
+        if let Some(active) = self.device.capture_pool() {
+            // Dropped inside another capture, where waiting for the device is not
+            // allowed: that capture's pool frees the blocks when it goes.
+            active
+                .state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .owned
+                .extend(owned);
+            return;
+        }
+        // Replays of the graph may still be running: wait for them first.
+        let _ = self.device.bind();
+        let _ = self.device.context().synchronize();
+        let mut freed = 0;
+        for (ptr, class) in owned {
+            // SAFETY: the block came from `cuMemAlloc`; the graph that used it is gone
+            // and no buffer holds it (each holds a reference to this pool); the device
+            // has finished all work (above).
+            if unsafe { cudarc::driver::result::free_sync(ptr) }.is_ok() {
+                freed += class;
+            }
+        }
+        self.device.pool().lock().stats.reserved -= freed;
+    }
+}
+
 impl Device {
     /// Returns every cached (unused) block to the driver. Arrays still alive are untouched.
     pub(crate) fn release_cached(&self) -> Result<()> {
+        self.check_capture("free_all_blocks")?;
         let blocks = self.pool().take_cached();
         if blocks.is_empty() {
             return Ok(());

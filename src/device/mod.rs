@@ -10,6 +10,7 @@ mod timing;
 use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
+pub(crate) use memory::GraphPool;
 pub use memory::{DeviceBuffer, MemoryPool, MemoryStats};
 pub use pinned::PinnedBuffer;
 use probe::Lib;
@@ -37,6 +38,18 @@ pub(crate) struct Inner {
     extensions: RwLock<Vec<(TypeId, Extension)>>,
     /// Scratch blocks from the pool, by (stream id, name) (see `Device::scratch`).
     scratch: Mutex<HashMap<(u64, &'static str), memory::RawBlock>>,
+    /// The CUDA graph capture under way on one of the device's streams, if any.
+    capture: CaptureState,
+}
+
+/// A capture under way: which stream, its graph's private pool, and the buffers its work
+/// touched (kept alive by the graph).
+#[derive(Default)]
+pub(crate) struct CaptureState {
+    /// 0 when no capture is under way; else the captured stream's id + 1.
+    stream: AtomicU64,
+    pool: Mutex<Option<Arc<memory::GraphPool>>>,
+    retained: Mutex<Vec<Arc<DeviceBuffer>>>,
 }
 
 impl Drop for Inner {
@@ -213,6 +226,7 @@ impl Device {
             staging: Mutex::new(None),
             extensions: RwLock::new(Vec::new()),
             scratch: Mutex::new(HashMap::new()),
+            capture: CaptureState::default(),
         });
         if reg.len() <= ordinal {
             reg.resize_with(ordinal + 1, Weak::new);
@@ -263,6 +277,7 @@ impl Device {
     /// With [`Stream::synchronize`], [`Event::synchronize`] and the transfers to the host,
     /// one of the few calls that wait for the GPU.
     pub fn synchronize(&self) -> Result<()> {
+        self.check_capture("synchronize")?;
         self.inner.transfers.sync();
         self.cuda_stream()
             .synchronize()
@@ -271,6 +286,7 @@ impl Device {
 
     /// Blocks the host until the work queued on every stream of the device has finished.
     pub fn synchronize_all(&self) -> Result<()> {
+        self.check_capture("synchronize_all")?;
         self.inner.transfers.sync();
         self.bind()?;
         self.inner
@@ -291,6 +307,7 @@ impl Device {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn new_stream(&self) -> Result<Stream> {
+        self.check_capture("new_stream")?;
         self.bind()?;
         Stream::create(self)
     }
@@ -442,6 +459,8 @@ impl Device {
             debug_assert!(b.bytes >= bytes, "scratch {name} asked with two sizes");
             return Ok(b.ptr);
         }
+        // Scratch outlives any graph: it cannot come from a capture's pool.
+        self.check_capture(name)?;
         let block = DeviceBuffer::alloc(self, bytes)?.into_raw();
         if zeroed {
             self.bind()?;
@@ -479,6 +498,154 @@ impl Device {
         // its use on other streams is ordered by `DeviceBuffer` (see its drop).
         unsafe { cudarc::driver::result::malloc_async(self.cu_stream(), bytes) }
             .map_err(Error::cuda("allocate"))
+    }
+}
+
+// ---- CUDA graph capture ------------------------------------------------------------------
+
+/// Restores the thread's capture mode on drop (see [`Device::relaxed_capture_mode`]).
+pub(crate) struct CaptureMode(Option<cudarc::driver::sys::CUstreamCaptureMode>);
+
+impl Drop for CaptureMode {
+    fn drop(&mut self) {
+        if let Some(mut mode) = self.0.take() {
+            // SAFETY: an in/out parameter holding a valid mode.
+            let _ = unsafe { cudarc::driver::sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
+        }
+    }
+}
+
+impl Device {
+    /// True while a CUDA graph is being captured on one of this device's streams.
+    #[inline]
+    pub(crate) fn capturing(&self) -> bool {
+        self.inner.capture.stream.load(Ordering::Acquire) != 0
+    }
+
+    /// `Err` naming `op` when a capture is under way on this device: `op` would wait for
+    /// the GPU, copy between host and device, or otherwise cannot be part of a graph.
+    /// Checked before any CUDA call, so that the capture survives the refusal.
+    #[inline]
+    pub(crate) fn check_capture(&self, op: &'static str) -> Result<()> {
+        if self.capturing() {
+            return Err(Error::Capture {
+                op,
+                msg: "not allowed while a CUDA graph is being captured on this device: it \
+                      waits for the GPU, moves data between host and device, or cannot be \
+                      replayed; do it before or after the capture"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `Err` when a capture is under way on this device on another stream than this
+    /// handle's: work launched here would run now, not be captured.
+    #[inline]
+    pub(crate) fn check_capture_stream(&self, op: &'static str) -> Result<()> {
+        let s = self.inner.capture.stream.load(Ordering::Acquire);
+        if s != 0 && s != self.stream_id() + 1 {
+            return Err(Error::Capture {
+                op,
+                msg: "work on another stream than the one being captured (arrays run their \
+                      operations on the stream they were made on; capture on that stream)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The private pool of the capture under way on this handle's stream.
+    #[inline]
+    pub(crate) fn capture_pool(&self) -> Option<Arc<memory::GraphPool>> {
+        let s = self.inner.capture.stream.load(Ordering::Acquire);
+        if s == 0 || s != self.stream_id() + 1 {
+            return None;
+        }
+        self.inner
+            .capture
+            .pool
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Keeps `buf` alive for the graph being captured, whose work uses it.
+    #[inline]
+    pub(crate) fn retain_for_capture(buf: &Arc<DeviceBuffer>) {
+        let inner = &buf.device().inner;
+        if inner.capture.stream.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let mut r = inner
+            .capture
+            .retained
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if !r.iter().any(|b| Arc::ptr_eq(b, buf)) {
+            r.push(buf.clone());
+        }
+    }
+
+    /// Marks the start of a capture on this handle's stream with `pool` as its memory.
+    /// `Err` when a capture is already under way on the device.
+    pub(crate) fn begin_capture_state(&self, pool: Arc<memory::GraphPool>) -> Result<()> {
+        let marked = self.inner.capture.stream.compare_exchange(
+            0,
+            self.stream_id() + 1,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        if marked.is_err() {
+            return Err(Error::Capture {
+                op: "capture",
+                msg: "a capture is already under way on this device (captures do not nest; \
+                      launch a finished graph inside a capture instead)"
+                    .into(),
+            });
+        }
+        *self
+            .inner
+            .capture
+            .pool
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(pool);
+        Ok(())
+    }
+
+    /// Marks the end of the capture; returns its pool and the buffers it retained.
+    pub(crate) fn end_capture_state(
+        &self,
+    ) -> (Option<Arc<memory::GraphPool>>, Vec<Arc<DeviceBuffer>>) {
+        self.inner.capture.stream.store(0, Ordering::Release);
+        let pool = self
+            .inner
+            .capture
+            .pool
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let retained = std::mem::take(
+            &mut *self
+                .inner
+                .capture
+                .retained
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        (pool, retained)
+    }
+
+    /// While alive, this thread's CUDA calls run in relaxed capture mode (allocations
+    /// and module loads are then allowed during a capture); a no-op without a capture.
+    pub(crate) fn relaxed_capture_mode(&self) -> CaptureMode {
+        if !self.capturing() {
+            return CaptureMode(None);
+        }
+        let mut mode = cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+        // SAFETY: an in/out parameter holding a valid mode.
+        let ok = unsafe { cudarc::driver::sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
+        CaptureMode((ok == cudarc::driver::sys::CUresult::CUDA_SUCCESS).then_some(mode))
     }
 }
 

@@ -125,7 +125,7 @@ impl Stream {
         event
             .record(&self.0.cuda)
             .map_err(Error::cuda("recording an event"))?;
-        Ok(Event(event))
+        Ok(Event(event, self.0.device.clone()))
     }
 
     /// Makes work queued on this stream from now on wait until `event` has completed.
@@ -145,6 +145,7 @@ impl Stream {
 
     /// Blocks the host until the work queued on this stream has finished.
     pub fn synchronize(&self) -> Result<()> {
+        self.0.device.check_capture("stream synchronize")?;
         self.0.device.counters().sync();
         self.0
             .cuda
@@ -165,7 +166,7 @@ impl Stream {
 /// println!("exp took {:?}", start.elapsed(&end)?);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
-pub struct Event(CudaEvent);
+pub struct Event(CudaEvent, Device);
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -177,6 +178,7 @@ impl Event {
     /// Device time from this event to `end` (both must have been recorded). Waits for
     /// `end` to complete.
     pub fn elapsed(&self, end: &Event) -> Result<Duration> {
+        self.1.check_capture("event elapsed")?;
         let ms = self
             .0
             .elapsed_ms(&end.0)
@@ -186,6 +188,7 @@ impl Event {
 
     /// Blocks the host until the work before the event has finished.
     pub fn synchronize(&self) -> Result<()> {
+        self.1.check_capture("event synchronize")?;
         self.0
             .synchronize()
             .map_err(Error::cuda("event synchronize"))

@@ -15,7 +15,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use std::ffi::c_void;
 
 /// A scalar kernel parameter: the raw bytes of one element of `dtype`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Scalar {
     pub(crate) dtype: DType,
     bytes: [u8; 16],
@@ -45,18 +45,74 @@ impl Scalar {
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes[..self.dtype.size()]
     }
+
+    /// The element's bytes as one 128-bit word (the unused high bytes zero).
+    pub(crate) fn word(&self) -> u128 {
+        u128::from_ne_bytes(self.bytes)
+    }
+
+    /// The scalar of `dtype` whose bytes are those of `word` (see [`Scalar::word`]).
+    pub(crate) fn from_word(dtype: DType, word: u128) -> Scalar {
+        let mut bytes = word.to_ne_bytes();
+        bytes[dtype.size()..].fill(0);
+        Scalar { dtype, bytes }
+    }
+}
+
+thread_local! {
+    /// Launches are skipped on this thread (`testing::without_launch`): everything up to
+    /// the driver call runs, so that the host cost of an operation can be measured.
+    static SKIP_LAUNCH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+thread_local! {
+    /// Closures of `fuse` being traced on this thread: a launch then is an error (an
+    /// array operation inside the closure, which would run once, eagerly).
+    static TRACING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// While alive, kernel launches on this thread fail (a `fuse` closure is being traced).
+pub(crate) struct Tracing(());
+
+impl Tracing {
+    pub(crate) fn enter() -> Tracing {
+        TRACING.with(|c| c.set(c.get() + 1));
+        Tracing(())
+    }
+}
+
+impl Drop for Tracing {
+    fn drop(&mut self) {
+        TRACING.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+/// Runs `f` with every kernel launch of this thread skipped (for measurements).
+pub(crate) fn without_launch<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SKIP_LAUNCH.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(SKIP_LAUNCH.with(|c| c.replace(true)));
+    f()
 }
 
 const WORDS: usize = 320;
-/// Most arguments of one launch (a raw kernel's too).
+/// Most arguments a user passes to one kernel (a raw kernel's too).
 pub(crate) const MAX_ARGS: usize = 16;
-const _: () = assert!(MAX_ARGS > MAX_OPERANDS + MAX_SCALARS);
+/// Most arguments of one launch: operands, scalars, and the family's own (sizes,
+/// indexers, partial buffers).
+const MAX_LAUNCH_ARGS: usize = 32;
+const _: () =
+    assert!(MAX_LAUNCH_ARGS > MAX_OPERANDS + MAX_SCALARS + 4 && MAX_LAUNCH_ARGS >= MAX_ARGS);
 
 /// Arguments of one launch.
 pub(crate) struct KernelArgs {
     buf: [u64; WORDS],
     /// Byte offset of each argument in `buf`.
-    at: [u16; MAX_ARGS],
+    at: [u16; MAX_LAUNCH_ARGS],
     n: usize,
     used: usize,
 }
@@ -65,7 +121,7 @@ impl KernelArgs {
     pub(crate) fn new() -> KernelArgs {
         KernelArgs {
             buf: [0; WORDS],
-            at: [0; MAX_ARGS],
+            at: [0; MAX_LAUNCH_ARGS],
             n: 0,
             used: 0,
         }
@@ -75,7 +131,7 @@ impl KernelArgs {
     fn reserve(&mut self, len: usize, align: usize) -> &mut [u8] {
         let start = self.used.div_ceil(align) * align;
         assert!(
-            start + len <= WORDS * 8 && self.n < MAX_ARGS,
+            start + len <= WORDS * 8 && self.n < MAX_LAUNCH_ARGS,
             "kernel argument buffer overflow (checked by the plan's limits)"
         );
         self.at[self.n] = start as u16;
@@ -189,8 +245,18 @@ impl KernelArgs {
         block: (u32, u32, u32),
         shared: u32,
     ) -> Result<()> {
+        if TRACING.with(|c| c.get()) > 0 {
+            return Err(Error::fusion(
+                "an array operation ran inside the closure of fuse; the closure is traced, \
+                 not run: use the Expr parameters' operations (arrays enter as parameters)",
+            ));
+        }
+        device.check_capture_stream("kernel launch")?;
+        if SKIP_LAUNCH.with(|c| c.get()) {
+            return Ok(());
+        }
         let base = self.buf.as_mut_ptr() as *mut u8;
-        let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+        let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_LAUNCH_ARGS];
         for (p, &at) in ptrs.iter_mut().zip(&self.at[..self.n]) {
             // SAFETY: every offset was checked to lie inside `buf` when it was pushed.
             *p = unsafe { base.add(at as usize) } as *mut c_void;

@@ -88,6 +88,8 @@ pub(crate) struct KernelCache {
 
 /// The device's loaded kernel for `spec`: from memory, else disk, else NVRTC.
 pub(crate) fn kernel<F: Family>(device: &Device, spec: &F) -> Result<Arc<Kernel>> {
+    // A module loaded during a capture: allowed in relaxed mode (a no-op otherwise).
+    let _relaxed = device.relaxed_capture_mode();
     device
         .extension::<KernelCache>()
         .get(device.context(), device.arch(), spec)

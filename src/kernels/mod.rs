@@ -190,31 +190,40 @@ impl IndexWidth {
 /// Most operands of one kernel: inputs + outputs.
 #[doc(hidden)]
 pub const MAX_OPERANDS: usize = 8;
-/// Most scalar parameters of one kernel.
+/// Most scalar parameters of one kernel (a fused expression's constants and scalar
+/// arguments are scalar parameters too).
 #[doc(hidden)]
-pub const MAX_SCALARS: usize = 4;
+pub const MAX_SCALARS: usize = 16;
 /// Most collapsed dimensions a strided kernel indexes.
 #[doc(hidden)]
 pub const MAX_DIMS: usize = 16;
+
+/// Longest [`TypeList`]: operands or scalar parameters of one kernel.
+const MAX_LIST: usize = if MAX_OPERANDS > MAX_SCALARS {
+    MAX_OPERANDS
+} else {
+    MAX_SCALARS
+};
 
 /// A short list of dtypes, stored inline (no allocation on the hot path).
 #[doc(hidden)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TypeList {
     len: u8,
-    items: [DType; MAX_OPERANDS],
+    items: [DType; MAX_LIST],
 }
 
 impl TypeList {
-    /// A list from a slice (at most [`MAX_OPERANDS`] entries).
+    /// A list from a slice (at most [`MAX_SCALARS`] entries, and [`MAX_OPERANDS`] for
+    /// operands).
     ///
     /// # Panics
-    /// When `types` is longer than [`MAX_OPERANDS`] (a programming error in a caller that
-    /// checked its operand count).
+    /// When `types` is longer than that (a programming error in a caller that checked
+    /// its operand or scalar count).
     #[track_caller]
     pub fn new(types: &[DType]) -> TypeList {
-        assert!(types.len() <= MAX_OPERANDS, "too many kernel operands");
-        let mut items = [DType::Bool; MAX_OPERANDS];
+        assert!(types.len() <= MAX_LIST, "too many kernel operands");
+        let mut items = [DType::Bool; MAX_LIST];
         items[..types.len()].copy_from_slice(types);
         TypeList {
             len: types.len() as u8,

@@ -297,11 +297,27 @@ pub(crate) fn run_code(
         *s = o.layout().strides();
     }
     let strides = &strides[..outs.len() + ins.len()];
-    let c = order_and_collapse(shape, strides);
-    if c.shape.len() > MAX_DIMS {
-        return run_split(device, code, outs, ins, scalars, &c);
-    }
-    let p = plan(shape, strides)?;
+    // Every operand C-contiguous (the common case): the plan `plan` would make, without
+    // sorting and collapsing the dimensions.
+    let contiguous = outs.iter().chain(ins).all(|o| o.layout().is_c_contiguous());
+    let p = if contiguous {
+        let size: usize = shape.iter().product();
+        Plan {
+            size,
+            variant: Variant::Contiguous,
+            index: index_width(size, size.saturating_sub(1)),
+            collapsed: Collapsed {
+                shape: Vec::new(),
+                strides: Vec::new(),
+            },
+        }
+    } else {
+        let c = order_and_collapse(shape, strides);
+        if c.shape.len() > MAX_DIMS {
+            return run_split(device, code, outs, ins, scalars, &c);
+        }
+        plan(shape, strides)?
+    };
     if p.size == 0 {
         return Ok(());
     }
@@ -443,6 +459,30 @@ mod tests {
         assert_eq!(p.index, IndexWidth::I64);
         // Empty.
         assert_eq!(plan(&[3, 0], &[&[0, 1]]).unwrap().size, 0);
+    }
+
+    #[test]
+    fn contiguous_fast_path_matches_the_plan() {
+        // run_code skips `plan` when every operand is C-contiguous: the plan agrees.
+        for shape in [
+            vec![],
+            vec![1000],
+            vec![7, 151],
+            vec![2, 1, 3, 4],
+            vec![1 << 31],
+        ] {
+            let l = Layout::contiguous(&shape);
+            assert!(l.is_c_contiguous());
+            let p = plan(&shape, &[l.strides(), l.strides()]).unwrap();
+            let size: usize = shape.iter().product();
+            assert_eq!(p.variant, Variant::Contiguous, "{shape:?}");
+            assert_eq!(p.size, size);
+            assert_eq!(
+                p.index,
+                index_width(size, size.saturating_sub(1)),
+                "{shape:?}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::element::DType;
 use crate::kernels::abi::{KernelArgs, Scalar};
 use crate::kernels::cache::{kernel, Kernel};
 use crate::kernels::family::reduce::{ReduceSpec, Variant};
-use crate::kernels::{IndexWidth, Text, TypeList, MAX_DIMS, MAX_SCALARS};
+use crate::kernels::{IndexWidth, Text, TypeList, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, index_width};
 use crate::shape::{collapse, normalize_axis, Layout};
 use crate::{Device, Error, Result};
@@ -18,6 +18,15 @@ pub use super::catalogue::{ReduceDef, ReduceOp};
 
 /// Output rows a split reduction can finish in one launch (the per-stream counters).
 pub(crate) const ROW_COUNTERS: usize = 4096;
+
+/// Makes ready what reductions keep per stream (the row counters of one-launch split
+/// reductions), so that a capture on `device`'s stream finds it: scratch memory cannot
+/// be allocated during a capture.
+pub(crate) fn prepare_capture(device: &Device) -> Result<()> {
+    device
+        .scratch("reduce row counters", ROW_COUNTERS * 4, true)
+        .map(drop)
+}
 
 /// How the reduction is laid out on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +216,8 @@ struct Pass<'a> {
     in_dtype: DType,
     out_dtype: DType,
     input: CUdeviceptr,
+    /// Extra inputs (address, dtype), laid out as the input.
+    extra: &'a [(CUdeviceptr, DType)],
     output: CUdeviceptr,
     aux: Option<(CUdeviceptr, DType)>,
     scalars: &'a [Scalar],
@@ -260,6 +271,11 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
     for (t, s) in stypes.iter_mut().zip(p.scalars) {
         *t = s.dtype;
     }
+    let mut etypes = [DType::Bool; MAX_OPERANDS];
+    let nextra = if p.partial_in { 0 } else { p.extra.len() };
+    for (t, e) in etypes.iter_mut().zip(p.extra) {
+        *t = e.1;
+    }
     ReduceSpec {
         op: p.name.clone(),
         preamble: p.def.preamble.clone(),
@@ -269,6 +285,7 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
             p.def.pre.clone()
         },
         input: p.in_dtype,
+        extra: TypeList::new(&etypes[..nextra]),
         output: p.out_dtype,
         scalars: TypeList::new(&stypes[..p.scalars.len()]),
         acc: p.def.acc,
@@ -291,6 +308,11 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
 fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     let mut args = KernelArgs::new();
     args.ptr(p.output).ptr(p.input);
+    if !p.partial_in {
+        for e in p.extra {
+            args.ptr(e.0);
+        }
+    }
     if let (Some((aux, _)), false) = (p.aux, p.partial_in) {
         args.ptr(aux);
     }
@@ -314,7 +336,8 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     };
     // SAFETY: the arguments follow render_reduce's signature for `spec`; the input
     // offsets produced by the two Indexers stay inside the input's buffer (its layout's
-    // invariants), the output holds n_out elements (or n_out * splits accumulators);
+    // invariants) and inside each extra input's (the same shape and strides, checked by
+    // `run_def_with`, in an `Operand` of its own), the output holds n_out elements (or n_out * splits accumulators);
     // with `finish`, `part` holds n_out * splits accumulators and `sem` n_out zeroed
     // counters that no other launch uses at the same time (the handle's stream's own).
     unsafe { args.launch(device, f, grid) }
@@ -359,6 +382,23 @@ pub(crate) fn run_def(
     aux: Option<&Operand<'_>>,
     scalars: &[Scalar],
 ) -> Result<()> {
+    run_def_with(device, name, def, p, input, &[], output, aux, scalars)
+}
+
+/// [`run_def`] with extra inputs of the input's shape and strides (a fused expression's
+/// other arrays), which the pre-map reads as `in1, in2, ...` at the offset `o_`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_def_with(
+    device: &Device,
+    name: &Text,
+    def: &ReduceDef,
+    p: &ReducePlan,
+    input: &Operand<'_>,
+    extra: &[Operand<'_>],
+    output: &Operand<'_>,
+    aux: Option<&Operand<'_>>,
+    scalars: &[Scalar],
+) -> Result<()> {
     let op = name.static_or("reduction kernel");
     let _range = crate::profile::range(op);
     if p.n_out == 0 {
@@ -367,6 +407,23 @@ pub(crate) fn run_def(
     if scalars.len() > MAX_SCALARS {
         return Err(Error::invalid(op, "too many scalars for one kernel"));
     }
+    if extra.len() + 1 > MAX_OPERANDS - 1 {
+        return Err(Error::invalid(op, "too many inputs for one kernel"));
+    }
+    let mut extra_ptrs = [(0, DType::Bool); MAX_OPERANDS];
+    for (slot, x) in extra_ptrs.iter_mut().zip(extra) {
+        // The pre-map reads every extra input at the input's offsets.
+        if x.layout().shape() != input.layout().shape()
+            || x.layout().strides() != input.layout().strides()
+        {
+            return Err(Error::invalid(
+                op,
+                "extra inputs must have the input's shape and strides",
+            ));
+        }
+        *slot = (x.ptr(), x.dtype());
+    }
+    let extra = &extra_ptrs[..extra.len()];
     // The plan's offsets are the input's; the output and aux are read one per row.
     let rows_fit = |o: &Operand<'_>| o.layout().is_c_contiguous() && o.layout().size() == p.n_out;
     if !rows_fit(output) || aux.is_some_and(|a| !rows_fit(a)) {
@@ -390,6 +447,7 @@ pub(crate) fn run_def(
         in_dtype,
         out_dtype,
         input,
+        extra,
         output,
         aux,
         scalars,

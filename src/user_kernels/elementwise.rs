@@ -7,7 +7,6 @@ use crate::kernels::abi::Scalar;
 use crate::kernels::family::elementwise::{ElementwiseSpec, Variant};
 use crate::kernels::{IndexWidth, Text, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::elementwise::{run_code, spec_for, Code};
-use crate::shape::broadcast_shapes;
 use crate::{Device, Error, Result};
 use std::sync::{Arc, RwLock};
 
@@ -199,10 +198,7 @@ impl ElementwiseKernel {
                 .bind(p, d, "an output")
                 .map_err(|m| Error::invalid(OP, format!("{}: {m}", k.name)))?;
         }
-        let Some(first) = list.iter().find_map(|a| match a {
-            Arg::Array(a) => Some(a),
-            Arg::Scalar(_) => None,
-        }) else {
+        let Some((device, shape)) = super::broadcast_args(OP, &list)? else {
             return Err(Error::invalid(
                 OP,
                 format!(
@@ -211,16 +207,6 @@ impl ElementwiseKernel {
                 ),
             ));
         };
-        let device = first.device();
-        // The common case, every array of one shape, allocates no shape.
-        let mut shape = std::borrow::Cow::Borrowed(first.layout().shape());
-        for a in list.iter() {
-            if let Arg::Array(a) = a {
-                if a.layout().shape() != &*shape {
-                    shape = broadcast_shapes(OP, &shape, a.layout().shape())?.into();
-                }
-            }
-        }
         let outs = O::alloc(device, &shape)?;
         let mut out_list = ArgList::new();
         outs.push_all(&mut out_list);
@@ -390,32 +376,11 @@ impl ElementwiseKernel {
                 ),
             ));
         }
-        let mut out_ops = Vec::with_capacity(outs.len);
-        for a in outs.iter() {
-            if let Arg::Array(a) = a {
-                a.used_by(OP, device)?;
-                out_ops.push(a.operand_as(shape)?);
-            }
-        }
-        let mut in_ops = Vec::with_capacity(narr);
+        let n = [Scalar::of(shape.iter().product::<usize>() as i64)];
+        let after = if k.uses_n { &n[..] } else { &[] };
         let mut scalars = [Scalar::of(0u8); MAX_SCALARS];
-        let mut s = 0;
-        for a in list.iter() {
-            match a {
-                Arg::Array(a) => {
-                    a.used_by(OP, device)?;
-                    in_ops.push(a.operand_as(shape)?);
-                }
-                Arg::Scalar(v) => {
-                    scalars[s] = v;
-                    s += 1;
-                }
-            }
-        }
-        if k.uses_n {
-            scalars[s] = Scalar::of(shape.iter().product::<usize>() as i64);
-            s += 1;
-        }
+        let (out_ops, in_ops, s) =
+            super::operands(OP, device, list, outs, shape, &[], after, &mut scalars)?;
         let code = self.code(mask);
         run_code(device, &code, &out_ops, &in_ops, &scalars[..s])
     }

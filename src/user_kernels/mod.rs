@@ -43,7 +43,11 @@ pub use reduction::ReductionKernel;
 use crate::array::ArrayRef;
 use crate::element::{DType, Element};
 use crate::kernels::abi::{Scalar, MAX_ARGS};
+use crate::kernels::MAX_SCALARS;
+use crate::ops::Operand;
+use crate::shape::broadcast_shapes;
 use crate::{Device, DeviceArray, Error, Result};
+use std::borrow::Cow;
 
 /// One argument of a user kernel: kept in a fixed list, no allocation per call.
 #[derive(Clone, Copy)]
@@ -64,7 +68,7 @@ impl std::fmt::Display for Arg<'_> {
 }
 
 impl Arg<'_> {
-    fn dtype(&self) -> DType {
+    pub(crate) fn dtype(&self) -> DType {
         match self {
             Arg::Array(a) => a.dtype,
             Arg::Scalar(s) => s.dtype,
@@ -81,14 +85,14 @@ pub struct ArgList<'a> {
 }
 
 impl<'a> ArgList<'a> {
-    fn new() -> ArgList<'a> {
+    pub(crate) fn new() -> ArgList<'a> {
         ArgList {
             items: [None; MAX_ARGS],
             len: 0,
             overflow: 0,
         }
     }
-    fn push(&mut self, a: Arg<'a>) {
+    pub(crate) fn push(&mut self, a: Arg<'a>) {
         if self.len < MAX_ARGS {
             self.items[self.len] = Some(a);
             self.len += 1;
@@ -97,10 +101,10 @@ impl<'a> ArgList<'a> {
         }
     }
     /// Number of arguments given.
-    fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.len + self.overflow
     }
-    fn iter(&self) -> impl Iterator<Item = Arg<'a>> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Arg<'a>> + '_ {
         self.items[..self.len].iter().flatten().copied()
     }
 }
@@ -211,6 +215,85 @@ macro_rules! tuple_outputs {
 tuple_outputs!(A 0, B 1);
 tuple_outputs!(A 0, B 1, C 2);
 tuple_outputs!(A 0, B 1, C 2, D 3);
+
+/// The device of an argument list's first array and the shape all its arrays broadcast to.
+pub(crate) type Broadcast<'a> = (&'a Device, Cow<'a, [usize]>);
+
+/// The device of the first array of `list` and the shape every array of it broadcasts
+/// to (borrowed when they all have one shape, the common case: no allocation); `None`
+/// when no argument is an array.
+pub(crate) fn broadcast_args<'a>(
+    op: &'static str,
+    list: &ArgList<'a>,
+) -> Result<Option<Broadcast<'a>>> {
+    let Some(first) = list.iter().find_map(|a| match a {
+        Arg::Array(a) => Some(a),
+        Arg::Scalar(_) => None,
+    }) else {
+        return Ok(None);
+    };
+    let mut shape = Cow::Borrowed(first.layout().shape());
+    for a in list.iter() {
+        if let Arg::Array(a) = a {
+            if a.layout().shape() != &*shape {
+                shape = broadcast_shapes(op, &shape, a.layout().shape())?.into();
+            }
+        }
+    }
+    Ok(Some((first.device(), shape)))
+}
+
+/// The operands of one elementwise launch over `shape` on `device`'s stream: the arrays
+/// of `outs`, the arrays of `list` broadcast to `shape`, and the scalar parameters
+/// `before`, then `list`'s scalars, then `after`, into `scalars` (returned: how many).
+/// Checks each array's device and records the stream's use of its buffer.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(crate) fn operands<'a>(
+    op: &'static str,
+    device: &Device,
+    list: &ArgList<'a>,
+    outs: &ArgList<'a>,
+    shape: &[usize],
+    before: &[Scalar],
+    after: &[Scalar],
+    scalars: &mut [Scalar; MAX_SCALARS],
+) -> Result<(Vec<Operand<'a>>, Vec<Operand<'a>>, usize)> {
+    let mut out_ops = Vec::with_capacity(outs.len);
+    for a in outs.iter() {
+        if let Arg::Array(a) = a {
+            a.used_by(op, device)?;
+            out_ops.push(a.operand_as(shape)?);
+        }
+    }
+    let mut in_ops = Vec::with_capacity(list.len);
+    let mut s = 0;
+    let mut put = |v: Scalar| -> Result<()> {
+        *scalars.get_mut(s).ok_or_else(|| {
+            Error::invalid(
+                op,
+                format!("more than {MAX_SCALARS} scalars for one kernel"),
+            )
+        })? = v;
+        s += 1;
+        Ok(())
+    };
+    for &v in before {
+        put(v)?;
+    }
+    for a in list.iter() {
+        match a {
+            Arg::Array(a) => {
+                a.used_by(op, device)?;
+                in_ops.push(a.operand_as(shape)?);
+            }
+            Arg::Scalar(v) => put(v)?,
+        }
+    }
+    for &v in after {
+        put(v)?;
+    }
+    Ok((out_ops, in_ops, s))
+}
 
 /// `name` when it is a C identifier, for kernel names.
 fn check_name(op: &'static str, name: &str) -> Result<()> {

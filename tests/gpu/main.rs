@@ -22,6 +22,7 @@ mod fft;
 mod files;
 #[path = "../support/first_programs.rs"]
 mod first_programs;
+mod fusion;
 mod hardening;
 mod large;
 mod linalg;
@@ -77,6 +78,7 @@ fn main() {
     user::trials(&mut trials);
     fft::trials(&mut trials);
     files::trials(&mut trials);
+    fusion::trials(&mut trials);
     nvrtc_hint(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }

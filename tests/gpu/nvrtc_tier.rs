@@ -102,6 +102,7 @@ fn reduce_spec(
             def.pre
         },
         input: d,
+        extra: TypeList::new(&[]),
         output: reduce_out(op, d),
         scalars: TypeList::new(if stats { &[DType::F64] } else { &[] }),
         acc: def.acc,

@@ -2,9 +2,14 @@
 //! output row, or a thread per output (columns), with a pre-map, an operator with its
 //! identity, and a post-map.
 //!
-//! Arguments: output (or partials), input, aux input (if any), scalars, the kept and
-//! reduced `Indexer`s of the input, then `n_out`, `n_red` and `splits` as `long long`;
-//! with `finish`, then the partials (`acc_t*`) and the rows' counters (`unsigned int*`).
+//! Arguments: output (or partials), input, extra inputs (if any), aux input (if any),
+//! scalars, the kept and reduced `Indexer`s of the input, then `n_out`, `n_red` and
+//! `splits` as `long long`; with `finish`, then the partials (`acc_t*`) and the rows'
+//! counters (`unsigned int*`).
+//!
+//! Extra inputs (`in1`, `in2`, ... of types `in1_t`, ...; fused expressions) have the
+//! input's layout: the pre-map reads them itself at the element's offset `o_`
+//! (`const in1_t in1 = p_in1[o_];`).
 
 use crate::element::DType;
 use crate::kernels::emit::{self, lanes, pre_map, vector_load};
@@ -188,6 +193,9 @@ pub struct ReduceSpec {
     pub pre: Text,
     /// Input element type (ignored with `partial_in`: the input holds accumulators).
     pub input: DType,
+    /// Types of the extra inputs `p_in1, ...`, laid out as the input (same shape and
+    /// strides in elements), read by the pre-map at the offset `o_`.
+    pub extra: TypeList,
     /// Output element type.
     pub output: DType,
     /// Scalar parameter types (read by the post-map as `s0...`).
@@ -223,6 +231,17 @@ impl From<ReduceSpec> for KernelSpec {
     }
 }
 
+impl ReduceSpec {
+    /// With extra inputs: `const I o_ = <at>;`, the element's offset in every input (the
+    /// vector loads of `loadv` and `loadc` run along a dimension of stride 1, so lane `e`
+    /// is at `off + e`).
+    fn offset(&self, src: &mut String, at: &str, pad: &str) {
+        if !self.extra.is_empty() {
+            let _ = writeln!(src, "{pad}const I o_ = {at};\n{pad}(void)o_;");
+        }
+    }
+}
+
 impl Family for ReduceSpec {
     fn headers(&self) -> &'static [&'static str] {
         &["reduce.cuh"]
@@ -244,10 +263,12 @@ impl Family for ReduceSpec {
         } else {
             "red"
         };
+        let mut inputs = vec![self.input];
+        inputs.extend_from_slice(self.extra.as_slice());
         emit::symbol(
             family,
             &self.op,
-            &[self.input],
+            &inputs,
             &[self.output],
             self.scalars.as_slice(),
             &variant,
@@ -268,6 +289,9 @@ impl Family for ReduceSpec {
         } else {
             emit::typedef(src, self.input.cuda_type(), "in0_t");
         }
+        for (k, d) in self.extra.as_slice().iter().enumerate() {
+            emit::typedef(src, d.cuda_type(), &format!("in{}_t", k + 1));
+        }
         emit::typedef(src, self.output.cuda_type(), "out0_t");
         if let Some(aux) = self.aux {
             emit::typedef(src, aux.cuda_type(), "k0_t");
@@ -285,6 +309,7 @@ impl Family for ReduceSpec {
             "out0_t* p_out0".to_string()
         }];
         params.push("const in0_t* p_in0".into());
+        params.extend((1..=self.extra.len()).map(|k| format!("const in{k}_t* p_in{k}")));
         if aux {
             params.push("const k0_t* p_k0".into());
         }
@@ -304,6 +329,7 @@ impl Family for ReduceSpec {
         let _ = writeln!(src, "    (void)n_red;");
         let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{");
         let _ = writeln!(src, "        const in0_t in0 = p_in0[off];");
+        self.offset(src, "off", "        ");
         pre_map(src, &self.pre, aux, "        ");
         let _ = writeln!(src, "        return a;\n    }};");
         let _ = writeln!(
@@ -320,6 +346,7 @@ impl Family for ReduceSpec {
             src,
             "            const in0_t in0 = v.v[e];\n            const I j = jb + e;"
         );
+        self.offset(src, "off + e", "            ");
         pre_map(src, &self.pre, aux, "            ");
         let _ = writeln!(
             src,
@@ -336,6 +363,7 @@ impl Family for ReduceSpec {
             src,
             "            const in0_t in0 = v.v[e];\n            const I row = row0 + e;"
         );
+        self.offset(src, "off + e", "            ");
         pre_map(src, &self.pre, aux, "            ");
         let _ = writeln!(src, "            x[e] = a;\n        }}\n    }};");
         let _ = writeln!(src, "    auto fin = [&](I row, I split, acc_t a) {{");
