@@ -31,6 +31,7 @@
 //! | compute elementwise | operators (`&a + &b`, `2.0 * &a`, `w -= &g`), [`ArrayOrScalar`] operands, [`where_`], methods such as [`exp`](DeviceArray::exp), [`gt`](DeviceArray::gt), [`pow`](DeviceArray::pow), [`astype`](DeviceArray::astype) |
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
+//! | sort, search, select, index | [`sort`](DeviceArray::sort), [`argsort`](DeviceArray::argsort), [`topk`](DeviceArray::topk), [`unique`], [`searchsorted`], [`masked_select`](DeviceArray::masked_select), [`masked_fill`](DeviceArray::masked_fill), [`nonzero`], [`argwhere`], [`count_nonzero`], [`take`](DeviceArray::take), [`take_along_axis`](DeviceArray::take_along_axis), [`put_along_axis`](DeviceArray::put_along_axis), [`index_add`](DeviceArray::index_add), [`bincount`], [`histogram`] |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
@@ -57,6 +58,9 @@
 //! | `x.astype(np.float16)` | `x.astype::<cuarray::f16>()?` |
 //! | `a @ b`, `np.outer(a, b)` | `a.matmul(&b)?`, `outer(&a, &b)?` |
 //! | `np.concatenate([a, b], 0)` | `concatenate(&[&a, &b], 0)?` |
+//! | `np.sort(x, -1)`, `np.argsort(x, kind='stable')` | `x.sort(-1)?`, `x.argsort(-1)?` |
+//! | `x[mask]`, `x[mask] = 0`, `np.nonzero(x)` | `x.masked_select(&mask)?`, `x.masked_fill(&mask, 0.0)?`, `nonzero(&x)?` |
+//! | `np.take(x, idx, 0)`, `np.add.at(x, idx, v)` | `x.take(&idx, Some(0))?`, `x.index_add(0, &idx, &v)?` |
 //! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
 //! | `float(x.sum())` | `x.sum()?.to_scalar()?` |
 //!
@@ -71,7 +75,10 @@
 //!   `to_scalar`, `to_host_string` and the `ndarray` conversions copy between host and
 //!   device.
 //! - **No hidden synchronisation.** Operations queue work on the device's stream and
-//!   return; only transfers to the host and [`Device::synchronize`] wait for the GPU.
+//!   return; only transfers to the host and [`Device::synchronize`] wait for the GPU, and
+//!   the few operations whose result's size depends on the data (`masked_select`,
+//!   `nonzero`, `argwhere`, `unique`, `bincount`, `histogram` without a range), which read
+//!   a count back and say so in their docs.
 //! - **Errors, not panics.** Missing driver or library, shape mismatch, out of memory,
 //!   compile failure: each is an [`Error`] with the details needed to act on it.
 //!
@@ -101,8 +108,9 @@ pub mod testing;
 pub mod user_kernels;
 
 pub use array::{
-    allclose, array_equal, concatenate, empty_like, full_like, ones_like, outer, stack, where_,
-    zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
+    allclose, argwhere, array_equal, bincount, concatenate, count_nonzero, count_nonzero_axis,
+    empty_like, full_like, histogram, nonzero, ones_like, outer, searchsorted, stack, unique,
+    where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

@@ -20,6 +20,7 @@ mod ergonomics;
 #[path = "../support/first_programs.rs"]
 mod first_programs;
 mod hardening;
+mod indexing;
 mod large;
 mod linalg;
 mod memory;
@@ -30,6 +31,7 @@ mod ops;
 mod random;
 mod reduce;
 mod selfcheck;
+mod sorting;
 #[path = "../support/specs.rs"]
 mod specs;
 #[path = "../support/stats.rs"]
@@ -69,5 +71,7 @@ fn main() {
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
     user::trials(&mut trials);
+    sorting::trials(&mut trials);
+    indexing::trials(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
