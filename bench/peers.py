@@ -112,6 +112,7 @@ def cases(p):
         emit(p.name, "copy_kernel_f32_2^28", "device", p.device_time(lambda: a.copy() if p.name == "cupy" else a.clone()), 2 * n * 4)
         del a
     reductions(p)
+    sorting(p)
     randoms(p)
     ffts(p)
     matmuls(p)
@@ -330,6 +331,61 @@ def ffts(p):
     if wanted("fft_c64_1024_wall"):
         a = c64((1024,))
         emit(p.name, "fft_c64_1024_wall", "wall", p.wall_time(lambda: fft_mod.fft(a)))
+def sorting(p):
+    """Sorting, selection and indexing on standard-normal float32 data (as sort_cases in
+    benches/compare.rs). PyTorch's sort returns the indices too; CuPy has no topk."""
+    xp = p.xp
+    n = 1 << 26
+    if p.name == "cupy":
+        normal = lambda shape: xp.random.standard_normal(shape, dtype=xp.float32)
+        half = lambda k: xp.random.random_sample(k, dtype=xp.float32) < 0.5
+        ints = lambda hi, k: xp.random.randint(0, hi, k, dtype=xp.int64)
+        sort = lambda a: xp.sort(a)
+        argsort = lambda a, axis=-1: xp.argsort(a, axis=axis)
+        select = lambda a, m: a[m]
+        take = lambda a, i: xp.take(a, i)
+        search = lambda s, v: xp.searchsorted(s, v)
+        topk = None
+    else:
+        import torch
+        normal = lambda shape: torch.randn(shape, device="cuda")
+        half = lambda k: torch.rand(k, device="cuda") < 0.5
+        ints = lambda hi, k: torch.randint(0, hi, (k,), dtype=torch.int64, device="cuda")
+        sort = lambda a: torch.sort(a)
+        argsort = lambda a, axis=-1: torch.argsort(a, dim=axis, stable=True)
+        select = lambda a, m: torch.masked_select(a, m)
+        take = lambda a, i: torch.take(a, i)
+        search = lambda s, v: torch.searchsorted(s, v)
+        topk = lambda a, k: torch.topk(a, k)
+    if wanted("sort_f32_2^26") or wanted("argsort_f32_2^26"):
+        a = normal((n,))
+        if wanted("sort_f32_2^26"):
+            emit(p.name, "sort_f32_2^26", "device", p.device_time(lambda: sort(a)), n * 8)
+        if wanted("argsort_f32_2^26"):
+            emit(p.name, "argsort_f32_2^26", "device", p.device_time(lambda: argsort(a)), n * 12)
+        del a
+    if wanted("argsort_rows_f32_4096x4096"):
+        m = normal((4096, 4096))
+        emit(p.name, "argsort_rows_f32_4096x4096", "device", p.device_time(lambda: argsort(m, 1)), 4096 * 4096 * 12)
+        del m
+    if wanted("masked_select_f32_2^26"):
+        a, m = normal((n,)), half(n)
+        emit(p.name, "masked_select_f32_2^26", "device", p.device_time(lambda: select(a, m)), n * 5 + n // 2 * 4)
+        del a, m
+    if wanted("take_f32_2^26"):
+        a, i = normal((n,)), ints(n, n)
+        emit(p.name, "take_f32_2^26", "device", p.device_time(lambda: take(a, i)), n * 16)
+        del a, i
+    if wanted("topk_f32_2^24_k100") and topk is not None:
+        a = normal((1 << 24,))
+        emit(p.name, "topk_f32_2^24_k100", "device", p.device_time(lambda: topk(a, 100)), 4 << 24)
+        del a
+    if wanted("searchsorted_f32_2^20_in_2^24"):
+        s = sort(normal((1 << 24,)))
+        s = s[0] if isinstance(s, tuple) or hasattr(s, "values") else s
+        v = normal((1 << 20,))
+        emit(p.name, "searchsorted_f32_2^20_in_2^24", "device", p.device_time(lambda: search(s, v)), 12 << 20)
+        del s, v
 
 
 def matmuls(p):

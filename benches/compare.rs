@@ -3,7 +3,9 @@
 //! printed as one JSON object per line. Also measures the ceilings in the same run: the
 //! device-to-device copy bandwidth and a bare cudarc kernel launch.
 //!
-//! Cases: the fixed-size cases below (random numbers among them: `uniform_f32_2^28`,
+//! Cases: the fixed-size cases below (sorting and indexing among them: `sort_f32_2^26`,
+//! `argsort_f32_2^26`, `argsort_rows_f32_4096x4096`, `masked_select_f32_2^26`,
+//! `take_f32_2^26`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`; random numbers: `uniform_f32_2^28`,
 //! `normal_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
 //! `ElementwiseKernel`, saxpy, beside the built-in add: `user_saxpy_f32_2^28`,
 //! `user_saxpy_f32_1000_wall`); fusion and CUDA graphs (the 16-step chain of 32 ops on
@@ -526,6 +528,80 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     }
 }
 
+/// Sorting, selection and indexing (issue 17), on standard-normal f32 data from cuarray's
+/// generator (bytes = inputs read once and outputs written once): sort and argsort of
+/// 2^26, argsort along the rows of 4096 x 4096, masked_select of 2^26 with half the mask
+/// set (the count's read included), take of 2^26 random i64 indices from 2^26, topk 100 of
+/// 2^24, searchsorted of 2^20 values in a sorted 2^24.
+fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let mut rng = cuarray::random::Generator::new(dev, 17);
+    let n = 1usize << 26;
+    if filter("sort_f32_2^26") || filter("argsort_f32_2^26") {
+        let a = rng.standard_normal::<f32>(&[n]).unwrap();
+        if filter("sort_f32_2^26") {
+            cases.push(device_case(dev, "sort_f32_2^26", (n * 8) as f64, || {
+                a.sort(0).map(drop)
+            }));
+        }
+        if filter("argsort_f32_2^26") {
+            cases.push(device_case(
+                dev,
+                "argsort_f32_2^26",
+                (n * 12) as f64,
+                || a.argsort(0).map(drop),
+            ));
+        }
+    }
+    if filter("argsort_rows_f32_4096x4096") {
+        let m = rng.standard_normal::<f32>(&[4096, 4096]).unwrap();
+        let bytes = (4096 * 4096 * 12) as f64;
+        cases.push(device_case(
+            dev,
+            "argsort_rows_f32_4096x4096",
+            bytes,
+            || m.argsort(1).map(drop),
+        ));
+    }
+    if filter("masked_select_f32_2^26") {
+        let a = rng.standard_normal::<f32>(&[n]).unwrap();
+        let mask = rng.bernoulli(0.5, &[n]).unwrap();
+        let bytes = (n * 5 + n / 2 * 4) as f64;
+        cases.push(device_case(dev, "masked_select_f32_2^26", bytes, || {
+            a.masked_select(&mask).map(drop)
+        }));
+    }
+    if filter("take_f32_2^26") {
+        let a = rng.standard_normal::<f32>(&[n]).unwrap();
+        let idx = rng.integers::<i64>(0, n as i64, &[n]).unwrap();
+        cases.push(device_case(dev, "take_f32_2^26", (n * 16) as f64, || {
+            a.take(&idx, None).map(drop)
+        }));
+    }
+    if filter("topk_f32_2^24_k100") {
+        let a = rng.standard_normal::<f32>(&[1 << 24]).unwrap();
+        cases.push(device_case(
+            dev,
+            "topk_f32_2^24_k100",
+            (4usize << 24) as f64,
+            || a.topk(100, 0, true).map(drop),
+        ));
+    }
+    if filter("searchsorted_f32_2^20_in_2^24") {
+        let s = rng
+            .standard_normal::<f32>(&[1 << 24])
+            .unwrap()
+            .sort(0)
+            .unwrap();
+        let v = rng.standard_normal::<f32>(&[1 << 20]).unwrap();
+        cases.push(device_case(
+            dev,
+            "searchsorted_f32_2^20_in_2^24",
+            (12usize << 20) as f64,
+            || cuarray::searchsorted(&s, &v, false).map(drop),
+        ));
+    }
+}
+
 /// A saxpy `ElementwiseKernel` (`z = a * x + y`, f32) beside the built-in `add` of the
 /// same operands: GB/s on 2^28 elements, wall time per call on 1000.
 fn user_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
@@ -921,6 +997,7 @@ fn main() {
         ));
     }
     reduce_cases(&dev, &filter, &mut cases);
+    sort_cases(&dev, &filter, &mut cases);
     random_cases(&dev, &filter, &mut cases);
     fft_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);

@@ -184,6 +184,23 @@ pub enum Error {
         #[source]
         source: cudarc::driver::DriverError,
     },
+    /// A kernel met an index outside the extent it indexes (`take`, `take_along_axis`,
+    /// `put_along_axis`, `index_add`, ...). Kernels check indices on the device without
+    /// waiting: the element is skipped (a gather reads 0), and the error is reported by
+    /// the next call that waits for the GPU ([`Device::synchronize`](crate::Device::synchronize),
+    /// a transfer to the host, [`Device::check`](crate::Device::check)).
+    #[error(
+        "{op}: index {index} is out of range for an axis of extent {extent} (found on the \
+         device by an earlier {op}, reported at this wait for the GPU)"
+    )]
+    IndexOutOfRange {
+        /// The operation whose kernel met the index.
+        op: &'static str,
+        /// The first bad index recorded (as given, before negative indices wrap).
+        index: i64,
+        /// The extent it had to fit.
+        extent: i64,
+    },
     /// A cuBLAS call failed.
     #[error("cuBLAS error in {op}: {msg}")]
     Cublas {
@@ -346,6 +363,9 @@ impl Error {
                 format!("Compile {{ kernel: {kernel:?}, options: {options:?}, log: .. }}")
             }
             Error::Cuda { op, source } => format!("Cuda {{ op: {op:?}, source: {source:?} }}"),
+            Error::IndexOutOfRange { op, index, extent } => format!(
+                "IndexOutOfRange {{ op: {op:?}, index: {index}, extent: {extent} }}"
+            ),
             Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cufft { op, msg } => format!("Cufft {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cusolver { op, msg } => format!("Cusolver {{ op: {op:?}, msg: {msg:?} }}"),

@@ -32,6 +32,7 @@
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
 //! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
 //! | Fourier transforms | [`fft`] (NumPy's `numpy.fft`: [`fft::fft`], [`fft::rfft2`], [`fft::fftshift`], ...) |
+//! | sort, search, select, index | [`sort`](DeviceArray::sort), [`argsort`](DeviceArray::argsort), [`topk`](DeviceArray::topk), [`unique`], [`searchsorted`], [`masked_select`](DeviceArray::masked_select), [`masked_fill`](DeviceArray::masked_fill), [`nonzero`], [`argwhere`], [`count_nonzero`], [`take`](DeviceArray::take), [`take_along_axis`](DeviceArray::take_along_axis), [`put_along_axis`](DeviceArray::put_along_axis), [`index_add`](DeviceArray::index_add), [`bincount`], [`histogram`] |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | work with complex numbers | [`Complex32`], [`Complex64`] elements; [`complex`], [`real`](DeviceArray::real), [`imag`](DeviceArray::imag), [`conj`](DeviceArray::conj), [`angle`](DeviceArray::angle), [`abs`](DeviceArray::abs) (real results) |
 //! | solve, factorise, decompose | [`linalg`]: `solve`, `inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `lstsq`, `pinv`, `norm` |
@@ -63,6 +64,9 @@
 //! | `a @ b`, `np.outer(a, b)` | `a.matmul(&b)?`, `outer(&a, &b)?` |
 //! | `re + 1j * im`, `z.real`, `np.abs(z)`, `z * 2` | `complex(&re, &im)?`, `z.real()?`, `z.abs()?`, `(&z * 2.0f32)?` |
 //! | `np.concatenate([a, b], 0)` | `concatenate(&[&a, &b], 0)?` |
+//! | `np.sort(x, -1)`, `np.argsort(x, kind='stable')` | `x.sort(-1)?`, `x.argsort(-1)?` |
+//! | `x[mask]`, `x[mask] = 0`, `np.nonzero(x)` | `x.masked_select(&mask)?`, `x.masked_fill(&mask, 0.0)?`, `nonzero(&x)?` |
+//! | `np.take(x, idx, 0)`, `np.add.at(x, idx, v)` | `x.take(&idx, Some(0))?`, `x.index_add(0, &idx, &v)?` |
 //! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
 //! | `float(x.sum())` | `x.sum()?.to_scalar()?` |
 //! | `f = cupy.fuse(lambda x, y: x * y + 1)`, `f(a, b)` | `let f = fuse(\|x: Expr<f32>, y: Expr<f32>\| x * y + 1.0);`, `f.call(&a, &b)?` |
@@ -79,7 +83,10 @@
 //!   `to_scalar`, `to_host_string` and the `ndarray` conversions copy between host and
 //!   device.
 //! - **No hidden synchronisation.** Operations queue work on the device's stream and
-//!   return; only transfers to the host and [`Device::synchronize`] wait for the GPU.
+//!   return; only transfers to the host and [`Device::synchronize`] wait for the GPU, and
+//!   the few operations whose result's size depends on the data (`masked_select`,
+//!   `nonzero`, `argwhere`, `unique`, `bincount`, `histogram` without a range), which read
+//!   a count back and say so in their docs.
 //! - **Errors, not panics.** Missing driver or library, shape mismatch, out of memory,
 //!   compile failure: each is an [`Error`] with the details needed to act on it.
 //!
@@ -114,8 +121,9 @@ pub mod testing;
 pub mod user_kernels;
 
 pub use array::{
-    allclose, array_equal, complex, concatenate, empty_like, full_like, ones_like, outer, stack,
-    where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode,
+    allclose, argwhere, array_equal, bincount, complex, concatenate, count_nonzero,
+    count_nonzero_axis, empty_like, full_like, histogram, nonzero, ones_like, outer, searchsorted,
+    stack, unique, where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

@@ -4,12 +4,14 @@ mod complex;
 mod create;
 mod extras;
 mod fmt;
+pub(crate) mod indexing;
 #[cfg(feature = "ndarray")]
 mod interop;
 mod linalg;
 mod operand;
 mod ops;
 mod reduce;
+mod sorting;
 mod transfer;
 mod view;
 
@@ -17,8 +19,10 @@ pub use complex::complex;
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
 };
+pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
+pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};
 
 use crate::device::{Device, DeviceBuffer};

@@ -186,7 +186,9 @@ impl<T: Element> DeviceArray<T> {
     /// # Errors
     /// [`Error::TooLarge`] when the array's byte size passes `isize::MAX` (a broadcast
     /// view can) and [`Error::HostOutOfMemory`] when the host cannot allocate it, both
-    /// before anything is allocated on the device.
+    /// before anything is allocated on the device; [`Error::IndexOutOfRange`] when a kernel
+    /// queued earlier on the device met an index out of range (`take`, `index_add`, ...),
+    /// reported here because this call waits for the GPU.
     pub fn to_host(&self) -> Result<Vec<T>> {
         let n = self.size();
         let bytes = crate::shape::byte_size::<T>("to_host", self.shape())?;
@@ -262,7 +264,7 @@ impl<T: Element> DeviceArray<T> {
                 // SAFETY: `src` has `bytes` bytes; `dst` is valid for them (caller).
                 if let Some(done) = unsafe { stage_out(device, dst as *mut u8, src, bytes) } {
                     device.counters().sync();
-                    return done;
+                    return done.and_then(|()| device.report_device_errors());
                 }
             }
             // SAFETY: `src` and `dst` (caller) both hold `bytes` bytes. The stream

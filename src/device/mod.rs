@@ -1,6 +1,7 @@
 //! [`Device`]: one CUDA context, one stream, a memory pool, scratch memory and the
 //! per-device state of the layers above (kernel cache, library handles) as extensions.
 
+pub(crate) mod errors;
 pub(crate) mod memory;
 pub(crate) mod pinned;
 pub(crate) mod probe;
@@ -40,6 +41,8 @@ pub(crate) struct Inner {
     scratch: Mutex<HashMap<(u64, &'static str), memory::RawBlock>>,
     /// The CUDA graph capture under way on one of the device's streams, if any.
     capture: CaptureState,
+    /// Out-of-range indices found by kernels (see `errors`).
+    errors: errors::DeviceErrors,
 }
 
 /// A capture under way: which stream, its graph's private pool, and the buffers its work
@@ -227,6 +230,7 @@ impl Device {
             extensions: RwLock::new(Vec::new()),
             scratch: Mutex::new(HashMap::new()),
             capture: CaptureState::default(),
+            errors: Default::default(),
         });
         if reg.len() <= ordinal {
             reg.resize_with(ordinal + 1, Weak::new);
@@ -276,12 +280,17 @@ impl Device {
     /// # Synchronization
     /// With [`Stream::synchronize`], [`Event::synchronize`] and the transfers to the host,
     /// one of the few calls that wait for the GPU.
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] when a kernel queued earlier (`take`, `index_add`, ...)
+    /// met an index out of range (see [`check`](Device::check)).
     pub fn synchronize(&self) -> Result<()> {
         self.check_capture("synchronize")?;
         self.inner.transfers.sync();
         self.cuda_stream()
             .synchronize()
-            .map_err(Error::cuda("synchronize"))
+            .map_err(Error::cuda("synchronize"))?;
+        self.report_device_errors()
     }
 
     /// Blocks the host until the work queued on every stream of the device has finished.
@@ -292,7 +301,8 @@ impl Device {
         self.inner
             .ctx
             .synchronize()
-            .map_err(Error::cuda("synchronize"))
+            .map_err(Error::cuda("synchronize"))?;
+        self.report_device_errors()
     }
 
     /// Creates a new stream on this device. Work on it runs concurrently with the other
@@ -477,6 +487,12 @@ impl Device {
         let ptr = block.ptr;
         map.insert(key, block);
         Ok(ptr)
+    }
+
+    /// The scratch block `name` of this handle's stream, if it was made already.
+    pub(crate) fn existing_scratch(&self, name: &'static str) -> Option<CUdeviceptr> {
+        let map = self.inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(&(self.stream_id(), name)).map(|b| b.ptr)
     }
 
     /// Returns stream `id`'s scratch blocks to the pool under the device's own stream,

@@ -183,6 +183,12 @@ impl KernelArgs {
         self
     }
 
+    /// A `double` argument.
+    pub(crate) fn push_f64(&mut self, v: f64) -> &mut Self {
+        self.push_bytes(&v.to_ne_bytes(), 8);
+        self
+    }
+
     /// An `Indexer<NARG, NDIM, I>` by value.
     pub(crate) fn indexer<S: AsRef<[isize]>>(
         &mut self,

@@ -434,6 +434,43 @@ impl Generator {
     ) -> Result<DeviceArray<T>> {
         self.fill(exponential_dist(scale)?, shape)
     }
+
+    /// A random permutation of `0..n` (NumPy's `permutation(n)`): `n` random 64-bit keys
+    /// (as [`integers`](Generator::integers) draws them), then their stable argsort. Two
+    /// equal keys (probability about `n^2 / 2^65`) keep their index order.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let mut rng = cuarray::random::Generator::new(&dev, 7);
+    /// let mut p = rng.permutation(10)?.to_host()?;
+    /// p.sort();
+    /// assert_eq!(p, (0..10).collect::<Vec<i64>>());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn permutation(&mut self, n: usize) -> Result<DeviceArray<i64>> {
+        let keys = self.integers::<u64>(0, u64::MAX, &[n])?;
+        keys.argsort(0)
+    }
+
+    /// Shuffles `a` in place along its first axis (NumPy's `shuffle`): the rows are
+    /// reordered by [`permutation`](Generator::permutation) (a gather into a new array,
+    /// copied back).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a 0-d array, or a broadcast view (which cannot be
+    /// written).
+    pub fn shuffle<T: Element>(&mut self, a: &mut DeviceArray<T>) -> Result<()> {
+        if a.ndim() == 0 {
+            return Err(Error::invalid(
+                "shuffle",
+                "a 0-d array has no axis to shuffle",
+            ));
+        }
+        crate::array::check_writable("shuffle", a.layout())?;
+        let perm = self.permutation(a.shape()[0])?;
+        let shuffled = a.take(&perm, Some(0))?;
+        a.assign(&shuffled)
+    }
 }
 
 /// Launches the kernel of `dist` for `out` (fresh, contiguous) over `span`.

@@ -24,6 +24,7 @@ mod files;
 mod first_programs;
 mod fusion;
 mod hardening;
+mod indexing;
 mod large;
 mod linalg;
 mod linalg_solver;
@@ -35,6 +36,7 @@ mod ops;
 mod random;
 mod reduce;
 mod selfcheck;
+mod sorting;
 #[path = "../support/specs.rs"]
 mod specs;
 #[path = "../support/stats.rs"]
@@ -79,6 +81,8 @@ fn main() {
     fft::trials(&mut trials);
     files::trials(&mut trials);
     fusion::trials(&mut trials);
+    sorting::trials(&mut trials);
+    indexing::trials(&mut trials);
     nvrtc_hint(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }

@@ -383,6 +383,23 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::kernels::family::random::specs_for(d),
         );
     }
+    for d in DType::ALL {
+        group(
+            out,
+            format!("nvrtc/sort/{}/rows_passes_search", d.name()),
+            move || cuarray::kernels::family::sort::specs_for(d),
+        );
+        group(
+            out,
+            format!("nvrtc/select/{}/count_write_coords_unique", d.name()),
+            move || cuarray::kernels::family::select::specs_for(d),
+        );
+        group(
+            out,
+            format!("nvrtc/gather/{}/gather_scatter_counts", d.name()),
+            move || cuarray::kernels::family::gather::specs_for(d),
+        );
+    }
     out.push(nvrtc_trial(
         "nvrtc/errors/f32/broken_body_gives_compile_error",
         compile_error,

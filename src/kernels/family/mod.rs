@@ -8,8 +8,11 @@
 //! template header in `kernels/`.
 
 pub mod elementwise;
+pub mod gather;
 pub mod gemm;
 pub mod random;
 pub mod raw;
 pub mod reduce;
 pub mod scan;
+pub mod select;
+pub mod sort;

@@ -1,0 +1,218 @@
+// cuarray gather.cuh: gathers and scatters by i64 indices (take, take_along_axis,
+// put_along_axis, index_add), bincount and histogram.
+// Conventions: see kernels/README.md; uses sort.cuh (offsets).
+//
+// Indices. An index v along an axis of extent E is used as v + E when negative (NumPy's
+// wrap, once); one still outside [0, E) is never dereferenced: a gather writes 0 for it and
+// a scatter skips it, and the first such index is recorded in the op's error record `rec`
+// (claimed, index, extent: see src/device/errors.rs) for the host to report.
+//
+//   gather:    out[o] = a[off0(o) + v * sa] with v = idx[off1(o)], o < n (out C-contiguous);
+//              `ix` has the a-offset (0 along the gathered dimensions) and the index offset
+//              of each output position.
+//   scatter:   a[off0(o) + v * sa] = vals[off2(o)] (OP 0) or += (OP 1, atomic: duplicate
+//              indices all add), v = idx[off1(o)], o < n.
+//   bincount:  out[x] += 1 for each element x of the input (0 <= x < bins, checked on the
+//              host), in shared memory when `bins` fits (SHARED), else global atomics.
+//   histogram: NumPy's uniform-bins rule: bin floor((x - lo) / (hi - lo) * bins) in the
+//              compute type C, corrected against the edges (x == hi falls in the last bin;
+//              NaN and x outside [lo, hi] are not counted).
+//   hist_edges: edges[i] = i * ((hi - lo) / bins) + lo in double (no fused multiply-add,
+//              as NumPy's linspace), edges[bins] = hi.
+
+__device__ __forceinline__ void cuarray_record_bad_index(unsigned long long* rec, long long index, long long extent) {
+    if (*(volatile unsigned long long*)rec != 0ull) return;
+    if (atomicCAS(rec, 0ull, 1ull) == 0ull) {
+        rec[1] = (unsigned long long)index;
+        rec[2] = (unsigned long long)extent;
+    }
+}
+
+// Wraps a negative index once; false (and recorded) when it is still out of range.
+__device__ __forceinline__ bool cuarray_wrap_index(long long& v, long long extent, unsigned long long* rec) {
+    const long long raw = v;
+    if (v < 0) v += extent;
+    if ((unsigned long long)v >= (unsigned long long)extent) {
+        cuarray_record_bad_index(rec, raw, extent);
+        return false;
+    }
+    return true;
+}
+
+template <typename T, int ND, typename I>
+__device__ __forceinline__ void gather(T* __restrict__ out, const T* __restrict__ a, const long long* __restrict__ idx,
+                                       const Indexer<2, ND, I>& ix, I n, I extent, I sa,
+                                       unsigned long long* rec) {
+    constexpr int U = 8;
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I o0 = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o0 < n; o0 += U * step) {
+        I aoff[U];
+        long long v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const I o = o0 + (I)u * step;
+            I off[2] = {0, 0};
+            v[u] = 0;
+            if (o < n) {
+                cuarray_flat_offsets<2, ND, I>(ix, o, off);
+                v[u] = idx[off[1]];
+            }
+            aoff[u] = off[0];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const I o = o0 + (I)u * step;
+            if (o < n) {
+                T x = T(0);
+                if (cuarray_wrap_index(v[u], (long long)extent, rec)) x = a[aoff[u] + (I)v[u] * sa];
+                out[o] = x;
+            }
+        }
+    }
+}
+
+// ---- atomic add for every element type ---------------------------------------------------
+
+template <typename T>
+__device__ __forceinline__ T cuarray_narrow_sum(T a, T b) { return (T)(a + b); }
+template <>
+__device__ __forceinline__ bool cuarray_narrow_sum<bool>(bool a, bool b) { return a || b; }
+template <>
+__device__ __forceinline__ cuarray_f16 cuarray_narrow_sum<cuarray_f16>(cuarray_f16 a, cuarray_f16 b) {
+    return cuarray_f16((float)a + (float)b);
+}
+template <>
+__device__ __forceinline__ cuarray_bf16 cuarray_narrow_sum<cuarray_bf16>(cuarray_bf16 a, cuarray_bf16 b) {
+    return cuarray_bf16((float)a + (float)b);
+}
+
+// The bits of a 1- or 2-byte value, and back.
+template <typename T>
+__device__ __forceinline__ unsigned int cuarray_narrow_bits(T v) {
+    if constexpr (sizeof(T) == 1) return *reinterpret_cast<const unsigned char*>(&v);
+    else return *reinterpret_cast<const unsigned short*>(&v);
+}
+template <typename T>
+__device__ __forceinline__ T cuarray_narrow_from(unsigned int b) {
+    T v;
+    if constexpr (sizeof(T) == 1) *reinterpret_cast<unsigned char*>(&v) = (unsigned char)b;
+    else *reinterpret_cast<unsigned short*>(&v) = (unsigned short)b;
+    return v;
+}
+
+// 1- and 2-byte types: a compare-and-swap loop on the aligned 32-bit word holding the
+// element (device allocations are rounded up to 512 bytes, so the word is allocated).
+template <typename T>
+__device__ __forceinline__ void cuarray_atomic_add_narrow(T* p, T v) {
+    static_assert(sizeof(T) <= 2, "narrow types only");
+    unsigned int* w = (unsigned int*)((unsigned long long)p & ~3ull);
+    const unsigned int sh = (unsigned int)((unsigned long long)p & 3ull) * 8u;
+    const unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << sh;
+    unsigned int old = *(volatile unsigned int*)w, assumed;
+    do {
+        assumed = old;
+        const T cur = cuarray_narrow_from<T>((assumed & mask) >> sh);
+        const unsigned int nb = cuarray_narrow_bits<T>(cuarray_narrow_sum<T>(cur, v));
+        old = atomicCAS(w, assumed, (assumed & ~mask) | ((nb << sh) & mask));
+    } while (assumed != old);
+}
+
+template <typename T>
+__device__ __forceinline__ void cuarray_atomic_add(T* p, T v) { cuarray_atomic_add_narrow<T>(p, v); }
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<float>(float* p, float v) { atomicAdd(p, v); }
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<double>(double* p, double v) { atomicAdd(p, v); }
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<int>(int* p, int v) { atomicAdd(p, v); }
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<unsigned int>(unsigned int* p, unsigned int v) { atomicAdd(p, v); }
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<unsigned long long>(unsigned long long* p, unsigned long long v) {
+    atomicAdd(p, v);
+}
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<long long>(long long* p, long long v) {
+    atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+
+template <typename T, int ND, typename I, int OP>
+__device__ __forceinline__ void scatter(T* __restrict__ a, const long long* __restrict__ idx,
+                                        const T* __restrict__ vals, const Indexer<3, ND, I>& ix, I n,
+                                        I extent, I sa, unsigned long long* rec) {
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I o = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o < n; o += step) {
+        I off[3];
+        cuarray_flat_offsets<3, ND, I>(ix, o, off);
+        long long v = idx[off[1]];
+        if (!cuarray_wrap_index(v, (long long)extent, rec)) continue;
+        T* dst = a + off[0] + (I)v * sa;
+        if (OP == 0) *dst = vals[off[2]];
+        else cuarray_atomic_add<T>(dst, vals[off[2]]);
+    }
+}
+
+// ---- bincount, histogram -------------------------------------------------------------------
+
+template <typename T, int ND, typename I, bool SHARED>
+__device__ __forceinline__ void bincount(const T* __restrict__ x, const Indexer<1, ND, I>& ix, I n,
+                                         unsigned long long* __restrict__ out, I bins) {
+    extern __shared__ unsigned int cuarray_bins[];
+    if (SHARED) {
+        for (I i = threadIdx.x; i < bins; i += blockDim.x) cuarray_bins[i] = 0;
+        __syncthreads();
+    }
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+        const long long v = (long long)x[cuarray_flat_offset<1, ND, I>(ix, 0, p)];
+        if (v < 0 || v >= (long long)bins) continue;
+        if (SHARED) atomicAdd(&cuarray_bins[v], 1u);
+        else atomicAdd(&out[v], 1ull);
+    }
+    if (SHARED) {
+        __syncthreads();
+        for (I i = threadIdx.x; i < bins; i += blockDim.x) {
+            if (cuarray_bins[i]) atomicAdd(&out[i], (unsigned long long)cuarray_bins[i]);
+        }
+    }
+}
+
+template <typename T, typename C, int ND, typename I, bool SHARED>
+__device__ __forceinline__ void histogram(const T* __restrict__ x, const Indexer<1, ND, I>& ix, I n,
+                                          const T* __restrict__ edges, I bins, double lo, double hi,
+                                          unsigned long long* __restrict__ out) {
+    extern __shared__ unsigned int cuarray_bins[];
+    if (SHARED) {
+        for (I i = threadIdx.x; i < bins; i += blockDim.x) cuarray_bins[i] = 0;
+        __syncthreads();
+    }
+    const C clo = (C)lo, chi = (C)hi, denom = (C)(hi - lo), nb = (C)bins;
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+        const C v = (C)x[cuarray_flat_offset<1, ND, I>(ix, 0, p)];
+        if (!(v >= clo && v <= chi)) continue;
+        long long k = (long long)((v - clo) / denom * nb);
+        if (k >= (long long)bins) k = (long long)bins - 1;
+        if (k < 0) k = 0;
+        if (v < (C)edges[k]) k -= 1;
+        if (k != (long long)bins - 1 && v >= (C)edges[k + 1]) k += 1;
+        if (k < 0 || k >= (long long)bins) continue;
+        if (SHARED) atomicAdd(&cuarray_bins[k], 1u);
+        else atomicAdd(&out[k], 1ull);
+    }
+    if (SHARED) {
+        __syncthreads();
+        for (I i = threadIdx.x; i < bins; i += blockDim.x) {
+            if (cuarray_bins[i]) atomicAdd(&out[i], (unsigned long long)cuarray_bins[i]);
+        }
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void hist_edges(T* __restrict__ edges, long long bins, double lo, double hi) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > bins) return;
+    // NumPy's linspace: i * step + lo, each rounded (no fused multiply-add).
+    const double step = (hi - lo) / (double)bins;
+    edges[i] = (T)(i == bins ? hi : __dadd_rn(__dmul_rn((double)i, step), lo));
+}

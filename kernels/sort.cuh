@@ -1,0 +1,728 @@
+// cuarray sort.cuh: radix sorting in NumPy's order (sort, argsort, topk, unique,
+// searchsorted), and the helpers the select and gather families share.
+// Conventions: see kernels/README.md.
+//
+// Keys. Every element type maps to an unsigned key of its width (`cuarray_sort_key<T>`)
+// whose unsigned order is NumPy's order: integers by value (signed: the sign bit flipped),
+// bool as 0/1, floats by value with -inf first and every NaN last (NaN maps to the all-ones
+// key; a NaN comes back as the canonical quiet NaN). With CZ ("canonical zero") -0.0 maps
+// to +0.0's key, so the two are equal and keep their input order (argsort, as NumPy's
+// stable sort); without it -0.0 sorts just before +0.0 and every value keeps its bits
+// (sort). DESC complements the key: descending order, NaN first (topk, largest).
+//
+// Ranking. Digits are 8 bits. A warp ranks its items (item k of every lane, k = 0, 1, ...)
+// by matching digits across the lanes with 8 ballots and counting in its own 256-bin
+// histogram; the group then turns the per-warp histograms into each (digit, warp)'s first
+// position: digit-major, warp-minor, so equal digits keep their input order (stable).
+//
+//   sort_rows:  a group of THREADS threads (a warp or the block) sorts one row of up to
+//               THREADS x IPT elements in shared memory, 8 bits per pass, and writes the
+//               first `kout` elements of the sorted row (values and/or i64 indices).
+//   radix_hist: the 256-bin histograms of every pass (key digits, then the row-number
+//               digits of a segmented sort), for radix_pass.
+//   radix_pass: one pass of a one-sweep LSD radix sort (Adinets & Merrill 2022): each block
+//               takes the next tile (atomic counter), ranks it, publishes its digit counts
+//               and looks back over the earlier tiles' counts (decoupled look-back) for its
+//               digits' global offsets, then scatters the ranked tile from shared memory.
+//               Positions are flat indices of the logical (rows, len) array; the values are
+//               those flat indices (argsort, segmented sorts). The first pass reads the
+//               input through its layout; the last one writes the outputs through theirs.
+//   search:     NumPy's searchsorted (left or right) of each value in a sorted 1-D array,
+//               in key order (NaN last, -0.0 == +0.0).
+
+// ---- keys ------------------------------------------------------------------------------
+
+template <typename T> struct cuarray_sort_key;
+
+#define CUARRAY_INT_KEY(T, KT, FLIP)                                                       \
+    template <> struct cuarray_sort_key<T> {                                               \
+        typedef KT K;                                                                      \
+        template <bool CZ>                                                                 \
+        static __device__ __forceinline__ K to(T v) { return (K)((K)v ^ (K)(FLIP)); }      \
+        static __device__ __forceinline__ T from(K k) { return (T)(K)(k ^ (K)(FLIP)); }    \
+    };
+CUARRAY_INT_KEY(signed char, unsigned char, 0x80u)
+CUARRAY_INT_KEY(short, unsigned short, 0x8000u)
+CUARRAY_INT_KEY(int, unsigned int, 0x80000000u)
+CUARRAY_INT_KEY(long long, unsigned long long, 0x8000000000000000ull)
+CUARRAY_INT_KEY(unsigned char, unsigned char, 0u)
+CUARRAY_INT_KEY(unsigned short, unsigned short, 0u)
+CUARRAY_INT_KEY(unsigned int, unsigned int, 0u)
+CUARRAY_INT_KEY(unsigned long long, unsigned long long, 0ull)
+
+template <> struct cuarray_sort_key<bool> {
+    typedef unsigned char K;
+    template <bool CZ>
+    static __device__ __forceinline__ K to(bool v) { return v ? 1 : 0; }
+    static __device__ __forceinline__ bool from(K k) { return k != 0; }
+};
+
+// Float keys from the bit pattern `u` (SIGN: the sign bit, INF: +inf's bits, QNAN: the
+// canonical quiet NaN).
+#define CUARRAY_FLOAT_KEY(T, KT, SIGN, INF, QNAN, TO_BITS, FROM_BITS)                     \
+    template <> struct cuarray_sort_key<T> {                                               \
+        typedef KT K;                                                                      \
+        template <bool CZ>                                                                 \
+        static __device__ __forceinline__ K to(T v) {                                      \
+            K u = TO_BITS(v);                                                              \
+            const K mag = (K)(u & (K)~(K)(SIGN));                                          \
+            if (mag > (K)(INF)) return (K)~(K)0;                                           \
+            if (CZ && mag == 0) u = 0;                                                     \
+            return (u & (K)(SIGN)) ? (K)~u : (K)(u | (K)(SIGN));                           \
+        }                                                                                  \
+        static __device__ __forceinline__ T from(K k) {                                   \
+            if (k == (K)~(K)0) return FROM_BITS((K)(QNAN));                                \
+            return FROM_BITS((k & (K)(SIGN)) ? (K)(k ^ (K)(SIGN)) : (K)~k);                \
+        }                                                                                  \
+    };
+
+__device__ __forceinline__ unsigned int cuarray_f32_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ float cuarray_f32_from(unsigned int u) { return __uint_as_float(u); }
+__device__ __forceinline__ unsigned long long cuarray_f64_bits(double v) { return (unsigned long long)__double_as_longlong(v); }
+__device__ __forceinline__ double cuarray_f64_from(unsigned long long u) { return __longlong_as_double((long long)u); }
+__device__ __forceinline__ unsigned short cuarray_f16_bits(cuarray_f16 v) { return v.bits; }
+__device__ __forceinline__ cuarray_f16 cuarray_f16_from(unsigned short u) { cuarray_f16 h; h.bits = u; return h; }
+__device__ __forceinline__ unsigned short cuarray_bf16_bits(cuarray_bf16 v) { return v.bits; }
+__device__ __forceinline__ cuarray_bf16 cuarray_bf16_from(unsigned short u) { cuarray_bf16 h; h.bits = u; return h; }
+
+CUARRAY_FLOAT_KEY(float, unsigned int, 0x80000000u, 0x7f800000u, 0x7fc00000u, cuarray_f32_bits, cuarray_f32_from)
+CUARRAY_FLOAT_KEY(double, unsigned long long, 0x8000000000000000ull, 0x7ff0000000000000ull,
+                  0x7ff8000000000000ull, cuarray_f64_bits, cuarray_f64_from)
+CUARRAY_FLOAT_KEY(cuarray_f16, unsigned short, 0x8000u, 0x7c00u, 0x7e00u, cuarray_f16_bits, cuarray_f16_from)
+CUARRAY_FLOAT_KEY(cuarray_bf16, unsigned short, 0x8000u, 0x7f80u, 0x7fc0u, cuarray_bf16_bits, cuarray_bf16_from)
+
+// The key of `v` in the order (CZ, DESC), and back.
+template <typename T, bool CZ, bool DESC>
+__device__ __forceinline__ typename cuarray_sort_key<T>::K cuarray_key_of(T v) {
+    typedef typename cuarray_sort_key<T>::K K;
+    const K k = cuarray_sort_key<T>::template to<CZ>(v);
+    return DESC ? (K)~k : k;
+}
+template <typename T, bool DESC>
+__device__ __forceinline__ T cuarray_value_of(typename cuarray_sort_key<T>::K k) {
+    typedef typename cuarray_sort_key<T>::K K;
+    return cuarray_sort_key<T>::from(DESC ? (K)~k : k);
+}
+
+// ---- offsets -----------------------------------------------------------------------------
+
+// Offset of flat (C-order) index `j` over the dimensions of `ix` for operand `op`.
+template <int NARG, int ND, typename I>
+__device__ __forceinline__ I cuarray_flat_offset(const Indexer<NARG, ND, I>& ix, int op, I j) {
+    if (ND == 1) return j * ix.strides[op][0];
+    I off = 0;
+#pragma unroll
+    for (int d = ND - 1; d >= 1; --d) {
+        const I q = j / ix.shape[d];
+        off += (j - q * ix.shape[d]) * ix.strides[op][d];
+        j = q;
+    }
+    return off + j * ix.strides[op][0];
+}
+
+// Offsets of flat index `j` for every operand of `ix`, one decomposition.
+template <int NARG, int ND, typename I>
+__device__ __forceinline__ void cuarray_flat_offsets(const Indexer<NARG, ND, I>& ix, I j, I (&off)[NARG]) {
+#pragma unroll
+    for (int a = 0; a < NARG; ++a) off[a] = 0;
+#pragma unroll
+    for (int d = ND - 1; d >= 1; --d) {
+        const I q = j / ix.shape[d];
+        const I r = j - q * ix.shape[d];
+#pragma unroll
+        for (int a = 0; a < NARG; ++a) off[a] += r * ix.strides[a][d];
+        j = q;
+    }
+#pragma unroll
+    for (int a = 0; a < NARG; ++a) off[a] += j * ix.strides[a][0];
+}
+
+// ---- group primitives ----------------------------------------------------------------------
+
+// A barrier over a group of THREADS threads: the warp, or the whole block.
+template <int THREADS>
+__device__ __forceinline__ void cuarray_group_sync() {
+    if (THREADS == 32) __syncwarp();
+    else __syncthreads();
+}
+
+// Exclusive sum of `v` over the THREADS threads of a group (thread order); `total` gets
+// the group's sum. `wsum` holds THREADS / 32 words of shared memory (unused for a warp).
+template <int THREADS, typename U>
+__device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
+    const int t = threadIdx.x % THREADS, lane = t & 31, warp = t >> 5;
+    U x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const U y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (THREADS == 32) {
+        total = __shfl_sync(0xffffffffu, x, 31);
+        return x - v;
+    }
+    if (lane == 31) wsum[warp] = x;
+    __syncthreads();
+    U before = 0, all = 0;
+#pragma unroll
+    for (int w = 0; w < THREADS / 32; ++w) {
+        const U s = wsum[w];
+        if (w < warp) before += s;
+        all += s;
+    }
+    total = all;
+    __syncthreads();
+    return before + x - v;
+}
+
+// The lanes of the warp whose 8-bit digit equals this lane's (8 ballots).
+__device__ __forceinline__ unsigned int cuarray_match_digit(unsigned int d) {
+    unsigned int peers = 0xffffffffu;
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+        const bool bit = (d >> b) & 1u;
+        const unsigned int m = __ballot_sync(0xffffffffu, bit);
+        peers &= bit ? m : ~m;
+    }
+    return peers;
+}
+
+// Ranks the warp's items (item k of every lane, in (k, lane) order) by digit: r[k] is the
+// item's position among the warp's items of its digit, and `hist` (this warp's 256
+// counters, zero before) ends holding the warp's count of each digit.
+template <int IPT>
+__device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], unsigned int (&r)[IPT],
+                                                  unsigned int* hist) {
+    const unsigned int lane = threadIdx.x & 31;
+    const unsigned int below_mask = (1u << lane) - 1u;
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const unsigned int peers = cuarray_match_digit(d[k]);
+        const int leader = __ffs(peers) - 1;
+        unsigned int base = 0;
+        if ((int)lane == leader) {
+            base = hist[d[k]];
+            hist[d[k]] = base + __popc(peers);
+        }
+        base = __shfl_sync(0xffffffffu, base, leader);
+        r[k] = base + __popc(peers & below_mask);
+        __syncwarp();
+    }
+}
+
+// After cuarray_warp_rank by every warp of a group of THREADS threads: turns the warps'
+// histograms `hist[w * 256 + d]` into the first position of (digit d, warp w) in the
+// group's ranked order, and writes each digit's count and first position to `count` and
+// `start` (256 each, may be null). `wsum`: THREADS / 32 words.
+template <int THREADS>
+__device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigned int* count, unsigned int* start,
+                                                     unsigned int* wsum) {
+    constexpr int WARPS = THREADS / 32;
+    constexpr int DPT = (256 + THREADS - 1) / THREADS;  // digits per thread
+    const int t = threadIdx.x % THREADS;
+    unsigned int tot[DPT];
+    unsigned int sum = 0;
+#pragma unroll
+    for (int i = 0; i < DPT; ++i) {
+        const int d = t * DPT + i;
+        unsigned int run = 0;
+        if (d < 256) {
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) {
+                const unsigned int c = hist[w * 256 + d];
+                hist[w * 256 + d] = run;
+                run += c;
+            }
+        }
+        tot[i] = run;
+        sum += run;
+    }
+    unsigned int all;
+    unsigned int first = cuarray_group_excl_sum<THREADS>(sum, wsum, all);
+#pragma unroll
+    for (int i = 0; i < DPT; ++i) {
+        const int d = t * DPT + i;
+        if (d < 256) {
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) hist[w * 256 + d] += first;
+            if (count) count[d] = tot[i];
+            if (start) start[d] = first;
+        }
+        first += tot[i];
+    }
+}
+
+// ---- a row in shared memory ------------------------------------------------------------------
+
+// Shared bytes one group of sort_rows needs.
+template <typename K, int THREADS, int IPT, bool IDX>
+struct cuarray_rows_smem {
+    static constexpr int TILE = THREADS * IPT;
+    static constexpr int KEYS = TILE * (int)sizeof(K);
+    static constexpr int HIST = (THREADS / 32) * 256 * 4;
+    static constexpr int A = ((KEYS > HIST ? KEYS : HIST) + 15) / 16 * 16;
+    static constexpr int B = IDX ? (TILE * 2 + 15) / 16 * 16 : 0;
+    static constexpr int BYTES = A + B + 16 * 4;
+};
+
+// One group (THREADS threads: a warp or the block; blockDim.x / THREADS groups a block)
+// per row. Row r's elements are in[in_off(r) + j * sin] for j < len (len <= THREADS * IPT);
+// writes the first kout of the sorted row to out_keys[ok_off(r) + j * sok] (OUT_KEYS) and
+// their indices to out_idx[oi_off(r) + j * soi] (OUT_IDX). `rows` holds the three offsets.
+template <typename T, int THREADS, int IPT, int NK, typename I, bool CZ, bool DESC, bool OUT_KEYS, bool OUT_IDX>
+__device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restrict__ out_keys,
+                                          long long* __restrict__ out_idx, const Indexer<3, NK, I>& rows, I n_rows,
+                                          I len, I sin, I sok, I soi, I kout) {
+    typedef typename cuarray_sort_key<T>::K K;
+    typedef cuarray_rows_smem<K, THREADS, IPT, OUT_IDX> S;
+    constexpr int GROUPS_MAX = 1024 / THREADS;
+    constexpr int BITS = 8 * (int)sizeof(K);
+    __shared__ __align__(16) unsigned char smem_all[S::BYTES * (THREADS == 32 ? 8 : 1)];
+    (void)GROUPS_MAX;
+    const int groups = blockDim.x / THREADS;
+    const int g = threadIdx.x / THREADS;
+    const int t = threadIdx.x % THREADS, lane = t & 31, warp = t >> 5;
+    unsigned char* smem = smem_all + g * S::BYTES;
+    K* skeys = reinterpret_cast<K*>(smem);
+    unsigned int* hist = reinterpret_cast<unsigned int*>(smem);
+    unsigned short* sidx = reinterpret_cast<unsigned short*>(smem + S::A);
+    unsigned int* wsum = reinterpret_cast<unsigned int*>(smem + S::A + S::B);
+    for (I row = (I)blockIdx.x * groups + g; row < n_rows; row += (I)gridDim.x * groups) {
+        I off[3];
+        cuarray_flat_offsets<3, NK, I>(rows, row, off);
+        K key[IPT];
+        unsigned int idx[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const I j = (I)(warp * 32 * IPT + k * 32 + lane);
+            idx[k] = (unsigned int)j;
+            key[k] = j < len ? cuarray_key_of<T, CZ, DESC>(in[off[0] + j * sin]) : (K)~(K)0;
+        }
+        for (int shift = 0; shift < BITS; shift += 8) {
+            for (int i = t; i < (THREADS / 32) * 256; i += THREADS) hist[i] = 0;
+            cuarray_group_sync<THREADS>();
+            unsigned int d[IPT], r[IPT];
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
+            cuarray_warp_rank<IPT>(d, r, hist + warp * 256);
+            cuarray_group_sync<THREADS>();
+            cuarray_rank_offsets<THREADS>(hist, nullptr, nullptr, wsum);
+            cuarray_group_sync<THREADS>();
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) r[k] += hist[warp * 256 + d[k]];
+            cuarray_group_sync<THREADS>();
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) {
+                skeys[r[k]] = key[k];
+                if (OUT_IDX) sidx[r[k]] = (unsigned short)idx[k];
+            }
+            cuarray_group_sync<THREADS>();
+            if (shift + 8 < BITS) {
+#pragma unroll
+                for (int k = 0; k < IPT; ++k) {
+                    const int j = warp * 32 * IPT + k * 32 + lane;
+                    key[k] = skeys[j];
+                    if (OUT_IDX) idx[k] = sidx[j];
+                }
+                cuarray_group_sync<THREADS>();
+            }
+        }
+        for (I j = t; j < kout; j += THREADS) {
+            if (OUT_KEYS) out_keys[off[1] + j * sok] = cuarray_value_of<T, DESC>(skeys[j]);
+            if (OUT_IDX) out_idx[off[2] + j * soi] = (long long)sidx[j];
+        }
+        cuarray_group_sync<THREADS>();
+    }
+}
+
+// ---- one-sweep radix sort -------------------------------------------------------------------
+
+// Histograms of every pass, added to `hist[p * 256 + digit]` (zero before): passes
+// 0 .. key_passes - 1 count the key's digits (8 bits each, least significant first);
+// passes key_passes .. key_passes + row_passes - 1 count the digits of the row number
+// (flat index / len) of each element. The input is in[offset of flat index p] for p < n.
+template <typename T, int ND, typename I, bool CZ, bool DESC>
+__device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, I len,
+                                           int row_passes, unsigned long long* __restrict__ hist) {
+    typedef typename cuarray_sort_key<T>::K K;
+    constexpr int KP = (int)sizeof(K);
+    __shared__ unsigned int sh[(KP + 4) * 256];
+    const int passes = KP + row_passes;
+    for (int i = threadIdx.x; i < passes * 256; i += blockDim.x) sh[i] = 0;
+    __syncthreads();
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+        const K key = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]);
+#pragma unroll
+        for (int q = 0; q < KP; ++q) atomicAdd(&sh[q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)], 1u);
+    }
+    // Row digits: row r holds len elements.
+    if (row_passes > 0) {
+        const I n_rows = n / len;
+        for (I r = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; r < n_rows; r += step) {
+            for (int q = 0; q < row_passes; ++q) {
+                atomicAdd(&sh[(KP + q) * 256 + (unsigned int)(((unsigned long long)r >> (8 * q)) & 0xffu)], (unsigned int)len);
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < passes * 256; i += blockDim.x) {
+        if (sh[i]) atomicAdd(&hist[i], (unsigned long long)sh[i]);
+    }
+}
+
+// Look-back words: a flag in the top two bits (1: the tile's own count, 2: the inclusive
+// prefix through the tile), the count below.
+template <typename W> struct cuarray_lookback;
+template <> struct cuarray_lookback<unsigned int> {
+    static constexpr unsigned int AGG = 1u << 30, INC = 2u << 30, MASK = (1u << 30) - 1;
+};
+template <> struct cuarray_lookback<unsigned long long> {
+    static constexpr unsigned long long AGG = 1ull << 62, INC = 2ull << 62, MASK = (1ull << 62) - 1;
+};
+
+// Shared bytes of radix_pass.
+template <typename K, typename V, typename W, int THREADS, int IPT, bool HAS_V>
+struct cuarray_pass_smem {
+    static constexpr int TILE = THREADS * IPT;
+    static constexpr int KEYS = TILE * (int)sizeof(K);
+    static constexpr int HIST = (THREADS / 32) * 256 * 4;
+    static constexpr int A = ((KEYS > HIST ? KEYS : HIST) + 15) / 16 * 16;
+    static constexpr int B = HAS_V ? (TILE * (int)sizeof(V) + 15) / 16 * 16 : 0;
+    static constexpr int C = (TILE + 15) / 16 * 16;  // digits
+    static constexpr int D = 256 * (int)sizeof(W);   // global offset minus tile start
+    static constexpr int BYTES = A + B + C + D + 256 * 4 + 32 * 4;
+};
+
+// One pass over digit `shift / 8` of the keys (row_pass: of the row numbers). FIRST reads
+// the input `in` through `in_ix` (flat index p -> offset) and makes the keys (and values:
+// p); otherwise keys_in / vals_in hold them. LAST writes the outputs: for the element that
+// lands at flat position q = row * len + j, with j < kout, out[offset of row * kout + j]
+// (OUT_KEYS) and out_idx[...] = its index j0 in its row (OUT_IDX), through `out_ix`
+// (operand 0: out, operand 1: out_idx); otherwise keys_out / vals_out at q.
+// `hist`: this pass's 256 bins; `look`: tiles x 256 words, zero before; `counter`: zero
+// before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks.
+template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
+          bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX>
+__device__ __forceinline__ void radix_pass(
+    const T* __restrict__ in, const Indexer<1, ND, I>& in_ix,
+    const typename cuarray_sort_key<T>::K* __restrict__ keys_in, const V* __restrict__ vals_in,
+    typename cuarray_sort_key<T>::K* __restrict__ keys_out, V* __restrict__ vals_out,
+    T* __restrict__ out, long long* __restrict__ out_idx, const Indexer<2, ND, I>& out_ix,
+    I n, I len, I kout, int shift, bool row_pass, const unsigned long long* __restrict__ hist,
+    W* __restrict__ look, unsigned int* __restrict__ counter) {
+    typedef typename cuarray_sort_key<T>::K K;
+    typedef cuarray_pass_smem<K, V, W, THREADS, IPT, HAS_V> S;
+    typedef cuarray_lookback<W> LB;
+    constexpr int TILE = THREADS * IPT;
+    static_assert(THREADS >= 256, "radix_pass: one thread per digit");
+    __shared__ __align__(16) unsigned char smem[S::BYTES];
+    K* skeys = reinterpret_cast<K*>(smem);
+    unsigned int* whist = reinterpret_cast<unsigned int*>(smem);
+    V* svals = reinterpret_cast<V*>(smem + S::A);
+    unsigned char* sdig = smem + S::A + S::B;
+    W* sshift = reinterpret_cast<W*>(smem + S::A + S::B + S::C);
+    unsigned int* scount = reinterpret_cast<unsigned int*>(smem + S::A + S::B + S::C + S::D);
+    unsigned int* wsum = scount + 256;
+    __shared__ unsigned int s_tile;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+
+    if (t == 0) s_tile = atomicAdd(counter, 1u);
+    for (int i = t; i < (THREADS / 32) * 256; i += THREADS) whist[i] = 0;
+    for (int i = t; i < 256; i += THREADS) scount[i] = 0;
+    __syncthreads();
+    const I tile = (I)s_tile;
+    const I base = tile * TILE;
+
+    K key[IPT];
+    V val[IPT];
+    unsigned int d[IPT], r[IPT];
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
+        const bool valid = p < n;
+        if (FIRST) {
+            key[k] = valid ? cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)]) : (K)~(K)0;
+            val[k] = (V)p;
+        } else {
+            key[k] = valid ? keys_in[p] : (K)~(K)0;
+            if (HAS_V) val[k] = valid ? vals_in[p] : (V)0;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
+        if (p >= n) d[k] = 255u;
+        else if (row_pass) d[k] = (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu);
+        else d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
+        // Early counts: the tile's digit counts, published before the ranking so that
+        // later tiles' look-back finds them sooner.
+        if (p < n) atomicAdd(&scount[d[k]], 1u);
+    }
+    __syncthreads();
+    const W my_count = t < 256 ? (W)scount[t] : (W)0;
+    // The digits' global start: tile 0 from the histogram, later tiles by look-back.
+    W excl = 0;
+    if (tile == 0) {
+        W h = t < 256 ? (W)hist[t] : (W)0;
+        W all;
+        // Exclusive sum of the histogram over the 256 digits (threads past 256 add 0).
+        excl = cuarray_group_excl_sum<THREADS, W>(h, reinterpret_cast<W*>(sshift), all);
+        if (t < 256) {
+            volatile W* slot = look + (size_t)t;
+            *slot = LB::INC | (excl + my_count);
+        }
+    } else if (t < 256) {
+        volatile W* mine = look + (size_t)tile * 256 + t;
+        *mine = LB::AGG | my_count;
+    }
+    cuarray_warp_rank<IPT>(d, r, whist + warp * 256);
+    __syncthreads();
+    cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
+    __syncthreads();
+    // The digit's first position in the ranked tile: that of (digit, warp 0).
+    const W my_start = t < 256 ? (W)whist[t] : (W)0;
+    if (tile != 0 && t < 256) {
+        volatile W* mine = look + (size_t)tile * 256 + t;
+        I q = tile - 1;
+        W sum = 0;
+        for (;;) {
+            const volatile W* prev = look + (size_t)q * 256 + t;
+            W w;
+            do {
+                w = *prev;
+            } while (w == 0);
+            sum += w & LB::MASK;
+            if (w & LB::INC) break;
+            --q;
+        }
+        excl = sum;
+        *mine = LB::INC | (excl + my_count);
+    }
+    __syncthreads();
+    if (t < 256) sshift[t] = excl - my_start;
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) r[k] += whist[warp * 256 + d[k]];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        skeys[r[k]] = key[k];
+        if (HAS_V) svals[r[k]] = val[k];
+        sdig[r[k]] = (unsigned char)d[k];
+    }
+    __syncthreads();
+    const I valid = (n - base) < (I)TILE ? (n - base) : (I)TILE;
+#pragma unroll 4
+    for (int i = t; i < TILE; i += THREADS) {
+        if ((I)i >= valid) break;
+        const K kk = skeys[i];
+        const W q = sshift[sdig[i]] + (W)i;
+        if (LAST) {
+            I row = 0, j = (I)q;
+            if (len != n) {
+                row = (I)q / len;
+                j = (I)q - row * len;
+            }
+            if (j < kout) {
+                const I flat = row * kout + j;
+                if (OUT_KEYS) out[cuarray_flat_offset<2, ND, I>(out_ix, 0, flat)] = cuarray_value_of<T, DESC>(kk);
+                if (OUT_IDX) {
+                    const V v = svals[i];
+                    const I j0 = (len != n) ? (I)(v % (V)len) : (I)v;
+                    out_idx[cuarray_flat_offset<2, ND, I>(out_ix, 1, flat)] = (long long)j0;
+                }
+            }
+        } else {
+            keys_out[q] = kk;
+            if (HAS_V) vals_out[q] = svals[i];
+        }
+    }
+}
+
+// ---- searchsorted ----------------------------------------------------------------------------
+
+// For each of the n values (flat index p through `ix`, operand 0; output operand 1), the
+// first position i of the sorted array a[0 .. m) (stride sa) with key(a[i]) >= key(v)
+// (left) or > key(v) (RIGHT), in key order (NaN last, -0.0 == +0.0). Each block first
+// loads S evenly spaced splitters a[j * step] into shared memory and narrows every search
+// there, so that only the last log2(step) probes read global memory.
+template <typename T, int ND, typename I, bool RIGHT>
+__device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa, const T* __restrict__ v,
+                                              long long* __restrict__ out, const Indexer<2, ND, I>& ix, I n) {
+    typedef typename cuarray_sort_key<T>::K K;
+    constexpr int S = 1024;
+    __shared__ K sp[S];
+    const I step = (m + S - 1) / S;
+    const int ns = step > 0 ? (int)((m + step - 1) / step) : 0;  // splitters used (<= S)
+    for (int j = threadIdx.x; j < ns; j += blockDim.x) sp[j] = cuarray_key_of<T, true, false>(a[(I)j * step * sa]);
+    __syncthreads();
+    const I stride = (I)gridDim.x * (I)blockDim.x;
+    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += stride) {
+        I off[2];
+        cuarray_flat_offsets<2, ND, I>(ix, p, off);
+        const K key = cuarray_key_of<T, true, false>(v[off[0]]);
+        // J: the splitters before the answer.
+        int jl = 0, jh = ns;
+        while (jl < jh) {
+            const int mid = (jl + jh) >> 1;
+            const bool go_right = RIGHT ? (sp[mid] <= key) : (sp[mid] < key);
+            if (go_right) jl = mid + 1;
+            else jh = mid;
+        }
+        I lo = jl > 0 ? (I)(jl - 1) * step + 1 : (I)0;
+        I hi = jl < ns ? (I)jl * step : m;
+        while (lo < hi) {
+            const I mid = lo + ((hi - lo) >> 1);
+            const K km = cuarray_key_of<T, true, false>(a[mid * sa]);
+            const bool go_right = RIGHT ? (km <= key) : (km < key);
+            if (go_right) lo = mid + 1;
+            else hi = mid;
+        }
+        out[off[1]] = (long long)lo;
+    }
+}
+
+// ---- top-k by radix selection -------------------------------------------------------------
+// For one long row of n elements (flat index p through `ix`), with keys in the order of the
+// result (DESC: largest first) so that smaller keys are better: the key T of the k-th best
+// element is found digit by digit, most significant first (topk_hist, one launch per digit:
+// each block derives the digits chosen so far from the earlier histograms, then counts the
+// next digit of the elements that match them); then topk_count counts, per tile, the
+// elements better than T and those equal to T, and topk_write writes, from the inclusive
+// sums of those counts, the better elements in index order followed by the first `kk` ties
+// in index order: k candidates whose stable sort by key is the answer.
+
+// The selection after `done` digits: the key prefix (and mask) of the k-th best element and
+// how many of the elements with that prefix are still wanted (kk). Every thread of the block
+// calls it; the result is valid in all threads.
+template <typename K, int THREADS>
+__device__ __forceinline__ void cuarray_topk_state(const unsigned long long* __restrict__ hist, int done, long long k,
+                                                   K& prefix, K& mask, long long& kk) {
+    __shared__ unsigned long long wsum[THREADS / 32];
+    __shared__ unsigned long long s_take;
+    __shared__ unsigned int s_digit;
+    constexpr int KB = (int)sizeof(K);
+    const int t = threadIdx.x;
+    prefix = 0;
+    mask = 0;
+    kk = k;
+    for (int q = 0; q < done; ++q) {
+        const unsigned long long c = t < 256 ? hist[q * 256 + t] : 0ull;
+        unsigned long long all;
+        const unsigned long long before = cuarray_group_excl_sum<THREADS, unsigned long long>(c, wsum, all);
+        if (t < 256 && before < (unsigned long long)kk && before + c >= (unsigned long long)kk) {
+            s_digit = (unsigned int)t;
+            s_take = before;
+        }
+        __syncthreads();
+        const int shift = 8 * (KB - 1 - q);
+        prefix |= (K)((K)s_digit << shift);
+        mask |= (K)((K)0xff << shift);
+        kk -= (long long)s_take;
+        __syncthreads();
+    }
+}
+
+template <typename T, int ND, typename I, bool DESC>
+__device__ __forceinline__ void topk_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, long long k,
+                                          int pass, unsigned long long* __restrict__ hist) {
+    typedef typename cuarray_sort_key<T>::K K;
+    constexpr int KB = (int)sizeof(K);
+    __shared__ unsigned int sh[256];
+    K prefix, mask;
+    long long kk;
+    cuarray_topk_state<K, 256>(hist, pass, k, prefix, mask, kk);
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) sh[i] = 0;
+    __syncthreads();
+    const int shift = 8 * (KB - 1 - pass);
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+        const K key = cuarray_key_of<T, true, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]);
+        if ((K)(key & mask) == prefix) atomicAdd(&sh[(unsigned int)(key >> shift) & 0xffu], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+        if (sh[i]) atomicAdd(&hist[pass * 256 + i], (unsigned long long)sh[i]);
+    }
+}
+
+// Tiles of 256 x IPT elements, warp-striped; counts[tile] (better), counts[tiles + tile] (ties).
+template <typename T, int IPT, int ND, typename I, bool DESC, bool WRITE>
+__device__ __forceinline__ void topk_select(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, long long k,
+                                            const unsigned long long* __restrict__ hist,
+                                            unsigned int* __restrict__ counts, I tiles,
+                                            const unsigned long long* __restrict__ incl,
+                                            T* __restrict__ cand, long long* __restrict__ cand_idx) {
+    typedef typename cuarray_sort_key<T>::K K;
+    constexpr int THREADS = 256, TILE = THREADS * IPT, KB = (int)sizeof(K);
+    __shared__ unsigned int wb[THREADS / 32], wt[THREADS / 32];
+    K thr, mask;
+    long long kk;
+    cuarray_topk_state<K, THREADS>(hist, KB, k, thr, mask, kk);
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const I tile = (I)blockIdx.x;
+    const I base = tile * TILE;
+    unsigned int better = 0, ties = 0;
+    T v[IPT];
+#pragma unroll
+    for (int k2 = 0; k2 < IPT; ++k2) {
+        const I p = base + (I)(warp * 32 * IPT + k2 * 32 + lane);
+        if (p < n) {
+            v[k2] = in[cuarray_flat_offset<1, ND, I>(ix, 0, p)];
+            const K key = cuarray_key_of<T, true, DESC>(v[k2]);
+            if (key < thr) better |= 1u << k2;
+            else if (key == thr) ties |= 1u << k2;
+        }
+    }
+    unsigned int cb = 0, ct = 0;
+#pragma unroll
+    for (int k2 = 0; k2 < IPT; ++k2) {
+        cb += __popc(__ballot_sync(0xffffffffu, (better >> k2) & 1u));
+        ct += __popc(__ballot_sync(0xffffffffu, (ties >> k2) & 1u));
+    }
+    if (lane == 0) {
+        wb[warp] = cb;
+        wt[warp] = ct;
+    }
+    __syncthreads();
+    unsigned int bb = 0, bt = 0, tb = 0, tt = 0;
+#pragma unroll
+    for (int w = 0; w < THREADS / 32; ++w) {
+        if (w < warp) {
+            bb += wb[w];
+            bt += wt[w];
+        }
+        tb += wb[w];
+        tt += wt[w];
+    }
+    if (!WRITE) {
+        if (t == 0) {
+            counts[tile] = tb;
+            counts[tiles + tile] = tt;
+        }
+        return;
+    }
+    const long long nb = k - kk;  // better elements in all
+    long long rb = (tile == 0 ? 0ll : (long long)incl[tile - 1]) + bb;
+    long long rt = (tile == 0 ? 0ll : (long long)incl[tiles + tile - 1]) + bt;
+    const unsigned int below = (1u << lane) - 1u;
+#pragma unroll
+    for (int k2 = 0; k2 < IPT; ++k2) {
+        const I p = base + (I)(warp * 32 * IPT + k2 * 32 + lane);
+        const unsigned int mb = __ballot_sync(0xffffffffu, (better >> k2) & 1u);
+        const unsigned int mt = __ballot_sync(0xffffffffu, (ties >> k2) & 1u);
+        if ((better >> k2) & 1u) {
+            const long long at = rb + __popc(mb & below);
+            cand[at] = v[k2];
+            cand_idx[at] = (long long)p;
+        } else if ((ties >> k2) & 1u) {
+            const long long r = rt + __popc(mt & below);
+            if (r < kk) {
+                cand[nb + r] = v[k2];
+                cand_idx[nb + r] = (long long)p;
+            }
+        }
+        rb += __popc(mb);
+        rt += __popc(mt);
+    }
+}

@@ -1,0 +1,258 @@
+//! The gather family (`kernels/gather.cuh`, after `sort.cuh`): gathers and scatters by
+//! i64 indices (take, take_along_axis, put_along_axis, index_add), bincount, histogram.
+//!
+//! Wrapper arguments, in order:
+//! - `Gather`: `T* out, const T* a, const long long* idx, Indexer<2, ND, I> ix,
+//!   long long n, long long extent, long long sa, unsigned long long* rec`;
+//! - `Scatter`: `T* a, const long long* idx, const T* vals, Indexer<3, ND, I> ix,
+//!   long long n, long long extent, long long sa, unsigned long long* rec`;
+//! - `Bincount`: `const T* x, Indexer<1, ND, I> ix, long long n, unsigned long long* out,
+//!   long long bins` (dynamic shared memory: `4 * bins` bytes when `shared`);
+//! - `Histogram`: `const T* x, Indexer<1, ND, I> ix, long long n, const T* edges,
+//!   long long bins, double lo, double hi, unsigned long long* out` (shared as bincount);
+//! - `Edges`: `T* edges, long long bins, double lo, double hi`.
+
+use crate::element::DType;
+use crate::kernels::emit;
+use crate::kernels::{Family, IndexWidth, KernelSpec};
+use std::fmt::Write as _;
+
+/// Most bins counted in shared memory (48 KiB of 32-bit counters).
+pub const SHARED_BINS: usize = 12 * 1024;
+
+/// Which kernel of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GatherKernel {
+    /// `out[o] = a[... idx[o] ...]`.
+    Gather,
+    /// `a[... idx[o] ...] = vals[o]`, or `+=` atomically (`add`).
+    Scatter {
+        /// Atomic add (index_add) rather than assignment.
+        add: bool,
+    },
+    /// Counts of each non-negative integer.
+    Bincount {
+        /// Counters in shared memory.
+        shared: bool,
+    },
+    /// Counts per uniform bin.
+    Histogram {
+        /// Counters in shared memory.
+        shared: bool,
+    },
+    /// The bin edges.
+    Edges,
+}
+
+/// One kernel of the gather family.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GatherSpec {
+    /// Which kernel.
+    pub kernel: GatherKernel,
+    /// The element type (of the array gathered from or scattered into, or counted).
+    pub dtype: DType,
+    /// Dimensions of the iteration space (collapsed); 1 for `Edges`.
+    pub nd: u8,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+impl From<GatherSpec> for KernelSpec {
+    fn from(spec: GatherSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+impl Family for GatherSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["sort.cuh", "gather.cuh"]
+    }
+
+    fn symbol(&self) -> String {
+        let op = match self.kernel {
+            GatherKernel::Gather => "gather",
+            GatherKernel::Scatter { add: false } => "scatter",
+            GatherKernel::Scatter { add: true } => "scatter_add",
+            GatherKernel::Bincount { shared: true } => "bincount_sh",
+            GatherKernel::Bincount { shared: false } => "bincount",
+            GatherKernel::Histogram { shared: true } => "histogram_sh",
+            GatherKernel::Histogram { shared: false } => "histogram",
+            GatherKernel::Edges => "edges",
+        };
+        emit::symbol(
+            "gather",
+            op,
+            &[self.dtype],
+            &[],
+            &[],
+            &format!("d{}", self.nd),
+            self.index,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        let idx = self.index.cuda_type();
+        let nd = self.nd;
+        emit::typedef(src, self.dtype.cuda_type(), "T");
+        let sym = self.symbol();
+        let bt = self.block_threads();
+        let open = |src: &mut String, params: &[&str]| {
+            let params: Vec<String> = params
+                .iter()
+                .map(|p| p.replace("ND", &nd.to_string()).replace("IW", idx))
+                .collect();
+            emit::open(src, bt, &sym, &params);
+        };
+        match self.kernel {
+            GatherKernel::Gather => {
+                open(
+                    src,
+                    &[
+                        "T* out",
+                        "const T* a",
+                        "const long long* idx",
+                        "const Indexer<2, ND, IW> ix",
+                        "const long long n",
+                        "const long long extent",
+                        "const long long sa",
+                        "unsigned long long* rec",
+                    ],
+                );
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    gather<T, {nd}, I>(out, a, idx, ix, (I)n, (I)extent, (I)sa, rec);\n}}"
+                );
+            }
+            GatherKernel::Scatter { add } => {
+                open(
+                    src,
+                    &[
+                        "T* a",
+                        "const long long* idx",
+                        "const T* vals",
+                        "const Indexer<3, ND, IW> ix",
+                        "const long long n",
+                        "const long long extent",
+                        "const long long sa",
+                        "unsigned long long* rec",
+                    ],
+                );
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    scatter<T, {nd}, I, {}>(a, idx, vals, ix, (I)n, (I)extent, (I)sa, rec);\n}}",
+                    add as u8
+                );
+            }
+            GatherKernel::Bincount { shared } => {
+                open(
+                    src,
+                    &[
+                        "const T* x",
+                        "const Indexer<1, ND, IW> ix",
+                        "const long long n",
+                        "unsigned long long* out",
+                        "const long long bins",
+                    ],
+                );
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    bincount<T, {nd}, I, {shared}>(x, ix, (I)n, out, (I)bins);\n}}"
+                );
+            }
+            GatherKernel::Histogram { shared } => {
+                open(
+                    src,
+                    &[
+                        "const T* x",
+                        "const Indexer<1, ND, IW> ix",
+                        "const long long n",
+                        "const T* edges",
+                        "const long long bins",
+                        "const double lo",
+                        "const double hi",
+                        "unsigned long long* out",
+                    ],
+                );
+                let c = if self.dtype == DType::F64 {
+                    "double"
+                } else {
+                    "float"
+                };
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    histogram<T, {c}, {nd}, I, {shared}>(x, ix, (I)n, edges, (I)bins, lo, hi, out);\n}}"
+                );
+            }
+            GatherKernel::Edges => {
+                open(
+                    src,
+                    &[
+                        "T* edges",
+                        "const long long bins",
+                        "const double lo",
+                        "const double hi",
+                    ],
+                );
+                let _ = writeln!(src, "    hist_edges<T>(edges, bins, lo, hi);\n}}");
+            }
+        }
+    }
+}
+
+/// Every kernel of the family for `dtype` (bincount for integer types, histogram for
+/// float types), over 1 and 3 dimensions.
+pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
+    let mut kernels = vec![
+        GatherKernel::Gather,
+        GatherKernel::Scatter { add: false },
+        GatherKernel::Scatter { add: true },
+    ];
+    if dtype.is_float() {
+        kernels.extend([
+            GatherKernel::Histogram { shared: true },
+            GatherKernel::Histogram { shared: false },
+            GatherKernel::Edges,
+        ]);
+    } else if dtype != DType::Bool {
+        kernels.extend([
+            GatherKernel::Bincount { shared: true },
+            GatherKernel::Bincount { shared: false },
+        ]);
+    }
+    let mut v = Vec::new();
+    for kernel in kernels {
+        for (nd, index) in [(1, IndexWidth::I32), (3, IndexWidth::I64)] {
+            if kernel == GatherKernel::Edges && nd != 1 {
+                continue;
+            }
+            v.push(GatherSpec {
+                kernel,
+                dtype,
+                nd,
+                index,
+            });
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::source;
+
+    #[test]
+    fn specs_render() {
+        let mut symbols = std::collections::HashSet::new();
+        for d in DType::ALL {
+            for spec in specs_for(d) {
+                let src = source(&spec);
+                let sym = spec.symbol();
+                assert!(src.contains(&format!(" {sym}(")), "{sym}");
+                assert!(!src.contains("IW>"), "{sym}");
+                assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
+                assert!(symbols.insert(sym));
+            }
+        }
+    }
+}

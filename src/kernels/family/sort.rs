@@ -1,0 +1,612 @@
+//! The sort family (`kernels/sort.cuh`): radix sorts in NumPy's order, a group of
+//! threads per row in shared memory (`Rows`) or a one-sweep radix sort over the whole
+//! array (`Hist`, then one `Pass` per 8-bit digit), and binary search (`Search`).
+//!
+//! Wrapper arguments, in order:
+//! - `Rows`: `const T* in, T* out_keys, long long* out_idx, Indexer<3, NK, I> rows`
+//!   (the offsets of each row in the input and the two outputs), then `n_rows, len, sin,
+//!   sok, soi, kout` as `long long`. Block: `threads` threads, or 256 (8 rows a block)
+//!   when a warp sorts a row.
+//! - `Hist`: `const T* in, Indexer<1, ND, I> ix, long long n, long long len,
+//!   long long row_passes, unsigned long long* hist`.
+//! - `Pass`: `const T* in, Indexer<1, ND, I> in_ix, const K* keys_in, const V* vals_in,
+//!   K* keys_out, V* vals_out, T* out, long long* out_idx, Indexer<2, ND, I> out_ix,
+//!   long long params[5] = {n, len, kout, shift, row_pass}, const unsigned long long*
+//!   hist, W* look, unsigned int* counter`.
+//! - `Search`: `const T* a, long long m, long long sa, const T* v, long long* out,
+//!   Indexer<2, ND, I> ix, long long n`.
+
+use crate::element::DType;
+use crate::kernels::emit;
+use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
+use std::fmt::Write as _;
+
+/// Threads of a one-sweep pass by default (one per digit).
+pub const PASS_THREADS: u16 = 256;
+
+/// Elements per thread of top-k's selection (256 threads, tiles of 4096).
+pub const TOPK_IPT: usize = 16;
+
+/// Threads per block of searchsorted (each block loads the splitters once).
+pub const SEARCH_THREADS: u32 = 1024;
+
+/// Static shared memory a kernel may use.
+pub const SMEM_LIMIT: usize = 48 * 1024;
+
+/// Which kernel of the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SortKernel {
+    /// A group of `threads` threads (32: a warp) sorts a row of up to `threads * ipt`
+    /// elements; `nk` row dimensions.
+    Rows {
+        /// Threads per row: 32, 128 or 256.
+        threads: u16,
+        /// Elements per thread.
+        ipt: u8,
+        /// Row dimensions.
+        nk: u8,
+    },
+    /// The histograms of every pass; `nd` input dimensions.
+    Hist {
+        /// Input dimensions (rows, then the sorted axis).
+        nd: u8,
+    },
+    /// One pass of the one-sweep sort.
+    Pass {
+        /// Threads per block (256 or 512: one per digit at least).
+        threads: u16,
+        /// Elements per thread.
+        ipt: u8,
+        /// Dimensions of the input (first pass) and output (last pass) layouts.
+        nd: u8,
+        /// Reads the input array (else the previous pass's keys and values).
+        first: bool,
+        /// Writes the outputs (else keys and values for the next pass).
+        last: bool,
+        /// Values (flat indices) as 64-bit (arrays of 2^32 elements or more).
+        wide_values: bool,
+        /// Look-back words as 64-bit (arrays of 2^30 elements or more).
+        wide_look: bool,
+    },
+    /// One digit of top-k's radix selection over one row of `nd` dimensions.
+    TopkHist {
+        /// Input dimensions.
+        nd: u8,
+    },
+    /// Top-k's tile counts (`write: false`) or its candidates (`write: true`).
+    TopkSelect {
+        /// Input dimensions.
+        nd: u8,
+        /// Writes the candidates.
+        write: bool,
+    },
+    /// searchsorted of values over `nd` dimensions.
+    Search {
+        /// Value (and output) dimensions.
+        nd: u8,
+        /// `side='right'`.
+        right: bool,
+    },
+}
+
+/// One kernel of the sort family.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SortSpec {
+    /// Which kernel.
+    pub kernel: SortKernel,
+    /// The element type sorted.
+    pub dtype: DType,
+    /// -0.0 has +0.0's key (equal, input order kept: argsort); else it sorts first.
+    pub canon_zero: bool,
+    /// Descending (largest first, NaN first).
+    pub descending: bool,
+    /// `Pass`: carries values (flat indices) through the passes.
+    pub values: bool,
+    /// Writes the sorted elements.
+    pub out_keys: bool,
+    /// Writes each element's index along the sorted axis (`long long`).
+    pub out_idx: bool,
+    /// Blocks per multiprocessor the compiler must allow (`__launch_bounds__`'s second
+    /// argument; 0: none).
+    pub min_blocks: u8,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+impl From<SortSpec> for KernelSpec {
+    fn from(spec: SortSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+/// The unsigned key type of `dtype` (its width).
+pub fn key_type(dtype: DType) -> &'static str {
+    match dtype.size() {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned int",
+        _ => "unsigned long long",
+    }
+}
+
+/// Shared bytes of one `Rows` group (mirrors `cuarray_rows_smem`).
+pub fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usize {
+    let tile = threads * ipt;
+    let keys = tile * key_bytes;
+    let hist = threads / 32 * 256 * 4;
+    let a = keys.max(hist).div_ceil(16) * 16;
+    let b = if idx { (tile * 2).div_ceil(16) * 16 } else { 0 };
+    let groups = if threads == 32 { 8 } else { 1 };
+    (a + b + 64) * groups
+}
+
+/// Shared bytes of a `Pass` (mirrors `cuarray_pass_smem`), plus the tile id.
+pub fn pass_smem(
+    key_bytes: usize,
+    value_bytes: usize,
+    look_bytes: usize,
+    threads: usize,
+    ipt: usize,
+    values: bool,
+) -> usize {
+    let tile = threads * ipt;
+    let keys = tile * key_bytes;
+    let hist = threads / 32 * 256 * 4;
+    let a = keys.max(hist).div_ceil(16) * 16;
+    let b = if values {
+        (tile * value_bytes).div_ceil(16) * 16
+    } else {
+        0
+    };
+    let c = tile.div_ceil(16) * 16;
+    let d = 256 * look_bytes;
+    a + b + c + d + 256 * 4 + 32 * 4 + 16
+}
+
+impl SortSpec {
+    fn order(&self) -> &'static str {
+        match (self.canon_zero, self.descending) {
+            (false, false) => "asc",
+            (true, false) => "ascz",
+            (false, true) => "desc",
+            (true, true) => "descz",
+        }
+    }
+
+    fn outs(&self) -> &'static str {
+        match (self.out_keys, self.out_idx) {
+            (true, true) => "kv",
+            (true, false) => "k",
+            (false, true) => "v",
+            (false, false) => "none",
+        }
+    }
+}
+
+impl Family for SortSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["sort.cuh"]
+    }
+
+    fn block_threads(&self) -> u32 {
+        match self.kernel {
+            // A warp per row: 8 rows a block.
+            SortKernel::Rows { threads: 32, .. } => BLOCK,
+            SortKernel::Rows { threads, .. } | SortKernel::Pass { threads, .. } => threads as u32,
+            SortKernel::Search { .. } => SEARCH_THREADS,
+            SortKernel::Hist { .. }
+            | SortKernel::TopkHist { .. }
+            | SortKernel::TopkSelect { .. } => BLOCK,
+        }
+    }
+
+    fn symbol(&self) -> String {
+        let (op, variant) = match self.kernel {
+            SortKernel::Rows { threads, ipt, nk } => (
+                format!("rows_{}_{}", self.order(), self.outs()),
+                format!("t{threads}x{ipt}k{nk}m{}", self.min_blocks),
+            ),
+            SortKernel::Hist { nd } => (format!("hist_{}", self.order()), format!("d{nd}")),
+            SortKernel::Pass {
+                threads,
+                ipt,
+                nd,
+                first,
+                last,
+                wide_values,
+                wide_look,
+            } => (
+                format!(
+                    "pass_{}_{}{}",
+                    self.order(),
+                    self.outs(),
+                    if self.values { "_val" } else { "" }
+                ),
+                format!(
+                    "t{threads}x{ipt}m{}d{nd}{}{}{}{}",
+                    self.min_blocks,
+                    if first { "f" } else { "" },
+                    if last { "l" } else { "" },
+                    if wide_values { "V" } else { "" },
+                    if wide_look { "W" } else { "" }
+                ),
+            ),
+            SortKernel::Search { nd, right } => (
+                if right { "search_right" } else { "search_left" }.to_string(),
+                format!("d{nd}"),
+            ),
+            SortKernel::TopkHist { nd } => {
+                (format!("topk_hist_{}", self.order()), format!("d{nd}"))
+            }
+            SortKernel::TopkSelect { nd, write } => (
+                format!(
+                    "topk_{}_{}",
+                    if write { "write" } else { "count" },
+                    self.order()
+                ),
+                format!("d{nd}"),
+            ),
+        };
+        emit::symbol("sort", &op, &[self.dtype], &[], &[], &variant, self.index)
+    }
+
+    fn render(&self, src: &mut String) {
+        let idx = self.index.cuda_type();
+        let t = self.dtype.cuda_type();
+        let b = |v: bool| if v { "true" } else { "false" };
+        emit::typedef(src, t, "in0_t");
+        let sym = self.symbol();
+        let bt = self.block_threads();
+        let min_blocks = self.min_blocks;
+        let open = |src: &mut String, params: &[String]| {
+            if min_blocks > 0 {
+                let _ = writeln!(
+                    src,
+                    "extern \"C\" __global__ void __launch_bounds__({bt}, {min_blocks}) {sym}(\n    {}) {{",
+                    params.join(",\n    ")
+                );
+            } else {
+                emit::open(src, bt, &sym, params);
+            }
+        };
+        match self.kernel {
+            SortKernel::Rows { threads, ipt, nk } => {
+                let params: Vec<String> = [
+                    "const in0_t* in".to_string(),
+                    "in0_t* out_keys".to_string(),
+                    "long long* out_idx".to_string(),
+                    format!("const Indexer<3, {nk}, {idx}> rows"),
+                ]
+                .into_iter()
+                .chain(
+                    ["n_rows", "len", "sin", "sok", "soi", "kout"]
+                        .map(|n| format!("const long long {n}")),
+                )
+                .collect();
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    sort_rows<in0_t, {threads}, {ipt}, {nk}, I, {}, {}, {}, {}>(in, out_keys, out_idx, rows, (I)n_rows, (I)len, (I)sin, (I)sok, (I)soi, (I)kout);\n}}",
+                    b(self.canon_zero),
+                    b(self.descending),
+                    b(self.out_keys),
+                    b(self.out_idx)
+                );
+            }
+            SortKernel::Hist { nd } => {
+                let params = [
+                    "const in0_t* in".to_string(),
+                    format!("const Indexer<1, {nd}, {idx}> ix"),
+                    "const long long n".to_string(),
+                    "const long long len".to_string(),
+                    "const long long row_passes".to_string(),
+                    "unsigned long long* hist".to_string(),
+                ];
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}>(in, ix, (I)n, (I)len, (int)row_passes, hist);\n}}",
+                    b(self.canon_zero),
+                    b(self.descending)
+                );
+            }
+            SortKernel::Pass {
+                threads,
+                ipt,
+                nd,
+                first,
+                last,
+                wide_values,
+                wide_look,
+            } => {
+                let v = if wide_values {
+                    "unsigned long long"
+                } else {
+                    "unsigned int"
+                };
+                let w = if wide_look {
+                    "unsigned long long"
+                } else {
+                    "unsigned int"
+                };
+                emit::typedef(src, key_type(self.dtype), "key_t");
+                emit::typedef(src, v, "val_t");
+                emit::typedef(src, w, "look_t");
+                let params = [
+                    "const in0_t* in".to_string(),
+                    format!("const Indexer<1, {nd}, {idx}> in_ix"),
+                    "const key_t* keys_in".to_string(),
+                    "const val_t* vals_in".to_string(),
+                    "key_t* keys_out".to_string(),
+                    "val_t* vals_out".to_string(),
+                    "in0_t* out".to_string(),
+                    "long long* out_idx".to_string(),
+                    format!("const Indexer<2, {nd}, {idx}> out_ix"),
+                    // The five integers travel as one struct argument.
+                    "const cuarray_pass_params prm".to_string(),
+                    "const unsigned long long* hist".to_string(),
+                    "look_t* look".to_string(),
+                    "unsigned int* counter".to_string(),
+                ];
+                let _ = writeln!(
+                    src,
+                    "struct cuarray_pass_params {{ long long n, len, kout, shift, row_pass; }};"
+                );
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, hist, look, counter);\n}}",
+                    b(self.canon_zero),
+                    b(self.descending),
+                    b(first),
+                    b(last),
+                    b(self.values),
+                    b(self.out_keys),
+                    b(self.out_idx)
+                );
+            }
+            SortKernel::TopkHist { nd } => {
+                let params = [
+                    "const in0_t* in".to_string(),
+                    format!("const Indexer<1, {nd}, {idx}> ix"),
+                    "const long long n".to_string(),
+                    "const long long k".to_string(),
+                    "const long long pass".to_string(),
+                    "unsigned long long* hist".to_string(),
+                ];
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    topk_hist<in0_t, {nd}, I, {}>(in, ix, (I)n, k, (int)pass, hist);\n}}",
+                    b(self.descending)
+                );
+            }
+            SortKernel::TopkSelect { nd, write } => {
+                let params = [
+                    "const in0_t* in".to_string(),
+                    format!("const Indexer<1, {nd}, {idx}> ix"),
+                    "const long long n".to_string(),
+                    "const long long k".to_string(),
+                    "const unsigned long long* hist".to_string(),
+                    "unsigned int* counts".to_string(),
+                    "const long long tiles".to_string(),
+                    "const unsigned long long* incl".to_string(),
+                    "in0_t* cand".to_string(),
+                    "long long* cand_idx".to_string(),
+                ];
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    topk_select<in0_t, {TOPK_IPT}, {nd}, I, {}, {}>(in, ix, (I)n, k, hist, counts, (I)tiles, incl, cand, cand_idx);\n}}",
+                    b(self.descending),
+                    b(write)
+                );
+            }
+            SortKernel::Search { nd, right } => {
+                let params = [
+                    "const in0_t* a".to_string(),
+                    "const long long m".to_string(),
+                    "const long long sa".to_string(),
+                    "const in0_t* v".to_string(),
+                    "long long* out".to_string(),
+                    format!("const Indexer<2, {nd}, {idx}> ix"),
+                    "const long long n".to_string(),
+                ];
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    search_sorted<in0_t, {nd}, I, {}>(a, (I)m, (I)sa, v, out, ix, (I)n);\n}}",
+                    b(right)
+                );
+            }
+        }
+    }
+}
+
+/// Row variants `(threads, ipt)` by capacity, smallest first.
+pub const ROW_VARIANTS: [(u16, u8); 8] = [
+    (32, 1),
+    (32, 2),
+    (32, 4),
+    (128, 2),
+    (128, 4),
+    (256, 4),
+    (256, 8),
+    (256, 16),
+];
+
+/// The longest row a group sorts in shared memory.
+pub const ROW_MAX: usize = 4096;
+
+/// Every kernel the library may launch for `dtype`, in the layouts the NVRTC tier
+/// compiles: each row variant (sort, argsort, topk), the histogram, each pass kind, and
+/// searchsorted.
+pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
+    let base = SortSpec {
+        kernel: SortKernel::Hist { nd: 1 },
+        dtype,
+        canon_zero: false,
+        descending: false,
+        values: false,
+        out_keys: true,
+        out_idx: false,
+        min_blocks: 0,
+        index: IndexWidth::I32,
+    };
+    let mut v = Vec::new();
+    for (threads, ipt) in ROW_VARIANTS {
+        for (cz, desc, ok, oi) in [
+            (false, false, true, false),
+            (true, false, false, true),
+            (true, true, true, true),
+        ] {
+            v.push(SortSpec {
+                kernel: SortKernel::Rows {
+                    threads,
+                    ipt,
+                    nk: 1,
+                },
+                canon_zero: cz,
+                descending: desc,
+                out_keys: ok,
+                out_idx: oi,
+                ..base.clone()
+            });
+        }
+    }
+    v.push(base.clone());
+    v.push(SortSpec {
+        kernel: SortKernel::Hist { nd: 2 },
+        canon_zero: true,
+        index: IndexWidth::I64,
+        ..base.clone()
+    });
+    let ipt = if dtype.size() == 8 { 8 } else { 16 };
+    for (first, last) in [(true, false), (false, false), (false, true), (true, true)] {
+        for (cz, values, ok, oi) in [(false, false, true, false), (true, true, false, true)] {
+            v.push(SortSpec {
+                kernel: SortKernel::Pass {
+                    threads: PASS_THREADS,
+                    ipt,
+                    nd: 1,
+                    first,
+                    last,
+                    wide_values: false,
+                    wide_look: false,
+                },
+                canon_zero: cz,
+                values,
+                out_keys: ok,
+                out_idx: oi,
+                ..base.clone()
+            });
+        }
+    }
+    v.push(SortSpec {
+        kernel: SortKernel::Pass {
+            threads: 256,
+            ipt: 8,
+            nd: 2,
+            first: true,
+            last: true,
+            wide_values: true,
+            wide_look: true,
+        },
+        values: true,
+        out_idx: true,
+        min_blocks: 2,
+        index: IndexWidth::I64,
+        ..base.clone()
+    });
+    v.push(SortSpec {
+        kernel: SortKernel::Rows {
+            threads: 512,
+            ipt: 8,
+            nk: 2,
+        },
+        canon_zero: true,
+        out_keys: false,
+        out_idx: true,
+        min_blocks: 2,
+        ..base.clone()
+    });
+    for right in [false, true] {
+        v.push(SortSpec {
+            kernel: SortKernel::Search { nd: 1, right },
+            ..base.clone()
+        });
+    }
+    for desc in [false, true] {
+        for kernel in [
+            SortKernel::TopkHist { nd: 1 },
+            SortKernel::TopkSelect {
+                nd: 1,
+                write: false,
+            },
+            SortKernel::TopkSelect { nd: 2, write: true },
+        ] {
+            v.push(SortSpec {
+                kernel,
+                canon_zero: true,
+                descending: desc,
+                ..base.clone()
+            });
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::source;
+
+    #[test]
+    fn specs_render_and_fit_shared_memory() {
+        let mut symbols = std::collections::HashSet::new();
+        for d in DType::ALL {
+            for spec in specs_for(d) {
+                let src = source(&spec);
+                let sym = spec.symbol();
+                assert!(src.contains(&format!(" {sym}(")), "{sym}");
+                assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
+                assert!(symbols.insert(sym.clone()), "duplicate {sym}");
+                match spec.kernel {
+                    SortKernel::Rows { threads, ipt, .. } => assert!(
+                        rows_smem(d.size(), threads as usize, ipt as usize, spec.out_idx)
+                            <= SMEM_LIMIT,
+                        "{sym}"
+                    ),
+                    SortKernel::Pass {
+                        threads,
+                        ipt,
+                        wide_values,
+                        wide_look,
+                        ..
+                    } => assert!(
+                        pass_smem(
+                            d.size(),
+                            if wide_values { 8 } else { 4 },
+                            if wide_look { 8 } else { 4 },
+                            threads as usize,
+                            ipt as usize,
+                            spec.values
+                        ) <= SMEM_LIMIT,
+                        "{sym}"
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn row_variants_grow() {
+        let caps: Vec<usize> = ROW_VARIANTS
+            .iter()
+            .map(|&(t, i)| t as usize * i as usize)
+            .collect();
+        assert!(caps.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*caps.last().unwrap(), ROW_MAX);
+    }
+}

@@ -1,0 +1,230 @@
+//! Gathers and scatters by index, bincount and histogram: the launches of the gather
+//! family. The shapes (what each output position reads) are planned by the array layer
+//! as one stride vector per operand over the iteration shape.
+
+use super::Operand;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::kernel;
+use crate::kernels::family::gather::{GatherKernel, GatherSpec, SHARED_BINS};
+use crate::kernels::{IndexWidth, MAX_DIMS};
+use crate::ops::launch::{grid_for, index_width};
+use crate::shape::collapse;
+use crate::{Device, Error, Result};
+
+/// The iteration shape collapsed with each operand's strides, and the index width for
+/// `n` positions whose operands reach `extra` elements beyond their strided extent.
+struct Space {
+    dims: Vec<usize>,
+    strides: Vec<Vec<isize>>,
+    index: IndexWidth,
+}
+
+fn space(op: &'static str, shape: &[usize], strides: &[&[isize]], extra: usize) -> Result<Space> {
+    let c = collapse(shape, strides);
+    let (dims, strides) = if c.shape.is_empty() {
+        (vec![1], vec![vec![0]; strides.len()])
+    } else {
+        (c.shape, c.strides)
+    };
+    if dims.len() > MAX_DIMS {
+        return Err(Error::invalid(
+            op,
+            "too many dimensions after merging (make the arrays contiguous first)",
+        ));
+    }
+    let n: usize = shape.iter().product();
+    let reach = strides
+        .iter()
+        .map(|s| {
+            dims.iter()
+                .zip(s)
+                .map(|(&e, &st)| e.saturating_sub(1) * st.unsigned_abs())
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(0);
+    Ok(Space {
+        dims,
+        strides,
+        index: index_width(n, reach + extra),
+    })
+}
+
+/// `out[o] = a[a_off(o) + wrap(idx[idx_off(o)]) * sa]` over `shape` (the C-contiguous
+/// output's), where the index must lie in `[-extent, extent)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gather(
+    device: &Device,
+    op: &'static str,
+    out: &Operand<'_>,
+    a: &Operand<'_>,
+    idx: &Operand<'_>,
+    a_strides: &[isize],
+    idx_strides: &[isize],
+    extent: usize,
+    sa: isize,
+) -> Result<()> {
+    let _range = crate::profile::range(op);
+    let shape = out.layout().shape();
+    let n = out.layout().size();
+    if n == 0 {
+        return Ok(());
+    }
+    let s = space(
+        op,
+        shape,
+        &[a_strides, idx_strides],
+        extent * sa.unsigned_abs(),
+    )?;
+    let spec = GatherSpec {
+        kernel: GatherKernel::Gather,
+        dtype: a.dtype(),
+        nd: s.dims.len() as u8,
+        index: s.index,
+    };
+    let f = kernel(device, &spec)?;
+    let rec = device.error_record(op)?;
+    let mut args = KernelArgs::new();
+    args.ptr(out.ptr())
+        .ptr(a.ptr())
+        .ptr(idx.ptr())
+        .indexer(s.index, n, &s.dims, &s.strides)
+        .i64(n as i64)
+        .i64(extent as i64)
+        .i64(sa as i64)
+        .ptr(rec);
+    let grid = grid_for(
+        n.div_ceil(8),
+        device.multiprocessor_count() * f.blocks_per_sm,
+    );
+    // SAFETY: arguments as the Gather wrapper declares them; the output is C-contiguous
+    // with n elements; the index and a-base offsets come from the operands' own layouts
+    // (checked by Operand), and a gathered element is read only for an index in
+    // [0, extent), which stays inside `a` (its axis of that extent has stride sa).
+    unsafe { args.launch(device, &f, grid) }
+}
+
+/// `a[a_off(o) + wrap(idx[idx_off(o)]) * sa] = vals[v_off(o)]` (or `+=` atomically when
+/// `add`) over `shape`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter(
+    device: &Device,
+    op: &'static str,
+    a: &Operand<'_>,
+    idx: &Operand<'_>,
+    vals: &Operand<'_>,
+    shape: &[usize],
+    strides: [&[isize]; 3],
+    extent: usize,
+    sa: isize,
+    add: bool,
+) -> Result<()> {
+    let _range = crate::profile::range(op);
+    let n: usize = shape.iter().product();
+    if n == 0 {
+        return Ok(());
+    }
+    let s = space(op, shape, &strides, extent * sa.unsigned_abs())?;
+    let spec = GatherSpec {
+        kernel: GatherKernel::Scatter { add },
+        dtype: a.dtype(),
+        nd: s.dims.len() as u8,
+        index: s.index,
+    };
+    let f = kernel(device, &spec)?;
+    let rec = device.error_record(op)?;
+    let mut args = KernelArgs::new();
+    args.ptr(a.ptr())
+        .ptr(idx.ptr())
+        .ptr(vals.ptr())
+        .indexer(s.index, n, &s.dims, &s.strides)
+        .i64(n as i64)
+        .i64(extent as i64)
+        .i64(sa as i64)
+        .ptr(rec);
+    let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);
+    // SAFETY: arguments as the Scatter wrapper declares them; offsets come from the
+    // operands' layouts over `shape` (the caller's strides describe views of them), and
+    // an element of `a` is written only for an index in [0, extent).
+    unsafe { args.launch(device, &f, grid) }
+}
+
+/// Counts into the zeroed i64 `out` of `bins` elements: of each value of `x` (bincount,
+/// values in `[0, bins)`), or of each uniform bin of `[lo, hi]` with `edges`.
+pub(crate) fn count(
+    device: &Device,
+    op: &'static str,
+    x: &Operand<'_>,
+    out: &Operand<'_>,
+    bins: usize,
+    histogram: Option<(&Operand<'_>, f64, f64)>,
+) -> Result<()> {
+    let _range = crate::profile::range(op);
+    let n = x.layout().size();
+    if n == 0 || bins == 0 {
+        return Ok(());
+    }
+    let s = space(op, x.layout().shape(), &[x.layout().strides()], bins)?;
+    let shared = bins <= SHARED_BINS;
+    let kernel_kind = if histogram.is_some() {
+        GatherKernel::Histogram { shared }
+    } else {
+        GatherKernel::Bincount { shared }
+    };
+    let spec = GatherSpec {
+        kernel: kernel_kind,
+        dtype: x.dtype(),
+        nd: s.dims.len() as u8,
+        index: s.index,
+    };
+    let f = kernel(device, &spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(x.ptr())
+        .indexer(s.index, n, &s.dims, &s.strides)
+        .i64(n as i64);
+    match histogram {
+        Some((edges, lo, hi)) => {
+            args.ptr(edges.ptr())
+                .i64(bins as i64)
+                .push_f64(lo)
+                .push_f64(hi)
+                .ptr(out.ptr());
+        }
+        None => {
+            args.ptr(out.ptr()).i64(bins as i64);
+        }
+    }
+    let blocks = device.multiprocessor_count() * if shared { 2 } else { 8 };
+    let grid = grid_for(n, blocks);
+    let smem = if shared { (bins * 4) as u32 } else { 0 };
+    // SAFETY: arguments as the Bincount / Histogram wrapper declares them; the input's
+    // offsets lie inside its buffer; a count is added only for a bin below `bins` (the
+    // output's length); `smem` bytes of dynamic shared memory hold the shared counters.
+    unsafe { args.launch_with(device, &f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
+}
+
+/// The `bins + 1` edges of `bins` uniform bins over `[lo, hi]` into `edges`.
+pub(crate) fn edges(
+    device: &Device,
+    edges: &Operand<'_>,
+    bins: usize,
+    lo: f64,
+    hi: f64,
+) -> Result<()> {
+    let spec = GatherSpec {
+        kernel: GatherKernel::Edges,
+        dtype: edges.dtype(),
+        nd: 1,
+        index: IndexWidth::I64,
+    };
+    let f = kernel(device, &spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(edges.ptr())
+        .i64(bins as i64)
+        .push_f64(lo)
+        .push_f64(hi);
+    let grid = (bins + 1).div_ceil(f.block_threads as usize) as u32;
+    // SAFETY: arguments as the Edges wrapper declares them; `edges` holds bins + 1
+    // elements and the kernel writes indices 0..=bins.
+    unsafe { args.launch(device, &f, grid) }
+}

@@ -1,0 +1,197 @@
+//! Stream compaction (masked_select, nonzero, argwhere, unique): the plan and the two
+//! launches of the select family. Between them the caller sums the tile counts and reads
+//! the total, to allocate the result.
+
+use super::Operand;
+use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::kernel;
+use crate::kernels::family::select::{Flag, Out, SelectSpec, TILE};
+use crate::kernels::{IndexWidth, MAX_DIMS};
+use crate::ops::launch::index_width;
+use crate::shape::collapse;
+use crate::{Device, Error, Result};
+
+/// The plan of a compaction over `n` elements. Pure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectPlan {
+    /// Elements.
+    pub n: usize,
+    /// Tiles (one block each).
+    pub tiles: usize,
+    /// The shape collapsed with the flag's and the value's strides.
+    pub dims: Vec<usize>,
+    /// The flag operand's and the value operand's strides.
+    pub strides: [Vec<isize>; 2],
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+/// Plans a compaction over `shape` with the flag operand's and the value operand's strides
+/// (for coordinates or unique, the flag's twice).
+///
+/// ```
+/// use cuarray::ops::select::plan_select;
+/// let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
+/// assert_eq!((p.dims.clone(), p.tiles), (vec![1_000_000], 245));
+/// ```
+pub fn plan_select(
+    op: &'static str,
+    shape: &[usize],
+    flag_strides: &[isize],
+    value_strides: &[isize],
+) -> Result<SelectPlan> {
+    let n: usize = shape.iter().product();
+    let c = collapse(shape, &[flag_strides, value_strides]);
+    let (dims, strides) = if c.shape.is_empty() {
+        (vec![1], [vec![0], vec![0]])
+    } else {
+        let mut it = c.strides.into_iter();
+        (
+            c.shape,
+            [it.next().unwrap_or_default(), it.next().unwrap_or_default()],
+        )
+    };
+    if dims.len() > MAX_DIMS {
+        return Err(Error::invalid(
+            op,
+            "too many dimensions after merging (make the arrays contiguous first)",
+        ));
+    }
+    let reach = strides
+        .iter()
+        .map(|s| {
+            dims.iter()
+                .zip(s)
+                .map(|(&e, &st)| e.saturating_sub(1) * st.unsigned_abs())
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(0);
+    Ok(SelectPlan {
+        n,
+        tiles: n.div_ceil(TILE),
+        index: index_width(n + TILE, reach + TILE),
+        dims,
+        strides,
+    })
+}
+
+fn spec(
+    p: &SelectPlan,
+    write: bool,
+    flag: Flag,
+    flag_dtype: DType,
+    value_dtype: DType,
+    out: Out,
+) -> SelectSpec {
+    SelectSpec {
+        write,
+        flag,
+        flag_dtype,
+        value_dtype,
+        out,
+        nd: p.dims.len() as u8,
+        index: p.index,
+    }
+}
+
+/// Writes each tile's count of selected elements into the u32 `counts` (`p.tiles`).
+pub(crate) fn count(
+    device: &Device,
+    p: &SelectPlan,
+    flag: Flag,
+    f: &Operand<'_>,
+    counts: &Operand<'_>,
+) -> Result<()> {
+    if p.tiles == 0 {
+        return Ok(());
+    }
+    let s = spec(p, false, flag, f.dtype(), f.dtype(), Out::Values);
+    let k = kernel(device, &s)?;
+    let mut args = KernelArgs::new();
+    args.ptr(f.ptr())
+        .indexer(p.index, p.n, &p.dims, &p.strides)
+        .i64(p.n as i64)
+        .ptr(counts.ptr());
+    // SAFETY: arguments as the Count wrapper declares them; one block per tile, each
+    // writing its own entry of `counts` (p.tiles entries); flag offsets of flat indices
+    // below n lie inside the flag operand (its layout over the plan's shape).
+    unsafe { args.launch(device, &k, p.tiles as u32) }
+}
+
+/// What a write produces.
+pub(crate) enum Target<'a, 'b> {
+    /// The selected elements of `values` into the 1-D `out`.
+    Values {
+        values: &'b Operand<'a>,
+        out: &'b Operand<'a>,
+    },
+    /// Coordinates over `shape` into the i64 `out`: result r's coordinate d at
+    /// `r * sk + d * sd`.
+    Coords {
+        shape: &'b [usize],
+        sk: usize,
+        sd: usize,
+        out: &'b Operand<'a>,
+    },
+}
+
+/// Writes the selected elements in order, with `incl` (u64, `p.tiles`) the inclusive sum
+/// of the tile counts; the output holds their total.
+pub(crate) fn write(
+    device: &Device,
+    p: &SelectPlan,
+    flag: Flag,
+    f: &Operand<'_>,
+    incl: &Operand<'_>,
+    target: Target<'_, '_>,
+) -> Result<()> {
+    if p.tiles == 0 {
+        return Ok(());
+    }
+    let (value_dtype, out_kind, vptr, optr) = match &target {
+        Target::Values { values, out } => (values.dtype(), Out::Values, values.ptr(), out.ptr()),
+        Target::Coords { shape, out, .. } => (
+            f.dtype(),
+            Out::Coords {
+                ndl: shape.len().max(1) as u8,
+            },
+            f.ptr(),
+            out.ptr(),
+        ),
+    };
+    if let Target::Coords { shape, .. } = &target {
+        if shape.len() > MAX_DIMS {
+            return Err(Error::invalid("nonzero", "too many dimensions"));
+        }
+    }
+    let s = spec(p, true, flag, f.dtype(), value_dtype, out_kind);
+    let k = kernel(device, &s)?;
+    let mut args = KernelArgs::new();
+    args.ptr(f.ptr())
+        .ptr(vptr)
+        .indexer(p.index, p.n, &p.dims, &p.strides)
+        .i64(p.n as i64)
+        .ptr(incl.ptr())
+        .ptr(optr);
+    match &target {
+        Target::Values { .. } => {
+            args.indexer(p.index, 1, &[1], &[[0isize]]).i64(1);
+        }
+        Target::Coords { shape, sk, sd, .. } => {
+            let shape: Vec<usize> = if shape.is_empty() {
+                vec![1]
+            } else {
+                shape.to_vec()
+            };
+            let st: Vec<isize> = (0..shape.len()).map(|d| (d * sd) as isize).collect();
+            args.indexer(p.index, p.n, &shape, &[st]).i64(*sk as i64);
+        }
+    }
+    // SAFETY: arguments as the Write wrapper declares them; one block per tile; the
+    // output holds the total of the counts whose inclusive sums `incl` holds, and each
+    // tile writes the positions from the sum before it; operand offsets lie inside their
+    // buffers (their layouts over the plan's shape).
+    unsafe { args.launch(device, &k, p.tiles as u32) }
+}

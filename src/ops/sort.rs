@@ -1,0 +1,753 @@
+//! Sorting along one axis (sort, argsort, topk): the pure plan and the launches of the
+//! sort family; and searchsorted.
+//!
+//! Strategies, by the length of a row (the extent of the sorted axis):
+//! - up to [`ROW_MAX`] (4096): a group of threads per row sorts it in shared memory (a
+//!   warp for rows up to 128, a block of 128 or 256 threads beyond), reading the row
+//!   through the input's layout and writing the first `kout` elements;
+//! - longer rows: a one-sweep LSD radix sort over the whole array, 8 bits a pass: the
+//!   key's bytes, then (several rows: a segmented sort) the bytes of the row number, so
+//!   that rows end up in order and each row sorted. Flat indices travel with the keys as
+//!   values when the indices are wanted or rows are sorted together.
+
+use super::Operand;
+use crate::device::DeviceBuffer;
+use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::kernel;
+use crate::kernels::family::sort::{
+    pass_smem, SortKernel, SortSpec, PASS_THREADS, ROW_MAX, ROW_VARIANTS, SMEM_LIMIT,
+};
+use crate::kernels::{IndexWidth, MAX_DIMS};
+use crate::ops::launch::{grid_for, index_width};
+use crate::shape::{c_strides, collapse, normalize_axis, Layout};
+use crate::{Device, Error, Result};
+
+/// How a sort is laid out on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortStrategy {
+    /// Nothing to do (no element to write).
+    Empty,
+    /// A group of `threads` threads per row, `ipt` elements each.
+    Rows {
+        /// Threads per row (32: a warp).
+        threads: u16,
+        /// Elements per thread.
+        ipt: u8,
+        /// `__launch_bounds__` blocks per multiprocessor (0: none).
+        min_blocks: u8,
+    },
+    /// One-sweep radix sort: `key_passes` passes over the key's bytes, then `row_passes`
+    /// over the row number's.
+    Radix {
+        /// Passes over the key (its width in bytes).
+        key_passes: u8,
+        /// Passes over the row number (0 for one row).
+        row_passes: u8,
+        /// Threads per block of a pass.
+        threads: u16,
+        /// Elements per thread of a pass.
+        ipt: u8,
+        /// `__launch_bounds__` blocks per multiprocessor (0: none).
+        min_blocks: u8,
+        /// Tiles (blocks) of each pass.
+        tiles: usize,
+        /// Flat indices travel with the keys.
+        values: bool,
+        /// Values as 64-bit.
+        wide_values: bool,
+        /// Look-back words as 64-bit.
+        wide_look: bool,
+    },
+}
+
+/// The plan of a sort along one axis. Pure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortPlan {
+    /// Rows (the positions of the other axes).
+    pub n_rows: usize,
+    /// Length of each row.
+    pub len: usize,
+    /// Elements written per row (the first `kout` of the sorted row).
+    pub kout: usize,
+    /// Shape of the outputs (the input's, with `kout` along the axis).
+    pub out_shape: Vec<usize>,
+    /// The strategy.
+    pub strategy: SortStrategy,
+    /// Row dimensions (collapsed) with the input's and the outputs' strides.
+    pub rows: (Vec<usize>, Vec<isize>, Vec<isize>),
+    /// Input stride along the axis.
+    pub sin: isize,
+    /// Output stride along the axis.
+    pub sout: isize,
+    /// The input as (rows, axis) collapsed, padded to the output's rank.
+    pub in_dims: (Vec<usize>, Vec<isize>),
+    /// The outputs as (rows, kout) collapsed, padded to the input's rank.
+    pub out_dims: (Vec<usize>, Vec<isize>),
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+/// The row variant for rows of `len` elements.
+fn row_variant(len: usize) -> (u16, u8) {
+    ROW_VARIANTS
+        .iter()
+        .copied()
+        .find(|&(t, i)| t as usize * i as usize >= len)
+        .unwrap_or(ROW_VARIANTS[ROW_VARIANTS.len() - 1])
+}
+
+/// `(threads, elements per thread, min blocks)` from a variable of the form `512,8,2`:
+/// a tuning override for measurements (`CUARRAY_SORT_ROWS` for rows of 2049 to 4096,
+/// `CUARRAY_SORT_PASS` for one-sweep passes), read once.
+fn tuning(var: &'static str) -> Option<(u16, u8, u8)> {
+    let parse = |v: String| -> Option<(u16, u8, u8)> {
+        let mut it = v.split(',').map(|x| x.trim().parse::<u16>().ok());
+        let (t, i, m) = (it.next()??, it.next()??, it.next().flatten().unwrap_or(0));
+        ([32, 128, 256, 512].contains(&t) && (1..=32).contains(&i) && m <= 8)
+            .then_some((t, i as u8, m as u8))
+    };
+    std::env::var(var).ok().and_then(parse)
+}
+
+fn rows_tuning() -> Option<(u16, u8, u8)> {
+    static T: std::sync::OnceLock<Option<(u16, u8, u8)>> = std::sync::OnceLock::new();
+    *T.get_or_init(|| tuning("CUARRAY_SORT_ROWS"))
+}
+
+fn pass_tuning() -> Option<(u16, u8, u8)> {
+    static T: std::sync::OnceLock<Option<(u16, u8, u8)>> = std::sync::OnceLock::new();
+    *T.get_or_init(|| tuning("CUARRAY_SORT_PASS"))
+}
+
+/// Collapses `shape` with `strides`, padded with leading extents of 1 to `rank`.
+fn dims(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
+    let c = collapse(shape, &[strides]);
+    if c.shape.is_empty() {
+        return (vec![1], vec![0]);
+    }
+    (c.shape, c.strides.into_iter().next().unwrap_or_default())
+}
+
+fn pad(d: &mut (Vec<usize>, Vec<isize>), rank: usize) {
+    while d.0.len() < rank {
+        d.0.insert(0, 1);
+        d.1.insert(0, 0);
+    }
+}
+
+/// Plans sorting `layout` along `axis`, writing the first `kout` elements of each sorted
+/// row (`None`: all), for keys of `key_bytes` bytes; `want_idx`: the indices are written.
+///
+/// ```
+/// use cuarray::ops::sort::{plan_sort, SortStrategy};
+/// use cuarray::shape::Layout;
+/// let p = plan_sort("sort", &Layout::contiguous(&[4096, 4096]), -1, None, 4, true).unwrap();
+/// assert_eq!(p.strategy, SortStrategy::Rows { threads: 512, ipt: 8, min_blocks: 2 });
+/// let p = plan_sort("sort", &Layout::contiguous(&[1 << 26]), 0, None, 4, false).unwrap();
+/// assert!(matches!(p.strategy, SortStrategy::Radix { key_passes: 4, row_passes: 0, values: false, .. }));
+/// ```
+pub fn plan_sort(
+    op: &'static str,
+    layout: &Layout,
+    axis: isize,
+    kout: Option<usize>,
+    key_bytes: usize,
+    want_idx: bool,
+) -> Result<SortPlan> {
+    let nd = layout.ndim();
+    let ax = normalize_axis(op, axis, nd)?;
+    let (shape, strides) = (layout.shape(), layout.strides());
+    let len = shape[ax];
+    let kout = kout.unwrap_or(len);
+    if kout > len {
+        return Err(Error::invalid(
+            op,
+            format!("k = {kout} is larger than the axis's extent {len}"),
+        ));
+    }
+    let mut out_shape = shape.to_vec();
+    out_shape[ax] = kout;
+    let out_strides = c_strides(&out_shape);
+    let others: Vec<usize> = (0..nd).filter(|&k| k != ax).collect();
+    let rshape: Vec<usize> = others.iter().map(|&k| shape[k]).collect();
+    let rin: Vec<isize> = others.iter().map(|&k| strides[k]).collect();
+    let rout: Vec<isize> = others.iter().map(|&k| out_strides[k]).collect();
+    let c = collapse(&rshape, &[&rin, &rout]);
+    let rows = if c.shape.is_empty() {
+        (vec![1], vec![0], vec![0])
+    } else {
+        let mut it = c.strides.into_iter();
+        (
+            c.shape,
+            it.next().unwrap_or_default(),
+            it.next().unwrap_or_default(),
+        )
+    };
+    let n_rows: usize = rshape.iter().product();
+    let (sin, sout) = (strides[ax], out_strides[ax]);
+    let with_axis = |s: &[isize], extent: usize, st: isize| {
+        let mut sh = rshape.clone();
+        sh.push(extent);
+        let mut stv = s.to_vec();
+        stv.push(st);
+        dims(&sh, &stv)
+    };
+    let mut in_dims = with_axis(&rin, len, sin);
+    let mut out_dims = with_axis(&rout, kout, sout);
+    let rank = in_dims.0.len().max(out_dims.0.len());
+    pad(&mut in_dims, rank);
+    pad(&mut out_dims, rank);
+    if rows.0.len() > MAX_DIMS || rank > MAX_DIMS {
+        return Err(Error::invalid(
+            op,
+            "too many dimensions after merging (make the array contiguous first)",
+        ));
+    }
+    let n = n_rows * len;
+    let strategy = if n_rows == 0 || kout == 0 {
+        SortStrategy::Empty
+    } else if len <= ROW_MAX {
+        let (threads, ipt) = row_variant(len);
+        match rows_tuning() {
+            Some((t, i, m)) if len > ROW_MAX / 2 && t as usize * i as usize >= len => {
+                SortStrategy::Rows {
+                    threads: t,
+                    ipt: i,
+                    min_blocks: m,
+                }
+            }
+            // The longest rows: 512 threads of 8 elements at 64 registers, two blocks a
+            // multiprocessor (measured 1% faster than 256 x 16 for f32 on an H200).
+            _ if len > ROW_MAX / 2 => SortStrategy::Rows {
+                threads: 512,
+                ipt: 8,
+                min_blocks: 2,
+            },
+            _ => SortStrategy::Rows {
+                threads,
+                ipt,
+                min_blocks: 0,
+            },
+        }
+    } else {
+        let row_bits = usize::BITS - (n_rows - 1).leading_zeros();
+        let row_passes = row_bits.div_ceil(8) as u8;
+        let values = want_idx || row_passes > 0;
+        let wide_values = n > u32::MAX as usize;
+        let wide_look = n >= 1 << 30;
+        let (vb, wb) = (
+            if wide_values { 8 } else { 4 },
+            if wide_look { 8 } else { 4 },
+        );
+        let fits = |t: u16, i: u8| {
+            pass_smem(key_bytes, vb, wb, t as usize, i as usize, values) <= SMEM_LIMIT
+        };
+        let (threads, ipt, min_blocks) = match pass_tuning() {
+            Some((t, i, m)) if t >= 256 && fits(t, i) => (t, i, m),
+            // 512 threads of 8 elements at 64 registers: two blocks a multiprocessor
+            // (measured 3% faster than 256 x 16 for f32 keys on an H200).
+            _ if fits(512, 8) => (512, 8, 2),
+            _ if fits(PASS_THREADS, 16) => (PASS_THREADS, 16, 0),
+            _ => (PASS_THREADS, 8, 0),
+        };
+        SortStrategy::Radix {
+            key_passes: key_bytes as u8,
+            row_passes,
+            threads,
+            ipt,
+            min_blocks,
+            tiles: n.div_ceil(threads as usize * ipt as usize),
+            values,
+            wide_values,
+            wide_look,
+        }
+    };
+    let reach = |d: &(Vec<usize>, Vec<isize>)| -> usize {
+        d.0.iter()
+            .zip(&d.1)
+            .map(|(&e, &s)| e.saturating_sub(1) * s.unsigned_abs())
+            .sum()
+    };
+    let slack = PASS_THREADS as usize * 16;
+    let index = index_width(n + slack, reach(&in_dims).max(reach(&out_dims)) + slack);
+    Ok(SortPlan {
+        n_rows,
+        len,
+        kout,
+        out_shape,
+        strategy,
+        rows,
+        sin,
+        sout,
+        in_dims,
+        out_dims,
+        index,
+    })
+}
+
+/// The order of a sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Order {
+    /// -0.0 equals +0.0 (argsort, topk); else it sorts just before it (sort).
+    pub canon_zero: bool,
+    /// Largest first (NaN first).
+    pub descending: bool,
+}
+
+/// Runs the sort planned as `p` of `input` into `out_keys` (sorted elements) and/or
+/// `out_idx` (i64 indices along the axis), both C-contiguous of `p.out_shape`.
+pub(crate) fn run(
+    device: &Device,
+    op: &'static str,
+    p: &SortPlan,
+    order: Order,
+    input: &Operand<'_>,
+    out_keys: Option<&Operand<'_>>,
+    out_idx: Option<&Operand<'_>>,
+) -> Result<()> {
+    let _range = crate::profile::range(op);
+    for o in out_keys.iter().chain(out_idx.iter()) {
+        if !o.layout().is_c_contiguous() || o.layout().shape() != p.out_shape.as_slice() {
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "the outputs must be C-contiguous of shape {:?}",
+                    p.out_shape
+                ),
+            ));
+        }
+    }
+    if out_idx.is_some_and(|o| o.dtype() != DType::I64)
+        || out_keys.is_some_and(|o| o.dtype() != input.dtype())
+    {
+        return Err(Error::invalid(op, "output types"));
+    }
+    let dtype = input.dtype();
+    let min_blocks = match p.strategy {
+        SortStrategy::Rows { min_blocks, .. } | SortStrategy::Radix { min_blocks, .. } => {
+            min_blocks
+        }
+        SortStrategy::Empty => 0,
+    };
+    let spec = |kernel: SortKernel, values: bool| SortSpec {
+        min_blocks,
+        kernel,
+        dtype,
+        canon_zero: order.canon_zero,
+        descending: order.descending,
+        values,
+        out_keys: out_keys.is_some(),
+        out_idx: out_idx.is_some(),
+        index: p.index,
+    };
+    let ko = out_keys.map_or(0, |o| o.ptr());
+    let io = out_idx.map_or(0, |o| o.ptr());
+    match p.strategy {
+        SortStrategy::Empty => Ok(()),
+        SortStrategy::Rows { threads, ipt, .. } => {
+            let s = spec(
+                SortKernel::Rows {
+                    threads,
+                    ipt,
+                    nk: p.rows.0.len() as u8,
+                },
+                false,
+            );
+            let f = kernel(device, &s)?;
+            let groups = if threads == 32 { 8 } else { 1 };
+            let mut args = KernelArgs::new();
+            args.ptr(input.ptr()).ptr(ko).ptr(io);
+            args.indexer(
+                p.index,
+                p.n_rows,
+                &p.rows.0,
+                &[&p.rows.1, &p.rows.2, &p.rows.2],
+            );
+            for v in [p.n_rows, p.len] {
+                args.i64(v as i64);
+            }
+            args.i64(p.sin as i64)
+                .i64(p.sout as i64)
+                .i64(p.sout as i64)
+                .i64(p.kout as i64);
+            let grid = p.n_rows.div_ceil(groups).min(i32::MAX as usize) as u32;
+            // SAFETY: arguments as the Rows wrapper declares them; every row offset the
+            // plan gives, plus j * stride for j < len (input) or j < kout (outputs), lies
+            // inside the operands' buffers; null outputs are not written (their flag is
+            // off in the spec).
+            unsafe { args.launch(device, &f, grid) }
+        }
+        SortStrategy::Radix {
+            key_passes,
+            row_passes,
+            threads,
+            ipt,
+            tiles,
+            values,
+            wide_values,
+            wide_look,
+            ..
+        } => {
+            let n = p.n_rows * p.len;
+            let passes = (key_passes + row_passes) as usize;
+            let nd = p.in_dims.0.len() as u8;
+            let (kb, vb, wb) = (
+                dtype.size(),
+                if wide_values { 8 } else { 4 },
+                if wide_look { 8 } else { 4 },
+            );
+            // State, zeroed: histograms, tile counters, look-back words of every pass.
+            let hist_at = 0usize;
+            let counters_at = passes * 256 * 8;
+            let look_at = (counters_at + passes * 4).div_ceil(256) * 256;
+            let look_pass = tiles * 256 * wb;
+            let bytes = look_at + passes * look_pass;
+            let state = DeviceBuffer::alloc(device, bytes)?;
+            let base = state.device_ptr();
+            device.bind()?;
+            // SAFETY: `state` owns `bytes` bytes; the memset is ordered on the stream before
+            // the kernels that use it.
+            unsafe { cudarc::driver::result::memset_d8_async(base, 0, bytes, device.cu_stream()) }
+                .map_err(Error::cuda(op))?;
+            // Ping-pong keys and values between the passes.
+            let temps = match passes {
+                1 => 0,
+                2 => 1,
+                _ => 2,
+            };
+            let mut keys = Vec::new();
+            let mut vals = Vec::new();
+            for _ in 0..temps {
+                keys.push(DeviceBuffer::alloc(device, n * kb)?);
+                if values {
+                    vals.push(DeviceBuffer::alloc(device, n * vb)?);
+                }
+            }
+            let hs = spec(SortKernel::Hist { nd }, false);
+            let hs = SortSpec {
+                min_blocks: 0,
+                values: false,
+                out_keys: true,
+                out_idx: false,
+                ..hs
+            };
+            let hf = kernel(device, &hs)?;
+            let mut args = KernelArgs::new();
+            args.ptr(input.ptr())
+                .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
+                .i64(n as i64)
+                .i64(p.len as i64)
+                .i64(row_passes as i64)
+                .ptr(base + hist_at as u64);
+            let grid = grid_for(n, device.multiprocessor_count() * hf.blocks_per_sm);
+            // SAFETY: arguments as the Hist wrapper declares them; the input's offsets of
+            // flat indices below n lie inside its buffer; `hist` has passes * 256 words.
+            unsafe { args.launch(device, &hf, grid) }?;
+            let n_out = p.n_rows * p.kout;
+            for pass in 0..passes {
+                let (first, last) = (pass == 0, pass == passes - 1);
+                let s = spec(
+                    SortKernel::Pass {
+                        threads,
+                        ipt,
+                        nd,
+                        first,
+                        last,
+                        wide_values,
+                        wide_look,
+                    },
+                    values,
+                );
+                let f = kernel(device, &s)?;
+                let src = |v: &Vec<DeviceBuffer>| {
+                    if first {
+                        0
+                    } else {
+                        v.get((pass - 1) % 2).map_or(0, |b| b.device_ptr())
+                    }
+                };
+                let dst = |v: &Vec<DeviceBuffer>| {
+                    if last {
+                        0
+                    } else {
+                        v.get(pass % 2).map_or(0, |b| b.device_ptr())
+                    }
+                };
+                let row_pass = pass >= key_passes as usize;
+                let shift = 8 * if row_pass {
+                    pass - key_passes as usize
+                } else {
+                    pass
+                };
+                let mut args = KernelArgs::new();
+                args.ptr(input.ptr())
+                    .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
+                    .ptr(src(&keys))
+                    .ptr(src(&vals))
+                    .ptr(dst(&keys))
+                    .ptr(dst(&vals))
+                    .ptr(ko)
+                    .ptr(io)
+                    .indexer(
+                        p.index,
+                        n_out,
+                        &p.out_dims.0,
+                        &[&p.out_dims.1, &p.out_dims.1],
+                    )
+                    .i64s(&[
+                        n as i64,
+                        p.len as i64,
+                        p.kout as i64,
+                        shift as i64,
+                        row_pass as i64,
+                    ])
+                    .ptr(base + (hist_at + pass * 256 * 8) as u64)
+                    .ptr(base + (look_at + pass * look_pass) as u64)
+                    .ptr(base + (counters_at + pass * 4) as u64);
+                // SAFETY: arguments as the Pass wrapper declares them. Exactly `tiles`
+                // blocks, one tile each (the look-back array has `tiles` rows); keys and
+                // values in and out hold n entries; outputs are written at offsets of flat
+                // indices below n_rows * kout through their layouts.
+                unsafe { args.launch(device, &f, tiles as u32) }?;
+            }
+            // The temporaries go back to the pool in stream order.
+            drop((keys, vals, state));
+            Ok(())
+        }
+    }
+}
+
+/// searchsorted: for each element of `values` (any layout), its insertion point in the
+/// 1-D `sorted`, into the C-contiguous i64 `out` of the values' shape.
+pub(crate) fn search(
+    device: &Device,
+    sorted: &Operand<'_>,
+    values: &Operand<'_>,
+    out: &Operand<'_>,
+    right: bool,
+) -> Result<()> {
+    let _range = crate::profile::range("searchsorted");
+    let n = values.layout().size();
+    if n == 0 {
+        return Ok(());
+    }
+    let shape = values.layout().shape();
+    let c = collapse(shape, &[values.layout().strides(), &c_strides(shape)]);
+    let (dims, strides) = if c.shape.is_empty() {
+        (vec![1], vec![vec![0], vec![0]])
+    } else {
+        (c.shape, c.strides)
+    };
+    if dims.len() > MAX_DIMS {
+        return Err(Error::invalid(
+            "searchsorted",
+            "too many dimensions after merging (make the values contiguous first)",
+        ));
+    }
+    let m = sorted.layout().size();
+    let sa = sorted.layout().strides().first().copied().unwrap_or(1);
+    let reach: usize = dims
+        .iter()
+        .zip(&strides[0])
+        .map(|(&e, &s)| e.saturating_sub(1) * s.unsigned_abs())
+        .sum::<usize>()
+        .max(m * sa.unsigned_abs());
+    let index = index_width(n.max(m), reach.max(n));
+    let spec = SortSpec {
+        kernel: SortKernel::Search {
+            nd: dims.len() as u8,
+            right,
+        },
+        dtype: sorted.dtype(),
+        canon_zero: false,
+        descending: false,
+        values: false,
+        out_keys: true,
+        out_idx: false,
+        min_blocks: 0,
+        index,
+    };
+    let f = kernel(device, &spec)?;
+    let mut args = KernelArgs::new();
+    args.ptr(sorted.ptr())
+        .i64(m as i64)
+        .i64(sa as i64)
+        .ptr(values.ptr())
+        .ptr(out.ptr())
+        .indexer(index, n, &dims, &strides)
+        .i64(n as i64);
+    let grid = n
+        .div_ceil(f.block_threads as usize)
+        .min((device.multiprocessor_count() * f.blocks_per_sm) as usize) as u32;
+    // SAFETY: arguments as the Search wrapper declares them; sorted[i * sa] for i < m,
+    // and the values' and output's offsets of flat indices below n, lie inside their
+    // buffers.
+    unsafe { args.launch(device, &f, grid) }
+}
+
+/// Top-k by radix selection over the single row of `p` (`p.n_rows == 1`): the histogram of
+/// digit `pass` (most significant first) into `hist` (u64, key bytes x 256, zero before the
+/// first pass).
+pub(crate) fn topk_hist(
+    device: &Device,
+    p: &SortPlan,
+    descending: bool,
+    input: &Operand<'_>,
+    hist: &Operand<'_>,
+    pass: usize,
+) -> Result<()> {
+    let spec = topk_spec(
+        p,
+        input.dtype(),
+        descending,
+        SortKernel::TopkHist {
+            nd: p.in_dims.0.len() as u8,
+        },
+    );
+    let f = kernel(device, &spec)?;
+    let n = p.len;
+    let mut args = KernelArgs::new();
+    args.ptr(input.ptr())
+        .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
+        .i64(n as i64)
+        .i64(p.kout as i64)
+        .i64(pass as i64)
+        .ptr(hist.ptr());
+    let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);
+    // SAFETY: arguments as the TopkHist wrapper declares them; the input's offsets of flat
+    // indices below n lie inside its buffer; `hist` holds key bytes x 256 counters.
+    unsafe { args.launch(device, &f, grid) }
+}
+
+fn topk_spec(p: &SortPlan, dtype: DType, descending: bool, kernel: SortKernel) -> SortSpec {
+    SortSpec {
+        kernel,
+        dtype,
+        canon_zero: true,
+        descending,
+        values: false,
+        out_keys: true,
+        out_idx: false,
+        min_blocks: 0,
+        index: p.index,
+    }
+}
+
+/// Tiles of top-k's selection over `p.len` elements.
+pub(crate) fn topk_tiles(p: &SortPlan) -> usize {
+    p.len.div_ceil(256 * crate::kernels::family::sort::TOPK_IPT)
+}
+
+/// Top-k's selection after the histograms: the tile counts (u32, `2 x tiles`: better than
+/// the k-th key, equal to it) when `write` is `None`, else the `k` candidates (`cand`, and
+/// their indices `cand_idx`) from `incl`, the inclusive sums of those counts along tiles.
+pub(crate) fn topk_select(
+    device: &Device,
+    p: &SortPlan,
+    descending: bool,
+    input: &Operand<'_>,
+    hist: &Operand<'_>,
+    counts: &Operand<'_>,
+    write: Option<(&Operand<'_>, &Operand<'_>, &Operand<'_>)>,
+) -> Result<()> {
+    let spec = topk_spec(
+        p,
+        input.dtype(),
+        descending,
+        SortKernel::TopkSelect {
+            nd: p.in_dims.0.len() as u8,
+            write: write.is_some(),
+        },
+    );
+    let f = kernel(device, &spec)?;
+    let n = p.len;
+    let tiles = topk_tiles(p);
+    let (incl, cand, cand_idx) = write.map_or((0, 0, 0), |(a, b, c)| (a.ptr(), b.ptr(), c.ptr()));
+    let mut args = KernelArgs::new();
+    args.ptr(input.ptr())
+        .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
+        .i64(n as i64)
+        .i64(p.kout as i64)
+        .ptr(hist.ptr())
+        .ptr(counts.ptr())
+        .i64(tiles as i64)
+        .ptr(incl)
+        .ptr(cand)
+        .ptr(cand_idx);
+    // SAFETY: arguments as the TopkSelect wrapper declares them; one block per tile of
+    // 4096 elements; `counts` holds 2 x tiles entries and `incl` their inclusive sums per
+    // row; the candidates written are exactly k (the histograms' selection), at positions
+    // below k of `cand` and `cand_idx`.
+    unsafe { args.launch(device, &f, tiles as u32) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans() {
+        let l = Layout::contiguous(&[3, 100, 5]);
+        let p = plan_sort("sort", &l, 1, None, 4, true).unwrap();
+        assert_eq!((p.n_rows, p.len, p.sin, p.sout), (15, 100, 5, 5));
+        assert_eq!(
+            p.strategy,
+            SortStrategy::Rows {
+                threads: 32,
+                ipt: 4,
+                min_blocks: 0
+            }
+        );
+        assert_eq!(p.rows, (vec![3, 5], vec![500, 1], vec![500, 1]));
+        let p = plan_sort("topk", &l, -1, Some(2), 4, true).unwrap();
+        assert_eq!(p.out_shape, vec![3, 100, 2]);
+        assert_eq!(p.rows, (vec![300], vec![5], vec![2]));
+        assert!(plan_sort("topk", &l, -1, Some(6), 4, true).is_err());
+        assert!(plan_sort("sort", &l, 3, None, 4, true).is_err());
+        assert!(plan_sort("sort", &Layout::contiguous(&[]), -1, None, 4, true).is_err());
+        // Long rows: a segmented radix sort with one pass over the row number.
+        let l = Layout::contiguous(&[100, 10000]);
+        let p = plan_sort("sort", &l, 1, None, 4, false).unwrap();
+        match p.strategy {
+            SortStrategy::Radix {
+                key_passes,
+                row_passes,
+                values,
+                tiles,
+                ..
+            } => {
+                assert_eq!((key_passes, row_passes, values), (4, 1, true));
+                assert_eq!(tiles, (1_000_000usize).div_ceil(4096));
+            }
+            s => panic!("{s:?}"),
+        }
+        assert_eq!(p.in_dims, (vec![1_000_000], vec![1]));
+        // A transposed view sorted along its leading axis: each row is contiguous in
+        // memory (one dimension, padded to the output's rank), the output's rows strided.
+        let p = plan_sort("sort", &l.t(), 0, None, 4, false).unwrap();
+        assert_eq!(p.in_dims, (vec![1, 1_000_000], vec![0, 1]));
+        assert_eq!(p.out_dims, (vec![100, 10000], vec![1, 100]));
+        // Empty.
+        let p = plan_sort("sort", &Layout::contiguous(&[0, 5]), 1, None, 4, false).unwrap();
+        assert_eq!(p.strategy, SortStrategy::Empty);
+        // 64-bit keys: smaller tiles.
+        let p = plan_sort("argsort", &Layout::contiguous(&[1 << 20]), 0, None, 8, true).unwrap();
+        assert!(matches!(
+            p.strategy,
+            SortStrategy::Radix {
+                ipt: 8,
+                key_passes: 8,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn variants_by_length() {
+        assert_eq!(row_variant(1), (32, 1));
+        assert_eq!(row_variant(33), (32, 2));
+        assert_eq!(row_variant(129), (128, 2));
+        assert_eq!(row_variant(4096), (256, 16));
+    }
+}
