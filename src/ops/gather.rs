@@ -82,6 +82,7 @@ pub(crate) fn gather(
         nd: s.dims.len() as u8,
         index: s.index,
     };
+    super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
     let mut args = KernelArgs::new();
@@ -131,6 +132,7 @@ pub(crate) fn scatter(
         nd: s.dims.len() as u8,
         index: s.index,
     };
+    super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
     let mut args = KernelArgs::new();
@@ -177,6 +179,7 @@ pub(crate) fn count(
         nd: s.dims.len() as u8,
         index: s.index,
     };
+    super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
     args.ptr(x.ptr())
@@ -217,6 +220,7 @@ pub(crate) fn edges(
         nd: 1,
         index: IndexWidth::I64,
     };
+    super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
     args.ptr(edges.ptr())

@@ -93,3 +93,18 @@ impl<'a> Operand<'a> {
         Operand::new(self.buffer, Cow::Owned(layout), self.dtype)
     }
 }
+
+/// Sorting, selection and the gathers take the real types and bool: a complex operand is
+/// an error naming the operation, not a kernel that cannot compile.
+pub(crate) fn real_only(op: &'static str, dtypes: &[crate::DType]) -> crate::Result<()> {
+    match dtypes.iter().find(|d| d.is_complex()) {
+        Some(d) => Err(crate::Error::invalid(
+            op,
+            format!(
+                "{} arrays are not supported (complex numbers have no order here)",
+                d.name()
+            ),
+        )),
+        None => Ok(()),
+    }
+}

@@ -108,6 +108,7 @@ pub(crate) fn count(
         return Ok(());
     }
     let s = spec(p, false, flag, f.dtype(), f.dtype(), Out::Values);
+    super::real_only("select", &[s.flag_dtype, s.value_dtype])?;
     let k = kernel(device, &s)?;
     let mut args = KernelArgs::new();
     args.ptr(f.ptr())
@@ -167,6 +168,7 @@ pub(crate) fn write(
         }
     }
     let s = spec(p, true, flag, f.dtype(), value_dtype, out_kind);
+    super::real_only("select", &[s.flag_dtype, s.value_dtype])?;
     let k = kernel(device, &s)?;
     let mut args = KernelArgs::new();
     args.ptr(f.ptr())

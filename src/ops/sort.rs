@@ -354,6 +354,7 @@ pub(crate) fn run(
                 },
                 false,
             );
+            super::real_only("sort", &[s.dtype])?;
             let f = kernel(device, &s)?;
             let groups = if threads == 32 { 8 } else { 1 };
             let mut args = KernelArgs::new();
@@ -432,6 +433,7 @@ pub(crate) fn run(
                 out_idx: false,
                 ..hs
             };
+            super::real_only("sort", &[hs.dtype])?;
             let hf = kernel(device, &hs)?;
             let mut args = KernelArgs::new();
             args.ptr(input.ptr())
@@ -459,6 +461,7 @@ pub(crate) fn run(
                     },
                     values,
                 );
+                super::real_only("sort", &[s.dtype])?;
                 let f = kernel(device, &s)?;
                 let src = |v: &Vec<DeviceBuffer>| {
                     if first {
@@ -568,6 +571,7 @@ pub(crate) fn search(
         min_blocks: 0,
         index,
     };
+    super::real_only("sort", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
     args.ptr(sorted.ptr())
@@ -605,6 +609,7 @@ pub(crate) fn topk_hist(
             nd: p.in_dims.0.len() as u8,
         },
     );
+    super::real_only("sort", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let n = p.len;
     let mut args = KernelArgs::new();
@@ -660,6 +665,7 @@ pub(crate) fn topk_select(
             write: write.is_some(),
         },
     );
+    super::real_only("sort", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let n = p.len;
     let tiles = topk_tiles(p);

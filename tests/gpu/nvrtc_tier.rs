@@ -383,7 +383,8 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::kernels::family::random::specs_for(d),
         );
     }
-    for d in DType::ALL {
+    // Sorting, selection and gathers take the real types and bool.
+    for d in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
         group(
             out,
             format!("nvrtc/sort/{}/rows_passes_search", d.name()),

@@ -202,6 +202,10 @@ impl Family for GatherSpec {
 /// Every kernel of the family for `dtype` (bincount for integer types, histogram for
 /// float types), over 1 and 3 dimensions.
 pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
+    // Complex numbers have no order here (these kernels take the real types and bool).
+    if dtype.is_complex() {
+        return Vec::new();
+    }
     let mut kernels = vec![
         GatherKernel::Gather,
         GatherKernel::Scatter { add: false },
