@@ -30,7 +30,7 @@
 //! - **Constants are parameters.** The literals of the closure (`1.0` above) and the
 //!   scalar arguments of a call are kernel parameters, not part of the source: changing a
 //!   learning rate compiles nothing. At most 16 distinct constants and scalar arguments
-//!   per fused function ([`MAX_SCALARS`](crate::kernels::MAX_SCALARS)).
+//!   per fused function ([`MAX_SCALARS`]).
 //! - **Same results as unfused.** Every intermediate value is materialised in its own
 //!   element type (`f16`/`bf16` round after each operation, integers wrap), and
 //!   multiply-adds are not contracted: a fused `x * y + 1.0` gives the bits of
