@@ -75,6 +75,17 @@ impl Graph {
     /// Replays the captured work on the captured stream. Returns once the replay is
     /// queued: like any operation, it does not wait for the GPU.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let x = DeviceArray::<f32>::ones(&dev, &[4])?;
+    /// let graph = dev.capture(|| x.mul_assign(2.0))?; // recorded, not run
+    /// graph.launch()?;
+    /// graph.launch()?;
+    /// assert_eq!(x.to_host()?, vec![4.0; 4]); // two replays
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Cuda`] when the driver refuses the launch.
     pub fn launch(&self) -> Result<()> {
@@ -91,16 +102,46 @@ impl Graph {
     }
 
     /// Number of nodes (kernels, copies, fills) of the graph.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::{fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let (x, y) = (DeviceArray::<f32>::ones(&dev, &[8])?, DeviceArray::<f32>::zeros(&dev, &[8])?);
+    /// let f = fuse(|x: Expr<f32>| (x * 2.0 + 1.0).sqrt());
+    /// let graph = dev.capture(|| f.call_into(&y, &x))?;
+    /// assert_eq!(graph.node_count(), 1); // one fused kernel
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn node_count(&self) -> usize {
         self.nodes
     }
 
     /// Bytes of the graph's private memory (the arrays allocated during its capture).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let (x, y) = (DeviceArray::<f32>::ones(&dev, &[1000])?, DeviceArray::<f32>::zeros(&dev, &[1000])?);
+    /// let graph = dev.capture(|| y.assign(&(&x * 2.0)?))?; // `&x * 2.0` is allocated in the capture
+    /// assert!(graph.private_bytes() >= 1000 * 4);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn private_bytes(&self) -> usize {
         self.pool.as_ref().map_or(0, |p| p.bytes())
     }
 
     /// The device (bound to the captured stream) the graph replays on.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let x = DeviceArray::<f32>::ones(&dev, &[4])?;
+    /// let graph = dev.capture(|| x.add_assign(1.0))?;
+    /// graph.launch()?;
+    /// graph.device().synchronize()?; // waits for the replay
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }
