@@ -32,6 +32,12 @@ pub fn normalize_axis(op: &'static str, axis: isize, ndim: usize) -> Result<usiz
 
 /// Number of elements of a shape (1 for the 0-d shape), unchecked: for shapes already
 /// validated by [`checked_size`] (every shape of a [`Layout`] that cuarray built).
+///
+/// ```
+/// assert_eq!(cuarray::shape::size_of(&[2, 3, 4]), 24);
+/// assert_eq!(cuarray::shape::size_of(&[]), 1);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn size_of(shape: &[usize]) -> usize {
     shape.iter().product()
 }
@@ -90,6 +96,11 @@ pub fn byte_size<T>(op: &'static str, shape: &[usize]) -> Result<usize> {
 
 /// Row-major (C order) strides in elements for `shape`, which must be valid
 /// ([`checked_size`]); debug builds panic on overflow otherwise.
+///
+/// ```
+/// assert_eq!(cuarray::shape::c_strides(&[2, 3, 4]), vec![12, 4, 1]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];
     let mut acc = 1isize;
