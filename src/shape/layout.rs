@@ -12,6 +12,15 @@ use super::{c_strides, checked_size, normalize_axis, size_of};
 use crate::{Error, Result};
 
 /// Shape, strides (elements) and offset of an array over a flat buffer.
+///
+/// # Invariants
+/// For a layout over a buffer of `len` elements:
+/// - `shape.len() == strides.len()` (the rank; 0 for a scalar);
+/// - strides are counted in elements, may be negative (reversed views) or zero (broadcast);
+/// - `offset` is the element index of the logical first element `[0, 0, ...]`;
+/// - if the layout has at least one element, every reachable index
+///   `offset + sum(i_k * strides_k)` lies in `0..len`;
+/// - an empty layout (some extent 0) reaches no element, whatever its strides.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
     shape: Vec<usize>,
@@ -37,7 +46,7 @@ impl Layout {
         }
     }
 
-    /// A layout from raw parts. The caller keeps the invariants of the module docs.
+    /// A layout from raw parts. The caller keeps the [invariants](Layout#invariants).
     ///
     /// ```
     /// use cuarray::shape::Layout;
