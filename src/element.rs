@@ -12,6 +12,17 @@ pub type Complex64 = Complex<f64>;
 ///
 /// Dispatch on element types happens at compile time through [`Element`]; `DType` only
 /// names things.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::{DType, Element};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::<f32>::zeros(&dev, &[2])?;
+/// assert_eq!(a.dtype(), DType::F32);
+/// assert_eq!(a.astype::<i64>()?.dtype(), <i64 as Element>::DTYPE);
+/// assert_eq!(DType::F32.to_string(), "f32");
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `bool`

@@ -40,6 +40,19 @@ use std::sync::{Arc, Mutex};
 ///
 /// `Send` and `Sync` (launches are serialised by an internal lock). Dropping a graph
 /// waits for the device when it held private memory, then frees that memory.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::ones(&dev, &[1024])?;
+/// let step = dev.capture(|| {
+///     x.mul_assign(0.5)?;
+///     x.add_assign(1.0)
+/// })?; // two kernels, recorded once
+/// step.launch()?; // x = 0.5 x + 1, with one driver call
+/// assert_eq!(x.to_host()?, vec![1.5; 1024]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Graph {
     exec: sys::CUgraphExec,
     graph: sys::CUgraph,

@@ -249,6 +249,19 @@ impl NpzWriter {
 
 /// A `.npz` file opened for reading (stored or deflate-compressed, as `numpy.savez` and
 /// `numpy.savez_compressed` write them).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// // Written by NumPy: np.savez("run.npz", x=np.arange(3.0), labels=np.array([1, 0, 1]))
+/// let mut z = cuarray::NpzReader::open("run.npz")?;
+/// for name in z.names() {
+///     println!("{name}");
+/// }
+/// let x = z.load::<f64>(&dev, "x")?;
+/// let labels = z.load::<i64>(&dev, "labels")?;
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct NpzReader {
     path: PathBuf,
     zip: zip::ZipArchive<BufReader<File>>,

@@ -19,6 +19,17 @@ fn range(start: usize, end: isize, step: isize) -> SliceElem {
 }
 
 /// How [`DeviceArray::pad`] fills the new elements (NumPy's `mode`).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::PadMode;
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+/// assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
+/// assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
+/// assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PadMode<T> {
     /// Every new element is this value (NumPy's `"constant"` with `constant_values`).

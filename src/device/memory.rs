@@ -37,6 +37,16 @@ pub(crate) fn size_class(bytes: usize) -> usize {
 }
 
 /// Counters of the pool, as returned by [`Device::memory_stats`].
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::<f64>::zeros(&dev, &[1 << 20])?; // 8 MiB
+/// let s = dev.memory_stats();
+/// assert!(s.in_use >= 8 << 20);
+/// println!("{} MiB in use, {} MiB reserved", s.in_use >> 20, s.reserved >> 20);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemoryStats {
     /// Bytes held by live arrays (after rounding to size classes).

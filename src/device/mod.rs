@@ -129,6 +129,18 @@ impl std::fmt::Display for Device {
 static DEVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
 
 /// Host-device traffic of one device, from [`Device::transfer_stats`].
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let before = dev.transfer_stats();
+/// let a = DeviceArray::<f32>::ones(&dev, &[256])?;
+/// let total = a.sum()?.to_scalar()?; // one 4-byte copy back
+/// let after = dev.transfer_stats();
+/// assert_eq!(after.d2h_calls - before.d2h_calls, 1);
+/// assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TransferStats {
     /// Host-to-device copies.

@@ -6,6 +6,15 @@ use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 
 /// Per-repetition device times of a timed block, from [`Device::time`].
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+/// let t = dev.time(3, 20, || a.exp().map(drop))?;
+/// println!("exp: median {:?}, min {:?} over {} runs", t.median(), t.min(), t.samples().len());
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Timings {
     samples: Vec<Duration>,

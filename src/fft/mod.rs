@@ -96,6 +96,18 @@ pub type RealOf<T> = <T as FftInput>::Real;
 
 /// Normalisation of the transforms, NumPy's `norm` argument. `n` is the product of the
 /// transform's lengths.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f64>::ones(&dev, &[4])?;
+/// let f = fft::fft(&x, None, -1, Norm::Forward)?; // scaled by 1/n: the mean at frequency 0
+/// assert!((f.to_host()?[0].re - 1.0).abs() < 1e-12);
+/// let back = fft::ifft(&f, None, -1, Norm::Forward)?; // unscaled: x again
+/// assert!(back.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Norm {
     /// Forward transforms unscaled, inverse ones scaled by `1/n` (NumPy's default).

@@ -96,6 +96,20 @@ const OP: &str = "fuse";
 /// An `Expr` records the operations applied to it; it holds no data and exists only
 /// while its closure is traced. It is `Copy`: use a value as often as needed (each
 /// operation is recorded once, however often it is written).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::{fuse, Expr};
+/// let dev = Device::new(0)?;
+/// // NumPy: np.where(x > 0, x, 0.01 * x) ** 2, as one kernel
+/// let f = fuse(|x: Expr<f32>| {
+///     let leaky = x.gt(0.0).select(x, x * 0.01);
+///     leaky * leaky
+/// });
+/// let x = DeviceArray::from_slice(&dev, &[-100.0f32, 3.0])?;
+/// assert_eq!(f.call(&x)?.to_host()?, vec![1.0, 9.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Expr<T: Element> {
     node: u32,
     trace: u32,
@@ -584,6 +598,17 @@ bool_operators!(BitAnd bitand LogicalAnd, BitOr bitor LogicalOr, BitXor bitxor L
 /// returns (`(x - y).square().sum_axis(-1)`). Its element type `U` is the reduction's
 /// result type, as for the arrays' reductions (`i64` sums of integers, `f64` means of
 /// integers, `i64` indices for `argmax`).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::{fuse, Expr};
+/// let dev = Device::new(0)?;
+/// let mse = fuse(|p: Expr<f32>, y: Expr<f32>| (p - y).square().mean_axis(-1)); // one kernel
+/// let p = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let y = DeviceArray::<f32>::zeros(&dev, &[2])?;
+/// assert_eq!(mse.call(&p, &y)?.to_host()?, vec![2.5, 12.5]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Reduced<U: Element> {
     node: u32,
     trace: u32,
@@ -794,6 +819,18 @@ pub trait FuseFn<Args, R>: Sized {
 /// one kernel at its calls. Made by [`fuse`]; cheap to clone (shared), `Send` and `Sync`.
 ///
 /// `call` and `call_into` take one argument per closure parameter (see [`FuseArg`]).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::{fuse, Expr};
+/// let dev = Device::new(0)?;
+/// let norm_pair = fuse(|x: Expr<f32>, y: Expr<f32>| ((x * x + y * y).sqrt(), y / x)); // 2 outputs
+/// let x = DeviceArray::from_slice(&dev, &[3.0f32, 6.0])?;
+/// let y = DeviceArray::from_slice(&dev, &[4.0f32, 8.0])?;
+/// let (r, slope) = norm_pair.call(&x, &y)?;
+/// assert_eq!(r.to_host()?, vec![5.0, 10.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Fused<Args, R> {
     inner: Arc<Inner>,
     _p: PhantomData<fn(Args) -> R>,

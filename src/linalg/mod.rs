@@ -737,6 +737,17 @@ pub fn pinv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 
 /// The order of a norm (NumPy's `ord`): `None` in [`norm`] is the 2-norm of a vector and
 /// the Frobenius norm of a matrix (of the flattened array, for [`norm`] of any shape).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::linalg::{norm, NormOrd};
+/// let dev = Device::new(0)?;
+/// let m = DeviceArray::from_host(&dev, &[1.0f64, -2.0, 3.0, 4.0], &[2, 2])?;
+/// assert_eq!(norm(&m, Some(NormOrd::Inf))?.to_scalar()?, 7.0); // the largest row sum of |m|
+/// assert_eq!(norm(&m, Some(NormOrd::P(1.0)))?.to_scalar()?, 6.0); // the largest column sum
+/// assert_eq!(norm(&m, Some(NormOrd::Fro))?.to_scalar()?, 30.0f64.sqrt());
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NormOrd {
     /// Frobenius norm (matrices): the square root of the sum of squares.

@@ -13,6 +13,15 @@ use crate::{Error, Result};
 
 /// Shape, strides (elements) and offset of an array over a flat buffer.
 ///
+/// ```
+/// use cuarray::{s, shape::Layout};
+/// let l = Layout::contiguous(&[3, 4]); // a C-order 3 x 4 array
+/// let v = l.slice(&s![1.., ..;2])?.t(); // NumPy's a[1:, ::2].T
+/// assert_eq!((v.shape(), v.strides(), v.offset()), (&[2, 2][..], &[2, 4][..], 4));
+/// assert_eq!(v.iter_offsets().collect::<Vec<_>>(), vec![4, 8, 6, 10]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Invariants
 /// For a layout over a buffer of `len` elements:
 /// - `shape.len() == strides.len()` (the rank; 0 for a scalar);
