@@ -14,8 +14,7 @@ pub type Complex64 = Complex<f64>;
 /// names things.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::{DType, Element};
+/// use cuarray::{Device, DeviceArray, DType, Element};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::<f32>::zeros(&dev, &[2])?;
 /// assert_eq!(a.dtype(), DType::F32);

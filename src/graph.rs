@@ -117,8 +117,7 @@ impl Graph {
     /// Number of nodes (kernels, copies, fills) of the graph.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let (x, y) = (DeviceArray::<f32>::ones(&dev, &[8])?, DeviceArray::<f32>::zeros(&dev, &[8])?);
     /// let f = fuse(|x: Expr<f32>| (x * 2.0 + 1.0).sqrt());

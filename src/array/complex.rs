@@ -55,8 +55,7 @@ part_methods! {
     /// The imaginary parts, as a new real array.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::Complex64;
+    /// use cuarray::{Device, DeviceArray, Complex64};
     /// let dev = Device::new(0)?;
     /// let z = DeviceArray::from_slice(&dev, &[Complex64::new(1.0, 2.0), Complex64::new(3.0, -4.0)])?;
     /// assert_eq!(z.imag()?.to_host()?, vec![2.0, -4.0]); // NumPy's z.imag
@@ -67,8 +66,7 @@ part_methods! {
     /// (NumPy's `angle`, in radians).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::Complex64;
+    /// use cuarray::{Device, DeviceArray, Complex64};
     /// let dev = Device::new(0)?;
     /// let z = DeviceArray::from_slice(&dev, &[Complex64::new(1.0, 0.0), Complex64::new(-1.0, 0.0)])?;
     /// assert_eq!(z.angle()?.to_host()?, vec![0.0, std::f64::consts::PI]);
@@ -78,8 +76,7 @@ part_methods! {
     /// The complex conjugates `re - im·i`.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::Complex32;
+    /// use cuarray::{Device, DeviceArray, Complex32};
     /// let dev = Device::new(0)?;
     /// let z = DeviceArray::from_slice(&dev, &[Complex32::new(3.0, 4.0)])?;
     /// let zz = z.mul(&z.conj()?)?; // |z|² as a complex number

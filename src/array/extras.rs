@@ -21,8 +21,7 @@ fn range(start: usize, end: isize, step: isize) -> SliceElem {
 /// How [`DeviceArray::pad`] fills the new elements (NumPy's `mode`).
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::PadMode;
+/// use cuarray::{Device, DeviceArray, PadMode};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
 /// assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);

@@ -292,8 +292,7 @@ impl<T: Element> DeviceArray<T> {
     /// The element type's name.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::DType;
+    /// use cuarray::{Device, DeviceArray, DType};
     /// let dev = Device::new(0)?;
     /// let a = DeviceArray::<f32>::zeros(&dev, &[3])?;
     /// assert_eq!(a.dtype(), DType::F32);

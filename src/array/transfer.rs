@@ -135,8 +135,7 @@ impl<T: Element> DeviceArray<T> {
     /// [`PinnedBuffer`]).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
     /// let mut host = PinnedBuffer::<f32>::new(&dev, 3)?;

@@ -54,8 +54,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// `len` zeros in page-locked host memory.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// let mut host = PinnedBuffer::<f32>::new(&dev, 4)?;
     /// assert_eq!(&host[..], &[0.0; 4]);
@@ -100,8 +99,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// A page-locked copy of `data`.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// let host = PinnedBuffer::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
     /// let a = DeviceArray::from_pinned(&dev, &host, &[3])?; // queued, returns at once
@@ -117,8 +115,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// Number of elements.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// assert_eq!(PinnedBuffer::<u8>::new(&dev, 1024)?.len(), 1024);
     /// # Ok::<(), cuarray::Error>(())
@@ -130,8 +127,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// True when the buffer holds no element.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// assert!(PinnedBuffer::<u8>::new(&dev, 0)?.is_empty());
     /// # Ok::<(), cuarray::Error>(())
@@ -143,8 +139,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// True when no queued transfer still uses the buffer (never blocks).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
     /// let mut host = PinnedBuffer::<f32>::new(&dev, 1 << 20)?;
@@ -161,8 +156,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// Blocks until the transfers queued on the buffer have finished.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::PinnedBuffer;
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
     /// let dev = Device::new(0)?;
     /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
     /// let mut host = PinnedBuffer::<f32>::new(&dev, 1 << 20)?;

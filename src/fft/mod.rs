@@ -818,8 +818,7 @@ pub fn fftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Resul
 /// The inverse of [`fftshift`] (NumPy's `fft.ifftshift`): a roll by `-(n / 2)`.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::fft;
+/// use cuarray::{Device, DeviceArray, fft};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_slice(&dev, &[-2, -1, 0, 1, 2])?;
 /// assert_eq!(fft::ifftshift(&a, None)?.to_host()?, vec![0, 1, 2, -2, -1]);
@@ -835,8 +834,7 @@ pub fn ifftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Resu
 /// device.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::fft;
+/// use cuarray::{Device, DeviceArray, fft};
 /// let dev = Device::new(0)?;
 /// let f = fft::fftfreq(&dev, 4, 0.5)?; // NumPy's np.fft.fftfreq(4, 0.5)
 /// assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
@@ -865,8 +863,7 @@ pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
 /// `fft.rfftfreq`): `[0, 1, ..., n / 2] / (n d)`, made on the device.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::fft;
+/// use cuarray::{Device, DeviceArray, fft};
 /// let dev = Device::new(0)?;
 /// let f = fft::rfftfreq(&dev, 4, 0.5)?;
 /// assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);

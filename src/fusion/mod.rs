@@ -98,8 +98,7 @@ const OP: &str = "fuse";
 /// operation is recorded once, however often it is written).
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::{fuse, Expr};
+/// use cuarray::{Device, DeviceArray, fuse, Expr};
 /// let dev = Device::new(0)?;
 /// // NumPy: np.where(x > 0, x, 0.01 * x) ** 2, as one kernel
 /// let f = fuse(|x: Expr<f32>| {
@@ -185,8 +184,7 @@ impl<T: Element> Expr<T> {
     /// Elementwise `self == rhs` (`rhs` an expression or a constant).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<i32>| x.eq(2));
     /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
@@ -199,8 +197,7 @@ impl<T: Element> Expr<T> {
     /// Elementwise `self != rhs`.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<i32>, y: Expr<i32>| x.ne(y));
     /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
@@ -214,8 +211,7 @@ impl<T: Element> Expr<T> {
     /// Each element converted to `U`, as [`DeviceArray::astype`].
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<f32>| (x * 10.0).astype::<i32>()); // truncates toward zero
     /// let a = DeviceArray::from_slice(&dev, &[0.25f32, -0.25])?;
@@ -232,8 +228,7 @@ impl<T: Element> Expr<T> {
     /// The same as [`astype`](Self::astype).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<i32>| x.cast::<f32>() / 2.0);
     /// let a = DeviceArray::from_slice(&dev, &[1, 3])?;
@@ -392,8 +387,7 @@ impl<T: NumElement> Expr<T> {
     /// Each element limited to `[lo, hi]` (NaN propagates), as [`DeviceArray::clip`].
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<f32>| (x * 2.0).clip(-1.0, 1.0));
     /// let a = DeviceArray::from_slice(&dev, &[-3.0f32, 0.25, 3.0])?;
@@ -413,8 +407,7 @@ impl Expr<bool> {
     /// Elementwise `self ? a : b` (NumPy's `where(self, a, b)`); see [`select`].
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<f32>| x.gt(0.0).select(x, 0.0)); // NumPy's where(x > 0, x, 0)
     /// let a = DeviceArray::from_slice(&dev, &[-2.0f32, 3.0])?;
@@ -431,8 +424,7 @@ impl Expr<bool> {
     /// Elementwise logical and (also `&`).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let inside = fuse(|x: Expr<f32>| x.ge(0.0).logical_and(x.lt(1.0))); // also `&`
     /// let a = DeviceArray::from_slice(&dev, &[-0.5f32, 0.5, 1.5])?;
@@ -445,8 +437,7 @@ impl Expr<bool> {
     /// Elementwise logical or (also `|`).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let outside = fuse(|x: Expr<f32>| x.lt(0.0).logical_or(x.ge(1.0))); // also `|`
     /// let a = DeviceArray::from_slice(&dev, &[-0.5f32, 0.5, 1.5])?;
@@ -459,8 +450,7 @@ impl Expr<bool> {
     /// Elementwise logical exclusive or (also `^`).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|p: Expr<bool>, q: Expr<bool>| p.logical_xor(q)); // also `^`
     /// let p = DeviceArray::from_slice(&dev, &[true, true, false])?;
@@ -474,8 +464,7 @@ impl Expr<bool> {
     /// Elementwise logical not (also `!`).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::{fuse, Expr};
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
     /// let dev = Device::new(0)?;
     /// let f = fuse(|x: Expr<f32>| x.isnan().logical_not()); // also `!`
     /// let a = DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN])?;
@@ -492,8 +481,7 @@ impl Expr<bool> {
 /// method, `lit(0.9f32).pow(t)`.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::{fuse, lit, Expr};
+/// use cuarray::{Device, DeviceArray, fuse, lit, Expr};
 /// let dev = Device::new(0)?;
 /// let f = fuse(|t: Expr<i64>| lit(2i64).pow(t)); // 2 ** t
 /// let t = DeviceArray::from_slice(&dev, &[0i64, 1, 3])?;
@@ -600,8 +588,7 @@ bool_operators!(BitAnd bitand LogicalAnd, BitOr bitor LogicalOr, BitXor bitxor L
 /// integers, `i64` indices for `argmax`).
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::{fuse, Expr};
+/// use cuarray::{Device, DeviceArray, fuse, Expr};
 /// let dev = Device::new(0)?;
 /// let mse = fuse(|p: Expr<f32>, y: Expr<f32>| (p - y).square().mean_axis(-1)); // one kernel
 /// let p = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -821,8 +808,7 @@ pub trait FuseFn<Args, R>: Sized {
 /// `call` and `call_into` take one argument per closure parameter (see [`FuseArg`]).
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::{fuse, Expr};
+/// use cuarray::{Device, DeviceArray, fuse, Expr};
 /// let dev = Device::new(0)?;
 /// let norm_pair = fuse(|x: Expr<f32>, y: Expr<f32>| ((x * x + y * y).sqrt(), y / x)); // 2 outputs
 /// let x = DeviceArray::from_slice(&dev, &[3.0f32, 6.0])?;

@@ -163,8 +163,7 @@ pub fn solve<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<D
 /// finite). Never waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
 /// let b = DeviceArray::from_slice(&dev, &[3.0f64, 2.0])?;
@@ -204,8 +203,7 @@ pub fn solve_ex<T: RealElement>(
 /// LU, then a solve against the identity.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
 /// let ai = linalg::inv(&a)?.to_host()?;
@@ -228,8 +226,7 @@ pub fn inv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 2.0, 4.0], &[2, 2])?; // singular
 /// let (_ai, info) = linalg::inv_ex(&a)?;
@@ -306,8 +303,7 @@ pub fn det<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// singular matrix gives `(0, -inf)`, as NumPy. Never waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, -3.0], &[2, 2])?;
 /// let (sign, logabs) = linalg::slogdet(&a)?; // det = sign * exp(logabs) = -6
@@ -333,8 +329,7 @@ pub fn slogdet<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, De
 /// diagonal. Only the lower triangle of `a` is read, as NumPy.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[4.0f64, 2.0, 2.0, 5.0], &[2, 2])?;
 /// let l = linalg::cholesky(&a)?.to_host()?; // a = l @ l.T
@@ -366,8 +361,7 @@ pub fn cholesky<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// complete). Never waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 1.0], &[2, 2])?; // indefinite
 /// let (_l, info) = linalg::cholesky_ex(&a)?;
@@ -391,8 +385,7 @@ pub fn cholesky_ex<T: RealElement>(
 /// QR (`geqrf` + `orgqr`). Never waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
 /// let (q, r) = linalg::qr(&a)?;
@@ -514,8 +507,7 @@ fn svd_impl<T: RealElement>(
 /// which waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
 /// let (u, s, vh) = linalg::svd(&a, false)?; // a = u @ diag(s) @ vh
@@ -539,8 +531,7 @@ pub fn svd<T: RealElement>(
 /// [`svd`] without the vectors.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
 /// let s = linalg::svdvals(&a)?.to_host()?; // descending
@@ -572,8 +563,7 @@ fn eigh_impl<T: RealElement>(
 /// of at most 32 x 32 (`syevjBatched`). Reads the info array (waits for the GPU once).
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
 /// let (w, v) = linalg::eigh(&a)?; // a @ v = v * w, ascending w
@@ -594,8 +584,7 @@ pub fn eigh<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, Devic
 /// `linalg.eigvalsh`): [`eigh`] without the vectors.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
 /// let w = linalg::eigvalsh(&a)?.to_host()?;
@@ -632,8 +621,7 @@ pub type Lstsq<T> = (DeviceArray<T>, DeviceArray<T>, usize, DeviceArray<T>);
 /// The rank is read back to the host, so this waits for the GPU.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// // Fit y = 2 t + 1 through (0, 1), (1, 3), (2, 5): columns t and 1.
 /// let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 1.0, 2.0, 1.0], &[3, 2])?;
@@ -710,8 +698,7 @@ pub fn lstsq<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<L
 /// `1e-15` times the largest. Shape `(..., n, m)` for `a` `(..., m, n)`.
 ///
 /// ```no_run
-/// use cuarray::{Device, DeviceArray};
-/// use cuarray::linalg;
+/// use cuarray::{Device, DeviceArray, linalg};
 /// let dev = Device::new(0)?;
 /// let a = DeviceArray::from_host(&dev, &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0], &[3, 2])?;
 /// let p = linalg::pinv(&a)?;

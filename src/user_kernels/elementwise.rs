@@ -77,8 +77,7 @@ impl ElementwiseKernel {
     /// Nothing is compiled yet: each call compiles (or finds) the kernel for its types.
     ///
     /// ```
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ElementwiseKernel;
+    /// use cuarray::{Device, DeviceArray, ElementwiseKernel};
     /// // CuPy: cp.ElementwiseKernel("T x, T y", "T z", "z = x > y ? x - y : 0", "clamped_diff")
     /// let k = ElementwiseKernel::new("T x, T y", "T z", "z = x > y ? x - y : 0;", "clamped_diff")?;
     /// assert!(ElementwiseKernel::new("T x", "T y", "y = x;", "not an identifier").is_err());
@@ -185,8 +184,7 @@ impl ElementwiseKernel {
     /// The kernel runs on the stream of the first array argument.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ElementwiseKernel;
+    /// use cuarray::{Device, DeviceArray, ElementwiseKernel};
     /// let dev = Device::new(0)?;
     /// let k = ElementwiseKernel::new("T x, T y", "T lo, T hi", "lo = min(x, y); hi = max(x, y);", "minmax")?;
     /// let x = DeviceArray::from_slice(&dev, &[1.0f32, 5.0])?;

@@ -67,8 +67,7 @@ impl RawModule {
     /// A module of `source` for `device` (whose stream its kernels launch on).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::RawModule;
+    /// use cuarray::{Device, DeviceArray, RawModule};
     /// let dev = Device::new(0)?;
     /// let m = RawModule::new(&dev, r#"
     ///     extern "C" __global__ void zero(float* p, unsigned long long n) {
@@ -91,8 +90,7 @@ impl RawModule {
     /// The `extern "C" __global__` function `name`, compiled (or loaded from the cache).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::RawModule;
+    /// use cuarray::{Device, DeviceArray, RawModule};
     /// let dev = Device::new(0)?;
     /// let m = RawModule::new(&dev, r#"extern "C" __global__ void noop() {}"#)?;
     /// let k = m.get_function("noop")?; // compiled here
@@ -146,8 +144,7 @@ impl RawKernel {
     /// `device`, whose stream [`launch`](Self::launch) uses.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::RawKernel;
+    /// use cuarray::{Device, DeviceArray, RawKernel};
     /// let dev = Device::new(0)?;
     /// let k = RawKernel::new(&dev, r#"
     ///     extern "C" __global__ void scale(float* p, float s, unsigned long long n) {
@@ -190,8 +187,7 @@ impl RawKernel {
     /// The function's name.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::RawKernel;
+    /// use cuarray::{Device, DeviceArray, RawKernel};
     /// let dev = Device::new(0)?;
     /// let k = RawKernel::new(&dev, r#"extern "C" __global__ void noop() {}"#, "noop")?;
     /// assert_eq!(k.name(), "noop");
@@ -207,8 +203,7 @@ impl RawKernel {
     /// parameter). Returns once the launch is queued.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::RawKernel;
+    /// use cuarray::{Device, DeviceArray, RawKernel};
     /// let dev = Device::new(0)?;
     /// let k = RawKernel::new(&dev, r#"
     ///     extern "C" __global__ void scale(float* p, float s, unsigned long long n) {
@@ -240,8 +235,7 @@ impl RawKernel {
     /// e.g. [`Stream::device`](crate::Stream::device)).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::RawKernel;
+    /// use cuarray::{Device, DeviceArray, RawKernel};
     /// let dev = Device::new(0)?;
     /// let k = RawKernel::new(&dev, r#"
     ///     extern "C" __global__ void scale(float* p, float s, unsigned long long n) {

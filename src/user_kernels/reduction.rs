@@ -55,8 +55,7 @@ impl ReductionKernel {
     /// = sqrt(a)"`), the `identity` of `reduce_expr` (`"0"`) and a name.
     ///
     /// ```
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ReductionKernel;
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
     /// // CuPy: cp.ReductionKernel("T x", "T y", "abs(x)", "max(a, b)", "y = a", "0", "absmax")
     /// let absmax = ReductionKernel::new("T x", "T y", "abs(x)", "max(a, b)", "y = a", "0", "absmax")?;
     /// # Ok::<(), cuarray::Error>(())
@@ -145,8 +144,7 @@ impl ReductionKernel {
     /// type by default.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ReductionKernel;
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
     /// let dev = Device::new(0)?;
     /// // Sum f16 values in a float accumulator, as the built-in sum does.
     /// let sum = ReductionKernel::new("T x", "T y", "(float)x", "a + b", "y = (T)a", "0", "sum16")?
@@ -170,8 +168,7 @@ impl ReductionKernel {
     /// names, which they may use).
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ReductionKernel;
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
     /// let dev = Device::new(0)?;
     /// let k = ReductionKernel::new("T x", "T y", "sq(x)", "a + b", "y = a", "0", "sumsq")?
     ///     .preamble("template <class V> __device__ V sq(V v) { return v * v; }");
@@ -206,8 +203,7 @@ impl ReductionKernel {
     /// The kernel runs on the array's stream.
     ///
     /// ```no_run
-    /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ReductionKernel;
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
     /// let dev = Device::new(0)?;
     /// let count = ReductionKernel::new("T x, T t", "int64 y", "x > t ? 1 : 0", "a + b", "y = a", "0", "count_above")?;
     /// let x = DeviceArray::from_host(&dev, &[1.0f32, 5.0, 3.0, 7.0], &[2, 2])?;
