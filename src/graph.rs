@@ -1,6 +1,18 @@
 //! CUDA graphs: [`Device::capture`] records the GPU work of a closure once, and
 //! [`Graph::launch`] replays it with one driver call.
 //!
+//! ```no_run
+//! use cuarray::{Device, DeviceArray};
+//! let dev = Device::new(0)?;
+//! let x = DeviceArray::<f32>::ones(&dev, &[1024])?;
+//! let double = dev.capture(|| x.mul_assign(2.0))?; // recorded once
+//! for _ in 0..3 {
+//!     double.launch()?; // replayed
+//! }
+//! assert_eq!(x.to_host()?, vec![8.0; 1024]);
+//! # Ok::<(), cuarray::Error>(())
+//! ```
+//!
 //! A graph removes the host's cost of launching each kernel (a few microseconds each),
 //! not the GPU's: each replayed kernel still costs about a microsecond of GPU time, so a
 //! chain of small operations is best [fused](crate::fuse) first, then captured.

@@ -1,6 +1,14 @@
 //! Pure host-side shape logic: layouts, broadcasting, slicing, axis collapsing.
 //!
 //! Nothing in this module touches CUDA; everything here is tested on any machine.
+//!
+//! ```
+//! use cuarray::shape::{broadcast_shapes, Layout};
+//! assert_eq!(broadcast_shapes("add", &[3, 1], &[4])?, vec![3, 4]);
+//! let row = Layout::contiguous(&[3]).expand_dims(0)?.broadcast_to(&[2, 3])?;
+//! assert_eq!(row.iter_offsets().collect::<Vec<_>>(), vec![0, 1, 2, 0, 1, 2]);
+//! # Ok::<(), cuarray::Error>(())
+//! ```
 
 mod broadcast;
 mod collapse;
