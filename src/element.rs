@@ -12,6 +12,16 @@ pub type Complex64 = Complex<f64>;
 ///
 /// Dispatch on element types happens at compile time through [`Element`]; `DType` only
 /// names things.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, DType, Element};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::<f32>::zeros(&dev, &[2])?;
+/// assert_eq!(a.dtype(), DType::F32);
+/// assert_eq!(a.astype::<i64>()?.dtype(), <i64 as Element>::DTYPE);
+/// assert_eq!(DType::F32.to_string(), "f32");
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `bool`
@@ -70,6 +80,13 @@ impl DType {
 
     /// NumPy-style short name (`"f32"`, `"bf16"`, `"bool"`, `"c64"`...). Complex types
     /// count the bits of the whole number, as NumPy's `complex64` (two `f32`s) does.
+    ///
+    /// ```
+    /// use cuarray::{DType, Element};
+    /// assert_eq!(DType::F32.name(), "f32");
+    /// assert_eq!(<cuarray::Complex32 as Element>::DTYPE.name(), "c64"); // NumPy's complex64
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
@@ -91,6 +108,13 @@ impl DType {
     }
 
     /// The type's spelling in the kernel sources (see `kernels/common.cuh`).
+    ///
+    /// ```
+    /// use cuarray::DType;
+    /// assert_eq!(DType::F32.cuda_type(), "float");
+    /// assert_eq!(DType::U64.cuda_type(), "unsigned long long");
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn cuda_type(self) -> &'static str {
         match self {
             DType::Bool => "bool",
@@ -112,6 +136,13 @@ impl DType {
     }
 
     /// Size of one element in bytes.
+    ///
+    /// ```
+    /// use cuarray::DType;
+    /// assert_eq!(DType::F16.size(), 2);
+    /// assert_eq!(DType::C128.size(), 16);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn size(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 => 1,
@@ -123,16 +154,37 @@ impl DType {
     }
 
     /// True for the floating-point types.
+    ///
+    /// ```
+    /// use cuarray::DType;
+    /// assert!(DType::BF16.is_float());
+    /// assert!(!DType::C64.is_float() && !DType::I32.is_float());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
     /// True for the complex types.
+    ///
+    /// ```
+    /// use cuarray::DType;
+    /// assert!(DType::C64.is_complex());
+    /// assert!(!DType::F64.is_complex());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn is_complex(self) -> bool {
         matches!(self, DType::C64 | DType::C128)
     }
 
     /// The type of one part of a complex type (`f32` for `c64`); any other type itself.
+    ///
+    /// ```
+    /// use cuarray::DType;
+    /// assert_eq!(DType::C128.real(), DType::F64);
+    /// assert_eq!(DType::I8.real(), DType::I8);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn real(self) -> DType {
         match self {
             DType::C64 => DType::F32,
@@ -142,6 +194,13 @@ impl DType {
     }
 
     /// True for the signed integer types.
+    ///
+    /// ```
+    /// use cuarray::DType;
+    /// assert!(DType::I16.is_signed_int());
+    /// assert!(!DType::U16.is_signed_int() && !DType::F32.is_signed_int());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub const fn is_signed_int(self) -> bool {
         matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
     }

@@ -1,6 +1,18 @@
 //! CUDA graphs: [`Device::capture`] records the GPU work of a closure once, and
 //! [`Graph::launch`] replays it with one driver call.
 //!
+//! ```no_run
+//! use cuarray::{Device, DeviceArray};
+//! let dev = Device::new(0)?;
+//! let x = DeviceArray::<f32>::ones(&dev, &[1024])?;
+//! let double = dev.capture(|| x.mul_assign(2.0))?; // recorded once
+//! for _ in 0..3 {
+//!     double.launch()?; // replayed
+//! }
+//! assert_eq!(x.to_host()?, vec![8.0; 1024]);
+//! # Ok::<(), cuarray::Error>(())
+//! ```
+//!
 //! A graph removes the host's cost of launching each kernel (a few microseconds each),
 //! not the GPU's: each replayed kernel still costs about a microsecond of GPU time, so a
 //! chain of small operations is best [fused](crate::fuse) first, then captured.
@@ -40,6 +52,19 @@ use std::sync::{Arc, Mutex};
 ///
 /// `Send` and `Sync` (launches are serialised by an internal lock). Dropping a graph
 /// waits for the device when it held private memory, then frees that memory.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::ones(&dev, &[1024])?;
+/// let step = dev.capture(|| {
+///     x.mul_assign(0.5)?;
+///     x.add_assign(1.0)
+/// })?; // two kernels, recorded once
+/// step.launch()?; // x = 0.5 x + 1, with one driver call
+/// assert_eq!(x.to_host()?, vec![1.5; 1024]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Graph {
     exec: sys::CUgraphExec,
     graph: sys::CUgraph,
@@ -75,6 +100,17 @@ impl Graph {
     /// Replays the captured work on the captured stream. Returns once the replay is
     /// queued: like any operation, it does not wait for the GPU.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let x = DeviceArray::<f32>::ones(&dev, &[4])?;
+    /// let graph = dev.capture(|| x.mul_assign(2.0))?; // recorded, not run
+    /// graph.launch()?;
+    /// graph.launch()?;
+    /// assert_eq!(x.to_host()?, vec![4.0; 4]); // two replays
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Cuda`] when the driver refuses the launch.
     pub fn launch(&self) -> Result<()> {
@@ -91,16 +127,45 @@ impl Graph {
     }
 
     /// Number of nodes (kernels, copies, fills) of the graph.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let (x, y) = (DeviceArray::<f32>::ones(&dev, &[8])?, DeviceArray::<f32>::zeros(&dev, &[8])?);
+    /// let f = fuse(|x: Expr<f32>| (x * 2.0 + 1.0).sqrt());
+    /// let graph = dev.capture(|| f.call_into(&y, &x))?;
+    /// assert_eq!(graph.node_count(), 1); // one fused kernel
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn node_count(&self) -> usize {
         self.nodes
     }
 
     /// Bytes of the graph's private memory (the arrays allocated during its capture).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let (x, y) = (DeviceArray::<f32>::ones(&dev, &[1000])?, DeviceArray::<f32>::zeros(&dev, &[1000])?);
+    /// let graph = dev.capture(|| y.assign(&(&x * 2.0)?))?; // `&x * 2.0` is allocated in the capture
+    /// assert!(graph.private_bytes() >= 1000 * 4);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn private_bytes(&self) -> usize {
         self.pool.as_ref().map_or(0, |p| p.bytes())
     }
 
     /// The device (bound to the captured stream) the graph replays on.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let x = DeviceArray::<f32>::ones(&dev, &[4])?;
+    /// let graph = dev.capture(|| x.add_assign(1.0))?;
+    /// graph.launch()?;
+    /// graph.device().synchronize()?; // waits for the replay
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }

@@ -82,7 +82,17 @@ pub fn save_npy<T: Element>(path: impl AsRef<Path>, a: &DeviceArray<T>) -> Resul
 
 /// Reads a `.npy` file into a new C-contiguous array on `device`.
 ///
-/// See [`save_npy`] for an example.
+/// [`save_npy`] writes such a file; so does NumPy's `np.save`.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// // Written by NumPy: np.save("x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+/// let x = cuarray::load_npy::<f32>(&dev, "x.npy")?;
+/// assert_eq!(x.shape(), &[2, 3]);
+/// assert_eq!(x.to_host()?, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::File`] when the file cannot be read, is not a `.npy` file, or holds another
@@ -121,6 +131,17 @@ pub fn savez<T: Element>(path: impl AsRef<Path>, arrays: &[(&str, &DeviceArray<T
 /// Reads every array of a `.npz` file, in the archive's order, with its name (without
 /// `.npy`). Every array must have element type `T`; for mixed files use [`NpzReader`].
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// // Written by NumPy: np.savez("xy.npz", x=np.zeros(3), y=np.ones(3))
+/// let arrays = cuarray::load_npz::<f64>(&dev, "xy.npz")?;
+/// let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
+/// assert_eq!(names, ["x", "y"]);
+/// assert_eq!(arrays[1].1.to_host()?, vec![1.0; 3]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// As [`NpzReader::open`] and [`NpzReader::load`].
 pub fn load_npz<T: Element>(
@@ -158,6 +179,16 @@ pub struct NpzWriter {
 impl NpzWriter {
     /// Creates (or truncates) the file at `path`.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let path = std::env::temp_dir().join("run.npz");
+    /// let mut z = cuarray::NpzWriter::create(&path)?;
+    /// z.add("loss", &DeviceArray::from_slice(&dev, &[0.5f32, 0.25])?)?;
+    /// z.finish()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::File`] when the file cannot be created.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
@@ -170,6 +201,17 @@ impl NpzWriter {
     }
 
     /// Adds `a` as `name.npy`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let path = std::env::temp_dir().join("mixed.npz");
+    /// let mut z = cuarray::NpzWriter::create(&path)?;
+    /// z.add("weights", &DeviceArray::<f32>::ones(&dev, &[2, 2])?)?; // weights.npy
+    /// z.add("labels", &DeviceArray::from_slice(&dev, &[0i64, 1])?)?; // another element type
+    /// z.finish()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::File`] when writing fails; the errors of [`DeviceArray::to_host`].
@@ -185,6 +227,17 @@ impl NpzWriter {
 
     /// Writes the archive's directory and closes the file.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let path = std::env::temp_dir().join("one.npz");
+    /// let mut z = cuarray::NpzWriter::create(&path)?;
+    /// z.add("a", &DeviceArray::from_slice(&dev, &[1u8, 2])?)?;
+    /// z.finish()?; // without it the archive has no directory
+    /// assert_eq!(cuarray::NpzReader::open(&path)?.names(), ["a"]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::File`] when writing fails.
     pub fn finish(self) -> Result<()> {
@@ -196,6 +249,19 @@ impl NpzWriter {
 
 /// A `.npz` file opened for reading (stored or deflate-compressed, as `numpy.savez` and
 /// `numpy.savez_compressed` write them).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// // Written by NumPy: np.savez("run.npz", x=np.arange(3.0), labels=np.array([1, 0, 1]))
+/// let mut z = cuarray::NpzReader::open("run.npz")?;
+/// for name in z.names() {
+///     println!("{name}");
+/// }
+/// let x = z.load::<f64>(&dev, "x")?;
+/// let labels = z.load::<i64>(&dev, "labels")?;
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct NpzReader {
     path: PathBuf,
     zip: zip::ZipArchive<BufReader<File>>,
@@ -203,6 +269,17 @@ pub struct NpzReader {
 
 impl NpzReader {
     /// Opens the archive at `path`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// // Written by NumPy: np.savez_compressed("ckpt.npz", w=np.ones((3, 3), np.float32), step=np.int64(10))
+    /// let mut z = cuarray::NpzReader::open("ckpt.npz")?;
+    /// let w = z.load::<f32>(&dev, "w")?;
+    /// let step = z.load::<i64>(&dev, "step")?.to_scalar()?;
+    /// assert_eq!((w.shape(), step), (&[3, 3][..], 10));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::File`] when the file cannot be read or is not a zip archive.
@@ -214,6 +291,14 @@ impl NpzReader {
     }
 
     /// The names of the arrays in the archive, in its order (without `.npy`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// // Written by NumPy: np.savez("ckpt.npz", w=..., step=...)
+    /// let z = cuarray::NpzReader::open("ckpt.npz")?;
+    /// assert_eq!(z.names(), ["w", "step"]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn names(&self) -> Vec<String> {
         (0..self.zip.len())
             .filter_map(|i| self.zip.name_for_index(i))
@@ -222,6 +307,16 @@ impl NpzReader {
     }
 
     /// Reads the array `name` into a new array on `device`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// // Written by NumPy: np.savez("ckpt.npz", w=np.ones((3, 3), np.float32), step=np.int64(10))
+    /// let mut z = cuarray::NpzReader::open("ckpt.npz")?;
+    /// assert_eq!(z.load::<i64>(&dev, "step")?.to_scalar()?, 10);
+    /// assert!(z.load::<f64>(&dev, "w").is_err()); // the file holds float32, not float64
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::File`] when there is no such array, or it holds another element type than

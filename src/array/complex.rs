@@ -53,11 +53,36 @@ part_methods! {
     /// ```
     real => Real -> T::Real,
     /// The imaginary parts, as a new real array.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, Complex64};
+    /// let dev = Device::new(0)?;
+    /// let z = DeviceArray::from_slice(&dev, &[Complex64::new(1.0, 2.0), Complex64::new(3.0, -4.0)])?;
+    /// assert_eq!(z.imag()?.to_host()?, vec![2.0, -4.0]); // NumPy's z.imag
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     imag => Imag -> T::Real,
     /// The argument `atan2(im, re)` of each element, in `(-π, π]`, as a real array
     /// (NumPy's `angle`, in radians).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, Complex64};
+    /// let dev = Device::new(0)?;
+    /// let z = DeviceArray::from_slice(&dev, &[Complex64::new(1.0, 0.0), Complex64::new(-1.0, 0.0)])?;
+    /// assert_eq!(z.angle()?.to_host()?, vec![0.0, std::f64::consts::PI]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     angle => Angle -> T::Real,
     /// The complex conjugates `re - im·i`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, Complex32};
+    /// let dev = Device::new(0)?;
+    /// let z = DeviceArray::from_slice(&dev, &[Complex32::new(3.0, 4.0)])?;
+    /// let zz = z.mul(&z.conj()?)?; // |z|² as a complex number
+    /// assert_eq!(zz.to_host()?, vec![Complex32::new(25.0, 0.0)]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     conj => Conj -> T,
 }
 

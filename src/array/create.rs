@@ -44,6 +44,14 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// An array of `shape` filled with ones (`true` for bool).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+    /// assert_eq!(a.to_host()?, vec![1.0; 6]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ones(device: &Device, shape: impl IntoShape) -> Result<Self> {
         let out = Self::alloc_for("ones", device, &new_shape("ones", shape)?)?;
         out.fill_with("ones", T::ONE)?;
@@ -77,6 +85,14 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// The `n x n` identity matrix.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::eye(&dev, 2)?;
+    /// assert_eq!(a.to_host()?, vec![1.0, 0.0, 0.0, 1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn eye(device: &Device, n: usize) -> Result<Self> {
         let out = Self::alloc_for("eye", device, &[n, n])?;
         elementwise::run(

@@ -19,6 +19,16 @@ fn range(start: usize, end: isize, step: isize) -> SliceElem {
 }
 
 /// How [`DeviceArray::pad`] fills the new elements (NumPy's `mode`).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, PadMode};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+/// assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
+/// assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
+/// assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PadMode<T> {
     /// Every new element is this value (NumPy's `"constant"` with `constant_values`).
@@ -403,6 +413,15 @@ impl<T: NumElement> DeviceArray<T> {
     /// The upper triangle of the last two axes (NumPy's `triu`): elements below the
     /// `k`-th diagonal become zero. See [`tril`](Self::tril).
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6, 7, 8, 9], &[3, 3])?;
+    /// assert_eq!(a.triu(0)?.to_host()?, vec![1, 2, 3, 0, 5, 6, 0, 0, 9]);
+    /// assert_eq!(a.triu(-1)?.to_host()?, vec![1, 2, 3, 4, 5, 6, 0, 8, 9]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an array of fewer than two dimensions.
     pub fn triu(&self, k: isize) -> Result<Self> {
@@ -453,6 +472,14 @@ pub fn zeros_like<T: Element>(like: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// A new array of `like`'s shape and element type, filled with ones (NumPy's
 /// `ones_like`).
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::zeros(&dev, &[2, 2])?;
+/// assert_eq!(cuarray::ones_like(&x)?.to_host()?, vec![1.0; 4]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::OutOfMemory`] when the device is full.
 pub fn ones_like<T: Element>(like: &DeviceArray<T>) -> Result<DeviceArray<T>> {
@@ -462,6 +489,14 @@ pub fn ones_like<T: Element>(like: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// A new array of `like`'s shape and element type, filled with `value` (NumPy's
 /// `full_like`).
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<i32>::zeros(&dev, &[3])?;
+/// assert_eq!(cuarray::full_like(&x, 7)?.to_host()?, vec![7, 7, 7]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::OutOfMemory`] when the device is full.
 pub fn full_like<T: Element>(like: &DeviceArray<T>, value: T) -> Result<DeviceArray<T>> {
@@ -470,6 +505,16 @@ pub fn full_like<T: Element>(like: &DeviceArray<T>, value: T) -> Result<DeviceAr
 
 /// A new array of `like`'s shape and element type with unspecified contents (NumPy's
 /// `empty_like`; see [`DeviceArray::empty`]).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+/// let y = cuarray::empty_like(&x)?; // contents unspecified until written
+/// y.assign(&x)?;
+/// assert_eq!(y.shape(), &[2, 3]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::OutOfMemory`] when the device is full.

@@ -186,6 +186,15 @@ pub fn count_nonzero<T: Element>(a: &DeviceArray<T>) -> Result<DeviceArray<i64>>
 }
 
 /// The number of non-zero elements of `a` along `axis` (negative counts from the end).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[0, 1, 2, 3, 0, 0], &[2, 3])?;
+/// assert_eq!(cuarray::count_nonzero_axis(&a, 0)?.to_host()?, vec![1, 1, 1]);
+/// assert_eq!(cuarray::count_nonzero_axis(&a, -1)?.to_host()?, vec![2, 1]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn count_nonzero_axis<T: Element>(a: &DeviceArray<T>, axis: isize) -> Result<DeviceArray<i64>> {
     count_over(a, Some(&[axis]))
 }
@@ -381,6 +390,17 @@ impl<T: Element> DeviceArray<T> {
     /// (NumPy's `put_along_axis`); `values` broadcasts to the indices' shape. Duplicate
     /// indices leave one of their values (which one is not defined). Out-of-range indices
     /// are skipped and reported at the next wait.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<i32>::zeros(&dev, &[2, 3])?;
+    /// let idx = DeviceArray::from_host(&dev, &[2i64, 0], &[2, 1])?;
+    /// let v = DeviceArray::from_host(&dev, &[7, 8], &[2, 1])?;
+    /// a.put_along_axis(&idx, &v, 1)?;
+    /// assert_eq!(a.to_host()?, vec![0, 0, 7, 8, 0, 0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn put_along_axis(
         &self,
         indices: &DeviceArray<i64>,

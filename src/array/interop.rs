@@ -35,6 +35,16 @@ impl<T: Element> DeviceArray<T> {
 
     /// Copies the array to the host as an `ndarray::ArrayD` of the same shape.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let h = a.to_ndarray()?;
+    /// assert_eq!(h.shape(), &[2, 2]);
+    /// assert_eq!(h[[1, 0]], 3.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Transfers and synchronization
     /// As [`to_host`](DeviceArray::to_host).
     pub fn to_ndarray(&self) -> Result<ndarray::ArrayD<T>> {

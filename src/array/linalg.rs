@@ -60,6 +60,15 @@ impl<T: GemmElement> DeviceArray<T> {
 
     /// NumPy's `dot`: the inner product of two 1-D arrays as a 0-d array; otherwise the
     /// same as [`matmul`](DeviceArray::matmul).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let b = DeviceArray::from_slice(&dev, &[4.0f32, 5.0, 6.0])?;
+    /// assert_eq!(a.dot(&b)?.to_scalar()?, 32.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn dot(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         self.matmul(rhs)
     }

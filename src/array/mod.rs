@@ -147,26 +147,79 @@ impl<T: Element> Clone for DeviceArray<T> {
 
 impl<T: Element> DeviceArray<T> {
     /// The extents.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert_eq!(a.shape(), &[2, 3]);
+    /// assert_eq!(a.t().shape(), &[3, 2]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn shape(&self) -> &[usize] {
         self.layout.shape()
     }
     /// The strides, in elements (may be negative or zero).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert_eq!(a.strides(), &[3, 1]); // in elements, not bytes as NumPy's
+    /// assert_eq!(a.t().strides(), &[1, 3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn strides(&self) -> &[isize] {
         self.layout.strides()
     }
     /// The rank (0 for a scalar).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert_eq!(a.ndim(), 2);
+    /// assert_eq!(a.sum()?.ndim(), 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ndim(&self) -> usize {
         self.layout.ndim()
     }
     /// Number of elements.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert_eq!(a.size(), 6);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         self.layout.size()
     }
     /// True when the elements are in row-major order without gaps.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert!(a.is_contiguous());
+    /// assert!(!a.t().is_contiguous());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_c_contiguous()
     }
     /// The device holding the data, bound to the stream this array's operations run on.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[3])?;
+    /// let b = DeviceArray::<f32>::ones(a.device(), a.shape())?; // on the same device
+    /// assert_eq!(a.device().ordinal(), 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn device(&self) -> &Device {
         self.on.as_ref().unwrap_or_else(|| self.buf.device())
     }
@@ -177,6 +230,17 @@ impl<T: Element> DeviceArray<T> {
     /// written on its old stream, make `stream` wait for that first (see [`Stream`]).
     /// The memory stays valid until the work on both streams is done, whenever the
     /// array is dropped.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let s = dev.new_stream()?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1024])?;
+    /// s.wait_stream(&dev.stream())?; // `a` is written on the default stream
+    /// let b = (&a.on_stream(&s)? * 2.0)?; // runs on `s`
+    /// s.synchronize()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) when `stream` belongs to
@@ -226,10 +290,29 @@ impl<T: Element> DeviceArray<T> {
         Ok(())
     }
     /// The element type's name.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, DType};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[3])?;
+    /// assert_eq!(a.dtype(), DType::F32);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn dtype(&self) -> DType {
         T::DTYPE
     }
     /// The layout (shape, strides, offset).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// let l = a.slice(cuarray::s![.., 1..])?.layout().clone();
+    /// assert_eq!(l.shape(), &[2, 2]);
+    /// assert_eq!(l.strides(), &[3, 1]);
+    /// assert_eq!(l.offset(), 1);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -320,6 +403,15 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// True when both arrays use the same device buffer.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert!(a.t().shares_memory_with(&a)); // a view
+    /// assert!(!a.copy()?.shares_memory_with(&a));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn shares_memory_with<U: Element>(&self, other: &DeviceArray<U>) -> bool {
         Arc::ptr_eq(&self.buf, &other.buf)
     }

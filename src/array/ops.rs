@@ -146,6 +146,14 @@ impl<T: Element> DeviceArray<T> {
         self.binary(BinaryOp::Eq, rhs)
     }
     /// Elementwise `self != rhs` with broadcasting (see [`eq`](Self::eq)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.ne(2)?.to_host()?, vec![true, false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ne(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Ne, rhs)
     }
@@ -205,22 +213,87 @@ binary_methods! { ArithElement;
     /// ```
     add add_assign => Add,
     /// Elementwise `self - rhs`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[5.0f32, 7.0])?;
+    /// let b = DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
+    /// assert_eq!(a.sub(&b)?.to_host()?, vec![4.0, 5.0]);
+    /// assert_eq!(a.sub(2.0)?.to_host()?, vec![3.0, 5.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     sub sub_assign => Sub,
     /// Elementwise `self * rhs`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.5f32, -2.0])?;
+    /// assert_eq!(a.mul(&a)?.to_host()?, vec![2.25, 4.0]);
+    /// assert_eq!(a.mul(2.0)?.to_host()?, vec![3.0, -4.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     mul mul_assign => Mul,
     /// Elementwise `self / rhs` (floor division for integers; Smith's method for complex
     /// numbers, which does not overflow for large parts, as NumPy).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[7, -7])?;
+    /// assert_eq!(a.div(2)?.to_host()?, vec![3, -4]); // NumPy's 7 // 2, -7 // 2
+    /// let x = DeviceArray::from_slice(&dev, &[1.0f32, 3.0])?;
+    /// assert_eq!(x.div(2.0)?.to_host()?, vec![0.5, 1.5]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     div div_assign => Div,
 }
 
 binary_methods! { NumElement;
     /// Elementwise remainder with the sign of `rhs` (NumPy's `%`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[7, -7])?;
+    /// assert_eq!(a.rem(3)?.to_host()?, vec![1, 2]); // NumPy's 7 % 3, -7 % 3
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     rem rem_assign => Rem,
     /// Elementwise `self ** rhs`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.pow(2)?.to_host()?, vec![1, 4, 9]);
+    /// assert_eq!(a.pow(&a)?.to_host()?, vec![1, 4, 27]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pow pow_assign => Pow,
     /// Elementwise maximum (NaN propagates).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 5.0, f32::NAN])?;
+    /// let m = a.maximum(3.0)?.to_host()?;
+    /// assert_eq!(&m[..2], &[3.0, 5.0]);
+    /// assert!(m[2].is_nan());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     maximum maximum_assign => Maximum,
     /// Elementwise minimum (NaN propagates).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 5.0])?;
+    /// let b = DeviceArray::from_slice(&dev, &[3.0f32, 3.0])?;
+    /// assert_eq!(a.minimum(&b)?.to_host()?, vec![1.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     minimum minimum_assign => Minimum,
 }
 
@@ -242,23 +315,64 @@ impl<T: NumElement> DeviceArray<T> {
         self.binary(BinaryOp::Lt, rhs)
     }
     /// Elementwise `self <= rhs` (see [`lt`](Self::lt)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.le(2)?.to_host()?, vec![true, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn le(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Le, rhs)
     }
     /// Elementwise `self > rhs` (see [`lt`](Self::lt)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.gt(2)?.to_host()?, vec![false, false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn gt(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Gt, rhs)
     }
     /// Elementwise `self >= rhs` (see [`lt`](Self::lt)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.ge(2)?.to_host()?, vec![false, true, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ge(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Ge, rhs)
     }
     /// `op(self, s)` for any binary op with a scalar right operand, e.g.
     /// `a.scalar_op(BinaryOp::Pow, 2.0)`; comparisons have their own methods.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::ops::catalogue::BinaryOp;
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.scalar_op(BinaryOp::Sub, 1)?.to_host()?, vec![0, 1, 2]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn scalar_op(&self, op: BinaryOp, s: T) -> Result<DeviceArray<T>> {
         self.zip_scalar(op, s, false)
     }
     /// Elementwise `self ** s` (the same as [`pow`](Self::pow) with a scalar).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(a.pow_scalar(3)?.to_host()?, vec![1, 8, 27]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn pow_scalar(&self, s: T) -> Result<DeviceArray<T>> {
         self.zip_scalar(BinaryOp::Pow, s, false)
     }
@@ -290,8 +404,25 @@ macro_rules! unary_methods {
 
 unary_methods! { ArithElement => T;
     /// Elementwise `-self` (wraps for unsigned integers).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, -2])?;
+    /// assert_eq!(a.neg()?.to_host()?, vec![-1, 2]);
+    /// assert_eq!((-&a)?.to_host()?, vec![-1, 2]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     neg => Neg,
     /// Elementwise `self * self`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.5f32, -2.0])?;
+    /// assert_eq!(a.square()?.to_host()?, vec![2.25, 4.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     square => Square,
 }
 
@@ -312,8 +443,24 @@ unary_methods! { ArithElement => T::Real;
 
 unary_methods! { NumElement => T;
     /// Elementwise sign: -1, 0 or 1 (NaN stays NaN).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[-3.0f32, 0.0, 2.5])?;
+    /// assert_eq!(a.sign()?.to_host()?, vec![-1.0, 0.0, 1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     sign => Sign,
     /// Elementwise `max(self, 0)` (NaN stays NaN).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[-1.0f32, 2.0])?;
+    /// assert_eq!(a.relu()?.to_host()?, vec![0.0, 2.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     relu => Relu,
 }
 
@@ -329,57 +476,228 @@ unary_methods! { InexactElement => T;
     exp => Exp,
     /// Elementwise natural logarithm (of a complex `x`, the principal value
     /// `ln|x| + i·angle(x)`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f64, std::f64::consts::E])?;
+    /// let y = a.log()?.to_host()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0).abs() < 1e-15);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     log => Log,
     /// Elementwise square root (of a complex `x`, the principal root, real part >= 0).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[4.0f64, 9.0, 2.0])?;
+    /// assert_eq!(a.sqrt()?.to_host()?, vec![2.0, 3.0, 2.0f64.sqrt()]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     sqrt => Sqrt,
 }
 
 unary_methods! { FloatElement => T;
     /// Elementwise `ln(1 + x)`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f64, 1e-20])?;
+    /// let y = a.log1p()?.to_host()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1e-20).abs() < 1e-35); // where (1.0 + 1e-20).ln() gives 0
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     log1p => Log1p,
     /// Elementwise `e^x - 1`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f64, 1e-20])?;
+    /// let y = a.expm1()?.to_host()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1e-20).abs() < 1e-35); // where 1e-20f64.exp() - 1.0 gives 0
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     expm1 => Expm1,
     /// Elementwise sine.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f64, std::f64::consts::FRAC_PI_2])?;
+    /// let y = a.sin()?.to_host()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0).abs() < 1e-15);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     sin => Sin,
     /// Elementwise cosine.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f64, std::f64::consts::PI])?;
+    /// let y = a.cos()?.to_host()?;
+    /// assert_eq!(y[0], 1.0);
+    /// assert!((y[1] + 1.0).abs() < 1e-15);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     cos => Cos,
     /// Elementwise tangent.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f64, std::f64::consts::FRAC_PI_4])?;
+    /// let y = a.tan()?.to_host()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0).abs() < 1e-15);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     tan => Tan,
     /// Elementwise hyperbolic tangent.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f64, 1.0])?;
+    /// let y = a.tanh()?.to_host()?;
+    /// assert_eq!(y[0], 0.0);
+    /// assert!((y[1] - 1.0f64.tanh()).abs() < 1e-15);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     tanh => Tanh,
     /// Elementwise logistic function `1 / (1 + e^-x)`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.0f32, 2.0])?;
+    /// let y = a.sigmoid()?.to_host()?;
+    /// assert_eq!(y[0], 0.5);
+    /// assert!((y[1] - 1.0 / (1.0 + (-2.0f32).exp())).abs() < 1e-6);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     sigmoid => Sigmoid,
     /// Elementwise floor.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.5f32, -1.5])?;
+    /// assert_eq!(a.floor()?.to_host()?, vec![1.0, -2.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     floor => Floor,
     /// Elementwise ceiling.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.5f32, -1.5])?;
+    /// assert_eq!(a.ceil()?.to_host()?, vec![2.0, -1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ceil => Ceil,
     /// Elementwise rounding, half to even (NumPy's `round`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[0.5f32, 1.5, 2.5, -0.7])?;
+    /// assert_eq!(a.round()?.to_host()?, vec![0.0, 2.0, 2.0, -1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     round => Round,
 }
 
 unary_methods! { InexactElement => bool;
     /// Elementwise test for NaN (complex: either part NaN).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, f32::INFINITY])?;
+    /// assert_eq!(a.isnan()?.to_host()?, vec![false, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     isnan => IsNan,
     /// Elementwise test for ±infinity (complex: either part infinite).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, f32::NEG_INFINITY])?;
+    /// assert_eq!(a.isinf()?.to_host()?, vec![false, false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     isinf => IsInf,
     /// Elementwise test for a finite value (complex: both parts finite).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, f32::INFINITY])?;
+    /// assert_eq!(a.isfinite()?.to_host()?, vec![true, false, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     isfinite => IsFinite,
 }
 
 impl DeviceArray<bool> {
     /// Elementwise logical and, with broadcasting.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[true, true, false])?;
+    /// let b = DeviceArray::from_slice(&dev, &[true, false, false])?;
+    /// assert_eq!(a.logical_and(&b)?.to_host()?, vec![true, false, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_and(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
         self.zip(BinaryOp::LogicalAnd, rhs)
     }
     /// Elementwise logical or, with broadcasting.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[true, true, false])?;
+    /// let b = DeviceArray::from_slice(&dev, &[true, false, false])?;
+    /// assert_eq!(a.logical_or(&b)?.to_host()?, vec![true, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_or(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
         self.zip(BinaryOp::LogicalOr, rhs)
     }
     /// Elementwise logical exclusive or, with broadcasting.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[true, true, false])?;
+    /// let b = DeviceArray::from_slice(&dev, &[true, false, false])?;
+    /// assert_eq!(a.logical_xor(&b)?.to_host()?, vec![false, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_xor(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
         self.zip(BinaryOp::LogicalXor, rhs)
     }
     /// Elementwise logical not.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[true, false])?;
+    /// assert_eq!(a.logical_not()?.to_host()?, vec![false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_not(&self) -> Result<DeviceArray<bool>> {
         self.map(UnaryOp::LogicalNot.name(), UnaryOp::LogicalNot.body(), &[])
     }
@@ -580,6 +898,15 @@ impl<T: Element> DeviceArray<T> {
     /// Copies `src`, broadcast to `self`'s shape, into `self` (NumPy's `a[...] = src`).
     ///
     /// Writes through views into the memory they share.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 2])?;
+    /// a.assign(&DeviceArray::from_slice(&dev, &[1.0, 2.0])?)?; // a[...] = [1, 2], row by row
+    /// assert_eq!(a.to_host()?, vec![1.0, 2.0, 1.0, 2.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn assign(&self, src: &DeviceArray<T>) -> Result<()> {
         super::view::copy_into(self, src)
     }

@@ -82,6 +82,15 @@ macro_rules! reductions {
                 }
 
                 #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over one axis (negative counts from the end).")]
+                ///
+                /// ```no_run
+                /// use cuarray::{Device, DeviceArray};
+                /// let dev = Device::new(0)?;
+                /// let x = DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+                #[doc = concat!("assert_eq!(x.", stringify!($axis), "(0)?.shape(), &[3]);")]
+                #[doc = concat!("assert_eq!(x.", stringify!($axis), "(-1)?.shape(), &[2]);")]
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 pub fn $axis(&self, axis: isize) -> Result<DeviceArray<$out>> {
                     self.reduce(ReduceOp::$op, Some(&[axis]), false, None, &[])
                 }
@@ -99,6 +108,15 @@ macro_rules! reductions {
                 }
 
                 #[doc = concat!("[`", stringify!($name), "`](DeviceArray::", stringify!($name), ") over a set of axes ([`IntoAxes`]: `&[0, -1]`, a single `-1`, ...); `keepdims` keeps them with extent 1.")]
+                ///
+                /// ```no_run
+                /// use cuarray::{Device, DeviceArray};
+                /// let dev = Device::new(0)?;
+                /// let x = DeviceArray::<f32>::ones(&dev, &[2, 3, 4])?;
+                #[doc = concat!("assert_eq!(x.", stringify!($axes), "(&[0, 2], false)?.shape(), &[3]);")]
+                #[doc = concat!("assert_eq!(x.", stringify!($axes), "(-1, true)?.shape(), &[2, 3, 1]);")]
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 ///
                 /// # Errors
                 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
@@ -123,45 +141,151 @@ reductions! { Element;
     /// ```
     sum, sum_axis, sum_keepdim, sum_axes => Sum -> T::Sum;
     /// Product of the elements (`i64`/`u64` for integers and bool, wrapping).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<i32>::arange(&dev, 1, 5, 1)?;
+    /// assert_eq!(a.prod()?.to_scalar()?, 24i64);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     prod, prod_axis, prod_keepdim, prod_axes => Prod -> T::Sum;
     /// True when every element is non-zero (`true` for an empty array).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[true, false, true, true], &[2, 2])?;
+    /// assert!(!a.all()?.to_scalar()?);
+    /// assert_eq!(a.all_axis(1)?.to_host()?, vec![false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     all, all_axis, all_keepdim, all_axes => All -> bool;
     /// True when some element is non-zero (`false` for an empty array).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[true, false, false, false], &[2, 2])?;
+    /// assert!(a.any()?.to_scalar()?);
+    /// assert_eq!(a.any_axis(1)?.to_host()?, vec![true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     any, any_axis, any_keepdim, any_axes => Any -> bool;
     /// Arithmetic mean (`f64` for integers; NaN for an empty array).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1i32, 2, 3, 4], &[2, 2])?;
+    /// assert_eq!(a.mean()?.to_scalar()?, 2.5f64);
+    /// assert_eq!(a.mean_axis(0)?.to_host()?, vec![2.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     mean, mean_axis, mean_keepdim, mean_axes => Mean -> T::Mean;
 }
 
 reductions! { NumElement;
     /// Largest element; NaN propagates. An empty array is an error.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f32, 5.0, 3.0, 2.0], &[2, 2])?;
+    /// assert_eq!(a.max()?.to_scalar()?, 5.0);
+    /// assert_eq!(a.max_axis(0)?.to_host()?, vec![3.0, 5.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     max, max_axis, max_keepdim, max_axes => Max -> T;
     /// Smallest element; NaN propagates. An empty array is an error.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f32, 5.0, 3.0, 2.0], &[2, 2])?;
+    /// assert_eq!(a.min()?.to_scalar()?, 1.0);
+    /// assert_eq!(a.min_axis(1)?.to_host()?, vec![1.0, 2.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     min, min_axis, min_keepdim, min_axes => Min -> T;
 }
 
 impl<T: NumElement> DeviceArray<T> {
     /// Index of the largest element in the flattened (C order) array, as a 0-d `i64`
     /// array; the first one on ties, the first NaN if any.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[3.0f32, 7.0, 1.0, 7.0])?;
+    /// assert_eq!(a.argmax()?.to_scalar()?, 1); // the first of the ties
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn argmax(&self) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMax, None, false, None, &[])
     }
     /// Index of the smallest element in the flattened array (see [`argmax`](Self::argmax)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[3.0f32, 7.0, 1.0])?;
+    /// assert_eq!(a.argmin()?.to_scalar()?, 2);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn argmin(&self) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, None, false, None, &[])
     }
     /// Indices of the largest elements along `axis`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 5, 2, 9, 0, 3], &[2, 3])?;
+    /// assert_eq!(a.argmax_axis(1)?.to_host()?, vec![1, 0]);
+    /// assert_eq!(a.argmax_axis(0)?.to_host()?, vec![1, 0, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn argmax_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMax, Some(&[axis]), false, None, &[])
     }
     /// Indices of the smallest elements along `axis`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 5, 2, 9, 0, 3], &[2, 3])?;
+    /// assert_eq!(a.argmin_axis(-1)?.to_host()?, vec![0, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn argmin_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, Some(&[axis]), false, None, &[])
     }
     /// Indices of the largest elements along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 5, 2, 9, 0, 3], &[2, 3])?;
+    /// let i = a.argmax_keepdim(1)?;
+    /// assert_eq!(i.shape(), &[2, 1]);
+    /// assert_eq!(a.take_along_axis(&i, 1)?.to_host()?, vec![5, 9]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn argmax_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMax, Some(&[axis]), true, None, &[])
     }
     /// Indices of the smallest elements along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 5, 2, 9, 0, 3], &[2, 3])?;
+    /// let i = a.argmin_keepdim(1)?;
+    /// assert_eq!(i.to_host()?, vec![0, 1]);
+    /// assert_eq!(i.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn argmin_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, Some(&[axis]), true, None, &[])
     }
@@ -229,26 +353,80 @@ impl<T: Element> DeviceArray<T> {
         self.var_dispatch(None, false, ddof, ReduceOp::Var)
     }
     /// Standard deviation of all elements (square root of [`var`](Self::var)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0])?;
+    /// assert_eq!(a.std(0)?.to_scalar()?, 1.25f64.sqrt());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn std(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(None, false, ddof, ReduceOp::Std)
     }
     /// Variance along `axis`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(a.var_axis(0, 0)?.to_host()?, vec![1.0, 1.0]);
+    /// assert_eq!(a.var_axis(1, 0)?.to_host()?, vec![0.25, 0.25]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn var_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Var)
     }
     /// Standard deviation along `axis`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.std_axis(0, 0)?.to_host()?, vec![1.0, 1.5]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn std_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Std)
     }
     /// Variance along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let v = a.var_keepdim(-1, 0)?;
+    /// assert_eq!(v.shape(), &[2, 1]);
+    /// assert_eq!(v.to_host()?, vec![0.25, 0.25]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn var_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::Var)
     }
     /// Standard deviation along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let s = a.std_keepdim(-1, 0)?;
+    /// assert_eq!(s.shape(), &[2, 1]);
+    /// assert_eq!(s.to_host()?, vec![0.5, 0.5]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn std_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::Std)
     }
     /// Variance over a set of axes ([`IntoAxes`]).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(a.var_axes(&[0, 1], false, 0)?.to_scalar()?, 1.25);
+    /// assert_eq!(a.var_axes(-1, true, 0)?.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn var_axes(
         &self,
         axes: impl IntoAxes,
@@ -258,6 +436,14 @@ impl<T: Element> DeviceArray<T> {
         self.var_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::Var)
     }
     /// Standard deviation over a set of axes ([`IntoAxes`]).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(a.std_axes(&[0, 1], false, 0)?.to_scalar()?, 1.25f64.sqrt());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn std_axes(
         &self,
         axes: impl IntoAxes,
@@ -302,6 +488,14 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// Cumulative product along `axis`, in the sum type (wrapping for integers).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3, 4])?;
+    /// assert_eq!(a.cumprod(0)?.to_host()?, vec![1i64, 2, 6, 24]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn cumprod(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
         self.scan(ReduceOp::Prod, axis)
     }

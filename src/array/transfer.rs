@@ -134,6 +134,16 @@ impl<T: Element> DeviceArray<T> {
     /// without waiting for the GPU. Reading `dst` afterwards waits for the copy (see
     /// [`PinnedBuffer`]).
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let mut host = PinnedBuffer::<f32>::new(&dev, 3)?;
+    /// a.to_pinned(&mut host)?; // queued; returns at once
+    /// assert_eq!(&host[..], &[1.0, 2.0, 3.0]); // reading waits for the copy
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::HostLength`] when `dst.len() != self.size()`.
     pub fn to_pinned(&self, dst: &mut PinnedBuffer<T>) -> Result<()> {
@@ -176,6 +186,15 @@ impl<T: Element> DeviceArray<T> {
 
     /// Copies the array to a new `Vec` in logical row-major order (views included).
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+    /// assert_eq!(a.to_host()?, vec![1, 2, 3, 4]);
+    /// assert_eq!(a.t().to_host()?, vec![1, 3, 2, 4]); // logical order of the view
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Transfers and synchronization
     /// One device-to-host copy (preceded by a device-side gather when the array is not
     /// contiguous); waits for the array's stream to finish. Large copies are pipelined
@@ -212,6 +231,16 @@ impl<T: Element> DeviceArray<T> {
 
     /// Copies the array into `dst` in logical row-major order.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let mut buf = vec![0.0f32; 3];
+    /// a.to_host_into(&mut buf)?;
+    /// assert_eq!(buf, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::HostLength`] when `dst.len() != self.size()`.
     ///
@@ -230,6 +259,15 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// The single element of an array of size 1 (any rank), e.g. a reduction's result.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let total: f32 = a.sum()?.to_scalar()?; // NumPy's float(a.sum())
+    /// assert_eq!(total, 6.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the array does not have exactly one element.

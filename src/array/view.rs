@@ -35,6 +35,16 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// The transpose: axes reversed (a view).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let at = a.t(); // NumPy's a.T
+    /// assert_eq!(at.shape(), &[3, 2]);
+    /// assert_eq!(at.to_host()?, vec![1, 4, 2, 5, 3, 6]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn t(&self) -> Self {
         self.with_layout(self.layout.t())
     }
@@ -96,21 +106,58 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// A view without the axes of extent 1.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[1, 3, 1])?;
+    /// assert_eq!(a.squeeze().shape(), &[3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn squeeze(&self) -> Self {
         self.with_layout(self.layout.squeeze())
     }
 
     /// A view without `axis`, which must have extent 1.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[1, 3, 1])?;
+    /// assert_eq!(a.squeeze_axis(-1)?.shape(), &[1, 3]);
+    /// assert!(a.squeeze_axis(1).is_err()); // extent 3
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn squeeze_axis(&self, axis: isize) -> Result<Self> {
         Ok(self.with_layout(self.layout.squeeze_axis(axis)?))
     }
 
     /// A view with a new axis of extent 1 at `axis` (`-ndim-1..=ndim`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+    /// assert_eq!(a.expand_dims(0)?.shape(), &[1, 2, 3]);
+    /// assert_eq!(a.expand_dims(-1)?.shape(), &[2, 3, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn expand_dims(&self, axis: isize) -> Result<Self> {
         Ok(self.with_layout(self.layout.expand_dims(axis)?))
     }
 
     /// An independent, C-contiguous copy on the device.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
+    /// let b = a.copy()?;
+    /// b.add_assign(1.0)?; // `a` is unchanged
+    /// assert_eq!(a.to_host()?, vec![1.0, 2.0]);
+    /// assert!(!b.shares_memory_with(&a));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn copy(&self) -> Result<Self> {
         let out = Self::alloc_for("copy", self.device(), self.shape())?;
         copy_into(&out, self)?;
@@ -119,6 +166,16 @@ impl<T: Element> DeviceArray<T> {
 
     /// `self` when it is already C-contiguous (no copy, shared memory), else a
     /// C-contiguous copy made on the device by the strided-copy kernel.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+    /// let c = a.t().contiguous()?; // NumPy's np.ascontiguousarray(a.T)
+    /// assert!(c.is_contiguous());
+    /// assert_eq!(c.strides(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn contiguous(&self) -> Result<Self> {
         if self.is_contiguous() {
             Ok(self.clone())

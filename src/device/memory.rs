@@ -37,6 +37,16 @@ pub(crate) fn size_class(bytes: usize) -> usize {
 }
 
 /// Counters of the pool, as returned by [`Device::memory_stats`].
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::<f64>::zeros(&dev, &[1 << 20])?; // 8 MiB
+/// let s = dev.memory_stats();
+/// assert!(s.in_use >= 8 << 20);
+/// println!("{} MiB in use, {} MiB reserved", s.in_use >> 20, s.reserved >> 20);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemoryStats {
     /// Bytes held by live arrays (after rounding to size classes).
@@ -156,6 +166,14 @@ impl DeviceBuffer {
     /// cache when it holds a block of the size class (no driver call), otherwise from
     /// the driver. The contents are unspecified.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceBuffer};
+    /// let dev = Device::new(0)?;
+    /// let buf = DeviceBuffer::new(&dev, 1 << 20)?; // raw device memory from the pool
+    /// assert_eq!(buf.len(), 1 << 20);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::TooLarge`] past `isize::MAX` bytes; [`Error::OutOfMemory`] past the pool's
     /// limit or the card's memory.
@@ -254,21 +272,52 @@ impl DeviceBuffer {
     }
 
     /// The device address of the first byte.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceBuffer};
+    /// let dev = Device::new(0)?;
+    /// let buf = DeviceBuffer::new(&dev, 256)?;
+    /// let ptr = buf.device_ptr(); // a CUdeviceptr, for a raw kernel or another library
+    /// assert_ne!(ptr, 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn device_ptr(&self) -> CUdeviceptr {
         self.ptr
     }
 
     /// Size in bytes (as requested; the block may be larger).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceBuffer};
+    /// let dev = Device::new(0)?;
+    /// assert_eq!(DeviceBuffer::new(&dev, 100)?.len(), 100);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.bytes
     }
 
     /// True for a zero-byte buffer.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceBuffer};
+    /// let dev = Device::new(0)?;
+    /// assert!(DeviceBuffer::new(&dev, 0)?.is_empty());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.bytes == 0
     }
 
     /// The device that owns the memory, bound to the stream the buffer was allocated on.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceBuffer};
+    /// let dev = Device::new(0)?;
+    /// let buf = DeviceBuffer::new(&dev, 256)?;
+    /// assert_eq!(buf.device().ordinal(), 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }
@@ -565,38 +614,118 @@ impl<'a> MemoryPool<'a> {
         MemoryPool { device }
     }
     /// All counters at once.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let s = dev.memory_pool().stats();
+    /// assert!(s.reserved >= s.in_use && s.peak_in_use >= s.in_use);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn stats(&self) -> MemoryStats {
         self.device.pool().stats()
     }
     /// Bytes held by live arrays (rounded up to the pool's size classes).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// let before = pool.used_bytes();
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[1 << 20])?;
+    /// assert!(pool.used_bytes() >= before + (4 << 20));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn used_bytes(&self) -> usize {
         self.stats().in_use
     }
     /// Bytes obtained from the driver: in use plus cached for reuse.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[1 << 20])?;
+    /// drop(a); // its block stays cached
+    /// assert!(pool.total_bytes() >= pool.used_bytes() + (4 << 20));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn total_bytes(&self) -> usize {
         self.stats().reserved
     }
     /// Highest [`used_bytes`](Self::used_bytes) since the device was opened or the last
     /// [`reset_peak`](Self::reset_peak).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// pool.reset_peak();
+    /// let t = DeviceArray::<f32>::zeros(&dev, &[1 << 20])?;
+    /// drop(t);
+    /// assert!(pool.peak_bytes() >= 4 << 20); // the temporary counted
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn peak_bytes(&self) -> usize {
         self.stats().peak_in_use
     }
     /// Starts peak tracking again from the bytes in use now.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// let big = DeviceArray::<f32>::zeros(&dev, &[1 << 24])?;
+    /// drop(big);
+    /// pool.reset_peak(); // measure from here on
+    /// assert_eq!(pool.peak_bytes(), pool.used_bytes());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn reset_peak(&self) {
         self.device.pool().reset_peak()
     }
     /// Caps the bytes the pool may hold (`None`: no cap, the default). An allocation that
     /// would pass the cap first returns cached blocks to the driver, then fails with
     /// [`Error::OutOfMemory`].
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// pool.set_limit(Some(1 << 30)); // 1 GiB
+    /// assert!(DeviceArray::<f32>::zeros(&dev, &[1 << 29]).is_err()); // 2 GiB: OutOfMemory
+    /// pool.set_limit(None);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn set_limit(&self, bytes: Option<usize>) {
         self.device.pool().lock().limit = bytes;
     }
     /// The cap set by [`set_limit`](Self::set_limit).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// assert_eq!(pool.limit(), None); // no cap by default
+    /// pool.set_limit(Some(1 << 30));
+    /// assert_eq!(pool.limit(), Some(1 << 30));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn limit(&self) -> Option<usize> {
         self.device.pool().lock().limit
     }
     /// Returns every cached, unused block to the driver (CuPy's `free_all_blocks`,
     /// PyTorch's `empty_cache`). Live arrays are untouched.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// drop(DeviceArray::<f32>::zeros(&dev, &[1 << 24])?); // 64 MiB cached
+    /// pool.free_all_blocks()?; // given back to the driver
+    /// assert_eq!(pool.total_bytes(), pool.used_bytes());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Synchronization
     /// Waits for the device, so that the driver can release the memory.

@@ -129,6 +129,18 @@ impl std::fmt::Display for Device {
 static DEVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
 
 /// Host-device traffic of one device, from [`Device::transfer_stats`].
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let before = dev.transfer_stats();
+/// let a = DeviceArray::<f32>::ones(&dev, &[256])?;
+/// let total = a.sum()?.to_scalar()?; // one 4-byte copy back
+/// let after = dev.transfer_stats();
+/// assert_eq!(after.d2h_calls - before.d2h_calls, 1);
+/// assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TransferStats {
     /// Host-to-device copies.
@@ -177,6 +189,15 @@ impl TransferCounters {
 
 /// Number of CUDA devices.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// match cuarray::device_count() {
+///     Ok(n) => println!("{n} CUDA device(s)"),
+///     Err(e) => eprintln!("no CUDA driver: {e}"),
+/// }
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::LibraryNotFound`] without a CUDA driver, [`Error::NoDevice`] when the driver
 /// fails to initialise.
@@ -187,6 +208,15 @@ pub fn device_count() -> Result<usize> {
 impl Device {
     /// Opens device `ordinal` (its primary context) and creates the stream all cuarray work
     /// on it runs on. Returns the already-open device when there is one.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// match Device::new(0) {
+    ///     Ok(dev) => println!("using {}", dev.name()?),
+    ///     Err(e) => eprintln!("no GPU: {e}"), // a readable reason, never a panic
+    /// }
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::LibraryNotFound`] without a driver, [`Error::DeviceOutOfRange`] for a bad
@@ -243,11 +273,25 @@ impl Device {
     }
 
     /// The device's ordinal.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// assert_eq!(dev.ordinal(), 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ordinal(&self) -> usize {
         self.inner.ordinal
     }
 
     /// The device's name, e.g. `"NVIDIA H200"`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// println!("{}", dev.name()?); // e.g. "NVIDIA H200"
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn name(&self) -> Result<String> {
         self.inner
             .ctx
@@ -256,16 +300,40 @@ impl Device {
     }
 
     /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let (major, minor) = dev.compute_capability()?;
+    /// println!("sm_{major}{minor}");
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn compute_capability(&self) -> Result<(u32, u32)> {
         Ok(self.inner.arch)
     }
 
     /// Number of streaming multiprocessors.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// assert!(dev.multiprocessor_count() > 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn multiprocessor_count(&self) -> u32 {
         self.inner.sm_count
     }
 
     /// `(free, total)` device memory in bytes, as the driver reports it.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let (free, total) = dev.memory_info()?;
+    /// assert!(free <= total);
+    /// println!("{} of {} MiB free", free >> 20, total >> 20);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.bind()?;
         self.inner
@@ -276,6 +344,15 @@ impl Device {
 
     /// Blocks the host until the work queued on this handle's stream has finished (see
     /// [`synchronize_all`](Device::synchronize_all) for every stream).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let b = a.exp()?; // queued; returns at once
+    /// dev.synchronize()?; // now `b` is computed
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Synchronization
     /// With [`Stream::synchronize`], [`Event::synchronize`] and the transfers to the host,
@@ -294,6 +371,16 @@ impl Device {
     }
 
     /// Blocks the host until the work queued on every stream of the device has finished.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let side = dev.new_stream()?;
+    /// let a = DeviceArray::<f32>::ones(&side.device(), &[1 << 20])?; // on `side`
+    /// let b = DeviceArray::<f32>::ones(&dev, &[1 << 20])?; // on the device's own stream
+    /// dev.synchronize_all()?; // waits for both
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn synchronize_all(&self) -> Result<()> {
         self.check_capture("synchronize_all")?;
         self.inner.transfers.sync();
@@ -323,6 +410,15 @@ impl Device {
     }
 
     /// The stream this handle's work runs on.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// assert!(dev.stream().is_default());
+    /// let s = dev.new_stream()?;
+    /// assert!(!s.device().stream().is_default()); // a handle bound to `s`
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn stream(&self) -> Stream {
         match &self.stream {
             Some(s) => s.clone(),
@@ -332,16 +428,44 @@ impl Device {
 
     /// Starts a [`Timer`] on this handle's stream: the device time of the work queued
     /// until [`Timer::stop`].
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let t = dev.timer()?;
+    /// let b = a.sqrt()?;
+    /// println!("sqrt: {:?}", t.stop()?);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn timer(&self) -> Result<Timer> {
         Timer::start(self.stream())
     }
 
     /// Counters of the memory pool (bytes in use, reserved, peak).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::zeros(&dev, &[1 << 20])?;
+    /// let s = dev.memory_stats();
+    /// assert!(s.in_use >= 4 << 20 && s.reserved >= s.in_use);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn memory_stats(&self) -> MemoryStats {
         self.inner.pool.stats()
     }
 
     /// The device's caching memory pool: counters, a limit, trimming.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let pool = dev.memory_pool();
+    /// pool.set_limit(Some(8 << 30)); // at most 8 GiB for this process's arrays
+    /// println!("{} bytes in use", pool.used_bytes());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn memory_pool(&self) -> MemoryPool<'_> {
         MemoryPool::new(self)
     }
@@ -349,17 +473,45 @@ impl Device {
     /// Counters of host-device traffic: every transfer (calls and bytes, each way) and
     /// every time the host waited for the device. Only the explicit transfer calls and
     /// [`synchronize`](Device::synchronize) move them.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let before = dev.transfer_stats();
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0, 4.0])?; // one copy in
+    /// let b = a.exp()?.sum()?; // no copy
+    /// a.to_host()?; // one copy out, 16 bytes
+    /// let after = dev.transfer_stats();
+    /// assert_eq!(after.h2d_calls - before.h2d_calls, 1);
+    /// assert_eq!(after.d2h_bytes - before.d2h_bytes, 16);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn transfer_stats(&self) -> TransferStats {
         self.inner.transfers.snapshot()
     }
 
     /// Allows TF32 tensor cores for `f32` matrix products (about 8x the f32 rate, with a
     /// 10-bit mantissa for the products). Off by default, as in CuPy and PyTorch.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// dev.set_tf32(true); // f32 matmuls may use TF32 tensor cores from now on
+    /// assert!(dev.tf32());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn set_tf32(&self, enabled: bool) {
         self.inner.tf32.store(enabled, Ordering::Relaxed)
     }
 
     /// Whether TF32 is allowed for `f32` matrix products.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// assert!(!dev.tf32()); // off unless set_tf32(true)
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn tf32(&self) -> bool {
         self.inner.tf32.load(Ordering::Relaxed)
     }

@@ -53,6 +53,16 @@ impl<T: Element> std::fmt::Debug for PinnedBuffer<T> {
 impl<T: Element> PinnedBuffer<T> {
     /// `len` zeros in page-locked host memory.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// let mut host = PinnedBuffer::<f32>::new(&dev, 4)?;
+    /// assert_eq!(&host[..], &[0.0; 4]);
+    /// host.copy_from_slice(&[1.0, 2.0, 3.0, 4.0]); // a slice of page-locked memory
+    /// let a = DeviceArray::from_pinned(&dev, &host, &[2, 2])?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::HostOutOfMemory`] (with the bytes asked for) when the system refuses to
     /// lock that much memory; [`Error::TooLarge`] past `isize::MAX` bytes.
@@ -87,6 +97,15 @@ impl<T: Element> PinnedBuffer<T> {
     }
 
     /// A page-locked copy of `data`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// let host = PinnedBuffer::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let a = DeviceArray::from_pinned(&dev, &host, &[3])?; // queued, returns at once
+    /// assert_eq!(a.to_host()?, vec![1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self> {
         let mut b = Self::new(device, data.len())?;
         b.copy_from_slice(data);
@@ -94,21 +113,58 @@ impl<T: Element> PinnedBuffer<T> {
     }
 
     /// Number of elements.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// assert_eq!(PinnedBuffer::<u8>::new(&dev, 1024)?.len(), 1024);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// True when the buffer holds no element.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// assert!(PinnedBuffer::<u8>::new(&dev, 0)?.is_empty());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// True when no queued transfer still uses the buffer (never blocks).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let mut host = PinnedBuffer::<f32>::new(&dev, 1 << 20)?;
+    /// a.to_pinned(&mut host)?;
+    /// if !host.is_ready() {
+    ///     // the copy is still running: other host work here
+    /// }
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_ready(&self) -> bool {
         self.lock().as_ref().is_none_or(|e| e.is_complete())
     }
 
     /// Blocks until the transfers queued on the buffer have finished.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, PinnedBuffer};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let mut host = PinnedBuffer::<f32>::new(&dev, 1 << 20)?;
+    /// a.to_pinned(&mut host)?;
+    /// host.wait()?; // an explicit wait (reading `host` would wait too)
+    /// assert!(host.is_ready());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn wait(&self) -> Result<()> {
         let mut pending = self.lock();
         if let Some(e) = pending.as_ref() {

@@ -217,6 +217,13 @@ pub fn is_available() -> bool {
 
 /// Why the GPU cannot be used, or `None` when it can: the driver, a device and NVRTC are
 /// all present. Used by test harnesses and examples to print one clear line.
+///
+/// ```
+/// if let Some(why) = cuarray::unavailable_reason() {
+///     eprintln!("running on the CPU only: {why}");
+/// }
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn unavailable_reason() -> Option<String> {
     match device_count() {
         Err(e) => return Some(e.to_string()),

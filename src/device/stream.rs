@@ -100,6 +100,17 @@ impl Stream {
 
     /// A handle on the same device whose work (array creation, transfers, operations)
     /// runs on this stream.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let s = dev.new_stream()?;
+    /// let on_s = s.device();
+    /// let a = DeviceArray::<f32>::zeros(&on_s, &[16])?; // made on `s`
+    /// let b = (&a + 1.0)?; // and so is this
+    /// s.synchronize()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn device(&self) -> Device {
         let base = self.0.device.clone();
         if self.0.id == 0 {
@@ -112,11 +123,29 @@ impl Stream {
     }
 
     /// True for the device's own stream (the one `Device::new` handles use).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// assert!(dev.stream().is_default());
+    /// assert!(!dev.new_stream()?.is_default());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_default(&self) -> bool {
         self.0.id == 0
     }
 
     /// Records an event after the work queued on this stream so far.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let done = dev.stream().record_event()?; // after `a` is filled
+    /// done.synchronize()?;
+    /// assert!(done.is_complete());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn record_event(&self) -> Result<Event> {
         let ctx = self.0.device.context();
         let event = ctx
@@ -130,6 +159,16 @@ impl Stream {
 
     /// Makes work queued on this stream from now on wait until `event` has completed.
     /// The host does not wait.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let side = dev.new_stream()?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// side.wait(&dev.stream().record_event()?)?; // `side` starts after `a` is written
+    /// let b = a.on_stream(&side)?.exp()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn wait(&self, event: &Event) -> Result<()> {
         self.0
             .cuda
@@ -139,11 +178,30 @@ impl Stream {
 
     /// Makes this stream wait for all work queued on `other` so far (an event recorded
     /// on `other`, waited for here). The host does not wait.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let side = dev.new_stream()?;
+    /// let a = DeviceArray::<f32>::ones(&side.device(), &[1 << 20])?; // written on `side`
+    /// dev.stream().wait_stream(&side)?; // the device's stream waits for it
+    /// let b = a.on_stream(&dev.stream())?.sum()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn wait_stream(&self, other: &Stream) -> Result<()> {
         self.wait(&other.record_event()?)
     }
 
     /// Blocks the host until the work queued on this stream has finished.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let s = dev.new_stream()?;
+    /// let a = DeviceArray::<f32>::ones(&s.device(), &[1 << 20])?;
+    /// s.synchronize()?; // the host waits for `s` only
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<()> {
         self.0.device.check_capture("stream synchronize")?;
         self.0.device.counters().sync();
@@ -177,6 +235,17 @@ impl std::fmt::Debug for Event {
 impl Event {
     /// Device time from this event to `end` (both must have been recorded). Waits for
     /// `end` to complete.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+    /// let start = dev.stream().record_event()?;
+    /// let b = a.exp()?;
+    /// let end = dev.stream().record_event()?;
+    /// println!("exp: {:?}", start.elapsed(&end)?);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn elapsed(&self, end: &Event) -> Result<Duration> {
         self.1.check_capture("event elapsed")?;
         let ms = self
@@ -187,6 +256,16 @@ impl Event {
     }
 
     /// Blocks the host until the work before the event has finished.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let e = dev.stream().record_event()?;
+    /// let b = a.exp()?; // after the event: not waited for below
+    /// e.synchronize()?; // `a` is filled
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<()> {
         self.1.check_capture("event synchronize")?;
         self.0
@@ -195,6 +274,17 @@ impl Event {
     }
 
     /// True when the work before the event has finished (never blocks).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+    /// let e = dev.stream().record_event()?;
+    /// while !e.is_complete() {
+    ///     // other host work meanwhile
+    /// }
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_complete(&self) -> bool {
         self.0.is_complete()
     }
@@ -225,6 +315,17 @@ impl Timer {
 
     /// Device time of the work queued on the stream since the timer started. Waits for
     /// that work to finish.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+    /// let t = dev.timer()?;
+    /// let b = (&a * &a)?;
+    /// let d: std::time::Duration = t.stop()?; // waits for the multiply
+    /// println!("{d:?}");
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn stop(self) -> Result<Duration> {
         let end = self.stream.record_event()?;
         self.start.elapsed(&end)

@@ -6,6 +6,15 @@ use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 
 /// Per-repetition device times of a timed block, from [`Device::time`].
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
+/// let t = dev.time(3, 20, || a.exp().map(drop))?;
+/// println!("exp: median {:?}, min {:?} over {} runs", t.median(), t.min(), t.samples().len());
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Timings {
     samples: Vec<Duration>,
@@ -13,16 +22,43 @@ pub struct Timings {
 
 impl Timings {
     /// Every repetition's time, in the order run.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let t = dev.time(2, 10, || (&a + &a).map(drop))?;
+    /// assert_eq!(t.samples().len(), 10);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn samples(&self) -> &[Duration] {
         &self.samples
     }
     /// The median repetition (the figure to report).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let t = dev.time(2, 10, || (&a + &a).map(drop))?;
+    /// println!("add: {:?} median", t.median());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn median(&self) -> Duration {
         let mut s = self.samples.clone();
         s.sort();
         s.get(s.len() / 2).copied().unwrap_or_default()
     }
     /// The fastest repetition.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1 << 20])?;
+    /// let t = dev.time(2, 10, || (&a + &a).map(drop))?;
+    /// assert!(t.min() <= t.median());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn min(&self) -> Duration {
         self.samples.iter().min().copied().unwrap_or_default()
     }

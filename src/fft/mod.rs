@@ -96,6 +96,18 @@ pub type RealOf<T> = <T as FftInput>::Real;
 
 /// Normalisation of the transforms, NumPy's `norm` argument. `n` is the product of the
 /// transform's lengths.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f64>::ones(&dev, &[4])?;
+/// let f = fft::fft(&x, None, -1, Norm::Forward)?; // scaled by 1/n: the mean at frequency 0
+/// assert!((f.to_host()?[0].re - 1.0).abs() < 1e-12);
+/// let back = fft::ifft(&f, None, -1, Norm::Forward)?; // unscaled: x again
+/// assert!(back.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Norm {
     /// Forward transforms unscaled, inverse ones scaled by `1/n` (NumPy's default).
@@ -508,6 +520,16 @@ pub fn fft<T: FftInput>(
 }
 
 /// The inverse of [`fft`] (NumPy's `fft.ifft`), same arguments.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::from_slice(&dev, &[4.0f64, 0.0, 0.0, 0.0])?;
+/// let y = fft::ifft(&x, None, -1, Norm::Backward)?; // divides by n: four ones
+/// assert!(y.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12 && c.im.abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn ifft<T: FftInput>(
     a: &DeviceArray<T>,
     n: Option<usize>,
@@ -528,6 +550,17 @@ pub fn ifft<T: FftInput>(
 
 /// The transform of real input (NumPy's `fft.rfft`): the `n / 2 + 1` non-negative
 /// frequency terms along `axis`.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::ones(&dev, &[8])?;
+/// let f = fft::rfft(&x, None, -1, Norm::Backward)?;
+/// assert_eq!(f.shape(), &[5]); // 8 / 2 + 1 terms
+/// assert!((f.to_host()?[0].re - 8.0).abs() < 1e-5);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn rfft<T: FftRealInput>(
     a: &DeviceArray<T>,
     n: Option<usize>,
@@ -541,6 +574,17 @@ pub fn rfft<T: FftRealInput>(
 /// The inverse of [`rfft`] (NumPy's `fft.irfft`): `n` real outputs along `axis` (by
 /// default `2 * (m - 1)` for `m` inputs; pass `n` for an odd length). The input is
 /// cropped or zero-padded to `n / 2 + 1` terms and left unchanged.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0])?;
+/// let f = fft::rfft(&x, None, -1, Norm::Backward)?; // 3 terms
+/// let back = fft::irfft(&f, Some(5), -1, Norm::Backward)?; // the odd length given
+/// assert!(back.to_host()?.iter().zip(1..).all(|(v, k)| (v - k as f32).abs() < 1e-5));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn irfft<T: FftInput>(
     a: &DeviceArray<T>,
     n: Option<usize>,
@@ -581,33 +625,109 @@ nd!(
 );
 nd!(
     /// The inverse of [`fft2`] (NumPy's `fft.ifft2`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let img = DeviceArray::<f32>::ones(&dev, &[4, 6])?;
+    /// let f = fft::fft2(&img, None, &[], Norm::Backward)?;
+    /// let back = fft::ifft2(&f, None, &[], Norm::Backward)?;
+    /// assert!(back.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-5 && c.im.abs() < 1e-5));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ifft2, FftInput, ComplexOf, false, |a, s, axes, norm| c2cn("ifft2", a, s, axes, false, norm, false)
 );
 nd!(
     /// The two-dimensional transform of real input (NumPy's `fft.rfft2`): the last of
     /// `axes` gets `n / 2 + 1` terms.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let img = DeviceArray::<f32>::ones(&dev, &[4, 6])?;
+    /// let f = fft::rfft2(&img, None, &[-2, -1], Norm::Backward)?;
+    /// assert_eq!(f.shape(), &[4, 4]); // the last axis: 6 / 2 + 1 terms
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     rfft2, FftRealInput, ComplexOf, false, |a, s, axes, norm| r2cn("rfft2", a, s, axes, false, norm)
 );
 nd!(
     /// The inverse of [`rfft2`] (NumPy's `fft.irfft2`): pass `s` for an odd last length.
     /// The input is left unchanged.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let img = DeviceArray::<f32>::ones(&dev, &[4, 5])?;
+    /// let f = fft::rfft2(&img, None, &[], Norm::Backward)?; // shape [4, 3]
+    /// let back = fft::irfft2(&f, Some(&[4, 5][..]), &[], Norm::Backward)?;
+    /// assert_eq!(back.shape(), &[4, 5]);
+    /// assert!(back.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-5));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     irfft2, FftInput, RealOf, false, |a, s, axes, norm| c2rn("irfft2", a, s, axes, false, norm)
 );
 nd!(
     /// The n-dimensional transform over `axes` (NumPy's `fft.fftn`): an empty `axes`
     /// means NumPy's `None`, the last `s.len()` axes with `s`, else every axis.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f64>::ones(&dev, &[2, 3, 4])?;
+    /// let f = fft::fftn(&a, None, &[], Norm::Backward)?; // every axis
+    /// assert_eq!(f.shape(), &[2, 3, 4]);
+    /// assert!((f.to_host()?[0].re - 24.0).abs() < 1e-12); // the sum of the elements
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     fftn, FftInput, ComplexOf, true, |a, s, axes, norm| c2cn("fftn", a, s, axes, true, norm, true)
 );
 nd!(
     /// The inverse of [`fftn`] (NumPy's `fft.ifftn`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f64>::ones(&dev, &[2, 3, 4])?;
+    /// let f = fft::fftn(&a, None, &[0, 2], Norm::Ortho)?;
+    /// let back = fft::ifftn(&f, None, &[0, 2], Norm::Ortho)?;
+    /// assert!(back.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ifftn, FftInput, ComplexOf, true, |a, s, axes, norm| c2cn("ifftn", a, s, axes, true, norm, false)
 );
 nd!(
     /// The n-dimensional transform of real input (NumPy's `fft.rfftn`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3, 4])?;
+    /// let f = fft::rfftn(&a, None, &[], Norm::Backward)?;
+    /// assert_eq!(f.shape(), &[2, 3, 3]); // the last axis: 4 / 2 + 1 terms
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     rfftn, FftRealInput, ComplexOf, true, |a, s, axes, norm| r2cn("rfftn", a, s, axes, true, norm)
 );
 nd!(
     /// The inverse of [`rfftn`] (NumPy's `fft.irfftn`). The input is left unchanged.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::fft::{self, Norm};
+    /// let dev = Device::new(0)?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3, 4])?;
+    /// let f = fft::rfftn(&a, None, &[], Norm::Backward)?;
+    /// let back = fft::irfftn(&f, Some(&[2, 3, 4][..]), &[], Norm::Backward)?;
+    /// assert!(back.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-5));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     irfftn, FftInput, RealOf, true, |a, s, axes, norm| c2rn("irfftn", a, s, axes, true, norm)
 );
 
@@ -696,6 +816,15 @@ pub fn fftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Resul
 }
 
 /// The inverse of [`fftshift`] (NumPy's `fft.ifftshift`): a roll by `-(n / 2)`.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fft};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_slice(&dev, &[-2, -1, 0, 1, 2])?;
+/// assert_eq!(fft::ifftshift(&a, None)?.to_host()?, vec![0, 1, 2, -2, -1]);
+/// assert_eq!(fft::fftshift(&fft::ifftshift(&a, None)?, None)?.to_host()?, a.to_host()?);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn ifftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Result<DeviceArray<T>> {
     shift_axes("ifftshift", a, axes, true)
 }
@@ -703,6 +832,14 @@ pub fn ifftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Resu
 /// The sample frequencies of an `n`-point transform with sample spacing `d` (NumPy's
 /// `fft.fftfreq`): `[0, 1, ..., (n - 1) / 2, -(n / 2), ..., -1] / (n d)`, made on the
 /// device.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fft};
+/// let dev = Device::new(0)?;
+/// let f = fft::fftfreq(&dev, 4, 0.5)?; // NumPy's np.fft.fftfreq(4, 0.5)
+/// assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
     let out = DeviceArray::<f64>::alloc_for("fftfreq", device, &[n])?;
     if n > 0 {
@@ -724,6 +861,14 @@ pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
 
 /// The non-negative sample frequencies of an `n`-point real transform (NumPy's
 /// `fft.rfftfreq`): `[0, 1, ..., n / 2] / (n d)`, made on the device.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fft};
+/// let dev = Device::new(0)?;
+/// let f = fft::rfftfreq(&dev, 4, 0.5)?;
+/// assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn rfftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
     let len = if n == 0 { 0 } else { n / 2 + 1 };
     let out = DeviceArray::<f64>::alloc_for("rfftfreq", device, &[len])?;
@@ -741,11 +886,32 @@ pub fn rfftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
 }
 
 /// Plans in `device`'s FFT plan cache now (at most 16).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::ones(&dev, &[64])?;
+/// fft::rfft(&x, None, -1, Norm::Backward)?;
+/// assert!(fft::cached_plans(&dev) >= 1); // kept for the next transform of this shape
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn cached_plans(device: &Device) -> usize {
     crate::libs::fft::cached_plans(device)
 }
 
 /// Drops every plan of `device`'s FFT plan cache (their memory goes back to cuFFT).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::fft::{self, Norm};
+/// let dev = Device::new(0)?;
+/// let x = DeviceArray::<f32>::ones(&dev, &[64])?;
+/// fft::rfft(&x, None, -1, Norm::Backward)?;
+/// fft::clear_plan_cache(&dev);
+/// assert_eq!(fft::cached_plans(&dev), 0);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn clear_plan_cache(device: &Device) {
     crate::libs::fft::clear_plans(device)
 }

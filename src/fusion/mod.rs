@@ -96,6 +96,19 @@ const OP: &str = "fuse";
 /// An `Expr` records the operations applied to it; it holds no data and exists only
 /// while its closure is traced. It is `Copy`: use a value as often as needed (each
 /// operation is recorded once, however often it is written).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fuse, Expr};
+/// let dev = Device::new(0)?;
+/// // NumPy: np.where(x > 0, x, 0.01 * x) ** 2, as one kernel
+/// let f = fuse(|x: Expr<f32>| {
+///     let leaky = x.gt(0.0).select(x, x * 0.01);
+///     leaky * leaky
+/// });
+/// let x = DeviceArray::from_slice(&dev, &[-100.0f32, 3.0])?;
+/// assert_eq!(f.call(&x)?.to_host()?, vec![1.0, 9.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Expr<T: Element> {
     node: u32,
     trace: u32,
@@ -169,15 +182,42 @@ impl<T: Element> Expr<T> {
     }
 
     /// Elementwise `self == rhs` (`rhs` an expression or a constant).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<i32>| x.eq(2));
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(f.call(&a)?.to_host()?, vec![false, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn eq(self, rhs: impl IntoExpr<T>) -> Expr<bool> {
         self.binary(BinaryOp::Eq, rhs)
     }
     /// Elementwise `self != rhs`.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<i32>, y: Expr<i32>| x.ne(y));
+    /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+    /// assert_eq!(f.call(&a, 2)?.to_host()?, vec![true, false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ne(self, rhs: impl IntoExpr<T>) -> Expr<bool> {
         self.binary(BinaryOp::Ne, rhs)
     }
 
     /// Each element converted to `U`, as [`DeviceArray::astype`].
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f32>| (x * 10.0).astype::<i32>()); // truncates toward zero
+    /// let a = DeviceArray::from_slice(&dev, &[0.25f32, -0.25])?;
+    /// assert_eq!(f.call(&a)?.to_host()?, vec![2, -2]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn astype<U: Element>(self) -> Expr<U> {
         if U::DTYPE == T::DTYPE {
             return Expr::new(self.node, self.trace);
@@ -186,6 +226,15 @@ impl<T: Element> Expr<T> {
     }
 
     /// The same as [`astype`](Self::astype).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<i32>| x.cast::<f32>() / 2.0);
+    /// let a = DeviceArray::from_slice(&dev, &[1, 3])?;
+    /// assert_eq!(f.call(&a)?.to_host()?, vec![0.5, 1.5]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn cast<U: Element>(self) -> Expr<U> {
         self.astype()
     }
@@ -210,6 +259,15 @@ macro_rules! unary_exprs {
         impl<T: $bound> Expr<T> {
             $(
                 $(#[doc = $doc])*
+                ///
+                /// ```no_run
+                /// use cuarray::{fuse, Device, DeviceArray, Expr};
+                /// let dev = Device::new(0)?;
+                #[doc = concat!("let f = fuse(|x: Expr<f32>| x.", stringify!($method), "());")]
+                /// let a = DeviceArray::from_slice(&dev, &[0.5f32, 2.0])?;
+                #[doc = concat!("assert_eq!(f.call(&a)?.to_host()?, a.", stringify!($method), "()?.to_host()?); // as the array method")]
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 #[allow(clippy::should_implement_trait)]
                 pub fn $method(self) -> Expr<$out> {
                     self.unary(UnaryOp::$op)
@@ -275,6 +333,17 @@ macro_rules! binary_exprs {
         impl<T: NumElement> Expr<T> {
             $(
                 $(#[doc = $doc])*
+                ///
+                /// ```no_run
+                /// use cuarray::{fuse, Device, DeviceArray, Expr};
+                /// let dev = Device::new(0)?;
+                #[doc = concat!("let f = fuse(|x: Expr<f32>, y: Expr<f32>| x.", stringify!($method), "(y));")]
+                /// let a = DeviceArray::from_slice(&dev, &[0.5f32, 2.0])?;
+                /// let b = DeviceArray::from_slice(&dev, &[4.0f32, 1.5])?;
+                #[doc = concat!("assert_eq!(f.call(&a, &b)?.to_host()?, a.", stringify!($method), "(&b)?.to_host()?); // as the array method")]
+                #[doc = concat!("let g = fuse(|x: Expr<f32>| x.", stringify!($method), "(2.0)); // a constant operand")]
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 #[allow(clippy::should_implement_trait)]
                 pub fn $method(self, rhs: impl IntoExpr<T>) -> Expr<$out> {
                     self.binary(BinaryOp::$op, rhs)
@@ -316,6 +385,15 @@ binary_exprs! { bool;
 
 impl<T: NumElement> Expr<T> {
     /// Each element limited to `[lo, hi]` (NaN propagates), as [`DeviceArray::clip`].
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f32>| (x * 2.0).clip(-1.0, 1.0));
+    /// let a = DeviceArray::from_slice(&dev, &[-3.0f32, 0.25, 3.0])?;
+    /// assert_eq!(f.call(&a)?.to_host()?, vec![-1.0, 0.5, 1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn clip(self, lo: impl IntoExpr<T>, hi: impl IntoExpr<T>) -> Expr<T> {
         let (lo, hi) = (lo.into_expr(self.trace), hi.into_expr(self.trace));
         Self::make(
@@ -327,6 +405,15 @@ impl<T: NumElement> Expr<T> {
 
 impl Expr<bool> {
     /// Elementwise `self ? a : b` (NumPy's `where(self, a, b)`); see [`select`].
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f32>| x.gt(0.0).select(x, 0.0)); // NumPy's where(x > 0, x, 0)
+    /// let a = DeviceArray::from_slice(&dev, &[-2.0f32, 3.0])?;
+    /// assert_eq!(f.call(&a)?.to_host()?, vec![0.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn select<T: Element>(self, a: impl IntoExpr<T>, b: impl IntoExpr<T>) -> Expr<T> {
         let (a, b) = (a.into_expr(self.trace), b.into_expr(self.trace));
         Expr::<T>::make(
@@ -335,18 +422,55 @@ impl Expr<bool> {
         )
     }
     /// Elementwise logical and (also `&`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let inside = fuse(|x: Expr<f32>| x.ge(0.0).logical_and(x.lt(1.0))); // also `&`
+    /// let a = DeviceArray::from_slice(&dev, &[-0.5f32, 0.5, 1.5])?;
+    /// assert_eq!(inside.call(&a)?.to_host()?, vec![false, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_and(self, rhs: impl IntoExpr<bool>) -> Expr<bool> {
         self.binary(BinaryOp::LogicalAnd, rhs)
     }
     /// Elementwise logical or (also `|`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let outside = fuse(|x: Expr<f32>| x.lt(0.0).logical_or(x.ge(1.0))); // also `|`
+    /// let a = DeviceArray::from_slice(&dev, &[-0.5f32, 0.5, 1.5])?;
+    /// assert_eq!(outside.call(&a)?.to_host()?, vec![true, false, true]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_or(self, rhs: impl IntoExpr<bool>) -> Expr<bool> {
         self.binary(BinaryOp::LogicalOr, rhs)
     }
     /// Elementwise logical exclusive or (also `^`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|p: Expr<bool>, q: Expr<bool>| p.logical_xor(q)); // also `^`
+    /// let p = DeviceArray::from_slice(&dev, &[true, true, false])?;
+    /// let q = DeviceArray::from_slice(&dev, &[true, false, false])?;
+    /// assert_eq!(f.call(&p, &q)?.to_host()?, vec![false, true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_xor(self, rhs: impl IntoExpr<bool>) -> Expr<bool> {
         self.binary(BinaryOp::LogicalXor, rhs)
     }
     /// Elementwise logical not (also `!`).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f32>| x.isnan().logical_not()); // also `!`
+    /// let a = DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN])?;
+    /// assert_eq!(f.call(&a)?.to_host()?, vec![true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn logical_not(self) -> Expr<bool> {
         self.unary(UnaryOp::LogicalNot)
     }
@@ -355,6 +479,15 @@ impl Expr<bool> {
 /// A constant as an expression of the closure being traced (a kernel parameter of the
 /// fused function, as every literal of the closure): for a constant on the left of a
 /// method, `lit(0.9f32).pow(t)`.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fuse, lit, Expr};
+/// let dev = Device::new(0)?;
+/// let f = fuse(|t: Expr<i64>| lit(2i64).pow(t)); // 2 ** t
+/// let t = DeviceArray::from_slice(&dev, &[0i64, 1, 3])?;
+/// assert_eq!(f.call(&t)?.to_host()?, vec![1, 2, 8]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Panics
 /// Outside the closure given to [`fuse`].
@@ -453,6 +586,16 @@ bool_operators!(BitAnd bitand LogicalAnd, BitOr bitor LogicalOr, BitXor bitxor L
 /// returns (`(x - y).square().sum_axis(-1)`). Its element type `U` is the reduction's
 /// result type, as for the arrays' reductions (`i64` sums of integers, `f64` means of
 /// integers, `i64` indices for `argmax`).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fuse, Expr};
+/// let dev = Device::new(0)?;
+/// let mse = fuse(|p: Expr<f32>, y: Expr<f32>| (p - y).square().mean_axis(-1)); // one kernel
+/// let p = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let y = DeviceArray::<f32>::zeros(&dev, &[2])?;
+/// assert_eq!(mse.call(&p, &y)?.to_host()?, vec![2.5, 12.5]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Reduced<U: Element> {
     node: u32,
     trace: u32,
@@ -480,18 +623,54 @@ macro_rules! reductions {
                 $(#[doc = $doc])*
                 ///
                 /// The whole expression reduces to one value (a 0-d array).
+                ///
+                /// ```no_run
+                /// use cuarray::{fuse, Device, DeviceArray, Expr};
+                /// let dev = Device::new(0)?;
+                #[doc = concat!("let f = fuse(|x: Expr<f32>| (x * 2.0).", stringify!($name), "()", ");")]
+                /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+                /// assert_eq!(f.call(&a)?.ndim(), 0);
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 pub fn $name(self) -> Reduced<$out> {
                     self.reduce(ReduceOp::$op, None, false)
                 }
                 #[doc = concat!("[`", stringify!($name), "`](Expr::", stringify!($name), ") over one axis (negative counts from the end).")]
+                ///
+                /// ```no_run
+                /// use cuarray::{fuse, Device, DeviceArray, Expr};
+                /// let dev = Device::new(0)?;
+                #[doc = concat!("let f = fuse(|x: Expr<f32>| (x * 2.0).", stringify!($axis), "(-1)", ");")]
+                /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+                /// assert_eq!(f.call(&a)?.shape(), &[2]);
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 pub fn $axis(self, axis: isize) -> Reduced<$out> {
                     self.reduce(ReduceOp::$op, Some(vec![axis]), false)
                 }
                 #[doc = concat!("[`", stringify!($name), "`](Expr::", stringify!($name), ") over one axis, kept with extent 1.")]
+                ///
+                /// ```no_run
+                /// use cuarray::{fuse, Device, DeviceArray, Expr};
+                /// let dev = Device::new(0)?;
+                #[doc = concat!("let f = fuse(|x: Expr<f32>| (x * 2.0).", stringify!($keep), "(-1)", ");")]
+                /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+                /// assert_eq!(f.call(&a)?.shape(), &[2, 1]);
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 pub fn $keep(self, axis: isize) -> Reduced<$out> {
                     self.reduce(ReduceOp::$op, Some(vec![axis]), true)
                 }
                 #[doc = concat!("[`", stringify!($name), "`](Expr::", stringify!($name), ") over a set of axes; `keepdims` keeps them with extent 1.")]
+                ///
+                /// ```no_run
+                /// use cuarray::{fuse, Device, DeviceArray, Expr};
+                /// let dev = Device::new(0)?;
+                #[doc = concat!("let f = fuse(|x: Expr<f32>| (x * 2.0).", stringify!($axes), "(&[0, 1], true)", ");")]
+                /// let a = DeviceArray::<f32>::ones(&dev, &[2, 3])?;
+                /// assert_eq!(f.call(&a)?.shape(), &[1, 1]);
+                /// # Ok::<(), cuarray::Error>(())
+                /// ```
                 pub fn $axes(self, axes: impl IntoAxes, keepdims: bool) -> Reduced<$out> {
                     self.reduce(ReduceOp::$op, Some(axes.axes()), keepdims)
                 }
@@ -627,6 +806,17 @@ pub trait FuseFn<Args, R>: Sized {
 /// one kernel at its calls. Made by [`fuse`]; cheap to clone (shared), `Send` and `Sync`.
 ///
 /// `call` and `call_into` take one argument per closure parameter (see [`FuseArg`]).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, fuse, Expr};
+/// let dev = Device::new(0)?;
+/// let norm_pair = fuse(|x: Expr<f32>, y: Expr<f32>| ((x * x + y * y).sqrt(), y / x)); // 2 outputs
+/// let x = DeviceArray::from_slice(&dev, &[3.0f32, 6.0])?;
+/// let y = DeviceArray::from_slice(&dev, &[4.0f32, 8.0])?;
+/// let (r, slope) = norm_pair.call(&x, &y)?;
+/// assert_eq!(r.to_host()?, vec![5.0, 10.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub struct Fused<Args, R> {
     inner: Arc<Inner>,
     _p: PhantomData<fn(Args) -> R>,
@@ -718,6 +908,17 @@ macro_rules! arity {
             ///
             /// The kernel runs on the stream of the first array argument.
             ///
+            /// ```no_run
+            /// use cuarray::{fuse, Device, DeviceArray, Expr};
+            /// let dev = Device::new(0)?;
+            /// let axpy = fuse(|a: Expr<f32>, x: Expr<f32>, y: Expr<f32>| a * x + y);
+            /// let x = DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
+            /// let y = DeviceArray::from_host(&dev, &[10.0f32, 20.0], &[2, 1])?;
+            /// let z = axpy.call(3.0f32, &x, &y)?; // broadcast: shape [2, 2]
+            /// assert_eq!(z.to_host()?, vec![13.0, 16.0, 23.0, 26.0]);
+            /// # Ok::<(), cuarray::Error>(())
+            /// ```
+            ///
             /// # Errors
             /// [`Error::Fusion`] for an error of the trace, or when no argument is an
             /// array or the kernel would have too many operands; [`Error::Broadcast`] when
@@ -773,6 +974,13 @@ arity!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7);
 impl<Args, R> Fused<Args, R> {
     /// `Ok` when the closure traced into a usable tree, else the [`Error::Fusion`] every
     /// call would return.
+    ///
+    /// ```
+    /// use cuarray::{fuse, Expr};
+    /// let f = fuse(|x: Expr<f32>| (x * 2.0).exp());
+    /// f.check()?; // the trace is usable: calls will not fail with Error::Fusion
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn check(&self) -> Result<()> {
         self.inner.traced().map(drop)
     }

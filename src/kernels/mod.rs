@@ -103,6 +103,12 @@ impl KernelSpec {
     }
 
     /// The kernel's `extern "C"` symbol, e.g. `cuarray_ew_add_f32f32_f32_v4_i32`.
+    ///
+    /// ```
+    /// let specs = cuarray::common_specs();
+    /// assert!(specs.iter().all(|s| s.symbol().starts_with("cuarray_")));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn symbol(&self) -> String {
         self.0.symbol()
     }

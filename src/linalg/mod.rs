@@ -162,6 +162,17 @@ pub fn solve<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<D
 /// shape; `i > 0`: `U[i-1, i-1]` of that matrix is exactly zero, and its solution is not
 /// finite). Never waits for the GPU.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
+/// let b = DeviceArray::from_slice(&dev, &[3.0f64, 2.0])?;
+/// let (x, info) = linalg::solve_ex(&a, &b)?; // queued; nothing waits
+/// assert_eq!(info.to_host()?, vec![0]); // 0: solved
+/// assert!(x.to_host()?.iter().zip([1.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// As [`solve`], except [`Error::Singular`].
 pub fn solve_ex<T: RealElement>(
@@ -191,6 +202,15 @@ pub fn solve_ex<T: RealElement>(
 /// The inverse of each square matrix of `a` (NumPy's `linalg.inv`), a column-major view:
 /// LU, then a solve against the identity.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
+/// let ai = linalg::inv(&a)?.to_host()?;
+/// assert!(ai.iter().zip([1.0, -1.0, -1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::Singular`] naming the batch index and the zero pivot (waits for the GPU once;
 /// [`inv_ex`] does not); [`Error::InvalidArgument`] when `a` is not a stack of square
@@ -204,6 +224,15 @@ pub fn inv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 
 /// [`inv`] without the check: the inverse and the info array, as [`solve_ex`]. Never
 /// waits for the GPU.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 2.0, 4.0], &[2, 2])?; // singular
+/// let (_ai, info) = linalg::inv_ex(&a)?;
+/// assert!(info.to_host()?[0] > 0); // the zero pivot's position, counted from 1
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// As [`inv`], except [`Error::Singular`].
@@ -273,6 +302,16 @@ pub fn det<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// `linalg.slogdet`), without the overflow of [`det`]: `det = sign * exp(logabsdet)`. A
 /// singular matrix gives `(0, -inf)`, as NumPy. Never waits for the GPU.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, -3.0], &[2, 2])?;
+/// let (sign, logabs) = linalg::slogdet(&a)?; // det = sign * exp(logabs) = -6
+/// assert_eq!(sign.to_scalar()?, -1.0);
+/// assert!((logabs.to_scalar()? - 6.0f64.ln()).abs() < 1e-12);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices.
 pub fn slogdet<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<T>)> {
@@ -288,6 +327,15 @@ pub fn slogdet<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, De
 /// The lower Cholesky factor `L` of each symmetric positive-definite matrix of `a`
 /// (NumPy's `linalg.cholesky`): `a = L Lᵀ`, a column-major view, exact zeros above the
 /// diagonal. Only the lower triangle of `a` is read, as NumPy.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[4.0f64, 2.0, 2.0, 5.0], &[2, 2])?;
+/// let l = linalg::cholesky(&a)?.to_host()?; // a = l @ l.T
+/// assert!(l.iter().zip([2.0, 0.0, 1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::NotPositiveDefinite`] naming the batch index and the order of the first
@@ -312,6 +360,15 @@ pub fn cholesky<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// shape; `i > 0`: the leading minor of order `i` is not positive and the factor is not
 /// complete). Never waits for the GPU.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 1.0], &[2, 2])?; // indefinite
+/// let (_l, info) = linalg::cholesky_ex(&a)?;
+/// assert_eq!(info.to_host()?, vec![2]); // the leading minor of order 2 is not positive
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// As [`cholesky`], except [`Error::NotPositiveDefinite`].
 pub fn cholesky_ex<T: RealElement>(
@@ -326,6 +383,17 @@ pub fn cholesky_ex<T: RealElement>(
 /// `"reduced"`): `Q` `(..., m, k)` with orthonormal columns (a column-major view) and `R`
 /// `(..., k, n)` upper triangular (C-contiguous), `k = min(m, n)`, `a = Q R`. Householder
 /// QR (`geqrf` + `orgqr`). Never waits for the GPU.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
+/// let (q, r) = linalg::qr(&a)?;
+/// assert_eq!((q.shape(), r.shape()), (&[3, 2][..], &[2, 2][..]));
+/// let qr = q.matmul(&r)?.to_host()?; // a again
+/// assert!(qr.iter().zip(a.to_host()?).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for an array of fewer than two dimensions.
@@ -438,6 +506,16 @@ fn svd_impl<T: RealElement>(
 /// redone by the QR method (`gesvd`), as PyTorch does; that check reads the info array,
 /// which waits for the GPU.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
+/// let (u, s, vh) = linalg::svd(&a, false)?; // a = u @ diag(s) @ vh
+/// assert!(s.to_host()?.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+/// assert_eq!((u.shape(), vh.shape()), (&[2, 2][..], &[2, 2][..]));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::NoConvergence`] when the QR method does not converge either (NaN or infinite
 /// input); [`Error::InvalidArgument`] for an array of fewer than two dimensions.
@@ -451,6 +529,15 @@ pub fn svd<T: RealElement>(
 
 /// The singular values of each matrix of `a`, descending (NumPy's `linalg.svdvals`):
 /// [`svd`] without the vectors.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
+/// let s = linalg::svdvals(&a)?.to_host()?; // descending
+/// assert!(s.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// As [`svd`].
@@ -475,6 +562,16 @@ fn eigh_impl<T: RealElement>(
 /// `a = v diag(w) vᵀ`. Divide and conquer (`syevd`); the Jacobi method for many matrices
 /// of at most 32 x 32 (`syevjBatched`). Reads the info array (waits for the GPU once).
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+/// let (w, v) = linalg::eigh(&a)?; // a @ v = v * w, ascending w
+/// assert!(w.to_host()?.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// assert_eq!(v.shape(), &[2, 2]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::NoConvergence`] (NaN or infinite input); [`Error::InvalidArgument`] when `a`
 /// is not a stack of square matrices.
@@ -485,6 +582,15 @@ pub fn eigh<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, Devic
 
 /// The eigenvalues of each symmetric matrix of `a`, ascending (NumPy's
 /// `linalg.eigvalsh`): [`eigh`] without the vectors.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+/// let w = linalg::eigvalsh(&a)?.to_host()?;
+/// assert!(w.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// As [`eigh`].
@@ -513,6 +619,18 @@ pub type Lstsq<T> = (DeviceArray<T>, DeviceArray<T>, usize, DeviceArray<T>);
 ///
 /// Through the SVD: `x = V diag(1/s) Uᵀ b` over the singular values counted in the rank.
 /// The rank is read back to the host, so this waits for the GPU.
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// // Fit y = 2 t + 1 through (0, 1), (1, 3), (2, 5): columns t and 1.
+/// let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 1.0, 2.0, 1.0], &[3, 2])?;
+/// let b = DeviceArray::from_slice(&dev, &[1.0f64, 3.0, 5.0])?;
+/// let (x, _residuals, rank, _s) = linalg::lstsq(&a, &b)?;
+/// assert_eq!(rank, 2);
+/// assert!(x.to_host()?.iter().zip([2.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not 2-D; [`Error::ShapeMismatch`] when `b`'s
@@ -579,6 +697,17 @@ pub fn lstsq<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<L
 /// its default `rcond = 1e-15`): `Vᵀ diag(1/s) Uᵀ` over the singular values above
 /// `1e-15` times the largest. Shape `(..., n, m)` for `a` `(..., m, n)`.
 ///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray, linalg};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0], &[3, 2])?;
+/// let p = linalg::pinv(&a)?;
+/// assert_eq!(p.shape(), &[2, 3]);
+/// let want = [1.0, 0.0, 0.0, 0.0, 0.5, 0.0];
+/// assert!(p.to_host()?.iter().zip(want).all(|(v, w)| (v - w).abs() < 1e-12));
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// As [`svd`].
 pub fn pinv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
@@ -595,6 +724,17 @@ pub fn pinv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 
 /// The order of a norm (NumPy's `ord`): `None` in [`norm`] is the 2-norm of a vector and
 /// the Frobenius norm of a matrix (of the flattened array, for [`norm`] of any shape).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::linalg::{norm, NormOrd};
+/// let dev = Device::new(0)?;
+/// let m = DeviceArray::from_host(&dev, &[1.0f64, -2.0, 3.0, 4.0], &[2, 2])?;
+/// assert_eq!(norm(&m, Some(NormOrd::Inf))?.to_scalar()?, 7.0); // the largest row sum of |m|
+/// assert_eq!(norm(&m, Some(NormOrd::P(1.0)))?.to_scalar()?, 6.0); // the largest column sum
+/// assert_eq!(norm(&m, Some(NormOrd::Fro))?.to_scalar()?, 30.0f64.sqrt());
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NormOrd {
     /// Frobenius norm (matrices): the square root of the sum of squares.
@@ -744,6 +884,16 @@ pub fn norm<T: RealElement>(a: &DeviceArray<T>, ord: Option<NormOrd>) -> Result<
 
 /// Vector norms along `axis` (NumPy's `linalg.norm(a, ord, axis=axis)`): `ord` as for a
 /// vector in [`norm`] (`None`: the 2-norm).
+///
+/// ```no_run
+/// use cuarray::{Device, DeviceArray};
+/// use cuarray::linalg::{norm_axis, NormOrd};
+/// let dev = Device::new(0)?;
+/// let a = DeviceArray::from_host(&dev, &[3.0f32, 4.0, 6.0, 8.0], &[2, 2])?;
+/// assert_eq!(norm_axis(&a, None, -1)?.to_host()?, vec![5.0, 10.0]);
+/// assert_eq!(norm_axis(&a, Some(NormOrd::P(1.0)), 0)?.to_host()?, vec![9.0, 12.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a matrix-only order.

@@ -262,6 +262,17 @@ impl std::fmt::Debug for Generator {
 impl Generator {
     /// A generator on `device` at the start of the stream of `seed`. Nothing runs on the
     /// GPU until the first call.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::random::Generator;
+    /// let dev = Device::new(0)?;
+    /// let mut rng = Generator::new(&dev, 42); // NumPy's np.random.default_rng(42)
+    /// let a = rng.random::<f32>(&[3])?;
+    /// let b = Generator::new(&dev, 42).random::<f32>(&[3])?; // the same seed, the same numbers
+    /// assert_eq!(a.to_host()?, b.to_host()?);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn new(device: &Device, seed: u64) -> Generator {
         Generator {
             device: device.clone(),
@@ -284,17 +295,47 @@ impl Generator {
     }
 
     /// The seed.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::random::Generator;
+    /// let dev = Device::new(0)?;
+    /// assert_eq!(Generator::new(&dev, 7).seed(), 7);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn seed(&self) -> u64 {
         self.state.seed
     }
 
     /// How many 32-bit words of the stream have been used (or skipped) so far.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::random::Generator;
+    /// let dev = Device::new(0)?;
+    /// let mut rng = Generator::new(&dev, 0);
+    /// rng.random::<f32>(&[10])?; // one 32-bit word per f32
+    /// rng.random::<f64>(&[10])?; // two per f64
+    /// assert_eq!(rng.position(), 30);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn position(&self) -> u128 {
         self.state.position
     }
 
     /// Moves to word `position` of the stream (forwards or backwards): the next call starts
     /// there (rounded up to its words per value).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::random::Generator;
+    /// let dev = Device::new(0)?;
+    /// let mut rng = Generator::new(&dev, 0);
+    /// let first = rng.random::<f32>(&[4])?;
+    /// rng.set_position(0); // back to the start: the same numbers again
+    /// assert_eq!(rng.random::<f32>(&[4])?.to_host()?, first.to_host()?);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn set_position(&mut self, position: u128) {
         self.state.position = position;
     }
@@ -456,6 +497,18 @@ impl Generator {
     /// reordered by [`permutation`](Generator::permutation) (a gather into a new array,
     /// copied back).
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray};
+    /// use cuarray::random::Generator;
+    /// let dev = Device::new(0)?;
+    /// let mut rng = Generator::new(&dev, 3);
+    /// let mut a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape(&[3, 2])?;
+    /// rng.shuffle(&mut a)?; // the rows [0, 1], [2, 3], [4, 5] in some order
+    /// let rows = a.to_host()?;
+    /// assert!(rows.chunks(2).all(|r| r[1] == r[0] + 1 && r[0] % 2 == 0));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a 0-d array, or a broadcast view (which cannot be
     /// written).
@@ -513,6 +566,13 @@ pub struct HostGenerator {
 
 impl HostGenerator {
     /// A generator at the start of the stream of `seed`.
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let a = HostGenerator::new(42).random::<f32>(&[3])?;
+    /// assert_eq!(a, HostGenerator::new(42).random::<f32>(&[3])?); // and as `Generator::new(&dev, 42)`
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn new(seed: u64) -> HostGenerator {
         HostGenerator {
             state: State::new(seed),
@@ -532,16 +592,40 @@ impl HostGenerator {
     }
 
     /// The seed.
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// assert_eq!(HostGenerator::new(7).seed(), 7);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn seed(&self) -> u64 {
         self.state.seed
     }
 
     /// How many 32-bit words of the stream have been used (or skipped) so far.
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let mut rng = HostGenerator::new(0);
+    /// rng.random::<f32>(&[10])?; // one 32-bit word per f32
+    /// rng.random::<f64>(&[10])?; // two per f64
+    /// assert_eq!(rng.position(), 30);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn position(&self) -> u128 {
         self.state.position
     }
 
     /// Moves to word `position` of the stream, as [`Generator::set_position`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let mut rng = HostGenerator::new(0);
+    /// let first = rng.random::<f32>(&[4])?;
+    /// rng.set_position(0);
+    /// assert_eq!(rng.random::<f32>(&[4])?, first);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn set_position(&mut self, position: u128) {
         self.state.position = position;
     }
@@ -567,23 +651,53 @@ impl HostGenerator {
     }
 
     /// As [`Generator::random`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
+    /// assert_eq!(u.len(), 1000);
+    /// assert!(u.iter().all(|&x| (0.0..1.0).contains(&x)));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn random<T: FloatElement>(&mut self, shape: &[usize]) -> Result<Vec<T>> {
         let (lo, hi) = unit::<T>();
         self.fill_float(uniform_dist(lo, hi)?, shape)
     }
 
     /// As [`Generator::uniform`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
+    /// assert!(u.iter().all(|&x| (-1.0..1.0).contains(&x)));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn uniform<T: FloatElement>(&mut self, low: T, high: T, shape: &[usize]) -> Result<Vec<T>> {
         self.fill_float(uniform_dist(low, high)?, shape)
     }
 
     /// As [`Generator::standard_normal`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
+    /// assert!(z.iter().all(|x| x.is_finite() && x.abs() < 8.6));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn standard_normal<T: FloatElement>(&mut self, shape: &[usize]) -> Result<Vec<T>> {
         let (zero, one) = unit::<T>();
         self.fill_float(normal_dist(zero, one)?, shape)
     }
 
     /// As [`Generator::normal`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
+    /// let mean = x.iter().sum::<f32>() / 1000.0;
+    /// assert!((mean - 10.0).abs() < 0.1);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn normal<T: FloatElement>(&mut self, mean: T, std: T, shape: &[usize]) -> Result<Vec<T>> {
         self.fill_float(normal_dist(mean, std)?, shape)
     }
@@ -602,11 +716,25 @@ impl HostGenerator {
     }
 
     /// As [`Generator::bernoulli`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
+    /// assert_eq!(m, vec![false; 8]); // p = 0: never true
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn bernoulli(&mut self, p: f64, shape: &[usize]) -> Result<Vec<bool>> {
         self.fill(bernoulli_dist(p)?, shape, |v| v != 0)
     }
 
     /// As [`Generator::exponential`].
+    ///
+    /// ```
+    /// use cuarray::random::HostGenerator;
+    /// let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
+    /// assert!(x.iter().all(|&v| v >= 0.0 && v.is_finite()));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn exponential<T: FloatElement>(&mut self, scale: T, shape: &[usize]) -> Result<Vec<T>> {
         self.fill_float(exponential_dist(scale)?, shape)
     }

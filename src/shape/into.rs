@@ -140,6 +140,14 @@ pub fn new_shape(op: &'static str, shape: impl IntoShape) -> Result<Vec<usize>> 
 /// `shape` as the target of a reshape of `size` elements: one `-1` is inferred
 /// ([`Layout::infer_shape`]).
 ///
+/// ```
+/// use cuarray::shape::reshape_target;
+/// assert_eq!(reshape_target(12, &[-1, 4])?, vec![3, 4]);
+/// assert_eq!(reshape_target(12, (2usize, 6usize))?, vec![2, 6]);
+/// assert!(reshape_target(12, &[5, -1]).is_err());
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
 /// # Errors
 /// As [`Layout::infer_shape`]; an extent outside `isize`'s range is [`Error::TooLarge`].
 pub fn reshape_target(size: usize, shape: impl IntoShape) -> Result<Vec<usize>> {

@@ -12,6 +12,24 @@ use super::{c_strides, checked_size, normalize_axis, size_of};
 use crate::{Error, Result};
 
 /// Shape, strides (elements) and offset of an array over a flat buffer.
+///
+/// ```
+/// use cuarray::{s, shape::Layout};
+/// let l = Layout::contiguous(&[3, 4]); // a C-order 3 x 4 array
+/// let v = l.slice(&s![1.., ..;2])?.t(); // NumPy's a[1:, ::2].T
+/// assert_eq!((v.shape(), v.strides(), v.offset()), (&[2, 2][..], &[2, 4][..], 4));
+/// assert_eq!(v.iter_offsets().collect::<Vec<_>>(), vec![4, 8, 6, 10]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
+/// # Invariants
+/// For a layout over a buffer of `len` elements:
+/// - `shape.len() == strides.len()` (the rank; 0 for a scalar);
+/// - strides are counted in elements, may be negative (reversed views) or zero (broadcast);
+/// - `offset` is the element index of the logical first element `[0, 0, ...]`;
+/// - if the layout has at least one element, every reachable index
+///   `offset + sum(i_k * strides_k)` lies in `0..len`;
+/// - an empty layout (some extent 0) reaches no element, whatever its strides.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
     shape: Vec<usize>,
@@ -22,6 +40,13 @@ pub struct Layout {
 impl Layout {
     /// A C-contiguous layout of `shape` at offset 0. `shape` must be valid
     /// ([`checked_size`](super::checked_size)): debug builds panic otherwise.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let l = Layout::contiguous(&[2, 3, 4]);
+    /// assert_eq!((l.strides(), l.offset()), (&[12, 4, 1][..], 0));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
             shape: shape.to_vec(),
@@ -30,7 +55,15 @@ impl Layout {
         }
     }
 
-    /// A layout from raw parts. The caller keeps the invariants of the module docs.
+    /// A layout from raw parts. The caller keeps the [invariants](Layout#invariants).
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// // Every other column of a 3 x 4 matrix, from column 1: NumPy's a[:, 1::2].
+    /// let l = Layout::from_parts(vec![3, 2], vec![4, 2], 1);
+    /// assert_eq!(l.iter_offsets().collect::<Vec<_>>(), vec![1, 3, 5, 7, 9, 11]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn from_parts(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Layout {
         debug_assert_eq!(shape.len(), strides.len());
         Layout {
@@ -41,28 +74,71 @@ impl Layout {
     }
 
     /// The extents.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert_eq!(Layout::contiguous(&[2, 3]).t().shape(), &[3, 2]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
     /// The strides in elements.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let l = Layout::contiguous(&[2, 3]);
+    /// assert_eq!(l.strides(), &[3, 1]);
+    /// assert_eq!(l.t().strides(), &[1, 3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
     /// Element offset of the first logical element.
+    ///
+    /// ```
+    /// use cuarray::{s, shape::Layout};
+    /// let l = Layout::contiguous(&[3, 4]).slice(&s![1.., 2..])?;
+    /// assert_eq!(l.offset(), 6); // element [1, 2]
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn offset(&self) -> usize {
         self.offset
     }
     /// The rank.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert_eq!(Layout::contiguous(&[2, 3, 4]).ndim(), 3);
+    /// assert_eq!(Layout::contiguous(&[]).ndim(), 0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
     /// Number of elements.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert_eq!(Layout::contiguous(&[2, 3, 4]).size(), 24);
+    /// assert_eq!(Layout::contiguous(&[]).size(), 1); // a 0-d array holds one element
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         size_of(&self.shape)
     }
 
     /// True when the elements are laid out in row-major order without gaps
     /// (extents of 1 may carry any stride).
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let l = Layout::contiguous(&[2, 3]);
+    /// assert!(l.is_c_contiguous());
+    /// assert!(!l.t().is_c_contiguous());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_c_contiguous(&self) -> bool {
         if self.size() == 0 {
             return true;
@@ -80,6 +156,13 @@ impl Layout {
     }
 
     /// True when the elements are laid out in column-major order without gaps.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert!(Layout::contiguous(&[2, 3]).t().is_f_contiguous());
+    /// assert!(!Layout::contiguous(&[2, 3]).is_f_contiguous());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn is_f_contiguous(&self) -> bool {
         if self.size() == 0 {
             return true;
@@ -97,6 +180,13 @@ impl Layout {
     }
 
     /// The lowest and one past the highest element index reached (`(offset, offset)` if empty).
+    ///
+    /// ```
+    /// use cuarray::{s, shape::Layout};
+    /// let l = Layout::contiguous(&[3, 4]).slice(&s![1.., 1..3])?;
+    /// assert_eq!(l.span(), (5, 11)); // elements 5 ..= 10 of the buffer
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn span(&self) -> (usize, usize) {
         if self.size() == 0 {
             return (self.offset, self.offset);
@@ -114,6 +204,13 @@ impl Layout {
     }
 
     /// Reversed axes (a transpose view).
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let t = Layout::contiguous(&[2, 3, 4]).t();
+    /// assert_eq!((t.shape(), t.strides()), (&[4, 3, 2][..], &[1, 4, 12][..]));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn t(&self) -> Layout {
         Layout {
             shape: self.shape.iter().rev().copied().collect(),
@@ -123,6 +220,14 @@ impl Layout {
     }
 
     /// Axes reordered: axis `i` of the result is axis `perm[i]` of `self`.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let p = Layout::contiguous(&[2, 3, 4]).permute(&[2, 0, 1])?;
+    /// assert_eq!((p.shape(), p.strides()), (&[4, 2, 3][..], &[1, 12, 4][..]));
+    /// assert!(Layout::contiguous(&[2, 3]).permute(&[0, 0]).is_err());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn permute(&self, perm: &[usize]) -> Result<Layout> {
         let n = self.ndim();
         let mut seen = vec![false; n];
@@ -149,6 +254,13 @@ impl Layout {
     }
 
     /// Resolves a NumPy-style target shape (one `-1` inferred) against `size`.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert_eq!(Layout::infer_shape(12, &[3, -1])?, vec![3, 4]);
+    /// assert!(Layout::infer_shape(12, &[5, -1]).is_err());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a second `-1` or another negative extent,
@@ -198,6 +310,14 @@ impl Layout {
 
     /// A view of `self` with shape `new_shape` (same size) when the strides allow one,
     /// following NumPy's no-copy reshape rule; `None` when a copy is needed.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let l = Layout::contiguous(&[2, 6]);
+    /// assert_eq!(l.reshape_view(&[3, 4]).unwrap().strides(), &[4, 1]);
+    /// assert!(l.t().reshape_view(&[12]).is_none()); // a transpose needs a copy to flatten
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn reshape_view(&self, new_shape: &[usize]) -> Option<Layout> {
         debug_assert_eq!(self.size(), size_of(new_shape));
         if self.size() == 0 || self.is_c_contiguous() {
@@ -268,6 +388,12 @@ impl Layout {
     }
 
     /// Inserts an axis of extent 1 at `axis` (`-ndim-1..=ndim`).
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert_eq!(Layout::contiguous(&[2, 3]).expand_dims(-1)?.shape(), &[2, 3, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn expand_dims(&self, axis: isize) -> Result<Layout> {
         let a = normalize_axis("expand_dims", axis, self.ndim() + 1)?;
         let mut out = self.clone();
@@ -277,6 +403,12 @@ impl Layout {
     }
 
     /// Removes every axis of extent 1.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// assert_eq!(Layout::contiguous(&[1, 3, 1]).squeeze().shape(), &[3]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn squeeze(&self) -> Layout {
         let (shape, strides) = self
             .shape
@@ -293,6 +425,14 @@ impl Layout {
     }
 
     /// Removes one axis of extent 1.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let l = Layout::contiguous(&[1, 3, 1]);
+    /// assert_eq!(l.squeeze_axis(0)?.shape(), &[3, 1]);
+    /// assert!(l.squeeze_axis(1).is_err());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn squeeze_axis(&self, axis: isize) -> Result<Layout> {
         let a = normalize_axis("squeeze", axis, self.ndim())?;
         if self.shape[a] != 1 {
@@ -308,6 +448,13 @@ impl Layout {
     }
 
     /// Selects index `i` of `axis`, removing that axis.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let row = Layout::contiguous(&[3, 4]).index_axis(0, 2); // NumPy's a[2]
+    /// assert_eq!((row.shape(), row.offset()), (&[4][..], 8));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn index_axis(&self, axis: usize, i: usize) -> Layout {
         debug_assert!(i < self.shape[axis]);
         let mut out = self.clone();
@@ -318,6 +465,14 @@ impl Layout {
     }
 
     /// Broadcasts to `shape` (NumPy rules): new leading axes and extents of 1 get stride 0.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let b = Layout::contiguous(&[3, 1]).broadcast_to(&[2, 3, 4])?;
+    /// assert_eq!(b.strides(), &[0, 1, 0]);
+    /// assert!(Layout::contiguous(&[3]).broadcast_to(&[4]).is_err());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
         let err = || Error::Broadcast {
             op: "broadcast_to",
@@ -348,6 +503,14 @@ impl Layout {
     }
 
     /// Element index of a multi-index (no bounds check beyond debug builds).
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let l = Layout::contiguous(&[3, 4]);
+    /// assert_eq!(l.index_of(&[1, 2]), 6);
+    /// assert_eq!(l.t().index_of(&[2, 1]), 6); // the same element through the transpose
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn index_of(&self, idx: &[usize]) -> usize {
         debug_assert_eq!(idx.len(), self.ndim());
         let mut off = self.offset as isize;
@@ -359,6 +522,13 @@ impl Layout {
     }
 
     /// Iterates the element indices of the layout in logical row-major order.
+    ///
+    /// ```
+    /// use cuarray::shape::Layout;
+    /// let t = Layout::contiguous(&[2, 3]).t();
+    /// assert_eq!(t.iter_offsets().collect::<Vec<_>>(), vec![0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn iter_offsets(&self) -> impl Iterator<Item = usize> + '_ {
         let n = self.size();
         let mut idx = vec![0usize; self.ndim()];

@@ -1,6 +1,14 @@
 //! Pure host-side shape logic: layouts, broadcasting, slicing, axis collapsing.
 //!
 //! Nothing in this module touches CUDA; everything here is tested on any machine.
+//!
+//! ```
+//! use cuarray::shape::{broadcast_shapes, Layout};
+//! assert_eq!(broadcast_shapes("add", &[3, 1], &[4])?, vec![3, 4]);
+//! let row = Layout::contiguous(&[3]).expand_dims(0)?.broadcast_to(&[2, 3])?;
+//! assert_eq!(row.iter_offsets().collect::<Vec<_>>(), vec![0, 1, 2, 0, 1, 2]);
+//! # Ok::<(), cuarray::Error>(())
+//! ```
 
 mod broadcast;
 mod collapse;
@@ -32,6 +40,12 @@ pub fn normalize_axis(op: &'static str, axis: isize, ndim: usize) -> Result<usiz
 
 /// Number of elements of a shape (1 for the 0-d shape), unchecked: for shapes already
 /// validated by [`checked_size`] (every shape of a [`Layout`] that cuarray built).
+///
+/// ```
+/// assert_eq!(cuarray::shape::size_of(&[2, 3, 4]), 24);
+/// assert_eq!(cuarray::shape::size_of(&[]), 1);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn size_of(shape: &[usize]) -> usize {
     shape.iter().product()
 }
@@ -90,6 +104,11 @@ pub fn byte_size<T>(op: &'static str, shape: &[usize]) -> Result<usize> {
 
 /// Row-major (C order) strides in elements for `shape`, which must be valid
 /// ([`checked_size`]); debug builds panic on overflow otherwise.
+///
+/// ```
+/// assert_eq!(cuarray::shape::c_strides(&[2, 3, 4]), vec![12, 4, 1]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];
     let mut acc = 1isize;

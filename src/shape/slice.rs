@@ -114,6 +114,13 @@ impl SliceArg for RangeFull {
 
 impl SliceElem {
     /// The same entry with another step (`s!`'s `;step`).
+    ///
+    /// ```
+    /// use cuarray::{s, SliceElem};
+    /// let every_other = SliceElem::Range { start: None, end: None, step: 1 }.with_step(2);
+    /// assert_eq!(every_other, s![..;2][0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn with_step(self, step: isize) -> SliceElem {
         match self {
             SliceElem::Range { start, end, .. } => SliceElem::Range { start, end, step },
@@ -182,6 +189,13 @@ fn resolve(start: Option<isize>, end: Option<isize>, step: isize, len: usize) ->
 
 impl Layout {
     /// Applies a slice argument (as built by [`s!`](crate::s)) and returns the view's layout.
+    ///
+    /// ```
+    /// use cuarray::{s, shape::Layout};
+    /// let v = Layout::contiguous(&[3, 4]).slice(&s![.., ..;-2])?; // NumPy's a[:, ::-2]
+    /// assert_eq!((v.shape(), v.strides(), v.offset()), (&[3, 2][..], &[4, -2][..], 3));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn slice(&self, spec: &[SliceElem]) -> Result<Layout> {
         let consumed = spec
             .iter()

@@ -76,6 +76,14 @@ impl ElementwiseKernel {
     ///
     /// Nothing is compiled yet: each call compiles (or finds) the kernel for its types.
     ///
+    /// ```
+    /// use cuarray::{Device, DeviceArray, ElementwiseKernel};
+    /// // CuPy: cp.ElementwiseKernel("T x, T y", "T z", "z = x > y ? x - y : 0", "clamped_diff")
+    /// let k = ElementwiseKernel::new("T x, T y", "T z", "z = x > y ? x - y : 0;", "clamped_diff")?;
+    /// assert!(ElementwiseKernel::new("T x", "T y", "y = x;", "not an identifier").is_err());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the parameter for an unknown type, a missing or
     /// duplicate name; no output; a `raw` parameter (not supported: pass the array's
@@ -157,6 +165,12 @@ impl ElementwiseKernel {
     }
 
     /// The kernel's name.
+    ///
+    /// ```
+    /// let k = cuarray::ElementwiseKernel::new("T x", "T y", "y = x * x;", "square")?;
+    /// assert_eq!(k.name(), "square");
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.inner.name
     }
@@ -168,6 +182,17 @@ impl ElementwiseKernel {
     /// parameter.
     ///
     /// The kernel runs on the stream of the first array argument.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, ElementwiseKernel};
+    /// let dev = Device::new(0)?;
+    /// let k = ElementwiseKernel::new("T x, T y", "T lo, T hi", "lo = min(x, y); hi = max(x, y);", "minmax")?;
+    /// let x = DeviceArray::from_slice(&dev, &[1.0f32, 5.0])?;
+    /// let y = DeviceArray::from_slice(&dev, &[3.0f32, 2.0])?;
+    /// let (lo, hi): (DeviceArray<f32>, DeviceArray<f32>) = k.call((&x, &y))?; // two outputs
+    /// assert_eq!((lo.to_host()?, hi.to_host()?), (vec![1.0, 2.0], vec![3.0, 5.0]));
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the parameter for a wrong argument count, type

@@ -3,6 +3,17 @@
 //! axes) and [`RawKernel`] / [`RawModule`] (a whole CUDA source, launched with an explicit
 //! geometry).
 //!
+//! ```no_run
+//! use cuarray::{Device, DeviceArray, ElementwiseKernel};
+//! let dev = Device::new(0)?;
+//! // CuPy: cp.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
+//! let k = ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y);", "squared_diff")?;
+//! let x = DeviceArray::from_slice(&dev, &[1.0f32, 4.0])?;
+//! let z: DeviceArray<f32> = k.call((&x, 2.0f32))?;
+//! assert_eq!(z.to_host()?, vec![1.0, 4.0]);
+//! # Ok::<(), cuarray::Error>(())
+//! ```
+//!
 //! All three run on the machinery of cuarray's own operations: an `ElementwiseKernel` is
 //! an instance of the same N-ary elementwise template as `a + b` (the same plan,
 //! contiguous and vectorized fast paths, broadcasting and strided variants), a

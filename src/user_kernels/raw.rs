@@ -66,6 +66,18 @@ pub struct RawModule {
 impl RawModule {
     /// A module of `source` for `device` (whose stream its kernels launch on).
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, RawModule};
+    /// let dev = Device::new(0)?;
+    /// let m = RawModule::new(&dev, r#"
+    ///     extern "C" __global__ void zero(float* p, unsigned long long n) {
+    ///         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    ///         if (i < n) p[i] = 0.0f;
+    ///     }"#)?; // nothing compiled yet
+    /// let zero = m.get_function("zero")?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// None yet (the functions compile when taken); the `Result` leaves room for checks.
     pub fn new(device: &Device, source: &str) -> Result<RawModule> {
@@ -76,6 +88,16 @@ impl RawModule {
     }
 
     /// The `extern "C" __global__` function `name`, compiled (or loaded from the cache).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, RawModule};
+    /// let dev = Device::new(0)?;
+    /// let m = RawModule::new(&dev, r#"extern "C" __global__ void noop() {}"#)?;
+    /// let k = m.get_function("noop")?; // compiled here
+    /// assert!(m.get_function("missing").is_err());
+    /// k.launch((1, 1, 1), (32, 1, 1), 0, ())?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`RawKernel::new`].
@@ -121,6 +143,17 @@ impl RawKernel {
     /// The function `name` of `source`, compiled now (or loaded from the kernel cache), for
     /// `device`, whose stream [`launch`](Self::launch) uses.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, RawKernel};
+    /// let dev = Device::new(0)?;
+    /// let k = RawKernel::new(&dev, r#"
+    ///     extern "C" __global__ void scale(float* p, float s, unsigned long long n) {
+    ///         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    ///         if (i < n) p[i] *= s;
+    ///     }"#, "scale")?; // parameters read from the source: (array f32, f32, u64)
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the source defines no `__global__` function `name`,
     /// or a parameter has a type cuarray cannot pass (a reference, a struct);
@@ -152,6 +185,14 @@ impl RawKernel {
     }
 
     /// The function's name.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, RawKernel};
+    /// let dev = Device::new(0)?;
+    /// let k = RawKernel::new(&dev, r#"extern "C" __global__ void noop() {}"#, "noop")?;
+    /// assert_eq!(k.name(), "noop");
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.spec.name
     }
@@ -160,6 +201,20 @@ impl RawKernel {
     /// blocks of `block` threads (x, y, z), `shared_mem_bytes` of dynamic shared memory
     /// (`extern __shared__`), and `args` (a tuple of arrays and scalars, one per
     /// parameter). Returns once the launch is queued.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, RawKernel};
+    /// let dev = Device::new(0)?;
+    /// let k = RawKernel::new(&dev, r#"
+    ///     extern "C" __global__ void scale(float* p, float s, unsigned long long n) {
+    ///         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    ///         if (i < n) p[i] *= s;
+    ///     }"#, "scale")?;
+    /// let a = DeviceArray::<f32>::ones(&dev, &[1000])?;
+    /// k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?; // 4 blocks of 256 threads
+    /// assert_eq!(a.to_host()?, vec![3.0; 1000]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the parameter for a wrong argument count, kind or
@@ -178,6 +233,21 @@ impl RawKernel {
 
     /// [`launch`](Self::launch) on the stream of `device` (a handle of the same device,
     /// e.g. [`Stream::device`](crate::Stream::device)).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, RawKernel};
+    /// let dev = Device::new(0)?;
+    /// let k = RawKernel::new(&dev, r#"
+    ///     extern "C" __global__ void scale(float* p, float s, unsigned long long n) {
+    ///         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    ///         if (i < n) p[i] *= s;
+    ///     }"#, "scale")?;
+    /// let side = dev.new_stream()?;
+    /// let a = DeviceArray::<f32>::ones(&side.device(), &[1000])?; // written on `side`
+    /// k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?;
+    /// side.synchronize()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`launch`](Self::launch); [`Error::DeviceMismatch`] when `device` is another

@@ -54,6 +54,13 @@ impl ReductionKernel {
     /// and `b`, e.g. `"a + b"`), `post_map_expr` (assigning the output from `a`, e.g. `"y
     /// = sqrt(a)"`), the `identity` of `reduce_expr` (`"0"`) and a name.
     ///
+    /// ```
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
+    /// // CuPy: cp.ReductionKernel("T x", "T y", "abs(x)", "max(a, b)", "y = a", "0", "absmax")
+    /// let absmax = ReductionKernel::new("T x", "T y", "abs(x)", "max(a, b)", "y = a", "0", "absmax")?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the parameter for unknown types, duplicate or
     /// reserved names (`a`, `b`, `i`, ...); not exactly one output; no input; a `raw`
@@ -136,6 +143,18 @@ impl ReductionKernel {
     /// The accumulator's type, a dtype name (`"float32"`, `"double"`...); the output's
     /// type by default.
     ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
+    /// let dev = Device::new(0)?;
+    /// // Sum f16 values in a float accumulator, as the built-in sum does.
+    /// let sum = ReductionKernel::new("T x", "T y", "(float)x", "a + b", "y = (T)a", "0", "sum16")?
+    ///     .reduce_type("float32")?;
+    /// let x = DeviceArray::<cuarray::f16>::ones(&dev, &[4096])?;
+    /// let s: DeviceArray<cuarray::f16> = sum.call((&x,), None, false)?;
+    /// assert_eq!(s.to_scalar()?.to_f32(), 4096.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::InvalidArgument`] for an unknown type name.
     pub fn reduce_type(mut self, dtype: &str) -> Result<ReductionKernel> {
@@ -147,6 +166,17 @@ impl ReductionKernel {
 
     /// Device functions and types placed before the kernel (after the placeholders' type
     /// names, which they may use).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
+    /// let dev = Device::new(0)?;
+    /// let k = ReductionKernel::new("T x", "T y", "sq(x)", "a + b", "y = a", "0", "sumsq")?
+    ///     .preamble("template <class V> __device__ V sq(V v) { return v * v; }");
+    /// let x = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+    /// let s: DeviceArray<f32> = k.call((&x,), None, false)?;
+    /// assert_eq!(s.to_scalar()?, 14.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn preamble(mut self, preamble: &str) -> ReductionKernel {
         self.user_preamble = preamble.to_string();
         self.generate();
@@ -154,6 +184,12 @@ impl ReductionKernel {
     }
 
     /// The kernel's name.
+    ///
+    /// ```
+    /// let k = cuarray::ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", "0", "total")?;
+    /// assert_eq!(k.name(), "total");
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -165,6 +201,17 @@ impl ReductionKernel {
     /// post-map of the identity.
     ///
     /// The kernel runs on the array's stream.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, ReductionKernel};
+    /// let dev = Device::new(0)?;
+    /// let count = ReductionKernel::new("T x, T t", "int64 y", "x > t ? 1 : 0", "a + b", "y = a", "0", "count_above")?;
+    /// let x = DeviceArray::from_host(&dev, &[1.0f32, 5.0, 3.0, 7.0], &[2, 2])?;
+    /// let per_row: DeviceArray<i64> = count.call((&x, 2.0f32), Some(&[-1]), true)?;
+    /// assert_eq!(per_row.shape(), &[2, 1]);
+    /// assert_eq!(per_row.to_host()?, vec![1, 2]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming the parameter for a wrong argument count, type or

@@ -236,6 +236,118 @@ fn npz(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// The path of a fixture written by NumPy (`tests/fixtures/make_npy_fixtures.py`).
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/npy")
+        .join(name)
+}
+
+/// Files written by NumPy itself (not by this crate or by a header built here): C and
+/// Fortran order, big-endian, complex, bool, f16, 0-d, empty, and `.npz` archives stored
+/// and deflate-compressed, each with the values the generating script spells out.
+fn numpy_fixtures(dev: &Device) -> TResult {
+    use cuarray::{f16, Complex32};
+
+    let a = cuarray::load_npy::<f32>(dev, fixture("f32_c_2x3.npy"))?;
+    ensure!(a.shape() == [2, 3], "f32 shape {:?}", a.shape());
+    ensure!(
+        a.to_host()? == [0.0, 0.5, 1.0, 1.5, 2.0, 2.5],
+        "f32 values {:?}",
+        a.to_host()?
+    );
+
+    let f = cuarray::load_npy::<f64>(dev, fixture("f64_fortran_2x3.npy"))?;
+    ensure!(f.shape() == [2, 3], "fortran shape {:?}", f.shape());
+    ensure!(
+        f.to_host()? == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "fortran values in C order {:?}",
+        f.to_host()?
+    );
+    ensure!(
+        f.slice(s![.., 1])?.to_host()? == [2.0, 5.0],
+        "fortran column"
+    );
+
+    let i = cuarray::load_npy::<i32>(dev, fixture("i4_big_endian.npy"))?;
+    ensure!(
+        i.to_host()? == [1, -2, 300_000, i32::MIN],
+        "big-endian values {:?}",
+        i.to_host()?
+    );
+
+    let c = cuarray::load_npy::<Complex32>(dev, fixture("c8.npy"))?;
+    let want = [
+        Complex32::new(1.0, 2.0),
+        Complex32::new(-0.5, 0.0),
+        Complex32::new(-0.0, -3.25),
+    ];
+    ensure!(c.to_host()? == want, "complex64 values {:?}", c.to_host()?);
+
+    let b = cuarray::load_npy::<bool>(dev, fixture("bool_2x2.npy"))?;
+    ensure!(b.shape() == [2, 2], "bool shape {:?}", b.shape());
+    ensure!(
+        b.to_host()? == [true, false, false, true],
+        "bool values {:?}",
+        b.to_host()?
+    );
+
+    let h = cuarray::load_npy::<f16>(dev, fixture("f2.npy"))?;
+    let want: Vec<f16> = [1.0f32, 0.5, -2.0, 65504.0]
+        .into_iter()
+        .map(f16::from_f32)
+        .collect();
+    ensure!(h.to_host()? == want, "f16 values {:?}", h.to_host()?);
+
+    let z = cuarray::load_npy::<f64>(dev, fixture("f64_0d.npy"))?;
+    ensure!(z.ndim() == 0, "0-d shape {:?}", z.shape());
+    ensure!(z.to_scalar()? == 2.5, "0-d value");
+
+    let e = cuarray::load_npy::<f32>(dev, fixture("f32_empty_0x3.npy"))?;
+    ensure!(e.shape() == [0, 3], "empty shape {:?}", e.shape());
+    ensure!(e.to_host()?.is_empty(), "empty values");
+
+    // The element type is checked against the header, never reinterpreted.
+    ensure!(
+        matches!(
+            cuarray::load_npy::<f64>(dev, fixture("f32_c_2x3.npy")),
+            Err(Error::File { .. })
+        ),
+        "f32 file loaded as f64"
+    );
+
+    let pair = cuarray::load_npz::<f64>(dev, fixture("pair_f64.npz"))?;
+    ensure!(
+        pair.len() == 2 && pair[0].0 == "x" && pair[1].0 == "y",
+        "npz names"
+    );
+    ensure!(pair[0].1.to_host()? == [0.0, 1.0, 2.0, 3.0], "npz x");
+    ensure!(
+        pair[1].1.shape() == [1, 2],
+        "npz y shape {:?}",
+        pair[1].1.shape()
+    );
+    ensure!(pair[1].1.to_host()? == [1.5, -1.5], "npz y");
+
+    let mut r = cuarray::NpzReader::open(fixture("mixed_compressed.npz"))?;
+    ensure!(
+        r.names() == ["steps", "w"],
+        "compressed names {:?}",
+        r.names()
+    );
+    let steps = r.load::<i64>(dev, "steps")?;
+    ensure!(
+        steps.ndim() == 0 && steps.to_scalar()? == 12,
+        "compressed steps"
+    );
+    let w = r.load::<f32>(dev, "w")?;
+    ensure!(
+        w.shape() == [2, 2] && w.to_host()? == [1.0; 4],
+        "compressed w"
+    );
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     fn per_dtype<T: TElem>(out: &mut Vec<Trial>) {
         add_gpu(
@@ -248,4 +360,5 @@ pub fn trials(out: &mut Vec<Trial>) {
     add_gpu(out, "files/numpy_layouts/f64".into(), numpy_layouts);
     out.push(gpu_trial("files/errors/f32", errors));
     add_gpu(out, "files/npz/mixed".into(), npz);
+    out.push(gpu_trial("files/numpy_fixtures/mixed", numpy_fixtures));
 }
