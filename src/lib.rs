@@ -110,6 +110,7 @@ pub mod graph;
 pub mod kernels;
 mod libs;
 pub mod linalg;
+pub mod nccl;
 mod npy;
 #[doc(hidden)]
 pub mod ops;

@@ -1,0 +1,132 @@
+//! Copies between two devices: peer access (asked once per pair, enabled once per ordered
+//! pair) and the stream-ordered peer copy.
+//!
+//! # Ordering invariant of [`copy_peer`]
+//! The copy runs on the **source** handle's stream. Before it, that stream waits for an
+//! event recorded on the destination handle's stream (so the destination block, which the
+//! destination's pool may have handed out again after work still queued there, is free);
+//! after it, the destination stream waits for an event recorded on the source stream
+//! after the copy. So, without the host waiting:
+//! - the copy reads the source after all work queued on the source stream before it;
+//! - all work queued on the destination stream afterwards sees the copied bytes;
+//! - the source buffer is only ever used on its own stream (its lifetime needs nothing
+//!   more), and the destination buffer is used on another stream only between two events
+//!   its own stream is ordered around.
+
+use super::Device;
+use crate::{Error, Result};
+use cudarc::driver::sys::{self, CUdeviceptr};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// `cuDeviceCanAccessPeer` answers, by (device, peer) ordinal.
+static CAN_ACCESS: Mutex<Option<HashMap<(usize, usize), bool>>> = Mutex::new(None);
+/// Ordered pairs (from, to) whose peer access is enabled: `from`'s context maps `to`'s
+/// memory.
+static ENABLED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+/// Whether `dev` can access `peer`'s memory directly (NVLink or PCIe peer-to-peer), as
+/// `cuDeviceCanAccessPeer` says; asked once per ordered pair. False for a device and
+/// itself.
+pub(crate) fn can_access_peer(dev: &Device, peer: &Device) -> Result<bool> {
+    let key = (dev.ordinal(), peer.ordinal());
+    if key.0 == key.1 {
+        return Ok(false);
+    }
+    let mut map = CAN_ACCESS.lock().unwrap_or_else(|p| p.into_inner());
+    let map = map.get_or_insert_with(HashMap::new);
+    if let Some(&yes) = map.get(&key) {
+        return Ok(yes);
+    }
+    let mut can: std::ffi::c_int = 0;
+    // SAFETY: an out parameter and two device handles the driver gave these contexts.
+    let r = unsafe {
+        sys::cuDeviceCanAccessPeer(
+            &mut can,
+            dev.context().cu_device(),
+            peer.context().cu_device(),
+        )
+    };
+    r.result().map_err(Error::cuda("cuDeviceCanAccessPeer"))?;
+    map.insert(key, can != 0);
+    Ok(can != 0)
+}
+
+/// Enables `from`'s context to access `to`'s memory, once per ordered pair for the
+/// process (an already enabled pair, enabled elsewhere in the process, counts as done).
+pub(crate) fn enable_peer_access(from: &Device, to: &Device) -> Result<()> {
+    let key = (from.ordinal(), to.ordinal());
+    let mut done = ENABLED.lock().unwrap_or_else(|p| p.into_inner());
+    if done.contains(&key) {
+        return Ok(());
+    }
+    from.bind()?;
+    // SAFETY: `from`'s context is current and `to`'s context is alive (held by `to`);
+    // flags must be 0.
+    let r = unsafe { sys::cuCtxEnablePeerAccess(to.context().cu_ctx(), 0) };
+    match r {
+        sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
+            done.push(key);
+            Ok(())
+        }
+        e => Err(Error::cuda("cuCtxEnablePeerAccess")(
+            cudarc::driver::DriverError(e),
+        )),
+    }
+}
+
+/// Queues a copy of `bytes` bytes from `src_ptr` on `src`'s device to `dst_ptr` on
+/// `dst`'s device, ordered as the module docs say (`cuMemcpyPeerAsync`). Works for any
+/// two contexts, the same one included; with peer access enabled it is a direct copy,
+/// otherwise the driver stages it.
+///
+/// # Safety
+/// `src_ptr` must hold `bytes` readable bytes of memory of `src`'s device, kept alive by
+/// the caller until the work queued on `src`'s stream so far is done (a buffer dropped
+/// after this call is, when it belongs to that stream); `dst_ptr` must hold `bytes`
+/// writable bytes of `dst`'s device, allocated on `dst`'s stream.
+pub(crate) unsafe fn copy_peer(
+    dst: &Device,
+    dst_ptr: CUdeviceptr,
+    src: &Device,
+    src_ptr: CUdeviceptr,
+    bytes: usize,
+) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let same_stream = dst == src && dst.stream_id() == src.stream_id();
+    if !same_stream {
+        let free = dst
+            .cuda_stream()
+            .record_event(None)
+            .map_err(Error::cuda("recording an event"))?;
+        src.cuda_stream()
+            .wait(&free)
+            .map_err(Error::cuda("stream wait"))?;
+    }
+    src.bind()?;
+    // SAFETY: the caller guarantees both ranges; the stream belongs to `src`'s context,
+    // and the two events above and below order the destination's use (module docs).
+    unsafe {
+        cudarc::driver::result::memcpy_peer_async(
+            dst.context().cu_ctx(),
+            dst_ptr,
+            src.context().cu_ctx(),
+            src_ptr,
+            bytes,
+            src.cu_stream(),
+        )
+    }
+    .map_err(Error::cuda("cuMemcpyPeerAsync"))?;
+    if !same_stream {
+        let copied = src
+            .cuda_stream()
+            .record_event(None)
+            .map_err(Error::cuda("recording an event"))?;
+        dst.cuda_stream()
+            .wait(&copied)
+            .map_err(Error::cuda("stream wait"))?;
+    }
+    Ok(())
+}
