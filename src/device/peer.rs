@@ -65,14 +65,34 @@ pub(crate) fn enable_peer_access(from: &Device, to: &Device) -> Result<()> {
     // flags must be 0.
     let r = unsafe { sys::cuCtxEnablePeerAccess(to.context().cu_ctx(), 0) };
     match r {
-        sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
-            done.push(key);
-            Ok(())
+        sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
+        e => {
+            return Err(Error::cuda("cuCtxEnablePeerAccess")(
+                cudarc::driver::DriverError(e),
+            ))
         }
-        e => Err(Error::cuda("cuCtxEnablePeerAccess")(
-            cudarc::driver::DriverError(e),
-        )),
     }
+    // cuarray's memory comes from the stream-ordered allocator, whose pools ignore the
+    // context-level setting above: `to`'s pool must also grant `from` access, or the
+    // driver stages peer copies through the host.
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: an out parameter and a device handle the driver gave `to`'s context.
+    unsafe { sys::cuDeviceGetMemPool(&mut pool, to.context().cu_device()) }
+        .result()
+        .map_err(Error::cuda("cuDeviceGetMemPool"))?;
+    let desc = sys::CUmemAccessDesc {
+        location: sys::CUmemLocation {
+            type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: from.ordinal() as std::ffi::c_int,
+        },
+        flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+    };
+    // SAFETY: `pool` is `to`'s current pool; one descriptor, for another device.
+    unsafe { sys::cuMemPoolSetAccess(pool, &desc, 1) }
+        .result()
+        .map_err(Error::cuda("cuMemPoolSetAccess"))?;
+    done.push(key);
+    Ok(())
 }
 
 /// Queues a copy of `bytes` bytes from `src_ptr` on `src`'s device to `dst_ptr` on
