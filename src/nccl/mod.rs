@@ -416,7 +416,7 @@ pub(crate) fn scattered_shape(
     world: usize,
 ) -> Result<Vec<usize>> {
     match shape.split_first() {
-        Some((&first, rest)) if first % world == 0 => {
+        Some((&first, rest)) if first.is_multiple_of(world) => {
             let mut s = vec![first / world];
             s.extend_from_slice(rest);
             Ok(s)
@@ -806,7 +806,7 @@ impl Comm {
         op: ReduceOp,
     ) -> Result<()> {
         const OP: &str = "nccl reduce_scatter";
-        if a.size() % self.world != 0 || out.size() != a.size() / self.world {
+        if !a.size().is_multiple_of(self.world) || out.size() != a.size() / self.world {
             return Err(Error::ShapeMismatch {
                 op: OP,
                 msg: format!(

@@ -620,12 +620,10 @@ pub fn trials(out: &mut Vec<Trial>) {
         );
     }
     each_dtype!(register_to_device(out));
-    let mut t = Vec::new();
-    t.push(crate::common::gpu_trial(
+    out.push(crate::common::gpu_trial(
         "multi/to_device/other_stream/f32/2p22",
         to_device_other_stream,
     ));
-    out.extend(t);
     let mut two_gpu = vec![
         crate::common::gpu_trial(
             "multi/to_device/across_devices/f32/300x701",
