@@ -7,7 +7,8 @@
 //! `CUARRAY_REQUIRE_GPU=1`, where a missing NCCL fails them with the search's message).
 
 use crate::common::{
-    add_gpu, check_eq, check_rel, dname, each_dtype, ensure, Rng, TElem, TResult, Val,
+    add_gpu, check_eq, check_rel, dname, each_dtype, ensure, gpu_trial, gpu_trial_exclusive, Rng,
+    TElem, TResult, Val,
 };
 use cuarray::nccl::{self, Comm, Id, NcclElement, ReduceOp};
 use cuarray::testing::PeerRoute;
@@ -578,90 +579,76 @@ fn register_to_device<T: TElem>(out: &mut Vec<Trial>) {
     );
 }
 
+/// Marks `t` ignored unless `run`.
+fn only_if(run: bool, t: Trial) -> Trial {
+    if run {
+        t
+    } else {
+        t.with_ignored_flag(true)
+    }
+}
+
 fn register_nccl<T: TElem + NcclElement>(out: &mut Vec<Trial>, two: bool) {
     add_gpu(
         out,
         format!("multi/nccl/group_of_one/{}/{N}", dname::<T>()),
         group_of_one::<T>,
     );
-    let mut all = Vec::new();
-    add_gpu(
-        &mut all,
-        format!("multi/nccl/group_of_all/{}/{N}", dname::<T>()),
-        group_of_all::<T>,
-    );
-    out.extend(
-        all.into_iter()
-            .map(|t| if two { t } else { t.with_ignored_flag(true) }),
-    );
+    // Exclusive: collectives of two multi-GPU groups queued concurrently by two trials
+    // could reach the GPUs' streams in opposite orders and wait for each other.
+    let name = format!("multi/nccl/group_of_all/{}/{N}", dname::<T>());
+    let seed = name.clone();
+    out.push(only_if(
+        two,
+        gpu_trial_exclusive(name, move |dev| {
+            group_of_all::<T>(dev, &mut Rng::for_name(&seed))
+        }),
+    ));
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
-    // Two-device trials are ignored with fewer devices, GPU required or not: the single
-    // GPU machine cannot run them. NCCL trials are ignored without NCCL unless a GPU is
+    // Two-device trials are ignored with fewer devices, GPU required or not: a one-GPU
+    // machine cannot run them. NCCL trials are ignored without NCCL unless a GPU is
     // required (then they fail with the library search's message).
-    let two = match two_or_more() {
-        Ok(_) => true,
-        Err(reason) => {
-            if cuarray::is_available() {
-                eprintln!("multi-GPU trials skipped: {reason}");
-            }
-            false
-        }
-    };
+    let count = cuarray::device_count().unwrap_or(0);
+    let two = count >= 2;
+    if !two && cuarray::is_available() {
+        eprintln!("multi-GPU trials skipped: {count} device(s) present, 2 needed");
+    }
     let nccl_ok = nccl::is_available() || cuarray::testing::gpu_required();
     if !nccl_ok && cuarray::is_available() {
-        eprintln!(
-            "NCCL trials skipped: {}",
-            nccl::version()
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default()
-        );
+        let reason = nccl::version().err().map(|e| e.to_string());
+        eprintln!("NCCL trials skipped: {}", reason.unwrap_or_default());
     }
     each_dtype!(register_to_device(out));
-    out.push(crate::common::gpu_trial(
+    out.push(gpu_trial(
         "multi/to_device/other_stream/f32/2p22",
         to_device_other_stream,
     ));
-    let mut two_gpu = vec![
-        crate::common::gpu_trial(
+    out.push(only_if(
+        two,
+        gpu_trial(
             "multi/to_device/across_devices/f32/300x701",
             to_device_across,
         ),
-        crate::common::gpu_trial("multi/mixed_devices/f32/4x4", mixed_devices),
-    ];
+    ));
+    out.push(only_if(
+        two,
+        gpu_trial("multi/mixed_devices/f32/4x4", mixed_devices),
+    ));
     let mut nccl_trials = Vec::new();
     each_nccl_dtype!(register_nccl(&mut nccl_trials, two));
-    nccl_trials.push(crate::common::gpu_trial(
-        "multi/nccl/errors/f32/6x4",
-        nccl_errors,
-    ));
-    nccl_trials.push(crate::common::gpu_trial(
+    nccl_trials.push(gpu_trial("multi/nccl/errors/f32/6x4", nccl_errors));
+    nccl_trials.push(gpu_trial(
         "multi/nccl/from_id_one_rank/f64/10",
         from_id_one_rank,
     ));
-    let threads = crate::common::gpu_trial(
-        "multi/nccl/one_thread_per_device/f32/1003",
-        one_thread_per_device,
-    );
-    nccl_trials.push(if two {
-        threads
-    } else {
-        threads.with_ignored_flag(true)
-    });
-    if !two {
-        two_gpu = two_gpu
-            .into_iter()
-            .map(|t| t.with_ignored_flag(true))
-            .collect();
-    }
-    out.extend(two_gpu);
-    if !nccl_ok {
-        nccl_trials = nccl_trials
-            .into_iter()
-            .map(|t| t.with_ignored_flag(true))
-            .collect();
-    }
-    out.extend(nccl_trials);
+    nccl_trials.push(only_if(
+        two,
+        gpu_trial_exclusive(
+            "multi/nccl/one_thread_per_device/f32/1003",
+            one_thread_per_device,
+        ),
+    ));
+    out.extend(nccl_trials.into_iter().map(|t| only_if(nccl_ok, t)));
 }
