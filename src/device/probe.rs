@@ -4,9 +4,9 @@
 //! one is missing. Every cuarray entry point goes through [`require`] first, which checks
 //! the library is loadable and returns [`Error::LibraryNotFound`] otherwise.
 //!
-//! NVRTC, cuBLAS, cuFFT and cuSOLVER are searched beyond the loader's path: when `libnvrtc.so.13` cannot be
-//! loaded by name, the directories below are tried in order and the first hit is loaded by
-//! its full path; cudarc's later load by name then finds it already in the process (the
+//! NVRTC, cuBLAS, cuFFT, cuSOLVER and NCCL are searched beyond the loader's path: when
+//! `libnvrtc.so.13` (say) cannot be loaded by name, the directories below are tried in
+//! order and the first hit is loaded by its full path; cudarc's later load by name then finds it already in the process (the
 //! dynamic loader matches loaded libraries by their soname).
 //!
 //! 1. `CUARRAY_CUDA_LIB_DIR` (one or more directories, `:`-separated);
@@ -261,4 +261,25 @@ pub fn unavailable_reason() -> Option<String> {
         Ok(_) => {}
     }
     require(Lib::Nvrtc).err().map(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nccl_is_searched_in_its_wheel_folder_first() {
+        assert_eq!(wheel_dirs(Lib::Nccl), &["nvidia/nccl/lib", "nvidia/cu13/lib"]);
+        assert_eq!(wheel_dirs(Lib::Cublas), &["nvidia/cu13/lib"]);
+        let dirs = search_dirs(Lib::Nccl);
+        for (i, d) in dirs.iter().enumerate() {
+            if d.ends_with("nvidia/cu13/lib") && d.components().count() > 4 {
+                let site = d.parent().and_then(Path::parent).and_then(Path::parent);
+                let want = site.map(|s| s.join("nvidia/nccl/lib"));
+                assert_eq!(i.checked_sub(1).map(|j| dirs[j].clone()), want, "{dirs:?}");
+            }
+        }
+        assert!(Lib::Nccl.files() == ["libnccl.so.2"]);
+        assert!(Lib::Nccl.label().contains("libnccl.so.2"));
+    }
 }
