@@ -269,7 +269,10 @@ mod tests {
 
     #[test]
     fn nccl_is_searched_in_its_wheel_folder_first() {
-        assert_eq!(wheel_dirs(Lib::Nccl), &["nvidia/nccl/lib", "nvidia/cu13/lib"]);
+        assert_eq!(
+            wheel_dirs(Lib::Nccl),
+            &["nvidia/nccl/lib", "nvidia/cu13/lib"]
+        );
         assert_eq!(wheel_dirs(Lib::Cublas), &["nvidia/cu13/lib"]);
         let dirs = search_dirs(Lib::Nccl);
         for (i, d) in dirs.iter().enumerate() {

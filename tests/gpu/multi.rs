@@ -554,6 +554,45 @@ fn one_thread_per_device(_dev: &Device) -> TResult {
     })
 }
 
+/// 1 GiB: all_reduce (sum) over every device (one included) and, with two devices, a
+/// peer copy each way; checked on the devices (exact integers), one bool back each.
+fn large(dev: &Device) -> TResult {
+    nccl_ready()?;
+    let n = 1usize << 28; // 1 GiB of i32
+    let count = cuarray::device_count()?;
+    let devs: Vec<Device> = (0..count)
+        .map(Device::new)
+        .collect::<cuarray::Result<_>>()?;
+    let comms = Comm::new_group(&devs)?;
+    let mut xs: Vec<DeviceArray<i32>> = devs
+        .iter()
+        .map(|d| DeviceArray::<i32>::arange(d, 0, n as i32, 1))
+        .collect::<cuarray::Result<_>>()?;
+    nccl::group(|| {
+        for (c, x) in comms.iter().zip(&mut xs) {
+            c.all_reduce(x, ReduceOp::Sum)?;
+        }
+        Ok(())
+    })?;
+    for (d, x) in devs.iter().zip(&xs) {
+        let want = (&DeviceArray::<i32>::arange(d, 0, n as i32, 1)? * count as i32)?;
+        ensure!(
+            cuarray::array_equal(x, &want)?,
+            "all_reduce of 1 GiB on {d:?}"
+        );
+    }
+    if count >= 2 {
+        let a = &xs[0];
+        let b = a.to_device(&devs[1])?;
+        let back = b.to_device(dev)?;
+        ensure!(
+            cuarray::array_equal(a, &back)?,
+            "1 GiB peer copy there and back"
+        );
+    }
+    Ok(())
+}
+
 // ---- registration ------------------------------------------------------------------------
 
 macro_rules! each_nccl_dtype {
@@ -650,5 +689,6 @@ pub fn trials(out: &mut Vec<Trial>) {
             one_thread_per_device,
         ),
     ));
+    nccl_trials.push(gpu_trial_exclusive("multi/nccl/large/i32/1GiB", large));
     out.extend(nccl_trials.into_iter().map(|t| only_if(nccl_ok, t)));
 }
