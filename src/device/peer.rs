@@ -13,17 +13,19 @@
 //!   more), and the destination buffer is used on another stream only between two events
 //!   its own stream is ordered around.
 
-use super::Device;
+use super::{Device, Inner};
 use crate::{Error, Result};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
 /// `cuDeviceCanAccessPeer` answers, by (device, peer) ordinal.
 static CAN_ACCESS: Mutex<Option<HashMap<(usize, usize), bool>>> = Mutex::new(None);
-/// Ordered pairs (from, to) whose peer access is enabled: `from`'s context maps `to`'s
-/// memory.
-static ENABLED: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+/// The devices whose memory a device's context was given access to (a device
+/// extension, so it goes with the context; a peer that was dropped, whose context may
+/// have been destroyed and made anew, no longer counts).
+#[derive(Default)]
+struct Enabled(Mutex<Vec<Weak<Inner>>>);
 
 /// Whether `dev` can access `peer`'s memory directly (NVLink or PCIe peer-to-peer), as
 /// `cuDeviceCanAccessPeer` says; asked once per ordered pair. False for a device and
@@ -52,12 +54,16 @@ pub(crate) fn can_access_peer(dev: &Device, peer: &Device) -> Result<bool> {
     Ok(can != 0)
 }
 
-/// Enables `from`'s context to access `to`'s memory, once per ordered pair for the
-/// process (an already enabled pair, enabled elsewhere in the process, counts as done).
+/// Enables `from`'s context to access `to`'s memory, once per ordered pair of live
+/// devices (a pair enabled elsewhere in the process counts as done).
 pub(crate) fn enable_peer_access(from: &Device, to: &Device) -> Result<()> {
-    let key = (from.ordinal(), to.ordinal());
-    let mut done = ENABLED.lock().unwrap_or_else(|p| p.into_inner());
-    if done.contains(&key) {
+    let enabled = from.extension::<Enabled>();
+    let mut done = enabled.0.lock().unwrap_or_else(|p| p.into_inner());
+    done.retain(|w| w.strong_count() > 0);
+    if done
+        .iter()
+        .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&to.inner)))
+    {
         return Ok(());
     }
     from.bind()?;
@@ -91,7 +97,7 @@ pub(crate) fn enable_peer_access(from: &Device, to: &Device) -> Result<()> {
     unsafe { sys::cuMemPoolSetAccess(pool, &desc, 1) }
         .result()
         .map_err(Error::cuda("cuMemPoolSetAccess"))?;
-    done.push(key);
+    done.push(Arc::downgrade(&to.inner));
     Ok(())
 }
 

@@ -8,7 +8,9 @@
 //!   an [`Id`] and hands it to every other one (as bytes or a hex string, through a file,
 //!   an environment variable or any channel of yours).
 //! - Each collective runs on the stream of its communicator's [`Device`] handle, ordered
-//!   with the other work queued there; the host does not wait for it.
+//!   with the other work queued there; the host does not wait for it. An array written on
+//!   another stream of the device is ordered as between any two streams (an event recorded
+//!   there, [`Stream::wait`](crate::Stream::wait) on the communicator's stream).
 //! - Arrays must be C-contiguous, on the communicator's device
 //!   ([`Error::DeviceMismatch`] otherwise); the element types are those of
 //!   [`NcclElement`].
