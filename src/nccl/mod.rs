@@ -314,24 +314,50 @@ pub fn group<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     let status = unsafe { (api.group_start)() };
     lib::check(api, "ncclGroupStart", status, std::ptr::null_mut())?;
     GROUP.with(|g| g.borrow_mut().0 += 1);
+    // Closes the group even when `f` panics.
+    let mut open = OpenGroup { api, status: None };
     let out = f();
-    // SAFETY: closes the group opened above, on the same thread.
-    let status = unsafe { (api.group_end)() };
-    let kept = GROUP.with(|g| {
-        let mut g = g.borrow_mut();
-        g.0 -= 1;
-        if g.0 == 0 {
-            std::mem::take(&mut g.1)
-        } else {
-            Vec::new()
-        }
-    });
-    // The work is queued on the streams now (or failed): stream order protects the
-    // buffers from here on.
-    drop(kept);
+    let status = open.close();
     let out = out?;
     lib::check(api, "ncclGroupEnd", status, std::ptr::null_mut())?;
     Ok(out)
+}
+
+/// An open NCCL group on this thread, closed once (by `close`, or on drop).
+struct OpenGroup {
+    api: &'static Api,
+    /// `ncclGroupEnd`'s status once closed.
+    status: Option<c_int>,
+}
+
+impl OpenGroup {
+    fn close(&mut self) -> c_int {
+        if let Some(s) = self.status {
+            return s;
+        }
+        // SAFETY: closes the group `group` opened, on the same thread.
+        let status = unsafe { (self.api.group_end)() };
+        self.status = Some(status);
+        let kept = GROUP.with(|g| {
+            let mut g = g.borrow_mut();
+            g.0 -= 1;
+            if g.0 == 0 {
+                std::mem::take(&mut g.1)
+            } else {
+                Vec::new()
+            }
+        });
+        // The work is queued on the streams now (or failed): stream order protects the
+        // buffers from here on.
+        drop(kept);
+        status
+    }
+}
+
+impl Drop for OpenGroup {
+    fn drop(&mut self) {
+        self.close();
+    }
 }
 
 /// Keeps `buf` alive until the outermost open group on this thread ends (nothing to do
