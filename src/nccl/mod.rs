@@ -375,7 +375,8 @@ fn keep_for_group(buf: Arc<DeviceBuffer>) {
 /// stream, on which its collectives run).
 ///
 /// A `Comm` can move to another thread (one thread per GPU is fine) but is used by one
-/// thread at a time. Dropping it waits for the collectives queued on its stream, then
+/// thread at a time; as NCCL requires, two communicators of the same GPU are not driven
+/// from two threads at once. Dropping it waits for the collectives queued on its stream, then
 /// releases NCCL's resources (`ncclCommAbort`, which never waits for other ranks).
 pub struct Comm {
     raw: ncclComm_t,

@@ -628,13 +628,15 @@ fn only_if(run: bool, t: Trial) -> Trial {
 }
 
 fn register_nccl<T: TElem + NcclElement>(out: &mut Vec<Trial>, two: bool) {
-    add_gpu(
-        out,
-        format!("multi/nccl/group_of_one/{}/{N}", dname::<T>()),
-        group_of_one::<T>,
-    );
-    // Exclusive: collectives of two multi-GPU groups queued concurrently by two trials
-    // could reach the GPUs' streams in opposite orders and wait for each other.
+    // NCCL trials run alone: NCCL forbids queuing work on two communicators of one device
+    // from two threads at once, and collectives of two multi-GPU groups queued
+    // concurrently could reach the GPUs' streams in opposite orders and wait for each
+    // other.
+    let name = format!("multi/nccl/group_of_one/{}/{N}", dname::<T>());
+    let seed = name.clone();
+    out.push(gpu_trial_exclusive(name, move |dev| {
+        group_of_one::<T>(dev, &mut Rng::for_name(&seed))
+    }));
     let name = format!("multi/nccl/group_of_all/{}/{N}", dname::<T>());
     let seed = name.clone();
     out.push(only_if(
@@ -677,8 +679,11 @@ pub fn trials(out: &mut Vec<Trial>) {
     ));
     let mut nccl_trials = Vec::new();
     each_nccl_dtype!(register_nccl(&mut nccl_trials, two));
-    nccl_trials.push(gpu_trial("multi/nccl/errors/f32/6x4", nccl_errors));
-    nccl_trials.push(gpu_trial(
+    nccl_trials.push(gpu_trial_exclusive(
+        "multi/nccl/errors/f32/6x4",
+        nccl_errors,
+    ));
+    nccl_trials.push(gpu_trial_exclusive(
         "multi/nccl/from_id_one_rank/f64/10",
         from_id_one_rank,
     ));
