@@ -430,7 +430,7 @@ pub(crate) fn gathered_shape(shape: &[usize], world: usize) -> Vec<usize> {
     match shape.split_first() {
         None => vec![world],
         Some((&first, rest)) => {
-            let mut s = vec![first * world];
+            let mut s = vec![first.saturating_mul(world)];
             s.extend_from_slice(rest);
             s
         }
@@ -761,7 +761,7 @@ impl Comm {
         out: &mut DeviceArray<T>,
     ) -> Result<()> {
         const OP: &str = "nccl all_gather";
-        if out.size() != a.size() * self.world {
+        if out.size() != a.size().saturating_mul(self.world) {
             return Err(Error::ShapeMismatch {
                 op: OP,
                 msg: format!(
