@@ -767,7 +767,7 @@ impl Comm {
                 msg: format!(
                     "the output must hold the {} ranks' inputs ({} elements)",
                     self.world,
-                    a.size() * self.world
+                    a.size().saturating_mul(self.world)
                 ),
                 lhs: a.shape().to_vec(),
                 rhs: out.shape().to_vec(),
