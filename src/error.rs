@@ -50,7 +50,10 @@ pub enum Error {
         count: usize,
     },
     /// Arrays from two different devices met in one operation.
-    #[error("{op}: arrays live on different devices ({lhs} and {rhs})")]
+    #[error(
+        "{op}: arrays live on different devices (cuda:{lhs} and cuda:{rhs}); move one with \
+         to_device first"
+    )]
     DeviceMismatch {
         /// The operation.
         op: &'static str,
@@ -235,6 +238,15 @@ pub enum Error {
         /// The cuSOLVER status.
         msg: String,
     },
+    /// An NCCL call failed ([`nccl`](crate::nccl)): its status name, NCCL's description
+    /// of it and, where NCCL has one, its last error message.
+    #[error("NCCL error in {op}: {msg}")]
+    Nccl {
+        /// What cuarray was doing.
+        op: &'static str,
+        /// The NCCL status and message.
+        msg: String,
+    },
     /// A matrix of a linear algebra operation is singular: its LU factorisation met an
     /// exactly zero pivot (NumPy's `LinAlgError: Singular matrix`). Found by one read of
     /// the factorisation's info array, which waits for the GPU; the `_ex` functions
@@ -369,6 +381,7 @@ impl Error {
             Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cufft { op, msg } => format!("Cufft {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cusolver { op, msg } => format!("Cusolver {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Nccl { op, msg } => format!("Nccl {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Singular { op, batch, pivot } => {
                 format!("Singular {{ op: {op:?}, batch: {batch}, pivot: {pivot} }}")
             }

@@ -40,6 +40,7 @@
 //! | replay GPU work with one driver call | [`Device::capture`] into a [`Graph`] ([`graph`]) |
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
+//! | use several GPUs | [`Device::new`] per GPU, [`to_device`](DeviceArray::to_device) (peer copies); [`nccl`]: [`nccl::Comm`] with `all_reduce`, `broadcast`, `reduce`, `all_gather`, `reduce_scatter`, in [`nccl::group`]s |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
 //!
 //! ## Coming from NumPy or CuPy
@@ -68,6 +69,7 @@
 //! | `x[mask]`, `x[mask] = 0`, `np.nonzero(x)` | `x.masked_select(&mask)?`, `x.masked_fill(&mask, 0.0)?`, `nonzero(&x)?` |
 //! | `np.take(x, idx, 0)`, `np.add.at(x, idx, v)` | `x.take(&idx, Some(0))?`, `x.index_add(0, &idx, &v)?` |
 //! | `np.allclose(a, b)` | `allclose(&a, &b, 1e-5, 1e-8)?` |
+//! | `x.to("cuda:1")`, `cp.asarray(x)` under `cp.cuda.Device(1)` | `x.to_device(&Device::new(1)?)?` |
 //! | `float(x.sum())` | `x.sum()?.to_scalar()?` |
 //! | `f = cupy.fuse(lambda x, y: x * y + 1)`, `f(a, b)` | `let f = fuse(\|x: Expr<f32>, y: Expr<f32>\| x * y + 1.0);`, `f.call(&a, &b)?` |
 //! | `s.begin_capture(); ...; g = s.end_capture(); g.launch()` | `let g = dev.capture(\|\| { ...; Ok(()) })?; g.launch()?` |
@@ -110,6 +112,7 @@ pub mod graph;
 pub mod kernels;
 mod libs;
 pub mod linalg;
+pub mod nccl;
 mod npy;
 #[doc(hidden)]
 pub mod ops;

@@ -2,6 +2,9 @@
 
 use crate::Device;
 
+/// How `DeviceArray::to_device_via` moves data (each route is tested on one GPU).
+pub use crate::array::PeerRoute;
+
 /// Whether GPU tests must run (`CUARRAY_REQUIRE_GPU=1`): then a missing GPU is a failure.
 pub fn gpu_required() -> bool {
     std::env::var("CUARRAY_REQUIRE_GPU").is_ok_and(|v| v == "1")

@@ -10,6 +10,7 @@ mod interop;
 mod linalg;
 mod operand;
 mod ops;
+mod peer;
 mod reduce;
 mod sorting;
 mod transfer;
@@ -22,6 +23,7 @@ pub use extras::{
 pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
+pub use peer::PeerRoute;
 pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};
 
@@ -288,6 +290,30 @@ impl<T: Element> DeviceArray<T> {
         same_device(op, on, self.device())?;
         self.buf.used_on(on);
         Ok(())
+    }
+    /// The device address of this array's first element for a library call (NCCL) on
+    /// `on`'s stream, and its buffer (to keep alive until the call is queued): checks the
+    /// device and that the array is C-contiguous, records the stream's use of the buffer
+    /// and keeps it for a capture under way.
+    pub(crate) fn library_ptr(
+        &self,
+        op: &'static str,
+        on: &Device,
+    ) -> Result<(u64, Arc<DeviceBuffer>)> {
+        self.used_by(op, on)?;
+        if !self.is_contiguous() {
+            return Err(crate::Error::invalid(
+                op,
+                format!(
+                    "needs a C-contiguous array, got shape {:?} with strides {:?}; call \
+                     contiguous() first (a copy)",
+                    self.shape(),
+                    self.strides()
+                ),
+            ));
+        }
+        Device::retain_for_capture(&self.buf);
+        Ok((self.first_ptr(), self.buf.clone()))
     }
     /// The element type's name.
     ///

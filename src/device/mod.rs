@@ -3,6 +3,7 @@
 
 pub(crate) mod errors;
 pub(crate) mod memory;
+pub(crate) mod peer;
 pub(crate) mod pinned;
 pub(crate) mod probe;
 mod stream;

@@ -4,16 +4,22 @@
 //! one is missing. Every cuarray entry point goes through [`require`] first, which checks
 //! the library is loadable and returns [`Error::LibraryNotFound`] otherwise.
 //!
-//! NVRTC, cuBLAS, cuFFT and cuSOLVER are searched beyond the loader's path: when `libnvrtc.so.13` cannot be
-//! loaded by name, the directories below are tried in order and the first hit is loaded by
-//! its full path; cudarc's later load by name then finds it already in the process (the
+//! NVRTC, cuBLAS, cuFFT, cuSOLVER and NCCL are searched beyond the loader's path: when
+//! `libnvrtc.so.13` (say) cannot be loaded by name, the directories below are tried in
+//! order and the first hit is loaded by its full path; cudarc's later load by name then finds it already in the process (the
 //! dynamic loader matches loaded libraries by their soname).
 //!
 //! 1. `CUARRAY_CUDA_LIB_DIR` (one or more directories, `:`-separated);
 //! 2. `$CUDA_PATH/lib64`, `$CUDA_HOME/lib64`, `/usr/local/cuda/lib64`;
 //! 3. the `nvidia/cu13/lib` folder of PyPI's `nvidia-cuda-nvrtc` / `nvidia-cublas` /
 //!    `nvidia-cufft` / `nvidia-cusolver` wheels in
-//!    `$VIRTUAL_ENV` and in the system's Python `site-packages`/`dist-packages`.
+//!    `$VIRTUAL_ENV`, the user's `~/.local` and the system's Python
+//!    `site-packages`/`dist-packages`; for NCCL, the `nvidia/nccl/lib` folder of the
+//!    `nvidia-nccl-cu13` / `nvidia-nccl-cu12` wheels (the one PyTorch installs) first.
+//!
+//! NCCL is the exception to the load-by-name scheme: its file is `libnccl.so.2`, a name
+//! cudarc does not try, so cuarray opens it itself and calls it through its own table of
+//! functions (`libs::nccl`).
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -27,6 +33,7 @@ pub(crate) enum Lib {
     Cublas,
     Cufft,
     Cusolver,
+    Nccl,
 }
 
 impl Lib {
@@ -37,6 +44,7 @@ impl Lib {
             Lib::Cublas => "cuBLAS (libcublas.so.13)",
             Lib::Cufft => "cuFFT (libcufft.so.12)",
             Lib::Cusolver => "cuSOLVER (libcusolver.so.12)",
+            Lib::Nccl => "NCCL (libnccl.so.2)",
         }
     }
     fn hint(self) -> &'static str {
@@ -61,6 +69,12 @@ impl Lib {
                  from its own folder), and point CUARRAY_CUDA_LIB_DIR or LD_LIBRARY_PATH at \
                  that lib folder"
             }
+            Lib::Nccl => {
+                "the collectives of cuarray::nccl need NCCL 2: `pip install nvidia-nccl-cu13` \
+                 (PyTorch's wheels bring it too), or the distribution's libnccl2 package, and \
+                 point CUARRAY_CUDA_LIB_DIR or LD_LIBRARY_PATH at the folder holding \
+                 libnccl.so.2 if it is not found"
+            }
         }
     }
     /// Libraries to load from the same folder, dependencies first.
@@ -77,6 +91,7 @@ impl Lib {
                 "libcublas.so.13",
                 "libcusolver.so.12",
             ],
+            Lib::Nccl => &["libnccl.so.2"],
         }
     }
     fn present(self) -> bool {
@@ -88,13 +103,28 @@ impl Lib {
                 Lib::Cublas => cudarc::cublas::sys::is_culib_present(),
                 Lib::Cufft => cudarc::cufft::sys::is_culib_present(),
                 Lib::Cusolver => cudarc::cusolver::sys::is_culib_present(),
+                Lib::Nccl => NCCL_NAMES
+                    .iter()
+                    .any(|&n| libloading::Library::new(n).is_ok()),
             }
         }
     }
 }
 
-/// Folders searched for NVRTC, cuBLAS and cuSOLVER, in order (see the module docs).
-pub(crate) fn search_dirs() -> Vec<PathBuf> {
+/// The names NCCL is opened by (through the loader's path, or already loaded by its full
+/// path: the loader matches a loaded library by its soname, `libnccl.so.2`).
+pub(crate) const NCCL_NAMES: [&str; 2] = ["libnccl.so.2", "libnccl.so"];
+
+/// The folders of PyPI wheels, under a Python `site-packages`, that may hold `lib`.
+fn wheel_dirs(lib: Lib) -> &'static [&'static str] {
+    match lib {
+        Lib::Nccl => &["nvidia/nccl/lib", "nvidia/cu13/lib"],
+        _ => &["nvidia/cu13/lib"],
+    }
+}
+
+/// Folders searched for `lib` beyond the loader's path, in order (see the module docs).
+pub(crate) fn search_dirs(lib: Lib) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(v) = std::env::var_os("CUARRAY_CUDA_LIB_DIR") {
         dirs.extend(std::env::split_paths(&v));
@@ -108,6 +138,9 @@ pub(crate) fn search_dirs() -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
     if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
         roots.push(Path::new(&v).join("lib"));
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        roots.push(Path::new(&home).join(".local/lib"));
     }
     roots.push(PathBuf::from("/usr/local/lib"));
     roots.push(PathBuf::from("/usr/lib"));
@@ -127,7 +160,9 @@ pub(crate) fn search_dirs() -> Vec<PathBuf> {
         pys.sort();
         for py in pys {
             for pkgs in ["site-packages", "dist-packages"] {
-                dirs.push(py.join(pkgs).join("nvidia/cu13/lib"));
+                for wheel in wheel_dirs(lib) {
+                    dirs.push(py.join(pkgs).join(wheel));
+                }
             }
         }
     }
@@ -135,7 +170,7 @@ pub(crate) fn search_dirs() -> Vec<PathBuf> {
 }
 
 fn try_load_from_dirs(lib: Lib) -> std::result::Result<(), String> {
-    let dirs = search_dirs();
+    let dirs = search_dirs(lib);
     for dir in &dirs {
         let paths: Vec<PathBuf> = lib.files().iter().map(|f| dir.join(f)).collect();
         if !paths.iter().all(|p| p.exists()) {
@@ -178,12 +213,14 @@ pub(crate) fn require(lib: Lib) -> Result<()> {
     static CUBLAS: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static CUFFT: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static CUSOLVER: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    static NCCL: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     let cell = match lib {
         Lib::Driver => &DRIVER,
         Lib::Nvrtc => &NVRTC,
         Lib::Cublas => &CUBLAS,
         Lib::Cufft => &CUFFT,
         Lib::Cusolver => &CUSOLVER,
+        Lib::Nccl => &NCCL,
     };
     match cell.get_or_init(|| check(lib)) {
         Ok(()) => Ok(()),
@@ -231,4 +268,28 @@ pub fn unavailable_reason() -> Option<String> {
         Ok(_) => {}
     }
     require(Lib::Nvrtc).err().map(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nccl_is_searched_in_its_wheel_folder_first() {
+        assert_eq!(
+            wheel_dirs(Lib::Nccl),
+            &["nvidia/nccl/lib", "nvidia/cu13/lib"]
+        );
+        assert_eq!(wheel_dirs(Lib::Cublas), &["nvidia/cu13/lib"]);
+        let dirs = search_dirs(Lib::Nccl);
+        for (i, d) in dirs.iter().enumerate() {
+            if d.ends_with("nvidia/cu13/lib") && d.components().count() > 4 {
+                let site = d.parent().and_then(Path::parent).and_then(Path::parent);
+                let want = site.map(|s| s.join("nvidia/nccl/lib"));
+                assert_eq!(i.checked_sub(1).map(|j| dirs[j].clone()), want, "{dirs:?}");
+            }
+        }
+        assert!(Lib::Nccl.files() == ["libnccl.so.2"]);
+        assert!(Lib::Nccl.label().contains("libnccl.so.2"));
+    }
 }

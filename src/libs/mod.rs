@@ -8,4 +8,5 @@
 
 pub(crate) mod blas;
 pub(crate) mod fft;
+pub(crate) mod nccl;
 pub(crate) mod solver;

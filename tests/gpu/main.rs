@@ -29,6 +29,7 @@ mod large;
 mod linalg;
 mod linalg_solver;
 mod memory;
+mod multi;
 #[path = "../support/numpy.rs"]
 mod numpy;
 mod nvrtc_tier;
@@ -83,6 +84,7 @@ fn main() {
     fusion::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
+    multi::trials(&mut trials);
     nvrtc_hint(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
