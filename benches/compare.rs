@@ -780,17 +780,16 @@ fn linalg_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
         cases.push(slow("svd_f32_2048_qr", &mut || {
             linalg::svd(&a, false).map(drop)
         }));
-        // The same matrix in f64: the polar decomposition (checked) and the Jacobi method,
-        // and the f32 SVD computed in f64 by the polar decomposition.
-        let a64 = a.astype::<f64>().unwrap();
-        set_svd_algorithm(SvdAlgorithm::Polar);
-        cases.push(slow("svd_f64_2048_polar", &mut || {
-            linalg::svd(&a64, false).map(drop)
+        set_svd_algorithm(SvdAlgorithm::Jacobi);
+        cases.push(slow("svd_f32_2048_jacobi", &mut || {
+            linalg::svd(&a, false).map(drop)
         }));
-        cases.push(slow("svd_f32_2048_via_f64_polar", &mut || {
-            let (u, s, vh) = linalg::svd(&a.astype::<f64>()?, false)?;
-            (u.astype::<f32>()?, s.astype::<f32>()?, vh.astype::<f32>()?);
-            Ok(())
+        // The same matrix in f64: the default (the polar decomposition, checked) and the
+        // Jacobi method.
+        let a64 = a.astype::<f64>().unwrap();
+        set_svd_algorithm(SvdAlgorithm::Auto);
+        cases.push(slow("svd_f64_2048", &mut || {
+            linalg::svd(&a64, false).map(drop)
         }));
         set_svd_algorithm(SvdAlgorithm::Jacobi);
         cases.push(slow("svd_f64_2048_jacobi", &mut || {

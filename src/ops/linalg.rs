@@ -715,9 +715,10 @@ pub(crate) fn run_qr<T: SolverElement>(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[doc(hidden)]
 pub enum SvdAlgorithm {
-    /// The default: `Jacobi`. (Measured on an H200, f32 2048 x 2048 Gaussian: `gesvdj`
-    /// 210 ms, `gesvd` 287 ms; `Xgesvdp` 79 ms, but its results failed the accuracy check
-    /// there, which then costs a Jacobi SVD on top.)
+    /// The default: the polar decomposition in f64 (checked) for large matrices with
+    /// vectors, f32 ones included (see `polar_by_default`), else `Jacobi`. (Measured on an
+    /// H200, f32 2048 x 2048 Gaussian: `gesvdj` 213 ms, `gesvd` 341 ms; f32 `Xgesvdp`
+    /// fails the accuracy check there, which then costs a Jacobi SVD on top: 290 ms.)
     Auto,
     /// `gesvdj`.
     Jacobi,
@@ -730,6 +731,18 @@ pub enum SvdAlgorithm {
 }
 
 static SVD_ALGORITHM: AtomicU32 = AtomicU32::new(0);
+
+/// The smallest dimension from which [`SvdAlgorithm::Auto`] takes the polar decomposition.
+const POLAR_MIN: usize = 512;
+
+/// Whether [`SvdAlgorithm::Auto`] computes the SVD of `m x n` matrices (not many small
+/// ones) by the polar decomposition in f64, checked, for f64 and f32 alike: with vectors,
+/// economy size or square, both sides at least [`POLAR_MIN`]. (H200, 2048 x 2048 Gaussian:
+/// f64 `Xgesvdp` with its check 85 ms against 356 ms for f64 `gesvdj`; the f32 matrix
+/// through f64 85 ms against 213 ms for f32 `gesvdj`, and more accurate.)
+pub(crate) fn polar_by_default((m, n): (usize, usize), full: bool, vectors: bool) -> bool {
+    svd_algorithm() == SvdAlgorithm::Auto && vectors && (!full || m == n) && m.min(n) >= POLAR_MIN
+}
 
 /// Chooses the routine of large single SVDs (for benchmarks comparing them).
 #[doc(hidden)]
@@ -829,8 +842,11 @@ pub(crate) fn run_svd<T: SolverElement>(
         info,
         polar: false,
     };
-    let polar =
-        svd_algorithm() == SvdAlgorithm::Polar && (!full || m == n) && count * k > 0 && !small;
+    let polar = (svd_algorithm() == SvdAlgorithm::Polar
+        || (T::DTYPE == DType::F64 && polar_by_default((m, n), full, vectors)))
+        && (!full || m == n)
+        && count * k > 0
+        && !small;
     let one_by_one = if polar {
         Some(SvdAlgorithm::Polar)
     } else if svd_algorithm() == SvdAlgorithm::Qr {

@@ -240,6 +240,26 @@ fn errors(dev: &Device) -> TResult {
 
 /// Past 2^31 values (64-bit indices and counters beyond 2^32 words): spot checks against
 /// values the host computes from their positions.
+/// Arrays past one wave of the grid (each thread loops): the values match the host's.
+fn many_trips(dev: &Device) -> TResult {
+    let n = 20_000_003;
+    let mut g = Generator::new(dev, 11);
+    g.set_position(2);
+    let mut h = HostGenerator::new(11);
+    h.set_position(2);
+    let got = g.random::<f32>(&[n])?.to_host()?;
+    let want = h.random::<f32>(&[n])?;
+    if let Some(i) = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+        return Err(format!("uniform value {i}: {}, host {}", got[i], want[i]).into());
+    }
+    let got = g.standard_normal::<f32>(&[n])?.to_host()?;
+    let want = h.standard_normal::<f32>(&[n])?;
+    if let Some(i) = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+        return Err(format!("normal value {i}: {}, host {}", got[i], want[i]).into());
+    }
+    Ok(())
+}
+
 fn large(dev: &Device) -> TResult {
     let n = (1usize << 31) + 7;
     let mut g = Generator::new(dev, 5);
@@ -417,6 +437,7 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial("random/seeds/f32/same_and_different", seeds));
     out.push(gpu_trial("random/errors/all/bad_arguments", errors));
     out.push(gpu_trial("random/large/u8/past_2^31", large));
+    out.push(gpu_trial("random/grid/f32/many_trips", many_trips));
     for c in all_calls() {
         let c2 = c.clone();
         out.push(gpu_trial(

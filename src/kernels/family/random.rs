@@ -5,7 +5,8 @@
 //! Kernel arguments, in order: `out0_t* p_out0, long long n, unsigned long long group0,
 //! long long head, unsigned long long key, unsigned long long stream, unsigned long long a,
 //! unsigned long long b` (see `philox_fill` in philox.cuh). Block: 256 threads; grid:
-//! `ceil((n + head) / 4 / G)` threads (G groups of 4 values each), rounded up to blocks.
+//! `ceil((n + head) / 4 / G)` threads (G groups of 4 values each), rounded up to blocks
+//! and capped at a few waves (`ops::random`); the grid-stride loop does the rest.
 
 use crate::element::DType;
 use crate::kernels::emit;
