@@ -603,7 +603,31 @@ impl Comm {
         Ok(ptr)
     }
 
-    fn run(&self, api: &Api, op: &'static str, status: c_int) -> Result<()> {
+    /// One collective `op` on this rank's stream: `call` gets the API table, the send
+    /// and receive pointers (`src`'s, and `dst`'s or again `src`'s for an in-place call;
+    /// both checked to be C-contiguous arrays of this device and kept for an open group),
+    /// the communicator and the stream, makes the NCCL call and returns its status.
+    fn collective<T: NcclElement>(
+        &self,
+        op: &'static str,
+        src: &DeviceArray<T>,
+        dst: Option<&DeviceArray<T>>,
+        call: impl FnOnce(&Api, *const c_void, *mut c_void, ncclComm_t, *mut c_void) -> c_int,
+    ) -> Result<()> {
+        let api = lib::api()?;
+        let send = self.ptr(op, src)?;
+        let recv = match dst {
+            Some(d) => self.ptr(op, d)?,
+            None => send,
+        };
+        self.device.bind()?;
+        let status = call(
+            api,
+            send as *const c_void,
+            recv as *mut c_void,
+            self.raw,
+            self.stream(),
+        );
         lib::check(api, op, status, self.raw)
     }
 
@@ -626,24 +650,17 @@ impl Comm {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn all_reduce<T: NcclElement>(&self, a: &mut DeviceArray<T>, op: ReduceOp) -> Result<()> {
-        const OP: &str = "nccl all_reduce";
-        let api = lib::api()?;
-        let p = self.ptr(OP, a)?;
-        self.device.bind()?;
-        // SAFETY: `p` addresses `a.size()` contiguous elements of type `T` on this
-        // communicator's device, kept alive by stream order (or the open group).
-        let status = unsafe {
-            (api.all_reduce)(
-                p as *const c_void,
-                p as *mut c_void,
-                a.size(),
-                T::NCCL_TYPE,
-                op.code(),
-                self.raw,
-                self.stream(),
-            )
-        };
-        self.run(api, OP, status)
+        let n = a.size();
+        self.collective(
+            "nccl all_reduce",
+            a,
+            None,
+            |api, send, recv, comm, stream| {
+                // SAFETY: `send` = `recv` addresses `n` contiguous elements of type `T` on
+                // this communicator's device, kept alive by stream order (or the open group).
+                unsafe { (api.all_reduce)(send, recv, n, T::NCCL_TYPE, op.code(), comm, stream) }
+            },
+        )
     }
 
     /// Copies rank `root`'s `a` into every other rank's `a` (`ncclBroadcast`, in
@@ -665,22 +682,11 @@ impl Comm {
     pub fn broadcast<T: NcclElement>(&self, a: &mut DeviceArray<T>, root: usize) -> Result<()> {
         const OP: &str = "nccl broadcast";
         let root = check_rank(OP, "root", root, self.world)?;
-        let api = lib::api()?;
-        let p = self.ptr(OP, a)?;
-        self.device.bind()?;
-        // SAFETY: as in `all_reduce`.
-        let status = unsafe {
-            (api.broadcast)(
-                p as *const c_void,
-                p as *mut c_void,
-                a.size(),
-                T::NCCL_TYPE,
-                root,
-                self.raw,
-                self.stream(),
-            )
-        };
-        self.run(api, OP, status)
+        let n = a.size();
+        self.collective(OP, a, None, |api, send, recv, comm, stream| {
+            // SAFETY: as in `all_reduce`.
+            unsafe { (api.broadcast)(send, recv, n, T::NCCL_TYPE, root, comm, stream) }
+        })
     }
 
     /// Reduces `a` over all ranks with `op` into rank `root`'s `a` (`ncclReduce`, in
@@ -706,23 +712,11 @@ impl Comm {
     ) -> Result<()> {
         const OP: &str = "nccl reduce";
         let root = check_rank(OP, "root", root, self.world)?;
-        let api = lib::api()?;
-        let p = self.ptr(OP, a)?;
-        self.device.bind()?;
-        // SAFETY: as in `all_reduce`.
-        let status = unsafe {
-            (api.reduce)(
-                p as *const c_void,
-                p as *mut c_void,
-                a.size(),
-                T::NCCL_TYPE,
-                op.code(),
-                root,
-                self.raw,
-                self.stream(),
-            )
-        };
-        self.run(api, OP, status)
+        let n = a.size();
+        self.collective(OP, a, None, |api, send, recv, comm, stream| {
+            // SAFETY: as in `all_reduce`.
+            unsafe { (api.reduce)(send, recv, n, T::NCCL_TYPE, op.code(), root, comm, stream) }
+        })
     }
 
     /// Every rank's `a`, concatenated in rank order along the first axis, on every rank
@@ -773,23 +767,12 @@ impl Comm {
                 rhs: out.shape().to_vec(),
             });
         }
-        let api = lib::api()?;
-        let src = self.ptr(OP, a)?;
-        let dst = self.ptr(OP, out)?;
-        self.device.bind()?;
-        // SAFETY: `src` addresses `a.size()` contiguous elements and `dst`
-        // `world * a.size()` (checked above), both on this communicator's device.
-        let status = unsafe {
-            (api.all_gather)(
-                src as *const c_void,
-                dst as *mut c_void,
-                a.size(),
-                T::NCCL_TYPE,
-                self.raw,
-                self.stream(),
-            )
-        };
-        self.run(api, OP, status)
+        let n = a.size();
+        self.collective(OP, a, Some(out), |api, send, recv, comm, stream| {
+            // SAFETY: `send` addresses `n` contiguous elements and `recv` `world * n`
+            // (checked above), both on this communicator's device.
+            unsafe { (api.all_gather)(send, recv, n, T::NCCL_TYPE, comm, stream) }
+        })
     }
 
     /// Reduces `a` over all ranks with `op` and gives rank `r` block `r` of the result
@@ -846,24 +829,12 @@ impl Comm {
                 rhs: out.shape().to_vec(),
             });
         }
-        let api = lib::api()?;
-        let src = self.ptr(OP, a)?;
-        let dst = self.ptr(OP, out)?;
-        self.device.bind()?;
-        // SAFETY: `src` addresses `world * out.size()` contiguous elements and `dst`
-        // `out.size()` (checked above), both on this communicator's device.
-        let status = unsafe {
-            (api.reduce_scatter)(
-                src as *const c_void,
-                dst as *mut c_void,
-                out.size(),
-                T::NCCL_TYPE,
-                op.code(),
-                self.raw,
-                self.stream(),
-            )
-        };
-        self.run(api, OP, status)
+        let n = out.size();
+        self.collective(OP, a, Some(out), |api, send, recv, comm, stream| {
+            // SAFETY: `send` addresses `world * n` contiguous elements and `recv` `n`
+            // (checked above), both on this communicator's device.
+            unsafe { (api.reduce_scatter)(send, recv, n, T::NCCL_TYPE, op.code(), comm, stream) }
+        })
     }
 }
 
