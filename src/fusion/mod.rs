@@ -1093,6 +1093,7 @@ impl<Args, R> Fused<Args, R> {
             partial_out: false,
             finish: false,
             aux: None,
+            along: None,
             variant,
             index,
         }))
@@ -1419,7 +1420,7 @@ fn reduction(
         .iter()
         .all(|x| x.layout().strides() == in0.layout().strides());
     if let (true, Some((name, def))) = (same, &g.red) {
-        return run_def_with(device, name, def, p, in0, extra, &out, None, &scalars[..n]);
+        return run_def_with(device, name, def, p, in0, extra, None, &out, None, &scalars[..n]);
     }
     // Two kernels: the expression into a C-contiguous temporary, then the reduction.
     let d = t.nodes[t.roots[0] as usize].dtype;

@@ -324,6 +324,7 @@ impl ReductionKernel {
             partial_out: false,
             finish: false,
             aux: None,
+            along: None,
             variant,
             index,
         }
@@ -400,8 +401,10 @@ mod tests {
             partial_out: false,
             finish: false,
             aux: None,
+            along: None,
             variant: Variant::Rows {
                 warp: false,
+                wide: false,
                 vec: 1,
                 nk: 1,
                 nr: 1,

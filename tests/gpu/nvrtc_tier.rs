@@ -113,6 +113,7 @@ fn reduce_spec(
         partial_out,
         finish,
         aux,
+        along: None,
         variant,
         index: IndexWidth::I64,
     }
@@ -158,12 +159,14 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
         for variant in [
             reduce::Variant::Rows {
                 warp: false,
+                wide: false,
                 vec,
                 nk: 1,
                 nr: 1,
             },
             reduce::Variant::Rows {
                 warp: true,
+                wide: false,
                 vec: 1,
                 nk: 2,
                 nr: 3,
@@ -186,6 +189,7 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
             d,
             reduce::Variant::Rows {
                 warp: false,
+                wide: false,
                 vec: 1,
                 nk: 1,
                 nr: 1,

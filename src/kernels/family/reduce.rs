@@ -3,9 +3,9 @@
 //! identity, and a post-map.
 //!
 //! Arguments: output (or partials), input, extra inputs (if any), aux input (if any),
-//! scalars, the kept and reduced `Indexer`s of the input, then `n_out`, `n_red` and
-//! `splits` as `long long`; with `finish`, then the partials (`acc_t*`) and the rows'
-//! counters (`unsigned int*`).
+//! the input along the reduced axes (if any), scalars, the kept and reduced `Indexer`s
+//! of the input, then `n_out`, `n_red` and `splits` as `long long`; with `finish`, then
+//! the partials (`acc_t*`) and the rows' counters (`unsigned int*`).
 //!
 //! Extra inputs (`in1`, `in2`, ... of types `in1_t`, ...; fused expressions) have the
 //! input's layout: the pre-map reads them itself at the element's offset `o_`
@@ -163,6 +163,9 @@ pub enum Variant {
     Rows {
         /// One warp per row instead of one block.
         warp: bool,
+        /// Blocks of 512 threads instead of 256 (a block per row, many long rows: a row's
+        /// loads are all in flight in fewer rounds).
+        wide: bool,
         /// Elements per vector load along the reduced dimension (1: scalar loads).
         vec: u8,
         /// Kept dimensions.
@@ -219,6 +222,11 @@ pub struct ReduceSpec {
     pub finish: bool,
     /// Type of the per-output aux input `k0`, if any.
     pub aux: Option<DType>,
+    /// Type of an input of `n_red` contiguous elements read at the element's index along
+    /// the reduced axes as `r0` (`const r0_t r0 = p_r0[j];`), if any: the vector of a
+    /// matrix-vector product. With vector loads along rows it is read as vectors too
+    /// (its address 16-byte aligned, its type the input's size).
+    pub along: Option<DType>,
     /// Layout variant.
     pub variant: Variant,
     /// Index width.
@@ -240,6 +248,13 @@ impl ReduceSpec {
             let _ = writeln!(src, "{pad}const I o_ = {at};\n{pad}(void)o_;");
         }
     }
+
+    /// With an input along the reduced axes: `const r0_t r0 = p_r0[j];`.
+    fn along_scalar(&self, src: &mut String, pad: &str) {
+        if self.along.is_some() {
+            let _ = writeln!(src, "{pad}const r0_t r0 = p_r0[j];\n{pad}(void)r0;");
+        }
+    }
 }
 
 impl Family for ReduceSpec {
@@ -247,10 +262,28 @@ impl Family for ReduceSpec {
         &["reduce.cuh"]
     }
 
+    fn block_threads(&self) -> u32 {
+        match self.variant {
+            Variant::Rows { wide: true, .. } => 2 * BLOCK,
+            _ => BLOCK,
+        }
+    }
+
     fn symbol(&self) -> String {
         let variant = match self.variant {
-            Variant::Rows { warp, vec, nk, nr } => {
-                format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" })
+            Variant::Rows {
+                warp,
+                wide,
+                vec,
+                nk,
+                nr,
+            } => {
+                let group = match (warp, wide) {
+                    (true, _) => "w",
+                    (false, false) => "b",
+                    (false, true) => "B",
+                };
+                format!("{group}{nk}x{nr}v{vec}")
             }
             Variant::Cols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
         };
@@ -265,6 +298,7 @@ impl Family for ReduceSpec {
         };
         let mut inputs = vec![self.input];
         inputs.extend_from_slice(self.extra.as_slice());
+        inputs.extend(self.along);
         emit::symbol(
             family,
             &self.op,
@@ -280,7 +314,9 @@ impl Family for ReduceSpec {
         let idx = self.index.cuda_type();
         let aux = self.aux.is_some();
         let (rows, warp, vec, nk, nr) = match self.variant {
-            Variant::Rows { warp, vec, nk, nr } => (true, warp, vec.max(1), nk, nr),
+            Variant::Rows {
+                warp, vec, nk, nr, ..
+            } => (true, warp, vec.max(1), nk, nr),
             Variant::Cols { vec, nk, nr } => (false, false, vec.max(1), nk, nr),
         };
         emit::typedef(src, self.acc.cuda_type(), "acc_t");
@@ -295,6 +331,9 @@ impl Family for ReduceSpec {
         emit::typedef(src, self.output.cuda_type(), "out0_t");
         if let Some(aux) = self.aux {
             emit::typedef(src, aux.cuda_type(), "k0_t");
+        }
+        if let Some(along) = self.along {
+            emit::typedef(src, along.cuda_type(), "r0_t");
         }
         emit::typedefs(src, "s", self.scalars.as_slice());
         if !self.preamble.is_empty() {
@@ -313,6 +352,9 @@ impl Family for ReduceSpec {
         if aux {
             params.push("const k0_t* p_k0".into());
         }
+        if self.along.is_some() {
+            params.push("const r0_t* p_r0".into());
+        }
         params.extend(emit::scalar_params(&self.scalars));
         params.push(format!("const Indexer<1, {nk}, {idx}> kept"));
         params.push(format!("const Indexer<1, {nr}, {idx}> red"));
@@ -320,7 +362,7 @@ impl Family for ReduceSpec {
         if self.finish {
             params.extend(["acc_t* p_part".into(), "unsigned int* p_sem".into()]);
         }
-        emit::open(src, BLOCK, &self.symbol(), &params);
+        emit::open(src, self.block_threads(), &self.symbol(), &params);
         let _ = writeln!(src, "    typedef {idx} I;");
         let _ = writeln!(
             src,
@@ -329,6 +371,7 @@ impl Family for ReduceSpec {
         let _ = writeln!(src, "    (void)n_red;");
         let _ = writeln!(src, "    auto load = [&](I off, I j, I row) -> acc_t {{");
         let _ = writeln!(src, "        const in0_t in0 = p_in0[off];");
+        self.along_scalar(src, "        ");
         self.offset(src, "off", "        ");
         pre_map(src, &self.pre, aux, "        ");
         let _ = writeln!(src, "        return a;\n    }};");
@@ -340,12 +383,18 @@ impl Family for ReduceSpec {
         // `vec` consecutive elements from one vector load, each pre-mapped, then combined.
         let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
         vector_load(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
+        if self.along.is_some() {
+            vector_load(src, "        ", "w", "r0_t", vec as usize, "p_r0 + jb");
+        }
         let _ = writeln!(src, "        acc_t r;");
         lanes(src, "        ", vec as usize);
         let _ = writeln!(
             src,
             "            const in0_t in0 = v.v[e];\n            const I j = jb + e;"
         );
+        if self.along.is_some() {
+            let _ = writeln!(src, "            const r0_t r0 = w.v[e];");
+        }
         self.offset(src, "off + e", "            ");
         pre_map(src, &self.pre, aux, "            ");
         let _ = writeln!(
@@ -358,6 +407,7 @@ impl Family for ReduceSpec {
             "    auto loadc = [&](acc_t (&x)[{vec}], I off, I j, I row0) {{"
         );
         vector_load(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
+        self.along_scalar(src, "        ");
         lanes(src, "        ", vec as usize);
         let _ = writeln!(
             src,
