@@ -18,7 +18,11 @@ use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::gemm::GemmSpec;
 use crate::kernels::IndexWidth;
+use crate::kernels::family::reduce::{Acc, Identity};
+use crate::kernels::Text;
 use crate::libs::blas::{with_blas, GemmElement};
+use crate::ops::catalogue::ReduceDef;
+use crate::ops::reduce::{plan_reduce, run_def_with};
 use crate::ops::catalogue::COPY_BODY;
 use crate::ops::launch::grid_for;
 use crate::shape::{broadcast_shapes, collapse, Layout};
@@ -137,6 +141,9 @@ pub(crate) fn run<T: GemmElement>(
             return run_small(device, T::DTYPE, p, &bl, (pa.ptr(), pb.ptr(), out.ptr()));
         }
     }
+    if nb == 0 && run_matvec(device, p, &pa, &pb, out)? {
+        return Ok(());
+    }
     // Operands cuBLAS cannot read in place are made contiguous (a device copy), then
     // re-planned.
     let view = |l: &Layout, r, c| mat_operand(r, c, l.strides()[nb], l.strides()[nb + 1]);
@@ -201,6 +208,80 @@ pub(crate) fn run<T: GemmElement>(
         }
         Ok(())
     })
+}
+
+/// The reduction that computes a matrix-vector product of real floating type `d`: each
+/// output is the sum of a row (or column) of the matrix, `in0`, times the vector read along
+/// the reduced axis, `r0`, accumulated in `f32` (`f64` for `f64`).
+///
+/// ```
+/// use cuarray::{ops::matmul::matvec_def, DType};
+/// assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
+/// ```
+pub fn matvec_def(d: DType) -> ReduceDef {
+    let acc = if d == DType::F64 { Acc::F64 } else { Acc::F32 };
+    ReduceDef {
+        acc,
+        identity: acc.identity(Identity::Zero).into(),
+        preamble: Text::EMPTY,
+        pre: Text::Static("a = acc_t(in0) * acc_t(r0);"),
+        combine: Text::Static("a + b"),
+        post: Text::Static("out0 = out0_t(a);"),
+    }
+}
+
+/// A matrix-vector product (`m x k @ k x 1` or `1 x k @ k x n`) of a real floating type
+/// as one reduction of ours over the matrix, reading the vector along the reduced axis:
+/// it streams the matrix once at the reduction's bandwidth, where cuBLAS's gemv is
+/// slower for the row-major `A @ v`. Returns `false` (nothing launched) for the cases it
+/// does not take: complex or integer types, batches, and a vector with a stride other
+/// than one (those go to cuBLAS).
+fn run_matvec(
+    device: &Device,
+    p: &GemmPlan,
+    pa: &Operand<'_>,
+    pb: &Operand<'_>,
+    out: &Operand<'_>,
+) -> Result<bool> {
+    let d = pa.dtype();
+    if !matches!(d, DType::F16 | DType::BF16 | DType::F32 | DType::F64) || !p.batch.is_empty() {
+        return Ok(false);
+    }
+    let (m, n, k) = (p.m, p.n, p.k);
+    // (the matrix, the axis it is reduced along, the vector, the vector's stride)
+    let (matrix, axis, vector, step) = if n == 1 {
+        (pa, 1isize, pb, pb.layout().strides()[0])
+    } else if m == 1 {
+        (pb, 0, pa, pa.layout().strides()[1])
+    } else {
+        return Ok(false);
+    };
+    if step != 1 && k > 1 {
+        return Ok(false);
+    }
+    let off = vector.layout().offset();
+    let vector = vector.with_layout(Layout::from_parts(vec![k], vec![1], off))?;
+    let plan = plan_reduce(
+        matrix.layout(),
+        Some(&[axis]),
+        false,
+        true,
+        device.multiprocessor_count(),
+    )?;
+    let out = out.with_layout(Layout::contiguous(&[plan.n_out]))?;
+    run_def_with(
+        device,
+        &Text::Static("matvec"),
+        &matvec_def(d),
+        &plan,
+        matrix,
+        &[],
+        Some(&vector),
+        &out,
+        None,
+        &[],
+    )?;
+    Ok(true)
 }
 
 /// How cuBLAS reads one matrix operand in place.

@@ -240,7 +240,89 @@ fn shapes_layouts<T: GemmElement>(
     Ok(())
 }
 
+/// Matrix-vector products past the small-product limit, both directions, against an f64
+/// host reference: rows and columns of awkward lengths, a transposed matrix, reversed
+/// rows, a 2-D vector, and a stepped vector (which takes cuBLAS).
+fn matvec<T: GemmElement>(out: &mut Vec<Trial>) {
+    let name = T::DTYPE.name();
+    add_gpu(out, format!("matmul/matvec/{name}/mixed"), |dev, rng| {
+        let (acc_eps, out_eps) = match T::DTYPE {
+            cuarray::DType::F64 => (1e-13, 1e-15),
+            cuarray::DType::F32 => (2e-6, 2e-7),
+            cuarray::DType::F16 => (2e-6, 1e-3),
+            _ => (2e-6, 8e-3),
+        };
+        let err = |e: cuarray::Error| e.to_string();
+        // (rows, cols) of the matrix.
+        for (r, c) in [(3001usize, 1237usize), (70001, 5), (3, 200_001), (1, 99_999), (4099, 1)] {
+            let av: Vec<T> = (0..r * c).map(|_| T::from_f64(rng.range(-1.0, 1.0))).collect();
+            let vr: Vec<T> = (0..r).map(|_| T::from_f64(rng.range(-1.0, 1.0))).collect();
+            let vc: Vec<T> = (0..c).map(|_| T::from_f64(rng.range(-1.0, 1.0))).collect();
+            let a = DeviceArray::from_host(dev, &av, &[r, c]).map_err(err)?;
+            let x = DeviceArray::from_host(dev, &vc, &[c]).map_err(err)?;
+            let y = DeviceArray::from_host(dev, &vr, &[r]).map_err(err)?;
+            let f = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+            let (af, xf, yf) = (f(&av), f(&vc), f(&vr));
+            // A @ x and its reference, per row: (value, sum of |terms|).
+            let ax: Vec<(f64, f64)> = (0..r)
+                .map(|i| {
+                    (0..c).fold((0.0, 0.0), |(s, t), j| {
+                        let p = af[i * c + j] * xf[j];
+                        (s + p, t + p.abs())
+                    })
+                })
+                .collect();
+            let ya: Vec<(f64, f64)> = (0..c)
+                .map(|j| {
+                    (0..r).fold((0.0, 0.0), |(s, t), i| {
+                        let p = yf[i] * af[i * c + j];
+                        (s + p, t + p.abs())
+                    })
+                })
+                .collect();
+            let check = |label: &str, got: DeviceArray<T>, want: &[(f64, f64)]| -> crate::common::TResult {
+                ensure!(got.size() == want.len(), "{label} {r}x{c}: size {}", got.size());
+                for (i, (g, &(w, t))) in got.to_host().map_err(err)?.iter().zip(want).enumerate() {
+                    let g = g.to_f64();
+                    ensure!(
+                        (g - w).abs() <= acc_eps * t * 4.0 + out_eps * w.abs() + 1e-30,
+                        "{label} {r}x{c} [{i}]: {g} vs {w}"
+                    );
+                }
+                Ok(())
+            };
+            check("A @ x", a.matmul(&x).map_err(err)?, &ax)?;
+            check("y @ A", y.matmul(&a).map_err(err)?, &ya)?;
+            // x as a column, y as a row: 2-D results of the same values.
+            let xc = x.reshape(&[c, 1]).map_err(err)?;
+            check("A @ x[:, None]", a.matmul(&xc).map_err(err)?, &ax)?;
+            let yr = y.reshape(&[1, r]).map_err(err)?;
+            check("y[None] @ A", yr.matmul(&a).map_err(err)?, &ya)?;
+            // The transposed matrix (F order): Aᵀ @ y is y @ A, x @ Aᵀ is A @ x.
+            let at = a.t();
+            check("A.T @ y", at.matmul(&y).map_err(err)?, &ya)?;
+            check("x @ A.T", x.matmul(&at).map_err(err)?, &ax)?;
+            // Reversed rows: (A[::-1] @ x)[i] = (A @ x)[r - 1 - i].
+            let rev = a.slice(s![..;-1, ..]).map_err(err)?;
+            let want: Vec<(f64, f64)> = ax.iter().rev().copied().collect();
+            check("A[::-1] @ x", rev.matmul(&x).map_err(err)?, &want)?;
+            // A stepped vector: every other element of a vector twice as long.
+            let long: Vec<T> = vc.iter().flat_map(|&v| [v, T::from_f64(7.0)]).collect();
+            let xs = DeviceArray::from_host(dev, &long, &[2 * c])
+                .map_err(err)?
+                .slice(s![..;2])
+                .map_err(err)?;
+            check("A @ x[::2]", a.matmul(&xs).map_err(err)?, &ax)?;
+        }
+        Ok(())
+    });
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
+    matvec::<f32>(out);
+    matvec::<f64>(out);
+    matvec::<half::f16>(out);
+    matvec::<half::bf16>(out);
     cases::<f32>(out);
     cases::<f64>(out);
     cases::<half::f16>(out);

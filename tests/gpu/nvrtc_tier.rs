@@ -214,6 +214,46 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
     v
 }
 
+/// The matrix-vector reduction of a real float `d` (the vector read along the reduced
+/// axis) in every variant the launch picks: wide and narrow row blocks, warps per row,
+/// columns, pieces finished in place and partials.
+fn matvec_specs(d: DType) -> Vec<ReduceSpec> {
+    let vec = (16 / d.size()) as u8;
+    let mut v = Vec::new();
+    for variant in [
+        reduce::Variant::Rows { warp: false, wide: true, vec, nk: 1, nr: 1 },
+        reduce::Variant::Rows { warp: false, wide: false, vec, nk: 1, nr: 1 },
+        reduce::Variant::Rows { warp: true, wide: false, vec: 1, nk: 2, nr: 1 },
+        reduce::Variant::Cols { vec, nk: 1, nr: 1 },
+        reduce::Variant::Cols { vec: 1, nk: 1, nr: 2 },
+    ] {
+        for (partial_out, finish) in [(false, false), (true, false), (false, true)] {
+            let def = cuarray::ops::matmul::matvec_def(d);
+            v.push(ReduceSpec {
+                op: "matvec".into(),
+                preamble: def.preamble,
+                pre: def.pre,
+                input: d,
+                extra: TypeList::new(&[]),
+                output: d,
+                scalars: TypeList::new(&[]),
+                acc: def.acc,
+                identity: def.identity,
+                combine: def.combine,
+                post: def.post,
+                partial_in: false,
+                partial_out,
+                finish,
+                aux: None,
+                along: Some(d),
+                variant,
+                index: IndexWidth::I32,
+            });
+        }
+    }
+    v
+}
+
 /// cumsum and cumprod of `d` into its sum type, tiled (vector and scalar) and serial.
 fn scan_specs(d: DType) -> Vec<scan::ScanSpec> {
     let out = match d {
@@ -363,6 +403,11 @@ pub fn trials(out: &mut Vec<Trial>) {
             format!("nvrtc/scan/{}/cumsum_cumprod_variants", d.name()),
             move || scan_specs(d),
         );
+    }
+    for d in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        group(out, format!("nvrtc/reduce/{}/matvec_variants", d.name()), move || {
+            matvec_specs(d)
+        });
     }
     for d in [
         DType::F32,
