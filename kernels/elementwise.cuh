@@ -86,17 +86,19 @@ __device__ __forceinline__ void ew_strided(const Indexer<NARG, NDIM, I>& ix, F f
 //   body(x, y, r, c):      compute element (r, c) (lanes walk along a row), reading staged
 //                          inputs at [x][y] and writing staged outputs at [x][y];
 //   stage_out(x, y, r, c): store element (r, c) of each column-major output from [y][x].
-// Block: 256 threads seen as 8 rows of 32 lanes. Grid: any size (grid-stride over tiles).
+// Block: 256 threads (the launch's) seen as 8 rows of 32 lanes, so that the row loops
+// unroll. Grid: any size (grid-stride over tiles); the launch gives one block per tile.
 template <bool STAGED_OUT, int TILE, typename I, typename FIn, typename FBody, typename FOut>
 __device__ __forceinline__ void ew_tiled(I rows, I cols, FIn stage_in, FBody body, FOut stage_out) {
     const int x0 = threadIdx.x & 31;
     const int y0 = threadIdx.x >> 5;
-    const int ystep = blockDim.x >> 5;
+    constexpr int ystep = 8;
     const I tiles_c = (cols + TILE - 1) / TILE;
     const I tiles = ((rows + TILE - 1) / TILE) * tiles_c;
     for (I t = blockIdx.x; t < tiles; t += gridDim.x) {
         const I tr = t / tiles_c;
         const I r0 = tr * TILE, c0 = (t - tr * tiles_c) * TILE;
+#pragma unroll
         for (int y = y0; y < TILE; y += ystep) {
 #pragma unroll
             for (int x = x0; x < TILE; x += 32) {
@@ -105,6 +107,7 @@ __device__ __forceinline__ void ew_tiled(I rows, I cols, FIn stage_in, FBody bod
             }
         }
         __syncthreads();
+#pragma unroll
         for (int y = y0; y < TILE; y += ystep) {
 #pragma unroll
             for (int x = x0; x < TILE; x += 32) {
@@ -114,6 +117,7 @@ __device__ __forceinline__ void ew_tiled(I rows, I cols, FIn stage_in, FBody bod
         }
         if (STAGED_OUT) {
             __syncthreads();
+#pragma unroll
             for (int y = y0; y < TILE; y += ystep) {
 #pragma unroll
                 for (int x = x0; x < TILE; x += 32) {

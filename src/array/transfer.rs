@@ -1,7 +1,7 @@
 //! Host <-> device transfers: the only code in the crate that moves data between them.
 
 use super::DeviceArray;
-use crate::device::pinned::{par_copy, Staging, STAGE_BYTES, STAGE_MIN};
+use crate::device::pinned::{par_copy, piece_bytes, Staging, STAGE_MIN};
 use crate::element::Element;
 use crate::shape::IntoShape;
 use crate::{Device, Error, PinnedBuffer, Result};
@@ -411,12 +411,13 @@ unsafe fn stage_in(
 ) -> Option<Result<()>> {
     let stream = device.cuda_stream();
     with_staging(device, |st| {
-        for (i, off) in (0..bytes).step_by(STAGE_BYTES).enumerate() {
-            let len = STAGE_BYTES.min(bytes - off);
+        let piece = piece_bytes(bytes);
+        for (i, off) in (0..bytes).step_by(piece).enumerate() {
+            let len = piece.min(bytes - off);
             let slot = &mut st.slots[i % 2];
             slot.wait()?;
             let host = slot.begin_transfer(stream)?;
-            // SAFETY: the slot holds STAGE_BYTES >= len bytes and no copy uses it (waited
+            // SAFETY: the slot holds STAGE_BYTES >= piece >= len bytes and no copy uses it (waited
             // above); `src + off` has `len` readable bytes (caller).
             unsafe { par_copy(host, src.add(off), len) };
             // SAFETY: `host` is page-locked and stays untouched until the event recorded
@@ -450,15 +451,16 @@ unsafe fn stage_out(
     bytes: usize,
 ) -> Option<Result<()>> {
     let stream = device.cuda_stream();
-    let pieces = bytes.div_ceil(STAGE_BYTES);
+    let piece = piece_bytes(bytes);
+    let pieces = bytes.div_ceil(piece);
     with_staging(device, |st| {
         for i in 0..=pieces {
             if i < pieces {
-                let off = i * STAGE_BYTES;
-                let len = STAGE_BYTES.min(bytes - off);
+                let off = i * piece;
+                let len = piece.min(bytes - off);
                 let slot = &mut st.slots[i % 2];
                 let host = slot.begin_transfer(stream)?;
-                // SAFETY: the slot has STAGE_BYTES >= len bytes, and its earlier contents
+                // SAFETY: the slot has STAGE_BYTES >= piece >= len bytes, and its earlier contents
                 // were already copied out (the previous iteration that used it waited
                 // for them); `src + off` has `len` bytes.
                 unsafe {
@@ -474,14 +476,14 @@ unsafe fn stage_out(
                 slot.end_transfer(stream)?;
             }
             if i > 0 {
-                let off = (i - 1) * STAGE_BYTES;
-                let len = STAGE_BYTES.min(bytes - off);
+                let off = (i - 1) * piece;
+                let len = piece.min(bytes - off);
                 let slot = &st.slots[(i - 1) % 2];
                 // Dereferencing the slot waits for the piece's copy.
-                let piece: &[u8] = slot;
-                // SAFETY: `piece` has STAGE_BYTES >= len bytes; `dst + off` has `len`
+                let staged: &[u8] = slot;
+                // SAFETY: `staged` has STAGE_BYTES >= len bytes; `dst + off` has `len`
                 // writable bytes (caller) and does not overlap page-locked memory we own.
-                unsafe { par_copy(dst.add(off), piece.as_ptr(), len) };
+                unsafe { par_copy(dst.add(off), staged.as_ptr(), len) };
             }
         }
         Ok(())

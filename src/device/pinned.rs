@@ -240,6 +240,13 @@ impl<T: Element> Drop for PinnedBuffer<T> {
 
 /// Bytes per staging slot.
 pub(crate) const STAGE_BYTES: usize = 32 << 20;
+/// Bytes per pipelined piece of a staged transfer of `bytes`: a quarter of it (whole
+/// MiB), between 2 MiB and a slot, so that a mid-size transfer still overlaps the host's
+/// copy with the link in several pieces while a large one moves whole slots.
+pub(crate) fn piece_bytes(bytes: usize) -> usize {
+    (bytes / 4).next_multiple_of(1 << 20).clamp(2 << 20, STAGE_BYTES)
+}
+
 /// Transfers at least this large go through the staging slots; smaller ones go to the
 /// driver directly (its own staging is as good there).
 pub(crate) const STAGE_MIN: usize = 4 << 20;
@@ -269,8 +276,10 @@ impl Staging {
 /// `src` must be valid for reads and `dst` for writes of `len` bytes, not overlapping.
 pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
     use rayon::prelude::*;
-    const PER_THREAD_MIN: usize = 2 << 20;
-    const MAX_THREADS: usize = 8;
+    // Measured on a 16-core host: a fresh 1 GiB destination fills at 2.9 GB/s from one
+    // thread, 19.6 from 8 and 29.9 from 16 (the page faults run in parallel).
+    const PER_THREAD_MIN: usize = 512 << 10;
+    const MAX_THREADS: usize = 16;
     let pieces = (len / PER_THREAD_MIN).clamp(1, MAX_THREADS.min(rayon::current_num_threads()));
     if pieces == 1 {
         // SAFETY: the caller's contract.
@@ -290,4 +299,17 @@ pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
             std::ptr::copy_nonoverlapping((s + start) as *const u8, (d + start) as *mut u8, n)
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_by_size() {
+        assert_eq!(piece_bytes(5 << 20), 2 << 20);
+        assert_eq!(piece_bytes(16 << 20), 4 << 20);
+        assert_eq!(piece_bytes(100 << 20), 25 << 20);
+        assert_eq!(piece_bytes(1 << 30), STAGE_BYTES);
+    }
 }
