@@ -130,6 +130,20 @@ struct alignas(sizeof(T) * N) cuarray_vec {
     T v[N];
 };
 
+// A 16-byte vector read once: it does not allocate in L1, so that what the kernel reads
+// again (a vector that every block of a matrix-vector product reads) stays there.
+template <typename V>
+__device__ __forceinline__ V cuarray_ld_once(const void* p) {
+    static_assert(sizeof(V) == 16, "16-byte vectors only");
+    struct alignas(16) {
+        unsigned int t[4];
+    } u;
+    asm("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(u.t[0]), "=r"(u.t[1]), "=r"(u.t[2]), "=r"(u.t[3])
+        : "l"(p));
+    return *reinterpret_cast<const V*>(&u);
+}
+
 // ---- strided indexing ---------------------------------------------------------------
 // Shape and per-operand strides of NARG operands over NDIM collapsed dimensions.
 // Mirrored by src/kernels/abi.rs: { I size; I shape[NDIM]; I strides[NARG][NDIM]; }.

@@ -234,8 +234,8 @@ pub fn matvec_def(d: DType) -> ReduceDef {
 /// as one reduction of ours over the matrix, reading the vector along the reduced axis:
 /// it streams the matrix once at the reduction's bandwidth, where cuBLAS's gemv is
 /// slower for the row-major `A @ v`. Returns `false` (nothing launched) for the cases it
-/// does not take: complex or integer types, batches, and a vector with a stride other
-/// than one (those go to cuBLAS).
+/// does not take: complex or integer types, batches, `A @ v` in f64, and a vector with a
+/// stride other than one (those go to cuBLAS).
 fn run_matvec(
     device: &Device,
     p: &GemmPlan,
@@ -249,7 +249,8 @@ fn run_matvec(
     }
     let (m, n, k) = (p.m, p.n, p.k);
     // (the matrix, the axis it is reduced along, the vector, the vector's stride)
-    let (matrix, axis, vector, step) = if n == 1 {
+    // f64 rows: cuBLAS's gemv is faster (8192 x 8192: 4335 against 4035 GB/s).
+    let (matrix, axis, vector, step) = if n == 1 && d != DType::F64 {
         (pa, 1isize, pb, pb.layout().strides()[0])
     } else if m == 1 {
         (pb, 0, pa, pa.layout().strides()[1])

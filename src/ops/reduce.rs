@@ -178,6 +178,9 @@ pub fn plan_reduce(
     })
 }
 
+/// Partials of a column reduction that one thread of a combining pass adds up.
+const COL_FAN: usize = 16;
+
 /// Pieces each reduction is cut into so that `resident_blocks` blocks of 256 threads
 /// (one wave on the GPU) all have work.
 pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
@@ -531,6 +534,32 @@ pub(crate) fn run_def_with(
     pass.output = partials.device_ptr();
     launch(device, &pass, &f1)?;
     let n = p.n_out as isize;
+    // Columns: the partials ([splits][n_out]) are combined COL_FAN at a time until few are
+    // left, so that no thread of the last pass walks a long column of partials alone.
+    let (mut partials, mut splits) = (partials, splits);
+    while matches!(p.strategy, Strategy::Cols) && splits > COL_FAN {
+        let pieces = splits.div_ceil(COL_FAN);
+        let next =
+            crate::device::DeviceBuffer::alloc(device, p.n_out * pieces * pass.def.acc.size())?;
+        let (kept, red) = ([p.n_out], [1isize]);
+        let (rshape, rstride) = ([splits], [n]);
+        let combine = Pass {
+            input: partials.device_ptr(),
+            output: next.device_ptr(),
+            kept: (&kept, &red),
+            red: (&rshape, &rstride),
+            n_red: splits,
+            splits: pieces,
+            strategy: Strategy::Cols,
+            index: index_width(p.n_out * splits, p.n_out * splits),
+            partial_in: true,
+            partial_out: true,
+            finish: false,
+            ..pass
+        };
+        launch(device, &combine, &*kernel(device, &spec(&combine))?)?;
+        (partials, splits) = (next, pieces);
+    }
     let s = splits as isize;
     type Dims = (Vec<usize>, Vec<isize>);
     let (kept2, red2, strategy2): (Dims, Dims, Strategy) = match p.strategy {

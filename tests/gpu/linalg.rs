@@ -246,11 +246,13 @@ fn shapes_layouts<T: GemmElement>(
 fn matvec<T: GemmElement>(out: &mut Vec<Trial>) {
     let name = T::DTYPE.name();
     add_gpu(out, format!("matmul/matvec/{name}/mixed"), |dev, rng| {
-        let (acc_eps, out_eps) = match T::DTYPE {
-            cuarray::DType::F64 => (1e-13, 1e-15),
-            cuarray::DType::F32 => (2e-6, 2e-7),
-            cuarray::DType::F16 => (2e-6, 1e-3),
-            _ => (2e-6, 8e-3),
+        // (accumulation, output rounding, the output type's subnormal spacing: a product
+        // of two numbers in [-1, 1) can be subnormal in f16)
+        let (acc_eps, out_eps, tiny) = match T::DTYPE {
+            cuarray::DType::F64 => (1e-13, 1e-15, 1e-300),
+            cuarray::DType::F32 => (2e-6, 2e-7, 1e-40),
+            cuarray::DType::F16 => (2e-6, 1e-3, 6e-8),
+            _ => (2e-6, 8e-3, 1e-38),
         };
         let err = |e: cuarray::Error| e.to_string();
         // (rows, cols) of the matrix.
@@ -285,7 +287,7 @@ fn matvec<T: GemmElement>(out: &mut Vec<Trial>) {
                 for (i, (g, &(w, t))) in got.to_host().map_err(err)?.iter().zip(want).enumerate() {
                     let g = g.to_f64();
                     ensure!(
-                        (g - w).abs() <= acc_eps * t * 4.0 + out_eps * w.abs() + 1e-30,
+                        (g - w).abs() <= acc_eps * t * 4.0 + out_eps * w.abs() + tiny,
                         "{label} {r}x{c} [{i}]: {g} vs {w}"
                     );
                 }

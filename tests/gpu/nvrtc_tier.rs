@@ -198,18 +198,22 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
             false,
             false,
         ));
-        v.push(reduce_spec(
-            op,
-            d,
-            reduce::Variant::Cols {
-                vec: 1,
-                nk: 1,
-                nr: 1,
-            },
-            true,
-            false,
-            false,
-        ));
+        // The last pass over column partials, and the passes that combine them into
+        // fewer partials first.
+        for partial_out in [false, true] {
+            v.push(reduce_spec(
+                op,
+                d,
+                reduce::Variant::Cols {
+                    vec: 1,
+                    nk: 1,
+                    nr: 1,
+                },
+                true,
+                partial_out,
+                false,
+            ));
+        }
     }
     v
 }
