@@ -87,7 +87,7 @@ __device__ __forceinline__ void ew_strided(const Indexer<NARG, NDIM, I>& ix, F f
 //                          inputs at [x][y] and writing staged outputs at [x][y];
 //   stage_out(x, y, r, c): store element (r, c) of each column-major output from [y][x].
 // Block: 256 threads (the launch's) seen as 8 rows of 32 lanes, so that the row loops
-// unroll. Grid: any size (grid-stride over tiles); the launch gives one block per tile.
+// unroll. Grid: any size (grid-stride over tiles).
 template <bool STAGED_OUT, int TILE, typename I, typename FIn, typename FBody, typename FOut>
 __device__ __forceinline__ void ew_tiled(I rows, I cols, FIn stage_in, FBody body, FOut stage_out) {
     const int x0 = threadIdx.x & 31;

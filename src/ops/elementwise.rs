@@ -370,9 +370,6 @@ pub(crate) fn run_code(
     let grid = match variant {
         // Two vectors per thread, no grid-stride trips.
         Variant::Vectorized { .. } => grid_uncapped(items.div_ceil(2)),
-        // One block per tile: the tiles' loads overlap across more resident blocks than a
-        // grid-stride loop over one wave keeps in flight.
-        Variant::Tiled { .. } => grid_uncapped(items),
         _ => grid_for(items, device.multiprocessor_count() * f.blocks_per_sm),
     };
     // SAFETY: the arguments follow the elementwise family's wrapper signature for `spec`:

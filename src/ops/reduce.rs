@@ -196,14 +196,10 @@ pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_block
     }
 }
 
-fn variant(strategy: Strategy, n_out: usize, vec: u8, nk: usize, nr: usize) -> Variant {
+fn variant(strategy: Strategy, vec: u8, nk: usize, nr: usize) -> Variant {
     match strategy {
         Strategy::Rows { warp } => Variant::Rows {
             warp,
-            // Many rows of a block each (rows longer than 4096): 512 threads. Rows of
-            // 8192 f32 (a matrix-vector product) 3747 -> 4027 GB/s, rows of 16384 the
-            // same; few rows in many pieces stay at 256 (perf note 29).
-            wide: !warp && n_out >= 64,
             vec,
             nk: nk as u8,
             nr: nr as u8,
@@ -322,7 +318,6 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
         },
         variant: variant(
             p.strategy,
-            p.n_out,
             vector_width(p),
             p.kept.0.len(),
             p.red.0.len(),

@@ -404,7 +404,6 @@ mod tests {
             along: None,
             variant: Variant::Rows {
                 warp: false,
-                wide: false,
                 vec: 1,
                 nk: 1,
                 nr: 1,

@@ -623,14 +623,12 @@ fn nvrtc_variants() -> TResult {
     for v in [
         reduce::Variant::Rows {
             warp: true,
-            wide: false,
             vec: 4,
             nk: 1,
             nr: 1,
         },
         reduce::Variant::Rows {
             warp: false,
-            wide: false,
             vec: 1,
             nk: 2,
             nr: 2,

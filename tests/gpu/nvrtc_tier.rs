@@ -159,14 +159,12 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
         for variant in [
             reduce::Variant::Rows {
                 warp: false,
-                wide: false,
                 vec,
                 nk: 1,
                 nr: 1,
             },
             reduce::Variant::Rows {
                 warp: true,
-                wide: false,
                 vec: 1,
                 nk: 2,
                 nr: 3,
@@ -189,7 +187,6 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
             d,
             reduce::Variant::Rows {
                 warp: false,
-                wide: false,
                 vec: 1,
                 nk: 1,
                 nr: 1,
@@ -219,15 +216,14 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
 }
 
 /// The matrix-vector reduction of a real float `d` (the vector read along the reduced
-/// axis) in every variant the launch picks: wide and narrow row blocks, warps per row,
+/// axis) in every variant the launch picks: a block per row, warps per row,
 /// columns, pieces finished in place and partials.
 fn matvec_specs(d: DType) -> Vec<ReduceSpec> {
     let vec = (16 / d.size()) as u8;
     let mut v = Vec::new();
     for variant in [
-        reduce::Variant::Rows { warp: false, wide: true, vec, nk: 1, nr: 1 },
-        reduce::Variant::Rows { warp: false, wide: false, vec, nk: 1, nr: 1 },
-        reduce::Variant::Rows { warp: true, wide: false, vec: 1, nk: 2, nr: 1 },
+        reduce::Variant::Rows { warp: false, vec, nk: 1, nr: 1 },
+        reduce::Variant::Rows { warp: true, vec: 1, nk: 2, nr: 1 },
         reduce::Variant::Cols { vec, nk: 1, nr: 1 },
         reduce::Variant::Cols { vec: 1, nk: 1, nr: 2 },
     ] {

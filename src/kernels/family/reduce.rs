@@ -13,7 +13,7 @@
 
 use crate::element::DType;
 use crate::kernels::emit::{self, lanes, pre_map, vector_load};
-use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList, BLOCK};
+use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -163,9 +163,6 @@ pub enum Variant {
     Rows {
         /// One warp per row instead of one block.
         warp: bool,
-        /// Blocks of 512 threads instead of 256 (a block per row, many long rows: a row's
-        /// loads are all in flight in fewer rounds).
-        wide: bool,
         /// Elements per vector load along the reduced dimension (1: scalar loads).
         vec: u8,
         /// Kept dimensions.
@@ -262,28 +259,10 @@ impl Family for ReduceSpec {
         &["reduce.cuh"]
     }
 
-    fn block_threads(&self) -> u32 {
-        match self.variant {
-            Variant::Rows { wide: true, .. } => 2 * BLOCK,
-            _ => BLOCK,
-        }
-    }
-
     fn symbol(&self) -> String {
         let variant = match self.variant {
-            Variant::Rows {
-                warp,
-                wide,
-                vec,
-                nk,
-                nr,
-            } => {
-                let group = match (warp, wide) {
-                    (true, _) => "w",
-                    (false, false) => "b",
-                    (false, true) => "B",
-                };
-                format!("{group}{nk}x{nr}v{vec}")
+            Variant::Rows { warp, vec, nk, nr } => {
+                format!("{}{nk}x{nr}v{vec}", if warp { "w" } else { "b" })
             }
             Variant::Cols { vec, nk, nr } => format!("c{nk}x{nr}v{vec}"),
         };
