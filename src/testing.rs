@@ -11,6 +11,9 @@ pub fn gpu_required() -> bool {
 }
 
 /// Device 0 when a GPU and NVRTC are usable, else the reason they are not.
+///
+/// # Errors
+/// The reason, as text, when no GPU or NVRTC is usable or device 0 cannot be opened.
 pub fn gpu() -> Result<Device, String> {
     if let Some(reason) = crate::unavailable_reason() {
         return Err(reason);

@@ -31,6 +31,9 @@ macro_rules! part_methods {
         impl<T: ComplexElement> DeviceArray<T> {
             $(
                 $(#[doc = $doc])*
+                ///
+                /// # Errors
+                /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device is full.
                 pub fn $method(&self) -> Result<DeviceArray<$out>> {
                     self.map(UnaryOp::$op.name(), UnaryOp::$op.body(), &[])
                 }

@@ -45,6 +45,10 @@ impl<T: Element> DeviceArray<T> {
 
     /// An array of `shape` filled with ones (`true` for bool).
     ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the shape's element count or byte size passes `isize::MAX`;
+    /// [`Error::OutOfMemory`] when the device is full.
+    ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
     /// let dev = Device::new(0)?;
@@ -59,6 +63,10 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// An array of `shape` filled with `value`.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the shape's element count or byte size passes `isize::MAX`;
+    /// [`Error::OutOfMemory`] when the device is full.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -85,6 +93,10 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// The `n x n` identity matrix.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when `n * n` elements pass `isize::MAX`; [`Error::OutOfMemory`]
+    /// when the device is full.
     ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
@@ -181,6 +193,10 @@ impl<T: NumElement> DeviceArray<T> {
 impl<T: FloatElement> DeviceArray<T> {
     /// `num` evenly spaced values from `start` to `stop`, both included (NumPy's
     /// `linspace` with `endpoint=True`); the last value is exactly `stop`.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when `num` elements pass `isize::MAX`; [`Error::OutOfMemory`]
+    /// when the device is full.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;

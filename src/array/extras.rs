@@ -93,6 +93,9 @@ impl<T: Element> DeviceArray<T> {
     /// The values in logical row-major order with their shape: what
     /// `ndarray::ArrayD::from_shape_vec` takes.
     ///
+    /// # Errors
+    /// As [`to_host`](Self::to_host).
+    ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;

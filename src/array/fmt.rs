@@ -41,6 +41,9 @@ impl<T: Element> DeviceArray<T> {
     /// Copies the array to the host and formats its values as nested lists, eliding the
     /// middle of long axes when the array has more than 1000 elements (as NumPy does).
     ///
+    /// # Errors
+    /// As [`to_host`](DeviceArray::to_host).
+    ///
     /// # Transfers and synchronization
     /// One device-to-host copy of the whole array, as [`to_host`](DeviceArray::to_host).
     ///

@@ -120,6 +120,11 @@ pub fn nonzero<T: Element>(a: &DeviceArray<T>) -> Result<Vec<DeviceArray<i64>>> 
 /// The coordinates of the non-zero elements of `a` as an `(n, ndim)` i64 array (NumPy's
 /// `argwhere`), in C order.
 ///
+/// # Errors
+/// [`Error::OutOfMemory`] when the device is full; as [`to_host`](DeviceArray::to_host) for
+/// the read of the count ([`Error::Capture`] while a CUDA graph is being captured,
+/// [`Error::IndexOutOfRange`] left by an earlier kernel).
+///
 /// # Synchronization
 /// Reads the count back (8 bytes), so it waits for the GPU once.
 ///
@@ -175,6 +180,9 @@ fn count_over<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Result<
 
 /// The number of non-zero elements of `a` as a 0-d i64 array (NaN counts as non-zero).
 ///
+/// # Errors
+/// [`Error::OutOfMemory`] when the device is full.
+///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
 /// let a = cuarray::DeviceArray::from_slice(&dev, &[0.0f32, 1.0, f32::NAN])?;
@@ -186,6 +194,9 @@ pub fn count_nonzero<T: Element>(a: &DeviceArray<T>) -> Result<DeviceArray<i64>>
 }
 
 /// The number of non-zero elements of `a` along `axis` (negative counts from the end).
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray};
@@ -212,6 +223,12 @@ fn without_axis(layout: &Layout, axis: usize, shape: &[usize]) -> Result<Layout>
 impl<T: Element> DeviceArray<T> {
     /// The elements where `mask` is true, in C order, as a 1-D array (NumPy's `a[mask]`,
     /// PyTorch's `masked_select`); `mask` broadcasts with the array.
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`] when `mask` does not broadcast with the array;
+    /// [`Error::DeviceMismatch`] when `mask` is on another device; as
+    /// [`to_host`](DeviceArray::to_host) for the read of the count ([`Error::Capture`]
+    /// while a CUDA graph is being captured).
     ///
     /// # Synchronization
     /// The result's length depends on the mask: one small read (8 bytes, the count) waits
@@ -252,6 +269,11 @@ impl<T: Element> DeviceArray<T> {
     /// Sets the elements where `mask` (broadcast to the array's shape) is true to `value`,
     /// in place (NumPy's `a[mask] = value`).
     ///
+    /// # Errors
+    /// [`Error::Broadcast`] when `mask` does not broadcast to the array's shape;
+    /// [`Error::InvalidArgument`] when the array is a broadcast view (stride 0), which
+    /// cannot be written; [`Error::DeviceMismatch`] when `mask` is on another device.
+    ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, -2.0, 3.0])?;
@@ -279,6 +301,11 @@ impl<T: Element> DeviceArray<T> {
     /// An index out of range reads 0 and is reported as [`Error::IndexOutOfRange`] by the
     /// next call that waits for the GPU (a transfer to the host,
     /// [`Device::check`](crate::Device::check)).
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::DeviceMismatch`] when `indices` is on another device. An index out of range
+    /// is reported later, as above.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -327,6 +354,12 @@ impl<T: Element> DeviceArray<T> {
     /// `out[..., j, ...] = a[..., indices[..., j, ...], ...]` along `axis` (NumPy's
     /// `take_along_axis`): `indices` has the array's rank and broadcasts with it on the
     /// other axes.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `indices` does not have the array's number of
+    /// dimensions; [`Error::Broadcast`] when it does not broadcast with the array on the
+    /// other axes; [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::DeviceMismatch`] when `indices` is on another device.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -391,6 +424,14 @@ impl<T: Element> DeviceArray<T> {
     /// indices leave one of their values (which one is not defined). Out-of-range indices
     /// are skipped and reported at the next wait.
     ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `indices` does not have the array's number of
+    /// dimensions; [`Error::Broadcast`] when it does not broadcast with the array on the
+    /// other axes, or `values` does not broadcast to its shape; [`Error::AxisOutOfRange`]
+    /// for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`] when the array is a
+    /// broadcast view (stride 0), which cannot be written; [`Error::DeviceMismatch`] when
+    /// `indices` or `values` is on another device.
+    ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
     /// let dev = Device::new(0)?;
@@ -446,6 +487,12 @@ impl<T: Element> DeviceArray<T> {
     /// shape with `axis` of the indices' length. Integers wrap; bool adds as logical or;
     /// `f16`/`bf16` round each addition. Out-of-range indices are skipped and reported at
     /// the next wait.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `indices` is not 1-D, or when the array is a
+    /// broadcast view (stride 0), which cannot be written; [`Error::AxisOutOfRange`] for an
+    /// axis outside `-ndim..ndim`; [`Error::Broadcast`] when `values` does not broadcast;
+    /// [`Error::DeviceMismatch`] when `indices` or `values` is on another device.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;

@@ -7,6 +7,11 @@ use crate::{Device, Result};
 impl<T: Element> DeviceArray<T> {
     /// Copies an `ndarray` array of any dimension type to the device, keeping its shape.
     ///
+    /// # Errors
+    /// As [`from_host`](Self::from_host): [`Error::TooLarge`](crate::Error::TooLarge) when
+    /// the byte size passes `isize::MAX`, [`Error::OutOfMemory`](crate::Error::OutOfMemory)
+    /// when the device is full.
+    ///
     /// # Transfers
     /// One host-to-device copy (after a host-side gather if `array` is not in standard
     /// layout).
@@ -44,6 +49,9 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(h[[1, 0]], 3.0);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`to_host`](DeviceArray::to_host).
     ///
     /// # Transfers and synchronization
     /// As [`to_host`](DeviceArray::to_host).

@@ -69,6 +69,9 @@ impl<T: GemmElement> DeviceArray<T> {
     /// assert_eq!(a.dot(&b)?.to_scalar()?, 32.0);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`matmul`](DeviceArray::matmul).
     pub fn dot(&self, rhs: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         self.matmul(rhs)
     }

@@ -141,7 +141,8 @@ impl<T: Element> DeviceArray<T> {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast.
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn eq(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Eq, rhs)
     }
@@ -154,6 +155,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.ne(2)?.to_host()?, vec![true, false, true]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn ne(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Ne, rhs)
     }
@@ -310,7 +315,8 @@ impl<T: NumElement> DeviceArray<T> {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast.
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn lt(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Lt, rhs)
     }
@@ -323,6 +329,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.le(2)?.to_host()?, vec![true, true, false]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn le(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Le, rhs)
     }
@@ -335,6 +345,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.gt(2)?.to_host()?, vec![false, false, true]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn gt(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Gt, rhs)
     }
@@ -347,6 +361,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.ge(2)?.to_host()?, vec![false, true, true]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn ge(&self, rhs: impl ArrayOrScalar<T>) -> Result<DeviceArray<bool>> {
         self.binary(BinaryOp::Ge, rhs)
     }
@@ -361,6 +379,9 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.scalar_op(BinaryOp::Sub, 1)?.to_host()?, vec![0, 1, 2]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device is full.
     pub fn scalar_op(&self, op: BinaryOp, s: T) -> Result<DeviceArray<T>> {
         self.zip_scalar(op, s, false)
     }
@@ -373,6 +394,9 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.pow_scalar(3)?.to_host()?, vec![1, 8, 27]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device is full.
     pub fn pow_scalar(&self, s: T) -> Result<DeviceArray<T>> {
         self.zip_scalar(BinaryOp::Pow, s, false)
     }
@@ -384,6 +408,9 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.clip(-1, 1)?.to_host()?, vec![-1, 0, 1]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device is full.
     pub fn clip(&self, lo: T, hi: T) -> Result<DeviceArray<T>> {
         self.map("clip", CLIP_BODY, &[Scalar::of(lo), Scalar::of(hi)])
     }
@@ -394,6 +421,9 @@ macro_rules! unary_methods {
         impl<T: $bound> DeviceArray<T> {
             $(
                 $(#[doc = $doc])*
+                ///
+                /// # Errors
+                /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device is full.
                 pub fn $method(&self) -> Result<DeviceArray<$out>> {
                     self.map(UnaryOp::$op.name(), UnaryOp::$op.body(), &[])
                 }
@@ -660,6 +690,10 @@ impl DeviceArray<bool> {
     /// assert_eq!(a.logical_and(&b)?.to_host()?, vec![true, false, false]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn logical_and(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
         self.zip(BinaryOp::LogicalAnd, rhs)
     }
@@ -673,6 +707,10 @@ impl DeviceArray<bool> {
     /// assert_eq!(a.logical_or(&b)?.to_host()?, vec![true, true, false]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn logical_or(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
         self.zip(BinaryOp::LogicalOr, rhs)
     }
@@ -686,6 +724,10 @@ impl DeviceArray<bool> {
     /// assert_eq!(a.logical_xor(&b)?.to_host()?, vec![false, true, false]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when the shapes do not broadcast;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn logical_xor(&self, rhs: &DeviceArray<bool>) -> Result<DeviceArray<bool>> {
         self.zip(BinaryOp::LogicalXor, rhs)
     }
@@ -698,6 +740,9 @@ impl DeviceArray<bool> {
     /// assert_eq!(a.logical_not()?.to_host()?, vec![false, true]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) when the device is full.
     pub fn logical_not(&self) -> Result<DeviceArray<bool>> {
         self.map(UnaryOp::LogicalNot.name(), UnaryOp::LogicalNot.body(), &[])
     }
@@ -907,6 +952,12 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.to_host()?, vec![1.0, 2.0, 1.0, 2.0]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`](crate::Error::Broadcast) when `src` does not broadcast to
+    /// `self`'s shape; [`Error::InvalidArgument`](crate::Error::InvalidArgument) when
+    /// `self` is a broadcast view (stride 0), which cannot be written;
+    /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) across devices.
     pub fn assign(&self, src: &DeviceArray<T>) -> Result<()> {
         super::view::copy_into(self, src)
     }

@@ -65,6 +65,9 @@ impl<T: Element> DeviceArray<T> {
 
     /// [`to_device`](DeviceArray::to_device) by a given route (tests force each one; any
     /// route works between any two devices, the same one included).
+    ///
+    /// # Errors
+    /// As [`to_device`](DeviceArray::to_device).
     #[doc(hidden)]
     pub fn to_device_via(&self, dst: &Device, route: PeerRoute) -> Result<DeviceArray<T>> {
         const OP: &str = "to_device";

@@ -91,6 +91,9 @@ macro_rules! reductions {
                 #[doc = concat!("assert_eq!(x.", stringify!($axis), "(-1)?.shape(), &[2]);")]
                 /// # Ok::<(), cuarray::Error>(())
                 /// ```
+                ///
+                /// # Errors
+                /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
                 pub fn $axis(&self, axis: isize) -> Result<DeviceArray<$out>> {
                     self.reduce(ReduceOp::$op, Some(&[axis]), false, None, &[])
                 }
@@ -103,6 +106,9 @@ macro_rules! reductions {
                 #[doc = concat!("assert_eq!(x.", stringify!($keep), "(-1)?.shape(), &[2, 1]);")]
                 /// # Ok::<(), cuarray::Error>(())
                 /// ```
+                ///
+                /// # Errors
+                /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
                 pub fn $keep(&self, axis: isize) -> Result<DeviceArray<$out>> {
                     self.reduce(ReduceOp::$op, Some(&[axis]), true, None, &[])
                 }
@@ -221,6 +227,9 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.argmax()?.to_scalar()?, 1); // the first of the ties
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] for an empty array.
     pub fn argmax(&self) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMax, None, false, None, &[])
     }
@@ -233,6 +242,9 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.argmin()?.to_scalar()?, 2);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] for an empty array.
     pub fn argmin(&self) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, None, false, None, &[])
     }
@@ -246,6 +258,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.argmax_axis(0)?.to_host()?, vec![1, 0, 1]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::EmptyReduction`] when the axis is empty.
     pub fn argmax_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMax, Some(&[axis]), false, None, &[])
     }
@@ -258,6 +274,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.argmin_axis(-1)?.to_host()?, vec![0, 1]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::EmptyReduction`] when the axis is empty.
     pub fn argmin_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, Some(&[axis]), false, None, &[])
     }
@@ -272,6 +292,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(a.take_along_axis(&i, 1)?.to_host()?, vec![5, 9]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::EmptyReduction`] when the axis is empty.
     pub fn argmax_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMax, Some(&[axis]), true, None, &[])
     }
@@ -286,6 +310,10 @@ impl<T: NumElement> DeviceArray<T> {
     /// assert_eq!(i.shape(), &[2, 1]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::EmptyReduction`] when the axis is empty.
     pub fn argmin_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
         self.reduce(ReduceOp::ArgMin, Some(&[axis]), true, None, &[])
     }
@@ -349,6 +377,9 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.std(1)?.to_scalar()?, (5.0f64 / 3.0).sqrt());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a complex array (not supported yet).
     pub fn var(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(None, false, ddof, ReduceOp::Var)
     }
@@ -361,6 +392,9 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.std(0)?.to_scalar()?, 1.25f64.sqrt());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a complex array (not supported yet).
     pub fn std(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(None, false, ddof, ReduceOp::Std)
     }
@@ -374,6 +408,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.var_axis(1, 0)?.to_host()?, vec![0.25, 0.25]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] for a complex array (not supported yet).
     pub fn var_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Var)
     }
@@ -386,6 +424,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.std_axis(0, 0)?.to_host()?, vec![1.0, 1.5]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] for a complex array (not supported yet).
     pub fn std_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::Std)
     }
@@ -400,6 +442,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(v.to_host()?, vec![0.25, 0.25]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] for a complex array (not supported yet).
     pub fn var_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::Var)
     }
@@ -414,6 +460,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(s.to_host()?, vec![0.5, 0.5]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] for a complex array (not supported yet).
     pub fn std_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
         self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::Std)
     }
@@ -427,6 +477,11 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.var_axes(-1, true, 0)?.shape(), &[2, 1]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] for a repeated axis or a complex array (not supported
+    /// yet).
     pub fn var_axes(
         &self,
         axes: impl IntoAxes,
@@ -444,6 +499,11 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.std_axes(&[0, 1], false, 0)?.to_scalar()?, 1.25f64.sqrt());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] for a repeated axis or a complex array (not supported
+    /// yet).
     pub fn std_axes(
         &self,
         axes: impl IntoAxes,
@@ -483,6 +543,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.cumsum(0)?.to_host()?, vec![1i64, 2, 3, 5, 7, 9]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (`-1..1` for a 0-d
+    /// array).
     pub fn cumsum(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
         self.scan(ReduceOp::Sum, axis)
     }
@@ -496,6 +560,10 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.cumprod(0)?.to_host()?, vec![1i64, 2, 6, 24]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (`-1..1` for a 0-d
+    /// array).
     pub fn cumprod(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
         self.scan(ReduceOp::Prod, axis)
     }

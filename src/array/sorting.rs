@@ -98,6 +98,9 @@ impl<T: Element> DeviceArray<T> {
     /// assert_eq!(a.argsort(0)?.to_host()?, vec![3, 1, 0, 2]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (a 0-d array has none).
     pub fn argsort(&self, axis: isize) -> Result<DeviceArray<i64>> {
         let order = Order {
             canon_zero: true,
@@ -212,6 +215,11 @@ impl<T: Element> DeviceArray<T> {
 /// assert_eq!(cuarray::unique(&a)?.to_host()?, vec![1, 2, 3]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// [`Error::OutOfMemory`] when the device is full; as [`to_host`](DeviceArray::to_host) for
+/// the read of the count ([`Error::Capture`] while a CUDA graph is being captured,
+/// [`Error::IndexOutOfRange`] left by an earlier kernel).
 pub fn unique<T: Element>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     let flat = a.reshape([a.size()])?;
     let sorted = flat.sort(0)?;

@@ -174,6 +174,10 @@ impl<T: Element> DeviceArray<T> {
 
     /// Copies a 1-D slice to the device.
     ///
+    /// # Errors
+    /// As [`from_host`](Self::from_host): [`Error::TooLarge`] when the byte size passes
+    /// `isize::MAX`, [`Error::OutOfMemory`] when the device is full.
+    ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let a = cuarray::DeviceArray::from_slice(&dev, &[1i32, 2, 3])?;

@@ -76,6 +76,10 @@ impl<T: Element> DeviceArray<T> {
 
     /// A view selected by a Python-style slice, built with [`s!`](crate::s).
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for more indices than dimensions, an index out of bounds,
+    /// a zero step, or a stride that overflows.
+    ///
     /// ```no_run
     /// use cuarray::s;
     /// let dev = cuarray::Device::new(0)?;
@@ -120,6 +124,10 @@ impl<T: Element> DeviceArray<T> {
 
     /// A view without `axis`, which must have extent 1.
     ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] when the axis's extent is not 1.
+    ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
     /// let dev = Device::new(0)?;
@@ -134,6 +142,9 @@ impl<T: Element> DeviceArray<T> {
 
     /// A view with a new axis of extent 1 at `axis` (`-ndim-1..=ndim`).
     ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim-1..=ndim`.
+    ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
     /// let dev = Device::new(0)?;
@@ -147,6 +158,10 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// An independent, C-contiguous copy on the device.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the copy's byte size passes `isize::MAX` (a broadcast view
+    /// can); [`Error::OutOfMemory`] when the device is full.
     ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
@@ -166,6 +181,9 @@ impl<T: Element> DeviceArray<T> {
 
     /// `self` when it is already C-contiguous (no copy, shared memory), else a
     /// C-contiguous copy made on the device by the strided-copy kernel.
+    ///
+    /// # Errors
+    /// As [`copy`](Self::copy), when a copy is made.
     ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
@@ -192,6 +210,10 @@ impl<T: Element> DeviceArray<T> {
     /// unsigned); `i8`, `i16`, `u8` and `u16` saturate to the 32-bit range, then wrap (see
     /// [Integer semantics](DeviceArray#integer-semantics)). NaN and ±inf are `true` as
     /// bool. Integers into narrower integers wrap (keep the low bits).
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the result's byte size passes `isize::MAX` (a broadcast
+    /// view can); [`Error::OutOfMemory`] when the device is full.
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -229,6 +251,13 @@ pub(super) fn copy_into<T: Element>(dst: &DeviceArray<T>, src: &DeviceArray<T>) 
 
 /// Joins arrays along an existing axis (NumPy's `concatenate`). All arrays need the same
 /// shape except along `axis`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an empty list or a 0-d array; [`Error::AxisOutOfRange`]
+/// for an axis outside `-ndim..ndim`; [`Error::ShapeMismatch`] when the shapes differ other
+/// than along `axis`; [`Error::DeviceMismatch`] when the arrays are on different devices;
+/// [`Error::TooLarge`] when the result's shape overflows; [`Error::OutOfMemory`] when the
+/// device is full.
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
@@ -306,6 +335,11 @@ pub fn concatenate<T: Element>(arrays: &[&DeviceArray<T>], axis: isize) -> Resul
 }
 
 /// Joins arrays of one shape along a new axis (NumPy's `stack`).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an empty list; [`Error::ShapeMismatch`] when the shapes
+/// differ; [`Error::AxisOutOfRange`] for an axis outside `-ndim-1..=ndim`; otherwise as
+/// [`concatenate`].
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;

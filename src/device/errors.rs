@@ -91,6 +91,11 @@ impl Device {
     /// assert!(dev.check().is_err());          // "take: index 7 is out of range ..."
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] for the first index out of range recorded since the last
+    /// report; [`Error::Capture`] while a CUDA graph is being captured on the device;
+    /// [`Error::Cuda`] when the wait fails.
     pub fn check(&self) -> Result<()> {
         self.synchronize()
     }

@@ -729,6 +729,10 @@ impl<'a> MemoryPool<'a> {
     ///
     /// # Synchronization
     /// Waits for the device, so that the driver can release the memory.
+    ///
+    /// # Errors
+    /// [`Error::Capture`](crate::Error::Capture) while a CUDA graph is being captured on
+    /// the device; [`Error::Cuda`](crate::Error::Cuda) when the wait for the device fails.
     pub fn free_all_blocks(&self) -> Result<()> {
         self.device.release_cached()
     }

@@ -293,6 +293,9 @@ impl Device {
     /// println!("{}", dev.name()?); // e.g. "NVIDIA H200"
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the driver call fails.
     pub fn name(&self) -> Result<String> {
         self.inner
             .ctx
@@ -309,6 +312,9 @@ impl Device {
     /// println!("sm_{major}{minor}");
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// Never fails: the capability is read when the device is opened.
     pub fn compute_capability(&self) -> Result<(u32, u32)> {
         Ok(self.inner.arch)
     }
@@ -335,6 +341,9 @@ impl Device {
     /// println!("{} of {} MiB free", free >> 20, total >> 20);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the driver call fails.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.bind()?;
         self.inner
@@ -382,6 +391,11 @@ impl Device {
     /// dev.synchronize_all()?; // waits for both
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::IndexOutOfRange`] when a kernel queued earlier (`take`, `index_add`, ...)
+    /// met an index out of range (see [`check`](Device::check)); [`Error::Capture`] while a
+    /// CUDA graph is being captured on the device; [`Error::Cuda`] when the wait fails.
     pub fn synchronize_all(&self) -> Result<()> {
         self.check_capture("synchronize_all")?;
         self.inner.transfers.sync();
@@ -404,6 +418,10 @@ impl Device {
     /// s.synchronize()?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Capture`] while a CUDA graph is being captured on the device;
+    /// [`Error::Cuda`] when the driver cannot create the stream.
     pub fn new_stream(&self) -> Result<Stream> {
         self.check_capture("new_stream")?;
         self.bind()?;
@@ -439,6 +457,9 @@ impl Device {
     /// println!("sqrt: {:?}", t.stop()?);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the start event cannot be created or recorded.
     pub fn timer(&self) -> Result<Timer> {
         Timer::start(self.stream())
     }

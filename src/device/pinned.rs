@@ -106,6 +106,9 @@ impl<T: Element> PinnedBuffer<T> {
     /// assert_eq!(a.to_host()?, vec![1.0, 2.0, 3.0]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Self> {
         let mut b = Self::new(device, data.len())?;
         b.copy_from_slice(data);
@@ -165,6 +168,9 @@ impl<T: Element> PinnedBuffer<T> {
     /// assert!(host.is_ready());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the wait for a queued transfer fails.
     pub fn wait(&self) -> Result<()> {
         let mut pending = self.lock();
         if let Some(e) = pending.as_ref() {

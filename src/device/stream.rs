@@ -146,6 +146,9 @@ impl Stream {
     /// assert!(done.is_complete());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the event cannot be created or recorded.
     pub fn record_event(&self) -> Result<Event> {
         let ctx = self.0.device.context();
         let event = ctx
@@ -169,6 +172,9 @@ impl Stream {
     /// let b = a.on_stream(&side)?.exp()?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the driver call fails.
     pub fn wait(&self, event: &Event) -> Result<()> {
         self.0
             .cuda
@@ -188,6 +194,9 @@ impl Stream {
     /// let b = a.on_stream(&dev.stream())?.sum()?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cuda`] when the event cannot be created, recorded or waited for.
     pub fn wait_stream(&self, other: &Stream) -> Result<()> {
         self.wait(&other.record_event()?)
     }
@@ -202,6 +211,10 @@ impl Stream {
     /// s.synchronize()?; // the host waits for `s` only
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Capture`] while a CUDA graph is being captured on the device;
+    /// [`Error::Cuda`] when the wait fails.
     pub fn synchronize(&self) -> Result<()> {
         self.0.device.check_capture("stream synchronize")?;
         self.0.device.counters().sync();
@@ -246,6 +259,10 @@ impl Event {
     /// println!("exp: {:?}", start.elapsed(&end)?);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Capture`] while a CUDA graph is being captured on the device;
+    /// [`Error::Cuda`] when an event was not recorded or the wait fails.
     pub fn elapsed(&self, end: &Event) -> Result<Duration> {
         self.1.check_capture("event elapsed")?;
         let ms = self
@@ -266,6 +283,10 @@ impl Event {
     /// e.synchronize()?; // `a` is filled
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::Capture`] while a CUDA graph is being captured on the device;
+    /// [`Error::Cuda`] when the wait fails.
     pub fn synchronize(&self) -> Result<()> {
         self.1.check_capture("event synchronize")?;
         self.0
@@ -326,6 +347,10 @@ impl Timer {
     /// println!("{d:?}");
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`Event::elapsed`]: [`Error::Capture`] while a CUDA graph is being captured on
+    /// the device; [`Error::Cuda`] when a driver call fails.
     pub fn stop(self) -> Result<Duration> {
         let end = self.stream.record_event()?;
         self.start.elapsed(&end)

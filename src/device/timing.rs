@@ -82,6 +82,10 @@ impl Device {
     /// println!("add: {:?} median, {gbps:.0} GB/s", t.median());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// The first error of `f`; as [`synchronize`](Device::synchronize) for the waits;
+    /// [`Error::Cuda`] when an event cannot be created, recorded or read.
     pub fn time(
         &self,
         warmup: usize,

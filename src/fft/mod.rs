@@ -530,6 +530,9 @@ pub fn fft<T: FftInput>(
 /// assert!(y.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12 && c.im.abs() < 1e-12));
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// As [`fft`].
 pub fn ifft<T: FftInput>(
     a: &DeviceArray<T>,
     n: Option<usize>,
@@ -561,6 +564,9 @@ pub fn ifft<T: FftInput>(
 /// assert!((f.to_host()?[0].re - 8.0).abs() < 1e-5);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// As [`fft`].
 pub fn rfft<T: FftRealInput>(
     a: &DeviceArray<T>,
     n: Option<usize>,
@@ -585,6 +591,9 @@ pub fn rfft<T: FftRealInput>(
 /// assert!(back.to_host()?.iter().zip(1..).all(|(v, k)| (v - k as f32).abs() < 1e-5));
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// As [`fft`] (`n` is the output length here).
 pub fn irfft<T: FftInput>(
     a: &DeviceArray<T>,
     n: Option<usize>,
@@ -621,6 +630,11 @@ nd!(
     /// assert_eq!(f.shape(), &[4, 6]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     fft2, FftInput, ComplexOf, false, |a, s, axes, norm| c2cn("fft2", a, s, axes, false, norm, true)
 );
 nd!(
@@ -636,6 +650,11 @@ nd!(
     /// assert!(back.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-5 && c.im.abs() < 1e-5));
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     ifft2, FftInput, ComplexOf, false, |a, s, axes, norm| c2cn("ifft2", a, s, axes, false, norm, false)
 );
 nd!(
@@ -651,6 +670,11 @@ nd!(
     /// assert_eq!(f.shape(), &[4, 4]); // the last axis: 6 / 2 + 1 terms
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     rfft2, FftRealInput, ComplexOf, false, |a, s, axes, norm| r2cn("rfft2", a, s, axes, false, norm)
 );
 nd!(
@@ -668,6 +692,11 @@ nd!(
     /// assert!(back.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-5));
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     irfft2, FftInput, RealOf, false, |a, s, axes, norm| c2rn("irfft2", a, s, axes, false, norm)
 );
 nd!(
@@ -684,6 +713,11 @@ nd!(
     /// assert!((f.to_host()?[0].re - 24.0).abs() < 1e-12); // the sum of the elements
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     fftn, FftInput, ComplexOf, true, |a, s, axes, norm| c2cn("fftn", a, s, axes, true, norm, true)
 );
 nd!(
@@ -699,6 +733,11 @@ nd!(
     /// assert!(back.to_host()?.iter().all(|c| (c.re - 1.0).abs() < 1e-12));
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     ifftn, FftInput, ComplexOf, true, |a, s, axes, norm| c2cn("ifftn", a, s, axes, true, norm, false)
 );
 nd!(
@@ -713,6 +752,11 @@ nd!(
     /// assert_eq!(f.shape(), &[2, 3, 3]); // the last axis: 4 / 2 + 1 terms
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     rfftn, FftRealInput, ComplexOf, true, |a, s, axes, norm| r2cn("rfftn", a, s, axes, true, norm)
 );
 nd!(
@@ -728,6 +772,11 @@ nd!(
     /// assert!(back.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-5));
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis, `s` and
+    /// `axes` of different lengths, or a zero length; [`Error::LibraryNotFound`] without
+    /// cuFFT; [`Error::OutOfMemory`].
     irfftn, FftInput, RealOf, true, |a, s, axes, norm| c2rn("irfftn", a, s, axes, true, norm)
 );
 
@@ -811,6 +860,9 @@ fn shift_axes<T: Element>(
 /// assert_eq!(s.to_host()?, vec![-0.4, -0.2, 0.0, 0.2, 0.4]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::OutOfMemory`].
 pub fn fftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Result<DeviceArray<T>> {
     shift_axes("fftshift", a, axes, false)
 }
@@ -825,6 +877,9 @@ pub fn fftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Resul
 /// assert_eq!(fft::fftshift(&fft::ifftshift(&a, None)?, None)?.to_host()?, a.to_host()?);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::OutOfMemory`].
 pub fn ifftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Result<DeviceArray<T>> {
     shift_axes("ifftshift", a, axes, true)
 }
@@ -840,6 +895,9 @@ pub fn ifftshift<T: Element>(a: &DeviceArray<T>, axes: Option<&[isize]>) -> Resu
 /// assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// [`Error::TooLarge`] when `n` elements pass `isize::MAX` bytes; [`Error::OutOfMemory`].
 pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
     let out = DeviceArray::<f64>::alloc_for("fftfreq", device, &[n])?;
     if n > 0 {
@@ -869,6 +927,10 @@ pub fn fftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
 /// assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
+///
+/// # Errors
+/// [`Error::TooLarge`] when `n / 2 + 1` elements pass `isize::MAX` bytes;
+/// [`Error::OutOfMemory`].
 pub fn rfftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
     let len = if n == 0 { 0 } else { n / 2 + 1 };
     let out = DeviceArray::<f64>::alloc_for("rfftfreq", device, &[len])?;

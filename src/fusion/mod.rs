@@ -975,6 +975,9 @@ impl<Args, R> Fused<Args, R> {
     /// `Ok` when the closure traced into a usable tree, else the [`Error::Fusion`] every
     /// call would return.
     ///
+    /// # Errors
+    /// [`Error::Fusion`] when the closure did not trace into a usable tree.
+    ///
     /// ```
     /// use cuarray::{fuse, Expr};
     /// let f = fuse(|x: Expr<f32>| (x * 2.0).exp());
@@ -987,6 +990,10 @@ impl<Args, R> Fused<Args, R> {
 
     /// The kernel body generated for the parameters' array (`true`) / scalar pattern, for
     /// tests and tools.
+    ///
+    /// # Errors
+    /// [`Error::Fusion`] as [`check`](Self::check), or when the kernel cannot be generated
+    /// for this pattern.
     #[doc(hidden)]
     pub fn body(&self, arrays: &[bool]) -> Result<String> {
         let g = self.inner.gen(Self::mask_of(arrays))?;
@@ -1032,6 +1039,10 @@ impl<Args, R> Fused<Args, R> {
     /// The elementwise kernel a call with this array (`true`) / scalar pattern launches
     /// in `variant` (for a reduction: its two-kernel path's first kernel), for tests and
     /// tools.
+    ///
+    /// # Errors
+    /// [`Error::Fusion`] as [`check`](Self::check), or when the kernel cannot be generated
+    /// for this pattern.
     #[doc(hidden)]
     pub fn elementwise_spec(
         &self,
@@ -1056,6 +1067,10 @@ impl<Args, R> Fused<Args, R> {
 
     /// The one-kernel reduction a call with this pattern launches in `variant`, writing
     /// `output`, for tests and tools (`None` without a trailing reduction).
+    ///
+    /// # Errors
+    /// [`Error::Fusion`] as [`check`](Self::check), or when the kernel cannot be generated
+    /// for this pattern.
     #[doc(hidden)]
     pub fn reduce_spec(
         &self,

@@ -161,6 +161,11 @@ impl Device {
     /// dev.prewarm(&cuarray::common_specs())?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) without NVRTC;
+    /// [`Error::Compile`](crate::Error::Compile) with NVRTC's log when a kernel does not
+    /// compile; [`Error::Cuda`](crate::Error::Cuda) when the driver cannot load one.
     pub fn prewarm(&self, specs: &[KernelSpec]) -> Result<()> {
         specs.iter().try_for_each(|s| s.0.load(self))
     }

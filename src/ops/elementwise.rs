@@ -69,6 +69,10 @@ pub struct Plan {
 /// assert_eq!(p.variant, Variant::Strided { ndim: 2 });
 /// assert_eq!(p.index, IndexWidth::I32);
 /// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when the strided layouts need more dimensions after merging
+/// than one kernel indexes.
 pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
     let size: usize = shape.iter().product();
     let c = order_and_collapse(shape, strides);

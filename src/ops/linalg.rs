@@ -138,6 +138,10 @@ pub fn prefers_fortran(layout: &Layout) -> bool {
 /// assert!(square("inv", &[3, 4]).is_err());
 /// assert!(square("inv", &[3]).is_err());
 /// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions or its
+/// last two differ.
 pub fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> {
     let d = shape.len();
     if d < 2 {
@@ -156,6 +160,9 @@ pub fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> 
 }
 
 /// The batch shape and matrix size `(m, n)` of a stack of matrices `(..., m, n)`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions.
 pub fn matrices(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize, usize)> {
     let d = shape.len();
     if d < 2 {
@@ -194,6 +201,11 @@ pub struct SolvePlan {
 /// assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
 /// assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
 /// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `a` is not a stack of square matrices or `b` has fewer
+/// than two dimensions; [`Error::ShapeMismatch`] when `b`'s rows differ from `n`;
+/// [`Error::Broadcast`] when the batch dimensions do not broadcast.
 pub fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
     let (a_batch, n) = square("solve", a)?;
     let (b_batch, rows, k) = matrices("solve", b)?;

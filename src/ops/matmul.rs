@@ -348,6 +348,10 @@ pub struct GemmPlan {
 /// assert_eq!(p.out_shape, vec![2, 5, 3, 6]);
 /// assert!(plan_gemm(&Layout::contiguous(&[3, 4]), &Layout::contiguous(&[5, 6])).is_err());
 /// ```
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] naming both shapes for a 0-d operand, inner dimensions that
+/// differ, or batch dimensions that do not broadcast.
 pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
     let err = |msg: &str| Error::ShapeMismatch {
         op: "matmul",

@@ -75,6 +75,11 @@ pub struct ReducePlan {
 /// let p = plan_reduce(&Layout::contiguous(&[1000, 64]), Some(&[0]), true, false, 132).unwrap();
 /// assert_eq!((p.out_shape.clone(), p.strategy), (vec![1, 64], Strategy::Cols));
 /// ```
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
+/// for a repeated axis, or when the layout needs more dimensions after merging than one
+/// kernel indexes.
 pub fn plan_reduce(
     layout: &Layout,
     axes: Option<&[isize]>,

@@ -44,6 +44,11 @@ pub struct ScanPlan {
 /// let p = plan_scan(&Layout::contiguous(&[1000, 5000]), 0).unwrap();
 /// assert!(!p.tiles && p.n_rows == 5000 && p.sin == 5000);
 /// ```
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (`-1..1` for a 0-d layout);
+/// [`Error::InvalidArgument`] when the layout needs more dimensions after merging than one
+/// kernel indexes.
 pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
     let nd = layout.ndim().max(1);
     let layout = if layout.ndim() == 0 {

@@ -35,6 +35,10 @@ pub struct SelectPlan {
 /// let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
 /// assert_eq!((p.dims.clone(), p.tiles), (vec![1_000_000], 245));
 /// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `op` when the strides need more dimensions after
+/// merging than one kernel indexes.
 pub fn plan_select(
     op: &'static str,
     shape: &[usize],

@@ -147,6 +147,10 @@ fn pad(d: &mut (Vec<usize>, Vec<isize>), rank: usize) {
 /// let p = plan_sort("sort", &Layout::contiguous(&[1 << 26]), 0, None, 4, false).unwrap();
 /// assert!(matches!(p.strategy, SortStrategy::Radix { key_passes: 4, row_passes: 0, values: false, .. }));
 /// ```
+///
+/// # Errors
+/// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
+/// when `kout` is larger than the axis's extent.
 pub fn plan_sort(
     op: &'static str,
     layout: &Layout,

@@ -351,6 +351,11 @@ impl Generator {
 
     /// Uniform values in `[0, 1)` (never 1, also for `f16` and `bf16`).
     ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the shape's element count or byte size passes `isize::MAX`;
+    /// [`Error::OutOfMemory`] when the device is full; [`Error::Capture`] while a CUDA
+    /// graph is being captured on the device (a replay would repeat the numbers).
+    ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
     /// let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -386,6 +391,11 @@ impl Generator {
     }
 
     /// Standard normal values (mean 0, standard deviation 1), by Box-Muller.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the shape's element count or byte size passes `isize::MAX`;
+    /// [`Error::OutOfMemory`] when the device is full; [`Error::Capture`] while a CUDA
+    /// graph is being captured on the device (a replay would repeat the numbers).
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -479,6 +489,11 @@ impl Generator {
     /// A random permutation of `0..n` (NumPy's `permutation(n)`): `n` random 64-bit keys
     /// (as [`integers`](Generator::integers) draws them), then their stable argsort. Two
     /// equal keys (probability about `n^2 / 2^65`) keep their index order.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when `n` elements pass `isize::MAX` bytes;
+    /// [`Error::OutOfMemory`] when the device is full; [`Error::Capture`] while a CUDA
+    /// graph is being captured on the device (a replay would repeat the numbers).
     ///
     /// ```no_run
     /// let dev = cuarray::Device::new(0)?;
@@ -652,6 +667,9 @@ impl HostGenerator {
 
     /// As [`Generator::random`].
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the shape's element count overflows `usize`.
+    ///
     /// ```
     /// use cuarray::random::HostGenerator;
     /// let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -666,6 +684,10 @@ impl HostGenerator {
 
     /// As [`Generator::uniform`].
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] as [`Generator::uniform`], or when the shape's element
+    /// count overflows `usize`.
+    ///
     /// ```
     /// use cuarray::random::HostGenerator;
     /// let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -677,6 +699,9 @@ impl HostGenerator {
     }
 
     /// As [`Generator::standard_normal`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the shape's element count overflows `usize`.
     ///
     /// ```
     /// use cuarray::random::HostGenerator;
@@ -691,6 +716,10 @@ impl HostGenerator {
 
     /// As [`Generator::normal`].
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] as [`Generator::normal`], or when the shape's element
+    /// count overflows `usize`.
+    ///
     /// ```
     /// use cuarray::random::HostGenerator;
     /// let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -703,6 +732,10 @@ impl HostGenerator {
     }
 
     /// As [`Generator::integers`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] as [`Generator::integers`], or when the shape's element
+    /// count overflows `usize`.
     ///
     /// ```
     /// let mut rng = cuarray::random::HostGenerator::new(3);
@@ -717,6 +750,10 @@ impl HostGenerator {
 
     /// As [`Generator::bernoulli`].
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] as [`Generator::bernoulli`], or when the shape's element
+    /// count overflows `usize`.
+    ///
     /// ```
     /// use cuarray::random::HostGenerator;
     /// let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -728,6 +765,10 @@ impl HostGenerator {
     }
 
     /// As [`Generator::exponential`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] as [`Generator::exponential`], or when the shape's
+    /// element count overflows `usize`.
     ///
     /// ```
     /// use cuarray::random::HostGenerator;

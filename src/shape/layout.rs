@@ -221,6 +221,9 @@ impl Layout {
 
     /// Axes reordered: axis `i` of the result is axis `perm[i]` of `self`.
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `perm` is not a permutation of `0..ndim`.
+    ///
     /// ```
     /// use cuarray::shape::Layout;
     /// let p = Layout::contiguous(&[2, 3, 4]).permute(&[2, 0, 1])?;
@@ -389,6 +392,9 @@ impl Layout {
 
     /// Inserts an axis of extent 1 at `axis` (`-ndim-1..=ndim`).
     ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim-1..=ndim`.
+    ///
     /// ```
     /// use cuarray::shape::Layout;
     /// assert_eq!(Layout::contiguous(&[2, 3]).expand_dims(-1)?.shape(), &[2, 3, 1]);
@@ -425,6 +431,10 @@ impl Layout {
     }
 
     /// Removes one axis of extent 1.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`;
+    /// [`Error::InvalidArgument`] when the axis's extent is not 1.
     ///
     /// ```
     /// use cuarray::shape::Layout;
@@ -465,6 +475,10 @@ impl Layout {
     }
 
     /// Broadcasts to `shape` (NumPy rules): new leading axes and extents of 1 get stride 0.
+    ///
+    /// # Errors
+    /// [`Error::Broadcast`] when the layout does not broadcast to `shape`;
+    /// [`Error::TooLarge`] when `shape`'s element count overflows.
     ///
     /// ```
     /// use cuarray::shape::Layout;

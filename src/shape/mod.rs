@@ -26,6 +26,9 @@ use crate::{Error, Result};
 
 /// Normalises a possibly negative axis (NumPy style) against `ndim`.
 ///
+/// # Errors
+/// [`Error::AxisOutOfRange`] naming `op` when `axis` is outside `-ndim..ndim`.
+///
 /// ```
 /// assert_eq!(cuarray::shape::normalize_axis("op", -1, 3).unwrap(), 2);
 /// assert!(cuarray::shape::normalize_axis("op", 3, 3).is_err());

@@ -190,6 +190,10 @@ fn resolve(start: Option<isize>, end: Option<isize>, step: isize, len: usize) ->
 impl Layout {
     /// Applies a slice argument (as built by [`s!`](crate::s)) and returns the view's layout.
     ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for more indices than dimensions, an index out of bounds,
+    /// a zero step, or a stride that overflows.
+    ///
     /// ```
     /// use cuarray::{s, shape::Layout};
     /// let v = Layout::contiguous(&[3, 4]).slice(&s![.., ..;-2])?; // NumPy's a[:, ::-2]
