@@ -250,7 +250,9 @@ pub(crate) const STAGE_BYTES: usize = 32 << 20;
 /// MiB), between 2 MiB and a slot, so that a mid-size transfer still overlaps the host's
 /// copy with the link in several pieces while a large one moves whole slots.
 pub(crate) fn piece_bytes(bytes: usize) -> usize {
-    (bytes / 4).next_multiple_of(1 << 20).clamp(2 << 20, STAGE_BYTES)
+    (bytes / 4)
+        .next_multiple_of(1 << 20)
+        .clamp(2 << 20, STAGE_BYTES)
 }
 
 /// Transfers at least this large go through the staging slots; smaller ones go to the

@@ -1435,7 +1435,18 @@ fn reduction(
         .iter()
         .all(|x| x.layout().strides() == in0.layout().strides());
     if let (true, Some((name, def))) = (same, &g.red) {
-        return run_def_with(device, name, def, p, in0, extra, None, &out, None, &scalars[..n]);
+        return run_def_with(
+            device,
+            name,
+            def,
+            p,
+            in0,
+            extra,
+            None,
+            &out,
+            None,
+            &scalars[..n],
+        );
     }
     // Two kernels: the expression into a C-contiguous temporary, then the reduction.
     let d = t.nodes[t.roots[0] as usize].dtype;

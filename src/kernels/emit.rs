@@ -76,7 +76,14 @@ pub(crate) fn post_map(src: &mut String, post: &str, pad: &str) {
 }
 
 /// The same as [`vector_load`] for a 16-byte vector read once (not kept in L1).
-pub(crate) fn vector_load_once(src: &mut String, pad: &str, name: &str, ty: &str, vec: usize, at: &str) {
+pub(crate) fn vector_load_once(
+    src: &mut String,
+    pad: &str,
+    name: &str,
+    ty: &str,
+    vec: usize,
+    at: &str,
+) {
     let _ = writeln!(
         src,
         "{pad}const cuarray_vec<{ty}, {vec}> {name} = cuarray_ld_once<cuarray_vec<{ty}, {vec}>>({at});"

@@ -264,9 +264,7 @@ fn vector_width(p: &Pass<'_>) -> u8 {
         .along
         .is_none_or(|(ptr, d)| ptr.is_multiple_of(16) && d.size() == p.in_dtype.size());
     let ok = match p.strategy {
-        Strategy::Rows { .. } => {
-            along_ok && p.red.1 == [1] && p.kept.1.iter().all(|&s| s % v == 0)
-        }
+        Strategy::Rows { .. } => along_ok && p.red.1 == [1] && p.kept.1.iter().all(|&s| s % v == 0),
         Strategy::Cols => {
             let last = p.kept.1.len() - 1;
             p.kept.1[last] == 1
@@ -321,12 +319,7 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
         } else {
             p.along.map(|a| a.1)
         },
-        variant: variant(
-            p.strategy,
-            vector_width(p),
-            p.kept.0.len(),
-            p.red.0.len(),
-        ),
+        variant: variant(p.strategy, vector_width(p), p.kept.0.len(), p.red.0.len()),
         index: p.index,
     }
 }
@@ -473,7 +466,10 @@ pub(crate) fn run_def_with(
     if along.is_some_and(|a| !a.layout().is_c_contiguous() || a.layout().size() != p.n_red) {
         return Err(Error::invalid(
             op,
-            format!("the input along the reduced axes must be C-contiguous with {} elements", p.n_red),
+            format!(
+                "the input along the reduced axes must be C-contiguous with {} elements",
+                p.n_red
+            ),
         ));
     }
     let (in_dtype, out_dtype) = (input.dtype(), output.dtype());

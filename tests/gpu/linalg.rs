@@ -256,8 +256,16 @@ fn matvec<T: GemmElement>(out: &mut Vec<Trial>) {
         };
         let err = |e: cuarray::Error| e.to_string();
         // (rows, cols) of the matrix.
-        for (r, c) in [(3001usize, 1237usize), (70001, 5), (3, 200_001), (1, 99_999), (4099, 1)] {
-            let av: Vec<T> = (0..r * c).map(|_| T::from_f64(rng.range(-1.0, 1.0))).collect();
+        for (r, c) in [
+            (3001usize, 1237usize),
+            (70001, 5),
+            (3, 200_001),
+            (1, 99_999),
+            (4099, 1),
+        ] {
+            let av: Vec<T> = (0..r * c)
+                .map(|_| T::from_f64(rng.range(-1.0, 1.0)))
+                .collect();
             let vr: Vec<T> = (0..r).map(|_| T::from_f64(rng.range(-1.0, 1.0))).collect();
             let vc: Vec<T> = (0..c).map(|_| T::from_f64(rng.range(-1.0, 1.0))).collect();
             let a = DeviceArray::from_host(dev, &av, &[r, c]).map_err(err)?;
@@ -282,8 +290,15 @@ fn matvec<T: GemmElement>(out: &mut Vec<Trial>) {
                     })
                 })
                 .collect();
-            let check = |label: &str, got: DeviceArray<T>, want: &[(f64, f64)]| -> crate::common::TResult {
-                ensure!(got.size() == want.len(), "{label} {r}x{c}: size {}", got.size());
+            let check = |label: &str,
+                         got: DeviceArray<T>,
+                         want: &[(f64, f64)]|
+             -> crate::common::TResult {
+                ensure!(
+                    got.size() == want.len(),
+                    "{label} {r}x{c}: size {}",
+                    got.size()
+                );
                 for (i, (g, &(w, t))) in got.to_host().map_err(err)?.iter().zip(want).enumerate() {
                     let g = g.to_f64();
                     ensure!(

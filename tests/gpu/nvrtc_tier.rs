@@ -222,10 +222,24 @@ fn matvec_specs(d: DType) -> Vec<ReduceSpec> {
     let vec = (16 / d.size()) as u8;
     let mut v = Vec::new();
     for variant in [
-        reduce::Variant::Rows { warp: false, vec, nk: 1, nr: 1 },
-        reduce::Variant::Rows { warp: true, vec: 1, nk: 2, nr: 1 },
+        reduce::Variant::Rows {
+            warp: false,
+            vec,
+            nk: 1,
+            nr: 1,
+        },
+        reduce::Variant::Rows {
+            warp: true,
+            vec: 1,
+            nk: 2,
+            nr: 1,
+        },
         reduce::Variant::Cols { vec, nk: 1, nr: 1 },
-        reduce::Variant::Cols { vec: 1, nk: 1, nr: 2 },
+        reduce::Variant::Cols {
+            vec: 1,
+            nk: 1,
+            nr: 2,
+        },
     ] {
         for (partial_out, finish) in [(false, false), (true, false), (false, true)] {
             let def = cuarray::ops::matmul::matvec_def(d);
@@ -405,9 +419,11 @@ pub fn trials(out: &mut Vec<Trial>) {
         );
     }
     for d in [DType::F32, DType::F64, DType::F16, DType::BF16] {
-        group(out, format!("nvrtc/reduce/{}/matvec_variants", d.name()), move || {
-            matvec_specs(d)
-        });
+        group(
+            out,
+            format!("nvrtc/reduce/{}/matvec_variants", d.name()),
+            move || matvec_specs(d),
+        );
     }
     for d in [
         DType::F32,

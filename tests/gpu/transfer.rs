@@ -641,7 +641,12 @@ fn inside_rayon_tasks(dev: &Device, rng: &mut Rng) -> TResult {
 /// the staging threshold, mid-size (several pieces of a quarter each) and past a slot,
 /// with odd byte counts so that the last piece is short.
 fn staged_pieces(dev: &Device, rng: &mut Rng) -> TResult {
-    for n in [(4usize << 20) + 3, (16 << 20) + 17, (70 << 20) + 5, (129 << 20) + 1] {
+    for n in [
+        (4usize << 20) + 3,
+        (16 << 20) + 17,
+        (70 << 20) + 5,
+        (129 << 20) + 1,
+    ] {
         let data: Vec<u8> = rng.vec(n);
         let a = DeviceArray::from_slice(dev, &data)?;
         let back = a.to_host()?;
@@ -655,7 +660,11 @@ fn staged_pieces(dev: &Device, rng: &mut Rng) -> TResult {
 
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
-    add_gpu(out, "transfer/staged_pieces/u8/4M_to_129M".into(), staged_pieces);
+    add_gpu(
+        out,
+        "transfer/staged_pieces/u8/4M_to_129M".into(),
+        staged_pieces,
+    );
     add_gpu(
         out,
         "transfer/inside_rayon_tasks/f32/64x2097169".into(),
