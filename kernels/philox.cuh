@@ -29,6 +29,22 @@ __device__ __forceinline__ void philox4x32_10(unsigned int (&c)[4], unsigned int
     }
 }
 
+// The key and the counter's stream words of one launch.
+struct rand_ctx {
+    unsigned int k0, k1, s0, s1;
+};
+
+// The 4 words of Philox block `b` of the stream (counter = [b low, b high, stream low,
+// stream high]) under `key`.
+__device__ __forceinline__ void philox_block(unsigned int (&c)[4], unsigned long long b, unsigned int k0,
+                                             unsigned int k1, const rand_ctx& x) {
+    c[0] = (unsigned int)b;
+    c[1] = (unsigned int)(b >> 32);
+    c[2] = x.s0;
+    c[3] = x.s1;
+    philox4x32_10(c, k0, k1);
+}
+
 // ---- real arithmetic, f32 (one word per value) ---------------------------------------
 struct rand_f32 {
     typedef float C;
@@ -40,10 +56,10 @@ struct rand_f32 {
     static __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
     static __device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
     static __device__ __forceinline__ float sqrt(float a) { return __fsqrt_rn(a); }
-    // [0, 1): the top 24 bits of the word, times 2^-24.
-    static __device__ __forceinline__ float unit(const unsigned int* w) {
-        return __fmul_rn(__uint2float_rn(w[0] >> 8), 0x1p-24f);
-    }
+    // [0, 1) is unit_int(w) * unit_step(): the top 24 bits of the word (exact as a
+    // float), times 2^-24.
+    static __device__ __forceinline__ float unit_int(const unsigned int* w) { return __uint2float_rn(w[0] >> 8); }
+    static __device__ __forceinline__ float unit_step() { return 0x1p-24f; }
     // (0, 1]: (word + 1) * 2^-32, rounded to float (never 0).
     static __device__ __forceinline__ float unit_pos(const unsigned int* w) {
         return __fmul_rn(__ull2float_rn((unsigned long long)w[0] + 1ull), 0x1p-32f);
@@ -109,10 +125,10 @@ struct rand_f64 {
     static __device__ __forceinline__ unsigned long long u64(const unsigned int* w) {
         return ((unsigned long long)w[1] << 32) | w[0];
     }
-    // [0, 1): the top 53 bits, times 2^-53.
-    static __device__ __forceinline__ double unit(const unsigned int* w) {
-        return __dmul_rn(__ull2double_rn(u64(w) >> 11), 0x1p-53);
-    }
+    // [0, 1) is unit_int(w) * unit_step(): the top 53 bits (exact as a double), times
+    // 2^-53.
+    static __device__ __forceinline__ double unit_int(const unsigned int* w) { return __ull2double_rn(u64(w) >> 11); }
+    static __device__ __forceinline__ double unit_step() { return 0x1p-53; }
     // (0, 1]: (top 53 bits + 1) * 2^-53 (exact, never 0).
     static __device__ __forceinline__ double unit_pos(const unsigned int* w) {
         return __dmul_rn(__ull2double_rn((u64(w) >> 11) + 1ull), 0x1p-53);
@@ -206,30 +222,32 @@ __device__ __forceinline__ cuarray_bf16 rand_next_down(cuarray_bf16 x) {
 // Each maps the 4 * W words of one thread's group to 4 values; slot e owns words
 // [W e, W e + W). Constructed from the two 64-bit parameters (a, b) of the launch.
 
-// Uniform in [a, b) (f64 bit patterns of values of T): a + (b - a) u by one FMA, then the
+// Uniform in [a, b) (f64 bit patterns of values of T): with s = (b - a) 2^-k rounded
+// (k = 24, or 53 for f64), a + s m by one FMA for the value's top-bits integer m, then the
 // never-`b` rule: a result that rounds up to b becomes the largest value below b, in the
-// compute type and again after rounding to T.
+// compute type and again after rounding to T (only f16 and bf16 round again).
 template <typename T>
 struct rand_uniform {
     typedef typename rand_real<T>::R R;
     typedef typename R::C C;
     static constexpr int W = R::W;
-    C lo, hi, d, top;
+    C lo, hi, step, top;
     T top_t;
     __device__ __forceinline__ rand_uniform(unsigned long long a, unsigned long long b) {
         lo = R::param(a);
         hi = R::param(b);
-        d = R::sub(hi, lo);
+        step = R::mul(R::sub(hi, lo), R::unit_step());
         top = rand_next_down(hi);
         top_t = rand_next_down(T(hi));
     }
-    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long,
+                                               const rand_ctx&) const {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            C x = R::fma(d, R::unit(r + W * e), lo);
+            C x = R::fma(R::unit_int(r + W * e), step, lo);
             if (x >= hi) x = top;
             T t = T(x);
-            if (static_cast<C>(t) >= hi) t = top_t;
+            if (!cuarray_is_same<T, C>::value && static_cast<C>(t) >= hi) t = top_t;
             v[e] = t;
         }
     }
@@ -246,7 +264,8 @@ struct rand_normal {
     C mean, sd;
     __device__ __forceinline__ rand_normal(unsigned long long a, unsigned long long b)
         : mean(R::param(a)), sd(R::param(b)) {}
-    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long,
+                                               const rand_ctx&) const {
 #pragma unroll
         for (int p = 0; p < 2; ++p) {
             const unsigned int* w = r + 2 * W * p;
@@ -268,7 +287,8 @@ struct rand_exponential {
     static constexpr int W = R::W;
     C scale;
     __device__ __forceinline__ rand_exponential(unsigned long long a, unsigned long long) : scale(R::param(a)) {}
-    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long,
+                                               const rand_ctx&) const {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             v[e] = T(R::mul(R::sub(C(0), R::ln(R::unit_pos(r + W * e))), scale));
@@ -276,22 +296,41 @@ struct rand_exponential {
     }
 };
 
-// Integers low + floor(x * range / 2^(32 W)) for the slot's 32 W bits x (a = low as
-// 64-bit two's complement, b = range = high - low). W = 1: range a power of two up to
-// 2^32 (exact); W = 2: range up to 2^32, or a power of two (exact); W = 4: any range below
-// 2^64.
+// Integers low + offset in [0, range) (a = low as 64-bit two's complement, b = range =
+// high - low).
+// W = 1 (range a power of two up to 2^32, or any range up to 2^24): Lemire's multiply,
+// m = x range for the slot's word x, offset m >> 32, accepted when the low half of m is at
+// least t = 2^32 mod range (t = 0 for powers of two: always). A rejected slot (probability
+// t / 2^32 < 2^-8) takes 64 fresh bits instead, words 0 and 1 of the slot's fallback block
+// (the group's counter under the key + (e + 1) * 0x9E3779B97F4A7C15, e the slot), and
+// the offset floor(y range / 2^64) of those.
+// W = 2: floor(x range / 2^64) of the slot's two words (range up to 2^32, or a power of
+// two); W = 4: floor(x range / 2^128) of its four (any range below 2^64).
 template <typename T, int WORDS>
 struct rand_int {
     static constexpr int W = WORDS;
     unsigned long long lo, range;
-    __device__ __forceinline__ rand_int(unsigned long long a, unsigned long long b) : lo(a), range(b) {}
-    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4]) const {
+    unsigned int t;
+    __device__ __forceinline__ rand_int(unsigned long long a, unsigned long long b) : lo(a), range(b), t(0) {
+        if (W == 1 && (range & (range - 1)) != 0) t = (unsigned int)((1ull << 32) % range);
+    }
+    __device__ __noinline__ unsigned long long fallback(unsigned long long grp, int e, const rand_ctx& x) const {
+        const unsigned long long key =
+            (((unsigned long long)x.k1 << 32) | x.k0) + (unsigned long long)(e + 1) * 0x9E3779B97F4A7C15ull;
+        unsigned int c[4];
+        philox_block(c, grp, (unsigned int)key, (unsigned int)(key >> 32), x);
+        return __umul64hi(((unsigned long long)c[1] << 32) | c[0], range);
+    }
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long grp,
+                                               const rand_ctx& x) const {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const unsigned int* w = r + W * e;
             unsigned long long off;
             if (W == 1) {
-                off = ((unsigned long long)w[0] * range) >> 32;
+                const unsigned long long m = (unsigned long long)w[0] * range;
+                off = m >> 32;
+                if ((unsigned int)m < t) off = fallback(grp, e, x);
             } else if (W == 2) {
                 off = __umul64hi(((unsigned long long)w[1] << 32) | w[0], range);
             } else {
@@ -312,7 +351,8 @@ struct rand_bernoulli {
     static constexpr int W = 1;
     unsigned long long threshold;
     __device__ __forceinline__ rand_bernoulli(unsigned long long a, unsigned long long) : threshold(a) {}
-    __device__ __forceinline__ void operator()(const unsigned int (&r)[4], bool (&v)[4]) const {
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4], bool (&v)[4], unsigned long long,
+                                               const rand_ctx&) const {
 #pragma unroll
         for (int e = 0; e < 4; ++e) v[e] = (unsigned long long)r[e] < threshold;
     }
@@ -321,52 +361,66 @@ struct rand_bernoulli {
 // ---- the fill loop ------------------------------------------------------------------
 // Output element j is slot `head + j` counted from the first slot of group `group0`; group g
 // is the W Philox blocks g W .. g W + W - 1 (counter = block index in words 0-1, `stream` in
-// words 2-3; key = `key`). Each thread takes G groups per trip: W Philox calls and 4 values each, one vector
-// store when the group is whole and aligned (head == 0), else scalar stores (the first and
-// last groups of a call that does not start on a group boundary, and the tail).
-template <int W, int G, typename T, typename D>
+// words 2-3; key = `key`). Threads count groups in the index type I (the host picks `int`
+// when every group index plus a trip of the grid fits). First, trips of G whole groups
+// `step` apart (each coalesced across the warp; their Philox chains are independent, so
+// the scheduler interleaves them), one vector store each: whole groups exist when the call
+// starts on a group boundary (head == 0; the output is aligned to a group). Then the rest,
+// one group per thread at a time: whole groups as vectors, the last one and every group of
+// a call with head != 0 by element.
+template <int W>
+__device__ __forceinline__ void philox_group(unsigned int (&r)[4 * W], unsigned long long grp, const rand_ctx& x) {
+#pragma unroll
+    for (int q = 0; q < W; ++q) {
+        unsigned int c[4];
+        philox_block(c, grp * (unsigned long long)W + (unsigned long long)q, x.k0, x.k1, x);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) r[4 * q + k] = c[k];
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void rand_store4(T* p, const T (&v)[4]) {
+    cuarray_vec<T, 4> pack;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) pack.v[e] = v[e];
+    *reinterpret_cast<cuarray_vec<T, 4>*>(p) = pack;
+}
+
+template <int W, int G, typename I, typename T, typename D>
 __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long long group0, long long head,
                                             unsigned long long key, unsigned long long stream, const D& dist) {
     static_assert(D::W == W, "words per value of the distribution and of the host disagree");
-    const unsigned int k0 = (unsigned int)key, k1 = (unsigned int)(key >> 32);
-    const unsigned int s0 = (unsigned int)stream, s1 = (unsigned int)(stream >> 32);
-    const long long groups = (n + head + 3) >> 2;
-    const long long step = (long long)gridDim.x * (long long)blockDim.x;
-    // G groups per trip, `step` apart (each coalesced across the warp): their Philox
-    // chains are independent, so the scheduler interleaves them.
-    for (long long t0 = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x; t0 < groups;
-         t0 += step * G) {
+    const rand_ctx x = {(unsigned int)key, (unsigned int)(key >> 32), (unsigned int)stream,
+                        (unsigned int)(stream >> 32)};
+    const I groups = (I)((n + head + 3) >> 2);
+    const I whole = head == 0 ? (I)(n >> 2) : (I)0;
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    for (; t + (I)(G - 1) * step < whole; t += (I)G * step) {
         unsigned int r[G][4 * W];
 #pragma unroll
-        for (int g = 0; g < G; ++g) {
-            const unsigned long long b0 = (group0 + (unsigned long long)(t0 + g * step)) * (unsigned long long)W;
-#pragma unroll
-            for (int q = 0; q < W; ++q) {
-                const unsigned long long b = b0 + (unsigned long long)q;
-                unsigned int c[4] = {(unsigned int)b, (unsigned int)(b >> 32), s0, s1};
-                philox4x32_10(c, k0, k1);
-#pragma unroll
-                for (int k = 0; k < 4; ++k) r[g][4 * q + k] = c[k];
-            }
-        }
+        for (int g = 0; g < G; ++g) philox_group<W>(r[g], group0 + (unsigned long long)(t + g * step), x);
 #pragma unroll
         for (int g = 0; g < G; ++g) {
-            const long long t = t0 + g * step;
-            if (t >= groups) break;
             T v[4];
-            dist(r[g], v);
-            const long long j0 = 4 * t - head;
-            if (head == 0 && j0 + 4 <= n) {
-                cuarray_vec<T, 4> pack;
+            dist(r[g], v, group0 + (unsigned long long)(t + g * step), x);
+            rand_store4(out + 4 * (long long)(t + g * step), v);
+        }
+    }
+    for (; t < groups; t += step) {
+        unsigned int r[4 * W];
+        philox_group<W>(r, group0 + (unsigned long long)t, x);
+        T v[4];
+        dist(r, v, group0 + (unsigned long long)t, x);
+        if (t < whole) {
+            rand_store4(out + 4 * (long long)t, v);
+        } else {
+            const long long j0 = 4 * (long long)t - head;
 #pragma unroll
-                for (int e = 0; e < 4; ++e) pack.v[e] = v[e];
-                *reinterpret_cast<cuarray_vec<T, 4>*>(out + j0) = pack;
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const long long j = j0 + e;
-                    if (j >= 0 && j < n) out[j] = v[e];
-                }
+            for (int e = 0; e < 4; ++e) {
+                const long long j = j0 + e;
+                if (j >= 0 && j < n) out[j] = v[e];
             }
         }
     }

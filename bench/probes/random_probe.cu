@@ -21,18 +21,19 @@ static float time_us(std::function<void()> f, int reps = 30) {
 }
 static void report(const char* name, double bytes, float us) { printf("%-52s %9.2f us %8.1f GB/s\n", name, us, bytes / us / 1e3); }
 
-// The library's kernel, as the random family renders it (one instantiation per variant).
+// The library's kernel, as the random family renders it (32-bit group indices; one
+// instantiation per variant).
 template <int W, int G, typename T, typename D>
 __global__ void __launch_bounds__(256) lib(T* out, long long n, unsigned long long group0, long long head,
                                            unsigned long long key, unsigned long long stream, unsigned long long a,
                                            unsigned long long b) {
-  philox_fill<W, G>(out, n, group0, head, key, stream, D(a, b));
+  philox_fill<W, G, int>(out, n, group0, head, key, stream, D(a, b));
 }
 template <int W, int G, typename T, typename D, int MINB>
 __global__ void __launch_bounds__(256, MINB) lib_lb(T* out, long long n, unsigned long long group0, long long head,
                                                     unsigned long long key, unsigned long long stream,
                                                     unsigned long long a, unsigned long long b) {
-  philox_fill<W, G>(out, n, group0, head, key, stream, D(a, b));
+  philox_fill<W, G, int>(out, n, group0, head, key, stream, D(a, b));
 }
 
 // Philox with the 32 x 32 -> 64-bit product (one IMAD.WIDE for both halves).
@@ -77,7 +78,7 @@ __device__ __forceinline__ void fill2(T* out, long long n, unsigned long long gr
 #pragma unroll
     for (int g = 0; g < G; ++g) {
       T v[4];
-      dist(r[g], v);
+      dist(r[g], v, 0ull, rand_ctx{});
       cuarray_vec<T, 4> pack;
 #pragma unroll
       for (int e = 0; e < 4; ++e) pack.v[e] = v[e];
@@ -97,7 +98,7 @@ __device__ __forceinline__ void fill2(T* out, long long n, unsigned long long gr
       for (int k = 0; k < 4; ++k) r[4 * q + k] = c[k];
     }
     T v[4];
-    dist(r, v);
+    dist(r, v, 0ull, rand_ctx{});
     const long long j0 = 4 * t - head;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(256) v2(T* out, long long n, unsigned long lon
 struct unit_only {
   static constexpr int W = 1;
   __device__ unit_only(unsigned long long, unsigned long long) {}
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4]) const {
+  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
 #pragma unroll
     for (int e = 0; e < 4; ++e) v[e] = __fmul_rn(__uint2float_rn(r[e] >> 8), 0x1p-24f);
   }
@@ -132,7 +133,7 @@ struct uniform_fold {
     lo = rand_f32::param(a); hi = rand_f32::param(b);
     ds = __fmul_rn(__fsub_rn(hi, lo), 0x1p-24f); top = rand_next_down(hi);
   }
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4]) const {
+  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       float x = __fmaf_rn(__uint2float_rn(r[e] >> 8), ds, lo);
@@ -145,7 +146,7 @@ struct uniform_fold {
 struct normal_fast {
   static constexpr int W = 1;
   __device__ normal_fast(unsigned long long, unsigned long long) {}
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4]) const {
+  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
       const float u = __fmul_rn(__ull2float_rn((unsigned long long)r[2 * p] + 1ull), 0x1p-32f);
@@ -162,7 +163,7 @@ struct int1_lemire {
   static constexpr int W = 1;
   unsigned int range;
   __device__ int1_lemire(unsigned long long, unsigned long long b) : range((unsigned int)b) {}
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], int (&v)[4]) const {
+  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], int (&v)[4], unsigned long long, const rand_ctx&) const {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const unsigned long long m = (unsigned long long)r[e] * range;
@@ -224,6 +225,8 @@ int main() {
   report("lib int2 G2 [0,1000)", bytes, time_us([&] { lib<2, 2, int, rand_int<int, 2>><<<grid(2, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1000); }));
   report("lib int2 G1 [0,1000)", bytes, time_us([&] { lib<2, 1, int, rand_int<int, 2>><<<grid(1, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1000); }));
   report("v2 int2 G2 wide [0,1000)", bytes, time_us([&] { v2<2, 2, true, int, rand_int<int, 2>><<<grid(2, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1000); }));
+  report("lib int1 G4 [0,1000) (Lemire)", bytes, time_us([&] { lib<1, 4, int, rand_int<int, 1>><<<grid(4, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1000); }));
+  report("lib int1 G4 [0,2^23+1) (1/512 rejected)", bytes, time_us([&] { lib<1, 4, int, rand_int<int, 1>><<<grid(4, 16), 256>>>(iout, n, 0, 0, key, stream, 0, (1 << 23) + 1); }));
   report("lib int1 G4 [0,1024)", bytes, time_us([&] { lib<1, 4, int, rand_int<int, 1>><<<grid(4, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1024); }));
   report("v2 int1_lemire G2 wide [0,1000)", bytes, time_us([&] { v2<1, 2, true, int, int1_lemire><<<grid(2, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1000); }));
   report("v2 int1_lemire G4 wide [0,1000)", bytes, time_us([&] { v2<1, 4, true, int, int1_lemire><<<grid(4, 16), 256>>>(iout, n, 0, 0, key, stream, 0, 1000); }));

@@ -5,6 +5,7 @@ use super::Operand;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::random::RandomSpec;
+use crate::kernels::{IndexWidth, BLOCK};
 use crate::ops::launch::grid_for;
 use crate::{Device, Error, Result};
 
@@ -47,7 +48,22 @@ pub(crate) fn run(
             ),
         ));
     }
-    let f = kernel(device, spec)?;
+    let groups = (n + at.head as usize).div_ceil(4);
+    let threads = groups.div_ceil(spec.groups_per_thread() as usize);
+    let grid = grid_for(threads, device.multiprocessor_count() * blocks_per_sm());
+    // Groups counted in `int` when every index the loop forms (a group index plus one trip
+    // of G groups of the whole grid) fits.
+    let trip = spec.groups_per_thread() as usize * grid as usize * BLOCK as usize;
+    let index = if groups + trip <= i32::MAX as usize {
+        IndexWidth::I32
+    } else {
+        IndexWidth::I64
+    };
+    let spec = RandomSpec {
+        index,
+        ..spec.clone()
+    };
+    let f = kernel(device, &spec)?;
     let mut args = KernelArgs::new();
     args.ptr(out.ptr())
         .i64(n as i64)
@@ -57,9 +73,6 @@ pub(crate) fn run(
         .i64(at.stream as i64)
         .i64(a as i64)
         .i64(b as i64);
-    let groups = (n + at.head as usize).div_ceil(4);
-    let threads = groups.div_ceil(spec.groups_per_thread() as usize);
-    let grid = grid_for(threads, device.multiprocessor_count() * blocks_per_sm());
     // SAFETY: the arguments follow the random family's wrapper signature (the output
     // pointer, then seven 64-bit integers); the kernel writes elements 0..n of `out`, a
     // C-contiguous operand of n elements inside its buffer (checked by `Operand`).

@@ -20,8 +20,15 @@ pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug {
     fn sub(a: Self, b: Self) -> Self;
     fn sqrt(self) -> Self;
     fn neg(self) -> Self;
-    /// `[0, 1)` from the value's words.
-    fn unit(w: &[u32]) -> Self;
+    /// The value's top bits as an integer (24 of one word, or 53 of two), exact.
+    fn unit_int(w: &[u32]) -> Self;
+    /// 2^-24, or 2^-53: `unit_int * unit_step` is in `[0, 1)`.
+    fn unit_step() -> Self;
+    /// `[0, 1)` from the value's words (exact).
+    #[cfg(test)]
+    fn unit(w: &[u32]) -> Self {
+        Self::mul(Self::unit_int(w), Self::unit_step())
+    }
     /// `(0, 1]` from the value's words.
     fn unit_pos(w: &[u32]) -> Self;
     /// ln of a normal value in `(0, 1]`.
@@ -114,8 +121,11 @@ impl Real for f32 {
     fn neg(self) -> f32 {
         -self
     }
-    fn unit(w: &[u32]) -> f32 {
-        (w[0] >> 8) as f32 * f32::from_bits(0x3380_0000) // 2^-24
+    fn unit_int(w: &[u32]) -> f32 {
+        (w[0] >> 8) as f32
+    }
+    fn unit_step() -> f32 {
+        f32::from_bits(0x3380_0000) // 2^-24
     }
     fn unit_pos(w: &[u32]) -> f32 {
         (w[0] as u64 + 1) as f32 * f32::from_bits(0x2f80_0000) // 2^-32
@@ -193,8 +203,11 @@ impl Real for f64 {
     fn neg(self) -> f64 {
         -self
     }
-    fn unit(w: &[u32]) -> f64 {
-        (u64_of(w) >> 11) as f64 * f64::from_bits(0x3ca0_0000_0000_0000) // 2^-53
+    fn unit_int(w: &[u32]) -> f64 {
+        (u64_of(w) >> 11) as f64
+    }
+    fn unit_step() -> f64 {
+        f64::from_bits(0x3ca0_0000_0000_0000) // 2^-53
     }
     fn unit_pos(w: &[u32]) -> f64 {
         ((u64_of(w) >> 11) + 1) as f64 * f64::from_bits(0x3ca0_0000_0000_0000)
@@ -329,7 +342,11 @@ impl Dist {
             Dist::Integers { words, .. } => Distribution::Integers { words: words as u8 },
             Dist::Bernoulli { .. } => Distribution::Bernoulli,
         };
-        RandomSpec { dist, dtype }
+        RandomSpec {
+            dist,
+            dtype,
+            index: crate::kernels::IndexWidth::I64,
+        }
     }
 
     /// 32-bit words each value takes from the stream.
@@ -377,10 +394,10 @@ impl<T: Element> Draw<T> {
         match self.dist {
             Dist::Uniform { low, high } => {
                 let (lo, hi) = (R::param(low), R::param(high));
-                let d = R::sub(hi, lo);
+                let step = R::mul(R::sub(hi, lo), R::unit_step());
                 let top = hi.next_down();
                 for (e, out) in v.iter_mut().enumerate() {
-                    let mut x = R::fma(d, R::unit(&r[w * e..]), lo);
+                    let mut x = R::fma(R::unit_int(&r[w * e..]), step, lo);
                     if x >= hi {
                         x = top;
                     }
@@ -412,16 +429,25 @@ impl<T: Element> Draw<T> {
         }
     }
 
-    /// The 4 values of one group from its `4 W` words (integer results as u64 two's
-    /// complement, to be narrowed by the caller; others through `T`).
-    fn group(&self, r: &[u32], v: &mut [T; 4], ints: &mut [u64; 4]) {
+    /// The 4 values of group `grp` of the stream `(seed, stream)` from its `4 W` words
+    /// (integer results as u64 two's complement, to be narrowed by the caller; others
+    /// through `T`).
+    fn group(&self, at: (u64, u64, u64), r: &[u32], v: &mut [T; 4], ints: &mut [u64; 4]) {
         match self.dist {
             Dist::Integers { low, range, words } => {
                 let w = words as usize;
+                let t = lemire_threshold(range, words);
                 for (e, out) in ints.iter_mut().enumerate() {
                     let x = &r[w * e..];
                     let off = match words {
-                        1 => (x[0] as u64 * range) >> 32,
+                        1 => {
+                            let m = x[0] as u64 * range;
+                            if (m as u32) < t {
+                                integer_fallback(at, e, range)
+                            } else {
+                                m >> 32
+                            }
+                        }
                         2 => ((u64_of(x) as u128 * range as u128) >> 64) as u64,
                         _ => {
                             let xl = u64_of(x) as u128;
@@ -444,13 +470,42 @@ impl<T: Element> Draw<T> {
     }
 }
 
-/// The 4 values of one group of `dist` from its `4 W` words: floats in the first array,
-/// integers and bools (as 0 or 1) in the second, as u64 two's complement.
+/// Lemire's acceptance threshold of one-word integers, `2^32 mod range` (0 for powers
+/// of two, which never reject), and 0 for the wider maps (no rejection).
+pub(crate) fn lemire_threshold(range: u64, words: u32) -> u32 {
+    if words == 1 {
+        ((1u64 << 32) % range) as u32
+    } else {
+        0
+    }
+}
+
+/// The key of the fallback block of slot `e` (0..4) of a group: the seed plus
+/// `(e + 1) * 0x9E3779B97F4A7C15`, modulo 2^64.
+pub(crate) fn fallback_key(seed: u64, e: usize) -> u64 {
+    seed.wrapping_add((e as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// The offset of a rejected one-word integer, slot `e` of group `grp` of the stream
+/// `(seed, stream)`: `floor(y range / 2^64)` for the 64 bits `y` of words 0 and 1 of the
+/// group's block under the slot's fallback key.
+fn integer_fallback((seed, stream, grp): (u64, u64, u64), e: usize, range: u64) -> u64 {
+    let b = philox::block(fallback_key(seed, e), stream, grp);
+    ((u64_of(&b) as u128 * range as u128) >> 64) as u64
+}
+
+/// The 4 values of group `grp` of the stream `(seed, stream)` of `dist` from its `4 W`
+/// words: floats in the first array, integers and bools (as 0 or 1) in the second, as u64
+/// two's complement.
 #[cfg(test)]
-pub(crate) fn draw_group<T: Element>(dist: Dist, r: &[u32]) -> ([T; 4], [u64; 4]) {
+pub(crate) fn draw_group<T: Element>(
+    dist: Dist,
+    at: (u64, u64, u64),
+    r: &[u32],
+) -> ([T; 4], [u64; 4]) {
     let mut v = [T::ZERO; 4];
     let mut ints = [0u64; 4];
-    Draw::<T>::new(dist).group(r, &mut v, &mut ints);
+    Draw::<T>::new(dist).group(at, r, &mut v, &mut ints);
     (v, ints)
 }
 
@@ -499,7 +554,13 @@ pub(crate) fn fill<T: Element>(
             let blk = philox::block(span.seed, span.stream, b0.wrapping_add(q));
             r[4 * q as usize..4 * q as usize + 4].copy_from_slice(&blk);
         }
-        draw.group(&r[..4 * w as usize], &mut v, &mut ints);
+        let grp = g0.wrapping_add(t);
+        draw.group(
+            (span.seed, span.stream, grp),
+            &r[..4 * w as usize],
+            &mut v,
+            &mut ints,
+        );
         for e in skip..4 {
             if out.len() == n {
                 break;

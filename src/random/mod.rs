@@ -35,13 +35,16 @@
 //! seed, for every `n` and `m`. Calls of different kinds never reuse a word.
 //!
 //! # Values from words
-//! - **Uniform floats** in `[low, high)`: `u` in `[0, 1)` from the top 24 bits of one word
-//!   (`f32`, `f16`, `bf16`: `u = (w >> 8) 2^-24`) or the top 53 bits of two (`f64`: the first
-//!   word is the low half); then `low + (high - low) u` by one fused multiply-add in `f32`
-//!   (`f64` for `f64`). Rounding can carry that up to `high`: such a result becomes the
-//!   largest value below `high`, in the compute type and again after rounding to `f16` or
-//!   `bf16` (round to nearest even). So a value is never `high` (cuRAND's uniform is
-//!   `(0, 1]`; cuarray's is NumPy's `[0, 1)`).
+//! - **Uniform floats** in `[low, high)`: the integer `m` of the top 24 bits of one word
+//!   (`f32`, `f16`, `bf16`) or the top 53 bits of two (`f64`: the first word is the low
+//!   half), so that `u = m 2^-24` (or `m 2^-53`) is in `[0, 1)`; then
+//!   `low + m s` by one fused multiply-add in `f32` (`f64` for `f64`), with the step
+//!   `s = (high - low) 2^-24` (or `2^-53`) rounded once. That is `low + (high - low) u`
+//!   with a single rounding whenever `s` is exact, which it is unless `high - low` is below
+//!   2^-102 (2^-969 for `f64`). Rounding can carry the result up to `high`: such a result
+//!   becomes the largest value below `high`, in the compute type and again after rounding
+//!   to `f16` or `bf16` (round to nearest even). So a value is never `high` (cuRAND's
+//!   uniform is `(0, 1]`; cuarray's is NumPy's `[0, 1)`).
 //! - **Normals** by Box-Muller, every word used: values `2j` and `2j + 1` (counted from the
 //!   start of the stream, so pairs do not depend on the call) are
 //!   `mean + std r cos t` and `mean + std r sin t` with `r = sqrt(-2 ln u)`,
@@ -51,17 +54,25 @@
 //!   `sqrt(2 ln 2^32)` = 6.66 for 32-bit types and 8.57 for `f64`.
 //! - **Exponential**: `-ln(u) scale` with the same `u` in `(0, 1]`, which is `1 - u'` for a
 //!   `u'` in `[0, 1)` (NumPy's `-log(1 - random())`); never infinite, `+0` rather than `-0`.
-//! - **Integers** in `[low, high)`, `range = high - low`: `low + floor(x range / 2^(32 W))`
-//!   for the value's `32 W` random bits `x`, with `W = 1` when `range` is a power of two up
-//!   to 2^32 (exact: the top bits), `W = 2` when `range` is at most 2^32 or a larger power
-//!   of two, and `W = 4` otherwise (only 64-bit types have such ranges, up to the full
-//!   `i64`/`u64` range `2^64 - 1`). No rejection step, so a value depends on its position
-//!   only. This is the multiply-shift map: each result has `floor` or `ceil` of
-//!   `2^(32 W) / range` preimages, so there is no modulo bias concentrated on small values,
-//!   and every probability is within `2^-(32 W)` of `1 / range`: the distribution is exact
-//!   for powers of two, and otherwise within total variation `range / 2^(32 W)` of uniform,
-//!   which is below 2^-32 for ranges up to 2^32 (`W = 2`) and below 2^-64 for larger ones
-//!   (`W = 4`); a test that could see a 2^-32 bias needs about 2^64 samples.
+//! - **Integers** in `[low, high)`, `range = high - low`:
+//!   - `W = 1` when `range` is at most 2^24 or a power of two up to 2^32: Lemire's
+//!     multiply. For the value's word `x`, `m = x range`; the offset is `m >> 32`, accepted
+//!     when `m mod 2^32` is at least `t = 2^32 mod range` (always, for powers of two).
+//!     Accepted words give every offset exactly `floor(2^32 / range)` times. A rejected
+//!     word (probability `t / 2^32`, below 2^-8) is replaced by 64 fresh bits `y`, words 0
+//!     and 1 of the Philox block of the value's group of 4 (counter as above) under the key
+//!     `s + (e + 1) 0x9E3779B97F4A7C15` (mod 2^64), `e` the value's slot in its group;
+//!     the offset is then `floor(y range / 2^64)`.
+//!   - `W = 2` for other ranges up to 2^32 and larger powers of two, `W = 4` for the rest
+//!     (only 64-bit types have such ranges, up to the full `i64`/`u64` range `2^64 - 1`):
+//!     `floor(x range / 2^(32 W))` for the value's `32 W` random bits `x`.
+//!
+//!   No loop: a value depends on its position only. Each map is exact for powers of two;
+//!   otherwise every probability is within total variation of `1 / range`: below
+//!   `(t / 2^32) (range / 2^64)` < 2^-48 for `W = 1` (only the rare fallback can be off),
+//!   `range / 2^64` < 2^-32 for `W = 2` and `range / 2^128` < 2^-64 for `W = 4`; a test
+//!   that could see a 2^-32 bias needs about 2^64 samples. There is no modulo bias
+//!   concentrated on small values.
 //! - **Bernoulli**: `w < round(p 2^32)`, so `P(true)` is `p` to within 2^-33, and exactly 0
 //!   and 1 for `p = 0` and `p = 1`.
 //!
@@ -76,7 +87,7 @@
 //!
 //! The numbers are not NumPy's: NumPy's `Philox` bit generator uses the same block
 //! function but derives its key from the seed through `SeedSequence`, and its
-//! distributions (ziggurat normals, Lemire's integers) consume the stream differently.
+//! distributions (ziggurat normals, Lemire's integers with a rejection loop) consume the stream differently.
 
 mod host;
 mod philox;
@@ -189,7 +200,7 @@ fn integers_dist<T: IntElement>(low: T, high: T) -> Result<Dist> {
         ));
     }
     let range = (hi - lo) as u128;
-    let words = if range.is_power_of_two() && range <= 1 << 32 {
+    let words = if (range.is_power_of_two() && range <= 1 << 32) || range <= 1 << 24 {
         1
     } else if range <= 1 << 32 || range.is_power_of_two() {
         2

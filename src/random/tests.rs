@@ -5,6 +5,7 @@
 //! tests/gpu/random.rs (GPU).
 
 use super::host::{draw_group, next_down_of, Dist, Real};
+use super::philox::block;
 use super::*;
 use half::{bf16, f16};
 
@@ -63,8 +64,12 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
     match dist {
         Dist::Uniform { low, high } => {
             let ws = words(slot);
+            // low + (high - low) 2^-k m by one FMA, m the top-bits integer (the step
+            // (high - low) 2^-k rounded first).
             let x = if wide {
-                let v = (high - low).mul_add(<f64 as Real>::unit(&ws), low);
+                let m = (u64::from(ws[1]) << 32 | u64::from(ws[0])) >> 11;
+                let v = (m as f64).mul_add((high - low) * 2f64.powi(-53), low);
+                debug_assert!(v.is_finite());
                 if v >= high {
                     Real::next_down(high)
                 } else {
@@ -72,7 +77,7 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
                 }
             } else {
                 let (l, h) = (low as f32, high as f32);
-                let v = (h - l).mul_add(<f32 as Real>::unit(&ws), l);
+                let v = ((ws[0] >> 8) as f32).mul_add((h - l) * 2f32.powi(-24), l);
                 (if v >= h { Real::next_down(h) } else { v }) as f64
             };
             let y = real(x);
@@ -125,6 +130,21 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
                 .map(|(k, &v)| (v as u128) << (32 * k))
                 .sum();
             let off = match wn {
+                1 => {
+                    // Lemire: accepted when (x range) mod 2^32 >= 2^32 mod range; else the
+                    // fallback block of the slot (its group's counter under the seed plus
+                    // (e + 1) 0x9E3779B97F4A7C15), 64 bits, times range, over 2^64.
+                    let m = x * range as u128;
+                    if (m % (1 << 32)) < (1u128 << 32) % range as u128 {
+                        let (grp, e) = ((slot / 4) as u64, (slot % 4) as u64);
+                        let key = seed.wrapping_add((e + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                        let b = block(key, 0, grp);
+                        let y = u64::from(b[1]) << 32 | u64::from(b[0]);
+                        (y as u128 * range as u128) >> 64
+                    } else {
+                        m >> 32
+                    }
+                }
                 4 => {
                     // floor(x * range / 2^128) with x < 2^128: split to stay in u128.
                     let (xl, xh) = (x as u64 as u128, x >> 64);
@@ -205,7 +225,10 @@ fn integer_ranges_choose_their_words() {
         _ => unreachable!(),
     };
     assert_eq!(w(integers_dist(0u8, 128).unwrap()), 1);
-    assert_eq!(w(integers_dist(0u8, 255).unwrap()), 2);
+    assert_eq!(w(integers_dist(0u8, 255).unwrap()), 1);
+    assert_eq!(w(integers_dist(0i32, 1000).unwrap()), 1);
+    assert_eq!(w(integers_dist(0i32, 1 << 24).unwrap()), 1);
+    assert_eq!(w(integers_dist(0i32, (1 << 24) + 1).unwrap()), 2);
     assert_eq!(w(integers_dist(i32::MIN, i32::MAX).unwrap()), 2);
     assert_eq!(w(integers_dist(0i64, 1 << 32).unwrap()), 1);
     assert_eq!(w(integers_dist(0i64, (1 << 32) + 1).unwrap()), 4);
@@ -227,20 +250,50 @@ fn integer_maps_reach_both_ends_exactly() {
         (0, 1 << 62),
     ] {
         let d = integers_dist(lo, hi).unwrap();
-        let (_, low) = draw_group::<i64>(d, &[0; 16]);
-        assert_eq!(low[0] as i64, lo, "[{lo}, {hi}) at x = 0");
-        let (_, top) = draw_group::<i64>(d, &[u32::MAX; 16]);
+        // The smallest accepted word: 0, or for one-word ranges that reject (Lemire)
+        // the first x with x range mod 2^32 >= 2^32 mod range.
+        let x0 = match d {
+            Dist::Integers {
+                range, words: 1, ..
+            } => (super::host::lemire_threshold(range, 1) as u64).div_ceil(range) as u32,
+            _ => 0,
+        };
+        let (_, low) = draw_group::<i64>(d, AT, &[x0; 16]);
+        assert_eq!(low[0] as i64, lo, "[{lo}, {hi}) at x = {x0}");
+        let (_, top) = draw_group::<i64>(d, AT, &[u32::MAX; 16]);
         assert_eq!(top[3] as i64, hi - 1, "[{lo}, {hi}) at x = max");
     }
     // u64: the largest range.
     let d = integers_dist(0u64, u64::MAX).unwrap();
-    assert_eq!(draw_group::<u64>(d, &[u32::MAX; 16]).1[0], u64::MAX - 1);
+    assert_eq!(draw_group::<u64>(d, AT, &[u32::MAX; 16]).1[0], u64::MAX - 1);
     // A power-of-two range takes the top bits.
     let d = integers_dist(0u32, 8).unwrap();
     assert_eq!(
-        draw_group::<u32>(d, &[0xe000_0000, 0x1fff_ffff, 0x2000_0000, 0]).1,
+        draw_group::<u32>(d, AT, &[0xe000_0000, 0x1fff_ffff, 0x2000_0000, 0]).1,
         [7, 0, 1, 0]
     );
+}
+
+/// Where `draw_group` calls in these tests are in the stream: seed, stream, group.
+const AT: (u64, u64, u64) = (0x1234_5678_9abc_def0, 3, 77);
+
+#[test]
+fn rejected_one_word_integers_take_their_slot_fallback_block() {
+    // [0, 1000): 2^32 mod 1000 = 296, so words with (x 1000) mod 2^32 < 296 reject; x = 0
+    // is one (m = 0). Word 1 is accepted (m = 1000): offset 0.
+    let d = integers_dist(0i32, 1000).unwrap();
+    assert_eq!(super::host::lemire_threshold(1000, 1), 296);
+    let (_, v) = draw_group::<i32>(d, AT, &[0, 1, 0, u32::MAX]);
+    let (seed, stream, grp) = AT;
+    for e in [0usize, 2] {
+        let key = seed.wrapping_add((e as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let b = block(key, stream, grp);
+        let y = u64::from(b[1]) << 32 | u64::from(b[0]);
+        assert_eq!(v[e], ((y as u128 * 1000) >> 64) as u64, "slot {e}");
+    }
+    assert_ne!(v[0], v[2], "slots' fallbacks differ");
+    assert_eq!(v[1], 0);
+    assert_eq!(v[3], 999);
 }
 
 /// Every word near the top (where `low + (high - low) u` can round up to `high`) and near
@@ -260,7 +313,7 @@ fn never_high<T: FloatElement>(ranges: &[(f64, f64)]) -> Vec<bool> {
         let w = d.words(T::DTYPE) as usize;
         let mut seen_top = false;
         let mut check = |words: &[u32]| {
-            let (v, _) = draw_group::<T>(d, words);
+            let (v, _) = draw_group::<T>(d, AT, words);
             for x in v {
                 let x = x.to_f64();
                 assert!(x >= l && x < h, "{}: {x} outside [{l}, {h})", T::DTYPE);
@@ -313,22 +366,22 @@ fn normals_and_exponentials_are_finite_at_the_extreme_words() {
         [0, u32::MAX, 0, u32::MAX, 0, u32::MAX, 0, u32::MAX],
     ] {
         let n = normal_dist(0.0f32, 1.0).unwrap();
-        let (v, _) = draw_group::<f32>(n, &r[..4]);
+        let (v, _) = draw_group::<f32>(n, AT, &r[..4]);
         assert!(v.iter().all(|x| x.is_finite() && x.abs() < 6.7), "{v:?}");
-        let (v, _) = draw_group::<f64>(n, &r);
+        let (v, _) = draw_group::<f64>(n, AT, &r);
         assert!(v.iter().all(|x| x.is_finite() && x.abs() < 8.6), "{v:?}");
         let e = exponential_dist(1.0f32).unwrap();
-        let (v, _) = draw_group::<f32>(e, &r[..4]);
+        let (v, _) = draw_group::<f32>(e, AT, &r[..4]);
         assert!(v
             .iter()
             .all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
-        let (v, _) = draw_group::<f64>(e, &r);
+        let (v, _) = draw_group::<f64>(e, AT, &r);
         assert!(v
             .iter()
             .all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
     }
     // The largest normal: u = 2^-32 and angle 0.
-    let (v, _) = draw_group::<f32>(normal_dist(0.0f32, 1.0).unwrap(), &[0, 0, 0, 0]);
+    let (v, _) = draw_group::<f32>(normal_dist(0.0f32, 1.0).unwrap(), AT, &[0, 0, 0, 0]);
     assert!((v[0] as f64 - (2.0 * 32.0 * std::f64::consts::LN_2).sqrt()).abs() < 1e-5);
 }
 
@@ -341,7 +394,7 @@ fn bernoulli_thresholds() {
     assert_eq!(t(0.0), 0);
     assert_eq!(t(1.0), 1 << 32);
     assert_eq!(t(0.5), 1 << 31);
-    let all = |p| draw_group::<bool>(bernoulli_dist(p).unwrap(), &[0, 1, u32::MAX, 1 << 31]).1;
+    let all = |p| draw_group::<bool>(bernoulli_dist(p).unwrap(), AT, &[0, 1, u32::MAX, 1 << 31]).1;
     assert_eq!(all(0.0), [0; 4]);
     assert_eq!(all(1.0), [1; 4]);
     assert_eq!(all(0.5), [1, 1, 0, 0]);

@@ -68,8 +68,10 @@ fn float_calls<T: FloatElement>() -> Vec<Call> {
     ]
 }
 
-/// Integers over a power-of-two range (1 word), a small range (2 words), and for 64-bit
-/// types the full range (4 words).
+/// Integers over a power-of-two range and a small range (1 word), and for 32- and 64-bit
+/// types a range that rejects often (1 word, 2^23 + 1 values: one word in 512 takes its
+/// slot's fallback block) and one of 2^24 + 3 values (2 words); for 64-bit types the full
+/// range (4 words).
 fn int_calls<T: IntElement>() -> Vec<Call> {
     let mut v = vec![
         call!("integers_pow2", T, |g, s| g.integers(
@@ -83,6 +85,18 @@ fn int_calls<T: IntElement>() -> Vec<Call> {
             s
         )),
     ];
+    if T::DTYPE.size() >= 4 {
+        v.push(call!("integers_reject", T, |g, s| g.integers(
+            T::from_u64_wrapping(5),
+            T::from_u64_wrapping((1 << 23) + 6),
+            s
+        )));
+        v.push(call!("integers_wide", T, |g, s| g.integers(
+            T::from_u64_wrapping(0),
+            T::from_u64_wrapping((1 << 24) + 3),
+            s
+        )));
+    }
     if T::DTYPE.size() == 8 {
         v.push(call!("integers_full", T, |g, s| {
             let (lo, hi) = if T::DTYPE.is_signed_int() {
@@ -261,10 +275,12 @@ fn many_trips(dev: &Device) -> TResult {
 }
 
 fn large(dev: &Device) -> TResult {
+    // 2 words per value past 2^31 values (groups counted in 32 bits), starting at word 4.
     let n = (1usize << 31) + 7;
+    let (lo, hi) = (-3i32, (1 << 24) + 3);
     let mut g = Generator::new(dev, 5);
     g.set_position(3);
-    let a = g.integers(0u8, 200, &[n])?; // 2 words per value, starting at word 4
+    let a = g.integers(lo, hi, &[n])?;
     let mut checks = vec![
         0usize,
         1,
@@ -280,8 +296,31 @@ fn large(dev: &Device) -> TResult {
         let got = a.slice(s![i..i + 1])?.to_scalar()?;
         let mut h = HostGenerator::new(5);
         h.set_position(4 + 2 * i as u128);
+        let want = h.integers(lo, hi, &[1]).unwrap()[0];
+        ensure!(got == want, "i32 value {i}: {got}, host {want}");
+    }
+    drop(a);
+    // 1 word per value past 2^33 values (more than 2^31 groups: counted in 64 bits),
+    // starting at word 3 (a call that does not start on a group boundary).
+    let n = (1usize << 33) + 5;
+    let mut g = Generator::new(dev, 6);
+    g.set_position(3);
+    let a = g.integers(0u8, 200, &[n])?;
+    let mut checks = vec![0usize, 1, 2, 3, 4, 5];
+    for k in [31, 32, 33] {
+        checks.extend(
+            [(1usize << k) - 5, (1 << k) - 1, 1 << k, (1 << k) + 3]
+                .into_iter()
+                .filter(|&i| i < n),
+        );
+    }
+    checks.extend(n - 8..n);
+    for i in checks {
+        let got = a.slice(s![i..i + 1])?.to_scalar()?;
+        let mut h = HostGenerator::new(6);
+        h.set_position(3 + i as u128);
         let want = h.integers(0u8, 200, &[1]).unwrap()[0];
-        ensure!(got == want, "value {i}: {got}, host {want}");
+        ensure!(got == want, "u8 value {i}: {got}, host {want}");
     }
     Ok(())
 }
@@ -396,6 +435,12 @@ fn int_stats(dev: &Device) -> TResult {
         ),
         ("u64 full", u64::MAX as u128, offsets(dev, 0u64, u64::MAX)?),
         ("i64 3 * 2^61", 3 << 61, offsets(dev, 0i64, 3 << 61)?),
+        // One word per value, one word in 512 rejected (Lemire) and redrawn.
+        (
+            "i32 2^23 + 1",
+            (1 << 23) + 1,
+            offsets(dev, 0i32, (1 << 23) + 1)?,
+        ),
         (
             "u32 3 * 10^9",
             3_000_000_000,
@@ -436,7 +481,7 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial("random/kat/u32/philox4x32_10", known_answers));
     out.push(gpu_trial("random/seeds/f32/same_and_different", seeds));
     out.push(gpu_trial("random/errors/all/bad_arguments", errors));
-    out.push(gpu_trial("random/large/u8/past_2^31", large));
+    out.push(gpu_trial("random/large/i32_u8/past_2^31_and_2^33", large));
     out.push(gpu_trial("random/grid/f32/many_trips", many_trips));
     for c in all_calls() {
         let c2 = c.clone();

@@ -6,7 +6,9 @@
 //! long long head, unsigned long long key, unsigned long long stream, unsigned long long a,
 //! unsigned long long b` (see `philox_fill` in philox.cuh). Block: 256 threads; grid:
 //! `ceil((n + head) / 4 / G)` threads (G groups of 4 values each), rounded up to blocks
-//! and capped at a few waves (`ops::random`); the grid-stride loop does the rest.
+//! and capped at a few waves (`ops::random`); the grid-stride loop does the rest. Threads
+//! count groups in 32-bit `int` when the group count plus one trip of the grid fits
+//! (`IndexWidth::I32`), else in `long long`.
 
 use crate::element::DType;
 use crate::kernels::emit;
@@ -31,13 +33,16 @@ pub enum Distribution {
     Bernoulli,
 }
 
-/// One random kernel: a distribution for an element type.
+/// One random kernel: a distribution for an element type, counting groups in one index
+/// width.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RandomSpec {
     /// The distribution.
     pub dist: Distribution,
     /// The element type written.
     pub dtype: DType,
+    /// The type threads count groups of 4 values in.
+    pub index: IndexWidth,
 }
 
 impl From<RandomSpec> for KernelSpec {
@@ -83,19 +88,20 @@ impl RandomSpec {
     }
 }
 
-/// Every random kernel the library can launch for `dtype`: uniform, normal and
-/// exponential for float types; the integer kernels for integer types (one word per value
-/// for power-of-two ranges up to 2^32, two for other ranges up to 2^32 and larger powers
-/// of two, four for the rest, which only 64-bit types have); bernoulli for bool.
+/// Every random kernel the library can launch for `dtype`, in both index widths: uniform,
+/// normal and exponential for float types; the integer kernels for integer types (one word
+/// per value for ranges up to 2^24 and power-of-two ranges up to 2^32, two for other
+/// ranges up to 2^32 and larger powers of two, four for the rest, which only 64-bit types
+/// have); bernoulli for bool.
 ///
 /// ```
 /// use cuarray::kernels::family::random::specs_for;
 /// use cuarray::kernels::Render;
 /// use cuarray::DType;
-/// assert_eq!(specs_for(DType::F32).len(), 3);
-/// assert_eq!(specs_for(DType::I32).len(), 2);
-/// assert_eq!(specs_for(DType::U64).len(), 3);
-/// assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i64");
+/// assert_eq!(specs_for(DType::F32).len(), 2 * 3);
+/// assert_eq!(specs_for(DType::I32).len(), 2 * 2);
+/// assert_eq!(specs_for(DType::U64).len(), 2 * 3);
+/// assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i32");
 /// ```
 pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
     let ints = |n: u8| (0..n).map(|k| Distribution::Integers { words: 1 << k });
@@ -115,7 +121,9 @@ pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
     };
     dists
         .into_iter()
-        .map(|dist| RandomSpec { dist, dtype })
+        .flat_map(|dist| {
+            [IndexWidth::I32, IndexWidth::I64].map(|index| RandomSpec { dist, dtype, index })
+        })
         .collect()
 }
 
@@ -132,7 +140,7 @@ impl Family for RandomSpec {
             &[self.dtype],
             &[],
             "c",
-            IndexWidth::I64,
+            self.index,
         )
     }
 
@@ -160,8 +168,9 @@ impl Family for RandomSpec {
         emit::open(src, BLOCK, &self.symbol(), &params);
         let _ = writeln!(
             src,
-            "    philox_fill<{w}, {}>(p_out0, n, group0, head, key, stream, {dist}(a, b));\n}}",
-            self.groups_per_thread()
+            "    philox_fill<{w}, {}, {}>(p_out0, n, group0, head, key, stream, {dist}(a, b));\n}}",
+            self.groups_per_thread(),
+            self.index.cuda_type()
         );
     }
 }
@@ -183,21 +192,29 @@ mod tests {
                 assert!(src.contains("philox4x32_10"), "{sym}: header missing");
                 assert!(src.contains(&format!("typedef {} out0_t;", d.cuda_type())));
                 let fill = format!(
-                    "philox_fill<{}, {}>",
+                    "philox_fill<{}, {}, {}>",
                     spec.words(),
-                    spec.groups_per_thread()
+                    spec.groups_per_thread(),
+                    spec.index.cuda_type()
                 );
                 assert!(src.contains(&fill), "{sym}");
                 assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
                 assert!(symbols.insert(sym));
             }
         }
-        assert_eq!(symbols.len(), 4 * 3 + 6 * 2 + 2 * 3 + 1);
+        assert_eq!(symbols.len(), 2 * (4 * 3 + 6 * 2 + 2 * 3 + 1));
     }
 
     #[test]
     fn words_per_value() {
-        let w = |dist, dtype| RandomSpec { dist, dtype }.words();
+        let w = |dist, dtype| {
+            RandomSpec {
+                dist,
+                dtype,
+                index: IndexWidth::I64,
+            }
+            .words()
+        };
         assert_eq!(w(Distribution::Uniform, DType::F64), 2);
         assert_eq!(w(Distribution::Normal, DType::F16), 1);
         assert_eq!(w(Distribution::Integers { words: 4 }, DType::I64), 4);
