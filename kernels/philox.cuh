@@ -55,8 +55,7 @@ struct rand_f32 {
     static __device__ __forceinline__ float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
     static __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
     static __device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
-    static __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-    static __device__ __forceinline__ float neg(float a) { return -a; }
+    static __device__ __forceinline__ float sqrt(float a) { return __fsqrt_rn(a); }
     // [0, 1) is unit_int(w) * unit_step(): the top 24 bits of the word (exact as a
     // float), times 2^-24.
     static __device__ __forceinline__ float unit_int(const unsigned int* w) { return __uint2float_rn(w[0] >> 8); }
@@ -87,31 +86,28 @@ struct rand_f32 {
         const float ef = __int2float_rn(e);
         return __fmaf_rn(ef, 0x1.62e400p-1f, __fmaf_rn(ef, 0x1.7f7d1cp-20f, lnm));
     }
-    // exp(x) for x in [-80, 0]: 2^k e^r, k the nearest integer to x / ln 2 (ties to even),
-    // r = x - k ln 2 in two steps, e^r by its Taylor polynomial to r^7.
-    static __device__ __forceinline__ float exp_neg(float x) {
-        const int k = __float2int_rn(__fmul_rn(x, 0x1.715476p0f));
-        const float kf = __int2float_rn(k);
-        float r = __fmaf_rn(-kf, 0x1.62e400p-1f, x);
-        r = __fmaf_rn(-kf, 0x1.7f7d1cp-20f, r);
-        float p = 0x1.a01a02p-13f;
-        p = __fmaf_rn(p, r, 0x1.6c16c2p-10f);
-        p = __fmaf_rn(p, r, 0x1.111112p-7f);
-        p = __fmaf_rn(p, r, 0x1.555556p-5f);
-        p = __fmaf_rn(p, r, 0x1.555556p-3f);
-        p = __fmaf_rn(p, r, 0x1.000000p-1f);
-        p = __fmaf_rn(p, r, 1.0f);
-        p = __fmaf_rn(p, r, 1.0f);
-        return __fmul_rn(p, __uint_as_float((unsigned int)(k + 127) << 23));
+    // cos and sin of the angle 2 pi w / 2^32: quadrant from the top bits (exact), then
+    // polynomials on [-pi/4, pi/4].
+    static __device__ __forceinline__ void cos_sin(const unsigned int* w, float& c, float& s) {
+        const unsigned int y = w[0] + 0x20000000u;
+        const unsigned int q = y >> 30;
+        const int g = (int)(y & 0x3fffffffu) - 0x20000000;
+        const float a = __fmul_rn(__int2float_rn(g), 0x1.921fb6p-30f);
+        const float a2 = __fmul_rn(a, a);
+        float ps = 0x1.71de3ap-19f;
+        ps = __fmaf_rn(ps, a2, -0x1.a01a02p-13f);
+        ps = __fmaf_rn(ps, a2, 0x1.111112p-7f);
+        ps = __fmaf_rn(ps, a2, -0x1.555556p-3f);
+        const float sa = __fmaf_rn(__fmul_rn(a, a2), ps, a);
+        float pc = -0x1.27e4fcp-22f;
+        pc = __fmaf_rn(pc, a2, 0x1.a01a02p-16f);
+        pc = __fmaf_rn(pc, a2, -0x1.6c16c2p-10f);
+        pc = __fmaf_rn(pc, a2, 0x1.555556p-5f);
+        pc = __fmaf_rn(pc, a2, -0x1.000000p-1f);
+        const float ca = __fmaf_rn(a2, pc, 1.0f);
+        c = (q == 0) ? ca : (q == 1) ? -sa : (q == 2) ? -ca : sa;
+        s = (q == 0) ? sa : (q == 1) ? ca : (q == 2) ? -sa : -ca;
     }
-    // The ziggurat: a value's random bits (its word), magnitude bits, tables, R and 1 / R.
-    typedef unsigned int K;
-    static constexpr K RABS_MASK = 0x7fffffu;
-    static __device__ __forceinline__ K zig_bits(const unsigned int* w) { return w[0]; }
-    static __device__ __forceinline__ float from_k(K k) { return __uint2float_rn(k); }
-    static __device__ __forceinline__ float from_bits(K k) { return __uint_as_float(k); }
-    static __device__ __forceinline__ float zig_r() { return 0x1.d3bb48p1f; }
-    static __device__ __forceinline__ float zig_inv_r() { return 0x1.183aa6p-2f; }
 };
 
 // ---- real arithmetic, f64 (two words per value) --------------------------------------
@@ -124,8 +120,7 @@ struct rand_f64 {
     static __device__ __forceinline__ double fma(double a, double b, double c) { return __fma_rn(a, b, c); }
     static __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
     static __device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
-    static __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-    static __device__ __forceinline__ double neg(double a) { return -a; }
+    static __device__ __forceinline__ double sqrt(double a) { return __dsqrt_rn(a); }
     // The two words as one 64-bit value, the first word low.
     static __device__ __forceinline__ unsigned long long u64(const unsigned int* w) {
         return ((unsigned long long)w[1] << 32) | w[0];
@@ -163,71 +158,39 @@ struct rand_f64 {
         const double ef = (double)e;
         return __fma_rn(ef, 0x1.62e42fee00000p-1, __fma_rn(ef, 0x1.a39ef35793c76p-33, lnm));
     }
-    // exp(x) for x in [-80, 0], as for f32 with the Taylor polynomial to r^13.
-    static __device__ __forceinline__ double exp_neg(double x) {
-        const int k = __double2int_rn(__dmul_rn(x, 0x1.71547652b82fep0));
-        const double kf = (double)k;
-        double r = __fma_rn(-kf, 0x1.62e42fee00000p-1, x);
-        r = __fma_rn(-kf, 0x1.a39ef35793c76p-33, r);
-        double p = 0x1.6124613a86d09p-33;
-        p = __fma_rn(p, r, 0x1.1eed8eff8d898p-29);
-        p = __fma_rn(p, r, 0x1.ae64567f544e4p-26);
-        p = __fma_rn(p, r, 0x1.27e4fb7789f5cp-22);
-        p = __fma_rn(p, r, 0x1.71de3a556c734p-19);
-        p = __fma_rn(p, r, 0x1.a01a01a01a01ap-16);
-        p = __fma_rn(p, r, 0x1.a01a01a01a01ap-13);
-        p = __fma_rn(p, r, 0x1.6c16c16c16c17p-10);
-        p = __fma_rn(p, r, 0x1.1111111111111p-7);
-        p = __fma_rn(p, r, 0x1.5555555555555p-5);
-        p = __fma_rn(p, r, 0x1.5555555555555p-3);
-        p = __fma_rn(p, r, 0x1.0000000000000p-1);
-        p = __fma_rn(p, r, 1.0);
-        p = __fma_rn(p, r, 1.0);
-        return __dmul_rn(p, __longlong_as_double((long long)(k + 1023) << 52));
+    // cos and sin of 2 pi x / 2^64, x the two words as one 64-bit value.
+    static __device__ __forceinline__ void cos_sin(const unsigned int* w, double& c, double& s) {
+        const unsigned long long y = u64(w) + 0x2000000000000000ull;
+        const unsigned int q = (unsigned int)(y >> 62);
+        const long long g = (long long)(y & 0x3fffffffffffffffull) - 0x2000000000000000ll;
+        const double a = __dmul_rn(__ll2double_rn(g), 0x1.921fb54442d18p-62);
+        const double a2 = __dmul_rn(a, a);
+        double ps = 0x1.952c77030ad4ap-49;
+        ps = __fma_rn(ps, a2, -0x1.ae7f3e733b81fp-41);
+        ps = __fma_rn(ps, a2, 0x1.6124613a86d09p-33);
+        ps = __fma_rn(ps, a2, -0x1.ae64567f544e4p-26);
+        ps = __fma_rn(ps, a2, 0x1.71de3a556c734p-19);
+        ps = __fma_rn(ps, a2, -0x1.a01a01a01a01ap-13);
+        ps = __fma_rn(ps, a2, 0x1.1111111111111p-7);
+        ps = __fma_rn(ps, a2, -0x1.5555555555555p-3);
+        const double sa = __fma_rn(__dmul_rn(a, a2), ps, a);
+        double pc = -0x1.6827863b97d97p-53;
+        pc = __fma_rn(pc, a2, 0x1.ae7f3e733b81fp-45);
+        pc = __fma_rn(pc, a2, -0x1.93974a8c07c9dp-37);
+        pc = __fma_rn(pc, a2, 0x1.1eed8eff8d898p-29);
+        pc = __fma_rn(pc, a2, -0x1.27e4fb7789f5cp-22);
+        pc = __fma_rn(pc, a2, 0x1.a01a01a01a01ap-16);
+        pc = __fma_rn(pc, a2, -0x1.6c16c16c16c17p-10);
+        pc = __fma_rn(pc, a2, 0x1.5555555555555p-5);
+        pc = __fma_rn(pc, a2, -0x1.0000000000000p-1);
+        const double ca = __fma_rn(a2, pc, 1.0);
+        c = (q == 0) ? ca : (q == 1) ? -sa : (q == 2) ? -ca : sa;
+        s = (q == 0) ? sa : (q == 1) ? ca : (q == 2) ? -sa : -ca;
     }
-    typedef unsigned long long K;
-    static constexpr K RABS_MASK = 0x000fffffffffffffull;
-    static __device__ __forceinline__ K zig_bits(const unsigned int* w) { return u64(w); }
-    static __device__ __forceinline__ double from_k(K k) { return __ull2double_rn(k); }
-    static __device__ __forceinline__ double from_bits(K k) { return __longlong_as_double((long long)k); }
-    static __device__ __forceinline__ double zig_r() { return 0x1.d3bb48209ad33p1; }
-    static __device__ __forceinline__ double zig_inv_r() { return 0x1.183aa6c20e8c1p-2; }
 };
 
 template <typename T> struct rand_real { typedef rand_f32 R; };
 template <> struct rand_real<double> { typedef rand_f64 R; };
-
-// The fallback words of one value, slot e of group grp (src/random/host.rs, `Fallback`):
-// word j is word j % 4 of the Philox block of counter [grp, stream] under the key
-// key + (4 (j / 4) + e + 1) * 0x9E3779B97F4A7C15. Values that reject their own words read
-// these, in order.
-struct rand_fallback {
-    unsigned long long grp;
-    const rand_ctx& x;
-    unsigned int e, j;
-    unsigned int c[4];
-    __device__ __forceinline__ rand_fallback(unsigned long long g, int slot, const rand_ctx& ctx)
-        : grp(g), x(ctx), e((unsigned int)slot), j(0) {}
-    __device__ __forceinline__ unsigned int next() {
-        if ((j & 3u) == 0) {
-            const unsigned long long key = (((unsigned long long)x.k1 << 32) | x.k0) +
-                                           (unsigned long long)(4u * (j >> 2) + e + 1u) * 0x9E3779B97F4A7C15ull;
-            philox_block(c, grp, (unsigned int)key, (unsigned int)(key >> 32), x);
-        }
-        return c[j++ & 3u];
-    }
-    // The next W words (the first low), as a distribution reads its own.
-    template <int W>
-    __device__ __forceinline__ void words(unsigned int (&w)[2]) {
-        w[0] = next();
-        w[1] = W == 2 ? next() : 0u;
-    }
-};
-
-// The ziggurat tables of a precision (src/random/zig.rs): `kw` holds k[i] and the bits of
-// w[i] interleaved (512 entries), `f` the bits of f[i]. Defined by the generated source of
-// each normal kernel.
-template <typename R> struct rand_zig;
 
 // The largest value of the type below x (x finite).
 __device__ __forceinline__ unsigned int rand_down_bits32(unsigned int b) {
@@ -290,83 +253,27 @@ struct rand_uniform {
     }
 };
 
-// One standard normal value by the ziggurat (src/random/zig.rs, `normal`), after its own
-// bits failed the rectangle test of their layer: the tail or the wedge, with uniforms
-// from the value's fallback words, and new bits from them when rejected. Out of line: about
-// one value in a hundred comes here.
-template <typename R>
-__device__ __noinline__ typename R::C rand_zig_slow(typename R::K bits, const typename R::K* kw, unsigned long long grp,
-                                                   int slot, const rand_ctx& x) {
-    typedef typename R::C C;
-    typedef typename R::K K;
-    rand_fallback fb(grp, slot, x);
-    unsigned int w[2];
-    const K* f = rand_zig<R>::f();
-    for (;;) {
-        const int idx = (int)(bits & 0xff);
-        const bool sign = (bits >> 8) & 1;
-        const K rabs = (bits >> 9) & R::RABS_MASK;
-        if (idx == 0) {
-            for (;;) {
-                fb.template words<R::W>(w);
-                const C l1 = R::ln(R::sub(C(1), R::mul(R::unit_int(w), R::unit_step())));
-                fb.template words<R::W>(w);
-                const C l2 = R::ln(R::sub(C(1), R::mul(R::unit_int(w), R::unit_step())));
-                const C xx = R::mul(R::neg(R::zig_inv_r()), l1);
-                const C yy = R::sub(C(0), l2);
-                if (R::add(yy, yy) > R::mul(xx, xx)) {
-                    const C v = R::add(R::zig_r(), xx);
-                    return ((rabs >> 8) & 1) ? R::neg(v) : v;
-                }
-            }
-        }
-        const C xv = R::mul(R::from_k(rabs), R::from_bits(kw[2 * idx + 1]));
-        fb.template words<R::W>(w);
-        const C f0 = R::from_bits(f[idx - 1]), f1 = R::from_bits(f[idx]);
-        const C y = R::fma(R::sub(f0, f1), R::mul(R::unit_int(w), R::unit_step()), f1);
-        if (y < R::exp_neg(R::mul(C(-0.5), R::mul(xv, xv)))) return sign ? R::neg(xv) : xv;
-        fb.template words<R::W>(w);
-        bits = R::zig_bits(w);
-        const int idx2 = (int)(bits & 0xff);
-        const K rabs2 = (bits >> 9) & R::RABS_MASK;
-        if (rabs2 < kw[2 * idx2]) {
-            const C v = R::mul(R::from_k(rabs2), R::from_bits(kw[2 * idx2 + 1]));
-            return ((bits >> 8) & 1) ? R::neg(v) : v;
-        }
-    }
-}
-
-// Normal (mean a, standard deviation b) by the ziggurat, one value per W words: layer
-// from the low 8 bits, sign from bit 8, magnitude from the bits above (23 or 52); accepted
-// when the magnitude is below the layer's bound (the value is then magnitude * w[layer]),
-// else rand_zig_slow. The layer table is copied to shared memory by each block.
+// Normal (mean a, standard deviation b) by Box-Muller: slots (0, 1) and (2, 3) are pairs;
+// the first W words of a pair give the radius sqrt(-2 ln u) with u in (0, 1], the next W
+// the angle; the pair's values are mean + sd r cos, mean + sd r sin.
 template <typename T>
 struct rand_normal {
     typedef typename rand_real<T>::R R;
     typedef typename R::C C;
-    typedef typename R::K K;
     static constexpr int W = R::W;
     C mean, sd;
-    const K* kw;
     __device__ __forceinline__ rand_normal(unsigned long long a, unsigned long long b)
-        : mean(R::param(a)), sd(R::param(b)) {
-        __shared__ K table[512];
-        const K* g = rand_zig<R>::kw();
-        for (int i = threadIdx.x; i < 512; i += blockDim.x) table[i] = g[i];
-        __syncthreads();
-        kw = table;
-    }
-    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long grp,
-                                               const rand_ctx& x) const {
+        : mean(R::param(a)), sd(R::param(b)) {}
+    __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long,
+                                               const rand_ctx&) const {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const K bits = R::zig_bits(r + W * e);
-            const int idx = (int)(bits & 0xff);
-            const K rabs = (bits >> 9) & R::RABS_MASK;
-            C z = R::mul(R::from_k(rabs), R::from_bits(kw[2 * idx + 1]));
-            if ((bits >> 8) & 1) z = R::neg(z);
-            if (rabs >= kw[2 * idx]) z = rand_zig_slow<R>(bits, kw, grp, e, x);
-            v[e] = T(R::fma(z, sd, mean));
+        for (int p = 0; p < 2; ++p) {
+            const unsigned int* w = r + 2 * W * p;
+            const C rad = R::sqrt(R::mul(C(-2), R::ln(R::unit_pos(w))));
+            C c, s;
+            R::cos_sin(w + W, c, s);
+            v[2 * p] = T(R::fma(R::mul(rad, c), sd, mean));
+            v[2 * p + 1] = T(R::fma(R::mul(rad, s), sd, mean));
         }
     }
 };
@@ -408,10 +315,11 @@ struct rand_int {
         if (W == 1 && (range & (range - 1)) != 0) t = (unsigned int)((1ull << 32) % range);
     }
     __device__ __noinline__ unsigned long long fallback(unsigned long long grp, int e, const rand_ctx& x) const {
-        rand_fallback fb(grp, e, x);
-        const unsigned int lo32 = fb.next();
-        const unsigned int hi32 = fb.next();
-        return __umul64hi(((unsigned long long)hi32 << 32) | lo32, range);
+        const unsigned long long key =
+            (((unsigned long long)x.k1 << 32) | x.k0) + (unsigned long long)(e + 1) * 0x9E3779B97F4A7C15ull;
+        unsigned int c[4];
+        philox_block(c, grp, (unsigned int)key, (unsigned int)(key >> 32), x);
+        return __umul64hi(((unsigned long long)c[1] << 32) | c[0], range);
     }
     __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long grp,
                                                const rand_ctx& x) const {

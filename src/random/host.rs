@@ -10,7 +10,7 @@ use half::{bf16, f16};
 
 /// Real arithmetic of one compute type (`f32` for f16, bf16 and f32; `f64` for f64), as
 /// `rand_f32` / `rand_f64` in philox.cuh.
-pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug + 'static {
+pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug {
     /// Words per value.
     const W: usize;
     fn param(p: f64) -> Self;
@@ -18,38 +18,23 @@ pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug + 'static {
     fn fma(a: Self, b: Self, c: Self) -> Self;
     fn mul(a: Self, b: Self) -> Self;
     fn sub(a: Self, b: Self) -> Self;
+    fn sqrt(self) -> Self;
     fn neg(self) -> Self;
     /// The value's top bits as an integer (24 of one word, or 53 of two), exact.
     fn unit_int(w: &[u32]) -> Self;
     /// 2^-24, or 2^-53: `unit_int * unit_step` is in `[0, 1)`.
     fn unit_step() -> Self;
     /// `[0, 1)` from the value's words (exact).
+    #[cfg(test)]
     fn unit(w: &[u32]) -> Self {
         Self::mul(Self::unit_int(w), Self::unit_step())
     }
-    /// `1 - u` for the `u` of [`unit`](Real::unit): in `(0, 1]` (exact).
-    fn one_minus_unit(w: &[u32]) -> Self {
-        Self::sub(Self::param(1.0), Self::unit(w))
-    }
-    fn add(a: Self, b: Self) -> Self;
-    /// The integer `x` (below 2^53) as a value.
-    fn from_u64(x: u64) -> Self;
-    /// exp of a value in `[-80, 0]`: `2^k e^r` with `k` the nearest integer to
-    /// `x / ln 2`, `r = x - k ln 2` in two steps, `e^r` by its Taylor polynomial.
-    fn exp_neg(self) -> Self;
-    /// The value's random bits for the ziggurat (one word, or two as one 64-bit value).
-    fn zig_bits(w: &[u32]) -> u64;
-    /// The ziggurat's magnitude bits: 23 (`f32`) or 52 (`f64`).
-    const RABS_MASK: u64;
-    /// The ziggurat tables of this precision.
-    fn zig() -> &'static super::zig::Tables<Self>;
-    /// The ziggurat's R (the start of the tail), and 1 / R.
-    fn zig_r() -> Self;
-    fn zig_inv_r() -> Self;
     /// `(0, 1]` from the value's words.
     fn unit_pos(w: &[u32]) -> Self;
     /// ln of a normal value in `(0, 1]`.
     fn ln(self) -> Self;
+    /// cos and sin of the angle the words give (a fraction of a turn).
+    fn cos_sin(w: &[u32]) -> (Self, Self);
     /// The largest value below `self` (finite).
     fn next_down(self) -> Self;
 }
@@ -60,15 +45,9 @@ pub(crate) mod c32 {
     pub(crate) const LN: [u32; 4] = [0x3eaaaaab, 0x3e4ccccd, 0x3e124925, 0x3de38e39];
     pub(crate) const LN2_HI: u32 = 0x3f317200;
     pub(crate) const LN2_LO: u32 = 0x35bfbe8e;
-    /// 1 / ln 2.
-    pub(crate) const LOG2E: u32 = 0x3fb8aa3b;
-    /// 1/2!, 1/3!, ... 1/7!: exp's Taylor coefficients from r^2 on.
-    pub(crate) const EXP: [u32; 6] = [
-        0x3f000000, 0x3e2aaaab, 0x3d2aaaab, 0x3c088889, 0x3ab60b61, 0x39500d01,
-    ];
-    /// The ziggurat's R and 1 / R.
-    pub(crate) const ZIG_R: u32 = 0x4069dda4;
-    pub(crate) const ZIG_INV_R: u32 = 0x3e8c1d53;
+    pub(crate) const SIN: [u32; 4] = [0xbe2aaaab, 0x3c088889, 0xb9500d01, 0x3638ef1d];
+    pub(crate) const COS: [u32; 5] = [0xbf000000, 0x3d2aaaab, 0xbab60b61, 0x37d00d01, 0xb493f27e];
+    pub(crate) const PIO2_2M30: u32 = 0x30c90fdb;
 }
 
 /// As [`c32`], for f64.
@@ -86,24 +65,37 @@ pub(crate) mod c64 {
     ];
     pub(crate) const LN2_HI: u64 = 0x3fe62e42fee00000;
     pub(crate) const LN2_LO: u64 = 0x3dea39ef35793c76;
-    pub(crate) const LOG2E: u64 = 0x3ff71547652b82fe;
-    /// 1/2!, 1/3!, ... 1/13!.
-    pub(crate) const EXP: [u64; 12] = [
-        0x3fe0000000000000,
-        0x3fc5555555555555,
-        0x3fa5555555555555,
+    pub(crate) const SIN: [u64; 8] = [
+        0xbfc5555555555555,
         0x3f81111111111111,
-        0x3f56c16c16c16c17,
-        0x3f2a01a01a01a01a,
-        0x3efa01a01a01a01a,
+        0xbf2a01a01a01a01a,
         0x3ec71de3a556c734,
-        0x3e927e4fb7789f5c,
-        0x3e5ae64567f544e4,
-        0x3e21eed8eff8d898,
+        0xbe5ae64567f544e4,
         0x3de6124613a86d09,
+        0xbd6ae7f3e733b81f,
+        0x3ce952c77030ad4a,
     ];
-    pub(crate) const ZIG_R: u64 = 0x400d3bb48209ad33;
-    pub(crate) const ZIG_INV_R: u64 = 0x3fd183aa6c20e8c1;
+    pub(crate) const COS: [u64; 9] = [
+        0xbfe0000000000000,
+        0x3fa5555555555555,
+        0xbf56c16c16c16c17,
+        0x3efa01a01a01a01a,
+        0xbe927e4fb7789f5c,
+        0x3e21eed8eff8d898,
+        0xbda93974a8c07c9d,
+        0x3d2ae7f3e733b81f,
+        0xbca6827863b97d97,
+    ];
+    pub(crate) const PIO2_2M62: u64 = 0x3c1921fb54442d18;
+}
+
+fn quadrant<R: Real>(q: u32, ca: R, sa: R) -> (R, R) {
+    match q {
+        0 => (ca, sa),
+        1 => (sa.neg(), ca),
+        2 => (ca.neg(), sa.neg()),
+        _ => (sa, ca.neg()),
+    }
 }
 
 impl Real for f32 {
@@ -123,42 +115,14 @@ impl Real for f32 {
     fn sub(a: f32, b: f32) -> f32 {
         a - b
     }
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
     fn neg(self) -> f32 {
         -self
     }
     fn unit_int(w: &[u32]) -> f32 {
         (w[0] >> 8) as f32
-    }
-    fn add(a: f32, b: f32) -> f32 {
-        a + b
-    }
-    fn from_u64(x: u64) -> f32 {
-        x as f32
-    }
-    fn exp_neg(self) -> f32 {
-        let k = (self * f32::from_bits(c32::LOG2E)).round_ties_even();
-        let r = (-k).mul_add(f32::from_bits(c32::LN2_HI), self);
-        let r = (-k).mul_add(f32::from_bits(c32::LN2_LO), r);
-        let mut p = f32::from_bits(c32::EXP[5]);
-        for &c in c32::EXP[..5].iter().rev() {
-            p = p.mul_add(r, f32::from_bits(c));
-        }
-        p = p.mul_add(r, 1.0);
-        p = p.mul_add(r, 1.0);
-        p * f32::from_bits(((k as i32 + 127) as u32) << 23)
-    }
-    fn zig_bits(w: &[u32]) -> u64 {
-        w[0] as u64
-    }
-    const RABS_MASK: u64 = 0x7f_ffff;
-    fn zig() -> &'static super::zig::Tables<f32> {
-        super::zig::tables32()
-    }
-    fn zig_r() -> f32 {
-        f32::from_bits(c32::ZIG_R)
-    }
-    fn zig_inv_r() -> f32 {
-        f32::from_bits(c32::ZIG_INV_R)
     }
     fn unit_step() -> f32 {
         f32::from_bits(0x3380_0000) // 2^-24
@@ -190,6 +154,27 @@ impl Real for f32 {
             ef.mul_add(f32::from_bits(c32::LN2_LO), lnm),
         )
     }
+    fn cos_sin(w: &[u32]) -> (f32, f32) {
+        let y = w[0].wrapping_add(0x2000_0000);
+        let q = y >> 30;
+        let g = (y & 0x3fff_ffff) as i32 - 0x2000_0000;
+        let a = g as f32 * f32::from_bits(c32::PIO2_2M30);
+        let a2 = a * a;
+        let ks = c32::SIN.map(f32::from_bits);
+        let mut ps = ks[3];
+        ps = ps.mul_add(a2, ks[2]);
+        ps = ps.mul_add(a2, ks[1]);
+        ps = ps.mul_add(a2, ks[0]);
+        let sa = (a * a2).mul_add(ps, a);
+        let kc = c32::COS.map(f32::from_bits);
+        let mut pc = kc[4];
+        pc = pc.mul_add(a2, kc[3]);
+        pc = pc.mul_add(a2, kc[2]);
+        pc = pc.mul_add(a2, kc[1]);
+        pc = pc.mul_add(a2, kc[0]);
+        let ca = a2.mul_add(pc, 1.0);
+        quadrant(q, ca, sa)
+    }
     fn next_down(self) -> f32 {
         f32::from_bits(down_bits32(self.to_bits()))
     }
@@ -212,42 +197,14 @@ impl Real for f64 {
     fn sub(a: f64, b: f64) -> f64 {
         a - b
     }
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
     fn neg(self) -> f64 {
         -self
     }
     fn unit_int(w: &[u32]) -> f64 {
         (u64_of(w) >> 11) as f64
-    }
-    fn add(a: f64, b: f64) -> f64 {
-        a + b
-    }
-    fn from_u64(x: u64) -> f64 {
-        x as f64
-    }
-    fn exp_neg(self) -> f64 {
-        let k = (self * f64::from_bits(c64::LOG2E)).round_ties_even();
-        let r = (-k).mul_add(f64::from_bits(c64::LN2_HI), self);
-        let r = (-k).mul_add(f64::from_bits(c64::LN2_LO), r);
-        let mut p = f64::from_bits(c64::EXP[11]);
-        for &c in c64::EXP[..11].iter().rev() {
-            p = p.mul_add(r, f64::from_bits(c));
-        }
-        p = p.mul_add(r, 1.0);
-        p = p.mul_add(r, 1.0);
-        p * f64::from_bits(((k as i64 + 1023) as u64) << 52)
-    }
-    fn zig_bits(w: &[u32]) -> u64 {
-        u64_of(w)
-    }
-    const RABS_MASK: u64 = 0x000f_ffff_ffff_ffff;
-    fn zig() -> &'static super::zig::Tables<f64> {
-        super::zig::tables64()
-    }
-    fn zig_r() -> f64 {
-        f64::from_bits(c64::ZIG_R)
-    }
-    fn zig_inv_r() -> f64 {
-        f64::from_bits(c64::ZIG_INV_R)
     }
     fn unit_step() -> f64 {
         f64::from_bits(0x3ca0_0000_0000_0000) // 2^-53
@@ -278,6 +235,26 @@ impl Real for f64 {
             f64::from_bits(c64::LN2_HI),
             ef.mul_add(f64::from_bits(c64::LN2_LO), lnm),
         )
+    }
+    fn cos_sin(w: &[u32]) -> (f64, f64) {
+        let y = u64_of(w).wrapping_add(0x2000_0000_0000_0000);
+        let q = (y >> 62) as u32;
+        let g = (y & 0x3fff_ffff_ffff_ffff) as i64 - 0x2000_0000_0000_0000;
+        let a = g as f64 * f64::from_bits(c64::PIO2_2M62);
+        let a2 = a * a;
+        let ks = c64::SIN.map(f64::from_bits);
+        let mut ps = ks[7];
+        for &c in ks[..7].iter().rev() {
+            ps = ps.mul_add(a2, c);
+        }
+        let sa = (a * a2).mul_add(ps, a);
+        let kc = c64::COS.map(f64::from_bits);
+        let mut pc = kc[8];
+        for &c in kc[..8].iter().rev() {
+            pc = pc.mul_add(a2, c);
+        }
+        let ca = a2.mul_add(pc, 1.0);
+        quadrant(q, ca, sa)
     }
     fn next_down(self) -> f64 {
         let b = self.to_bits();
@@ -334,7 +311,7 @@ pub(crate) fn next_down_of(dtype: DType, x: f64) -> f64 {
 pub(crate) enum Dist {
     /// `[low, high)`, values of the element type (exact in f64).
     Uniform { low: f64, high: f64 },
-    /// Normals by the ziggurat.
+    /// Box-Muller normals.
     Normal { mean: f64, std: f64 },
     /// `-ln(u) * scale`.
     Exponential { scale: f64 },
@@ -405,7 +382,7 @@ impl<T: Element> Draw<T> {
         Draw { dist, top_t }
     }
 
-    fn real<R: Real>(&self, at: (u64, u64, u64), r: &[u32], v: &mut [T; 4]) {
+    fn real<R: Real>(&self, r: &[u32], v: &mut [T; 4]) {
         let w = R::W;
         // f16 and bf16 round from their f32 compute value (through `half`'s f32
         // conversions: its f64-to-bf16 rounding loses the low bits of the sticky part).
@@ -433,10 +410,12 @@ impl<T: Element> Draw<T> {
             }
             Dist::Normal { mean, std } => {
                 let (mean, sd) = (R::param(mean), R::param(std));
-                for (e, out) in v.iter_mut().enumerate() {
-                    let bits = R::zig_bits(&r[w * e..]);
-                    let z: R = super::zig::normal(bits, &mut Fallback::new(at, e));
-                    *out = t(R::fma(z, sd, mean));
+                for p in 0..2 {
+                    let ws = &r[2 * w * p..];
+                    let rad = R::mul(R::param(-2.0), R::unit_pos(ws).ln()).sqrt();
+                    let (c, s) = R::cos_sin(&ws[w..]);
+                    v[2 * p] = t(R::fma(R::mul(rad, c), sd, mean));
+                    v[2 * p + 1] = t(R::fma(R::mul(rad, s), sd, mean));
                 }
             }
             Dist::Exponential { scale } => {
@@ -485,8 +464,8 @@ impl<T: Element> Draw<T> {
                     *out = ((r[e] as u64) < threshold) as u64;
                 }
             }
-            _ if T::DTYPE == DType::F64 => self.real::<f64>(at, r, v),
-            _ => self.real::<f32>(at, r, v),
+            _ if T::DTYPE == DType::F64 => self.real::<f64>(r, v),
+            _ => self.real::<f32>(r, v),
         }
     }
 }
@@ -501,54 +480,18 @@ pub(crate) fn lemire_threshold(range: u64, words: u32) -> u32 {
     }
 }
 
-/// The fallback words of one value: slot `e` (0..4) of group `grp` of the stream
-/// `(seed, stream)`. Word `j` is word `j % 4` of the Philox block whose counter is the
-/// group's (`[grp, stream]`) and whose key is the seed plus
-/// `(4 (j / 4) + e + 1) 0x9E3779B97F4A7C15`, modulo 2^64. Values that reject their own
-/// words (integers of one word, normals outside the ziggurat's rectangles) read these,
-/// in order.
-pub(crate) struct Fallback {
-    at: (u64, u64, u64),
-    e: u64,
-    j: u64,
-    block: [u32; 4],
+/// The key of the fallback block of slot `e` (0..4) of a group: the seed plus
+/// `(e + 1) * 0x9E3779B97F4A7C15`, modulo 2^64.
+pub(crate) fn fallback_key(seed: u64, e: usize) -> u64 {
+    seed.wrapping_add((e as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
-impl Fallback {
-    pub(crate) fn new(at: (u64, u64, u64), e: usize) -> Fallback {
-        Fallback {
-            at,
-            e: e as u64,
-            j: 0,
-            block: [0; 4],
-        }
-    }
-
-    /// The next fallback word.
-    pub(crate) fn next(&mut self) -> u32 {
-        let (seed, stream, grp) = self.at;
-        if self.j.is_multiple_of(4) {
-            let k = (self.j / 4 * 4 + self.e + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            self.block = philox::block(seed.wrapping_add(k), stream, grp);
-        }
-        let w = self.block[(self.j % 4) as usize];
-        self.j += 1;
-        w
-    }
-
-    /// The next `R::W` fallback words (the second 0 for one-word types).
-    pub(crate) fn words<R: Real>(&mut self) -> [u32; 2] {
-        let a = self.next();
-        [a, if R::W == 2 { self.next() } else { 0 }]
-    }
-}
-
-/// The offset of a rejected one-word integer: `floor(y range / 2^64)` for the 64 bits
-/// `y` of the value's first two fallback words (the first low).
-fn integer_fallback(at: (u64, u64, u64), e: usize, range: u64) -> u64 {
-    let mut fb = Fallback::new(at, e);
-    let y = fb.next() as u64 | (fb.next() as u64) << 32;
-    ((y as u128 * range as u128) >> 64) as u64
+/// The offset of a rejected one-word integer, slot `e` of group `grp` of the stream
+/// `(seed, stream)`: `floor(y range / 2^64)` for the 64 bits `y` of words 0 and 1 of the
+/// group's block under the slot's fallback key.
+fn integer_fallback((seed, stream, grp): (u64, u64, u64), e: usize, range: u64) -> u64 {
+    let b = philox::block(fallback_key(seed, e), stream, grp);
+    ((u64_of(&b) as u128 * range as u128) >> 64) as u64
 }
 
 /// The 4 values of group `grp` of the stream `(seed, stream)` of `dist` from its `4 W`
@@ -653,28 +596,18 @@ mod tests {
     #[test]
     fn device_constants_match_host_constants() {
         let src = crate::kernels::sources::get("philox.cuh");
-        let mut f32s: Vec<u32> = vec![
-            c32::LN2_HI,
-            c32::LN2_LO,
-            c32::LOG2E,
-            c32::ZIG_R,
-            c32::ZIG_INV_R,
-        ];
+        let mut f32s: Vec<u32> = vec![c32::LN2_HI, c32::LN2_LO, c32::PIO2_2M30];
         f32s.extend(c32::LN);
-        f32s.extend(c32::EXP);
+        f32s.extend(c32::SIN);
+        f32s.extend(c32::COS);
         for b in f32s {
             let lit = hex32(f32::from_bits(b));
             assert!(src.contains(&lit), "philox.cuh lacks {lit} ({b:#x})");
         }
-        let mut f64s: Vec<u64> = vec![
-            c64::LN2_HI,
-            c64::LN2_LO,
-            c64::LOG2E,
-            c64::ZIG_R,
-            c64::ZIG_INV_R,
-        ];
+        let mut f64s: Vec<u64> = vec![c64::LN2_HI, c64::LN2_LO, c64::PIO2_2M62];
         f64s.extend(c64::LN);
-        f64s.extend(c64::EXP);
+        f64s.extend(c64::SIN);
+        f64s.extend(c64::COS);
         for b in f64s {
             let lit = hex64(f64::from_bits(b));
             assert!(src.contains(&lit), "philox.cuh lacks {lit} ({b:#x})");
@@ -688,28 +621,37 @@ mod tests {
         for (i, &b) in c64::LN.iter().enumerate() {
             assert_eq!(f64::from_bits(b), inv(2 * i as u64 + 3));
         }
-        for (i, &b) in c64::EXP.iter().enumerate() {
-            assert_eq!(f64::from_bits(b), 1.0 / fact(i as u64 + 2), "exp {i}");
+        for (i, &b) in c64::SIN.iter().enumerate() {
+            let k = 2 * i as u64 + 3;
+            let want = if i % 2 == 0 { -1.0 } else { 1.0 } / fact(k);
+            assert!((f64::from_bits(b) / want - 1.0).abs() < 1e-15, "sin {i}");
+        }
+        for (i, &b) in c64::COS.iter().enumerate() {
+            let k = 2 * i as u64 + 2;
+            let want = if i % 2 == 0 { -1.0 } else { 1.0 } / fact(k);
+            assert!((f64::from_bits(b) / want - 1.0).abs() < 1e-15, "cos {i}");
         }
         for (i, &b) in c32::LN.iter().enumerate() {
             assert_eq!(f32::from_bits(b), f64::from_bits(c64::LN[i]) as f32);
         }
-        for (i, &b) in c32::EXP.iter().enumerate() {
-            assert_eq!(f32::from_bits(b), f64::from_bits(c64::EXP[i]) as f32);
+        for (i, &b) in c32::SIN.iter().enumerate() {
+            assert_eq!(f32::from_bits(b), f64::from_bits(c64::SIN[i]) as f32);
         }
-        assert_eq!(f64::from_bits(c64::LOG2E), std::f64::consts::LOG2_E);
-        assert_eq!(f32::from_bits(c32::LOG2E), std::f32::consts::LOG2_E);
-        assert_eq!(f64::from_bits(c64::ZIG_R), super::super::zig::R);
-        assert_eq!(f64::from_bits(c64::ZIG_INV_R), 1.0 / super::super::zig::R);
-        assert_eq!(f32::from_bits(c32::ZIG_R), super::super::zig::R as f32);
-        assert_eq!(
-            f32::from_bits(c32::ZIG_INV_R),
-            (1.0 / super::super::zig::R) as f32
-        );
+        for (i, &b) in c32::COS.iter().enumerate() {
+            assert_eq!(f32::from_bits(b), f64::from_bits(c64::COS[i]) as f32);
+        }
         let ln2 = std::f64::consts::LN_2;
         assert!((f64::from_bits(c64::LN2_HI) + f64::from_bits(c64::LN2_LO) - ln2).abs() < 1e-30);
         let split = f32::from_bits(c32::LN2_HI) as f64 + f32::from_bits(c32::LN2_LO) as f64;
         assert!((split - ln2).abs() < 1e-13);
+        assert_eq!(
+            f64::from_bits(c64::PIO2_2M62),
+            std::f64::consts::FRAC_PI_2 / 2f64.powi(62)
+        );
+        assert_eq!(
+            f32::from_bits(c32::PIO2_2M30),
+            std::f32::consts::FRAC_PI_2 / 2f32.powi(30)
+        );
     }
 
     fn ulps64(a: f64, b: f64) -> f64 {
@@ -747,6 +689,39 @@ mod tests {
         assert!((l32 - (2f64.powi(-32)).ln()).abs() < 4e-6, "{l32}");
         let l64 = Real::ln(f64::unit_pos(&[0, 0]));
         assert!((l64 - (2f64.powi(-53)).ln()).abs() < 1e-13, "{l64}");
+    }
+
+    #[test]
+    fn cos_sin_are_accurate() {
+        let mut worst32 = 0f64;
+        let mut worst64 = 0f64;
+        let mut x = 7u64;
+        for i in 0..200_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let x = if i < 4 { i << 62 } else { x };
+            let w32 = [(x >> 32) as u32];
+            let (c, s) = f32::cos_sin(&w32);
+            let ang = w32[0] as f64 / 2f64.powi(32) * std::f64::consts::TAU;
+            worst32 = worst32
+                .max((c as f64 - ang.cos()).abs())
+                .max((s as f64 - ang.sin()).abs());
+            let w64 = [x as u32, (x >> 32) as u32];
+            let (c, s) = f64::cos_sin(&w64);
+            let ang = x as f64 / 2f64.powi(64) * std::f64::consts::TAU;
+            worst64 = worst64
+                .max((c - ang.cos()).abs())
+                .max((s - ang.sin()).abs());
+        }
+        assert!(worst32 < 3e-7, "f32 cos/sin: {worst32}");
+        // (The reference angle itself carries an error of about 1e-15.)
+        assert!(worst64 < 3e-15, "f64 cos/sin: {worst64}");
+        // The quarter turns are exact.
+        assert_eq!(f32::cos_sin(&[0]), (1.0, 0.0));
+        assert_eq!(f32::cos_sin(&[1 << 30]), (-0.0, 1.0));
+        assert_eq!(f32::cos_sin(&[2 << 30]), (-1.0, -0.0));
+        assert_eq!(f64::cos_sin(&[0, 3 << 30]), (0.0, -1.0));
     }
 
     #[test]

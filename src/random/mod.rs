@@ -45,20 +45,13 @@
 //!   becomes the largest value below `high`, in the compute type and again after rounding
 //!   to `f16` or `bf16` (round to nearest even). So a value is never `high` (cuRAND's
 //!   uniform is `(0, 1]`; cuarray's is NumPy's `[0, 1)`).
-//! - **Normals** by the ziggurat (Marsaglia and Tsang; 256 layers, NumPy's split of the
-//!   bits), one value per `W` words: from the value's random bits (the word, or for `f64`
-//!   the two words as one 64-bit value, first low), the layer is the low 8 bits, the sign
-//!   bit 8, and the magnitude `m` the next 23 bits (52 for `f64`). When `m` is below the
-//!   layer's bound (about 99% of values) the value is `m w[layer]`, signed. Otherwise the
-//!   layer's wedge (or, for layer 0, the tail beyond R = 3.6541528853610088) is tested with
-//!   uniforms from the value's *fallback words*, and a rejected value starts over from
-//!   new bits taken from them. The fallback words of the value in slot `e` (0 to 3) of its
-//!   group of 4 are, in order, the words of the Philox blocks with the group's counter
-//!   under the keys `s + (4 j + e + 1) 0x9E3779B97F4A7C15` (mod 2^64) for `j = 0, 1, ...`,
-//!   so a value still depends on its position only. The tables are computed in `f64` with
-//!   cuarray's own `exp` and `ln` (below), so they are the same on every machine.
-//!   Then `mean + std z` by one fused multiply-add. Values are finite; the largest
-//!   magnitude is `R - ln(2^-24) / R` = 8.2 for 32-bit types (13.7 for `f64`).
+//! - **Normals** by Box-Muller, every word used: values `2j` and `2j + 1` (counted from the
+//!   start of the stream, so pairs do not depend on the call) are
+//!   `mean + std r cos t` and `mean + std r sin t` with `r = sqrt(-2 ln u)`,
+//!   `u = (w + 1) 2^-32` in `(0, 1]` from the pair's first `W` words (`f64`: the top 53 bits
+//!   plus one, times 2^-53) and `t = 2 pi w' / 2^32` from the next `W` (`f64`: 64 bits).
+//!   `u` is never 0, so there is no NaN or infinity; the largest magnitude is
+//!   `sqrt(2 ln 2^32)` = 6.66 for 32-bit types and 8.57 for `f64`.
 //! - **Exponential**: `-ln(u) scale` with the same `u` in `(0, 1]`, which is `1 - u'` for a
 //!   `u'` in `[0, 1)` (NumPy's `-log(1 - random())`); never infinite, `+0` rather than `-0`.
 //! - **Integers** in `[low, high)`, `range = high - low`:
@@ -66,10 +59,10 @@
 //!     multiply. For the value's word `x`, `m = x range`; the offset is `m >> 32`, accepted
 //!     when `m mod 2^32` is at least `t = 2^32 mod range` (always, for powers of two).
 //!     Accepted words give every offset exactly `floor(2^32 / range)` times. A rejected
-//!     word (probability `t / 2^32`, below 2^-8) is replaced by 64 fresh bits `y`, the
-//!     value's first two fallback words (as for normals: the Philox block of the value's
-//!     group under the key `s + (e + 1) 0x9E3779B97F4A7C15`, `e` the value's slot in its
-//!     group, first word low); the offset is then `floor(y range / 2^64)`.
+//!     word (probability `t / 2^32`, below 2^-8) is replaced by 64 fresh bits `y`, words 0
+//!     and 1 of the Philox block of the value's group of 4 (counter as above) under the key
+//!     `s + (e + 1) 0x9E3779B97F4A7C15` (mod 2^64), `e` the value's slot in its group;
+//!     the offset is then `floor(y range / 2^64)`.
 //!   - `W = 2` for other ranges up to 2^32 and larger powers of two, `W = 4` for the rest
 //!     (only 64-bit types have such ranges, up to the full `i64`/`u64` range `2^64 - 1`):
 //!     `floor(x range / 2^(32 W))` for the value's `32 W` random bits `x`.
@@ -86,22 +79,18 @@
 //! # The same bits on the CPU
 //! The kernels (`kernels/philox.cuh`) and [`HostGenerator`] (`src/random/host.rs`) run the
 //! same IEEE operations in the same order: every floating-point step is a correctly rounded
-//! add, multiply, divide or fused multiply-add (written with the device's `_rn`
-//! intrinsics, which the compiler never fuses or reorders), and `ln` and `exp` are
-//! cuarray's own polynomials over those (`ln` within 4 ulp of the true values; `exp` a
-//! Taylor polynomial after reduction by `ln 2`). So every distribution, normals and
-//! exponentials included, agrees bit for bit between the GPU and the CPU.
+//! add, multiply, divide, square root or fused multiply-add (written with the device's
+//! `_rn` intrinsics, which the compiler never fuses or reorders), and `ln`, `cos` and
+//! `sin` are cuarray's own polynomials over those (within 4 ulp of the true values for
+//! `ln`, 3e-7 and 3e-15 absolute for `cos`/`sin` in `f32`/`f64`). So every distribution,
+//! normals and exponentials included, agrees bit for bit between the GPU and the CPU.
 //!
 //! The numbers are not NumPy's: NumPy's `Philox` bit generator uses the same block
 //! function but derives its key from the seed through `SeedSequence`, and its
-//! distributions consume the stream differently (their rejection loops read words
-//! in sequence).
+//! distributions (ziggurat normals, Lemire's integers with a rejection loop) consume the stream differently.
 
 mod host;
 mod philox;
-mod zig;
-
-pub(crate) use zig::source_tables as zig_source;
 
 pub use philox::philox4x32_10;
 #[doc(hidden)]
@@ -412,7 +401,7 @@ impl Generator {
         self.fill(uniform_dist(low, high)?, shape)
     }
 
-    /// Standard normal values (mean 0, standard deviation 1), by the ziggurat.
+    /// Standard normal values (mean 0, standard deviation 1), by Box-Muller.
     ///
     /// # Errors
     /// [`Error::TooLarge`] when the shape's element count or byte size passes `isize::MAX`;

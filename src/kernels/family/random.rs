@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 pub enum Distribution {
     /// Uniform floats in `[a, b)`.
     Uniform,
-    /// Normal floats (the ziggurat), mean `a`, standard deviation `b`.
+    /// Normal floats (Box-Muller), mean `a`, standard deviation `b`.
     Normal,
     /// Exponential floats of scale `a`.
     Exponential,
@@ -154,9 +154,6 @@ impl Family for RandomSpec {
             Distribution::Integers { .. } => format!("rand_int<out0_t, {w}>"),
         };
         emit::typedef(src, self.dtype.cuda_type(), "out0_t");
-        if self.dist == Distribution::Normal {
-            crate::random::zig_source(src, self.dtype == DType::F64);
-        }
         let params = [
             "out0_t* p_out0",
             "const long long n",
