@@ -84,7 +84,9 @@ def render():
             if not text.strip():
                 continue
             name = re.sub(r"[^A-Za-z0-9]", "_", rel[len("src/"):-3]) + f"_{line}"
-            table.append((f"{rel}:{line}", name))
+            # Examples that open a second device run only where there is one.
+            devices = 2 if "Device::new(1)" in text else 1
+            table.append((f"{rel}:{line}", name, devices))
             # Examples of the optional ndarray interop compile with its feature only.
             gated = "ndarray" in text
             if gated:
@@ -116,10 +118,10 @@ def render():
                 out.append("    run().outcome()")
                 out.append("}")
             out.append("")
-    out.append("/// Every example: where it is written, and its function.")
-    out.append("pub const ALL: &[(&str, fn() -> Result<(), String>)] = &[")
-    for where, name in table:
-        out.append(f'    ("{where}", {name}),')
+    out.append("/// Every example: where it is written, its function, and the devices it opens.")
+    out.append("pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[")
+    for where, name, devices in table:
+        out.append(f'    ("{where}", {name}, {devices}),')
     out.append("];")
     return "\n".join(out) + "\n"
 

@@ -5,7 +5,8 @@
 //! runs them where a GPU is present.
 //!
 //! Without a GPU the trials are listed as ignored; with `CUARRAY_REQUIRE_GPU=1` they fail
-//! instead. Trial names are `doc/<file>:<line>` of the example's first line.
+//! instead. Examples that open a second device are ignored on a machine with one. Trial
+//! names are `doc/<file>:<line>` of the example's first line.
 
 mod examples;
 
@@ -39,15 +40,17 @@ fn main() {
         );
     }
     let ignored = gpu.is_err() && !required;
+    let present = cuarray::device_count().unwrap_or(0);
     let trials = examples::ALL
         .iter()
-        .map(|&(place, f)| {
+        .map(|&(place, f, devices)| {
+            let too_few = gpu.is_ok() && present < devices;
             let gpu = gpu.clone();
             Trial::test(format!("doc/{place}"), move || {
                 gpu.map_err(|e| format!("no GPU: {e}"))?;
                 f().map_err(Into::into)
             })
-            .with_ignored_flag(ignored)
+            .with_ignored_flag(ignored || too_few)
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();
