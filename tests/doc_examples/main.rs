@@ -8,6 +8,7 @@
 //! instead. Examples that open a second device are ignored on a machine with one. Trial
 //! names are `doc/<file>:<line>` of the example's first line.
 
+#[rustfmt::skip]
 mod examples;
 
 use libtest_mimic::{Arguments, Trial};
