@@ -37,7 +37,11 @@ fn main() {
     if let Err(reason) = &gpu {
         eprintln!(
             "doc examples {}: {reason}",
-            if required { "FAIL (CUARRAY_REQUIRE_GPU=1)" } else { "skipped" }
+            if required {
+                "FAIL (CUARRAY_REQUIRE_GPU=1)"
+            } else {
+                "skipped"
+            }
         );
     }
     let ignored = gpu.is_err() && !required;
