@@ -84,8 +84,9 @@ def render():
             if not text.strip():
                 continue
             name = re.sub(r"[^A-Za-z0-9]", "_", rel[len("src/"):-3]) + f"_{line}"
-            # Examples that open a second device run only where there is one.
-            devices = 2 if "Device::new(1)" in text else 1
+            # Examples that need two GPUs (a second device, or the ranks of a
+            # multi-process launcher for NCCL's `Comm::from_id`) run only where there are.
+            devices = 2 if "Device::new(1)" in text or "WORLD_SIZE" in text else 1
             table.append((f"{rel}:{line}", name, devices))
             # Examples of the optional ndarray interop compile with its feature only.
             gated = "ndarray" in text
