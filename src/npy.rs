@@ -88,6 +88,8 @@ pub fn save_npy<T: Element>(path: impl AsRef<Path>, a: &DeviceArray<T>) -> Resul
 /// use cuarray::{Device, DeviceArray};
 /// let dev = Device::new(0)?;
 /// // Written by NumPy: np.save("x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+/// # let x = DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
+/// # cuarray::save_npy("x.npy", &x)?;
 /// let x = cuarray::load_npy::<f32>(&dev, "x.npy")?;
 /// assert_eq!(x.shape(), &[2, 3]);
 /// assert_eq!(x.to_host()?, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
@@ -135,6 +137,8 @@ pub fn savez<T: Element>(path: impl AsRef<Path>, arrays: &[(&str, &DeviceArray<T
 /// use cuarray::{Device, DeviceArray};
 /// let dev = Device::new(0)?;
 /// // Written by NumPy: np.savez("xy.npz", x=np.zeros(3), y=np.ones(3))
+/// # let (x, y) = (DeviceArray::<f64>::zeros(&dev, 3)?, DeviceArray::<f64>::ones(&dev, 3)?);
+/// # cuarray::savez("xy.npz", &[("x", &x), ("y", &y)])?;
 /// let arrays = cuarray::load_npz::<f64>(&dev, "xy.npz")?;
 /// let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
 /// assert_eq!(names, ["x", "y"]);
@@ -254,6 +258,10 @@ impl NpzWriter {
 /// use cuarray::{Device, DeviceArray};
 /// let dev = Device::new(0)?;
 /// // Written by NumPy: np.savez("run.npz", x=np.arange(3.0), labels=np.array([1, 0, 1]))
+/// # let mut w = cuarray::NpzWriter::create("run.npz")?;
+/// # w.add("x", &DeviceArray::<f64>::arange(&dev, 0.0, 3.0, 1.0)?)?;
+/// # w.add("labels", &DeviceArray::from_slice(&dev, &[1i64, 0, 1])?)?;
+/// # w.finish()?;
 /// let mut z = cuarray::NpzReader::open("run.npz")?;
 /// for name in z.names() {
 ///     println!("{name}");
@@ -274,6 +282,10 @@ impl NpzReader {
     /// use cuarray::{Device, DeviceArray};
     /// let dev = Device::new(0)?;
     /// // Written by NumPy: np.savez_compressed("ckpt.npz", w=np.ones((3, 3), np.float32), step=np.int64(10))
+    /// # let mut w = cuarray::NpzWriter::create("ckpt.npz")?;
+    /// # w.add("w", &DeviceArray::<f32>::ones(&dev, (3, 3))?)?;
+    /// # w.add("step", &DeviceArray::<i64>::full(&dev, (), 10)?)?;
+    /// # w.finish()?;
     /// let mut z = cuarray::NpzReader::open("ckpt.npz")?;
     /// let w = z.load::<f32>(&dev, "w")?;
     /// let step = z.load::<i64>(&dev, "step")?.to_scalar()?;
@@ -294,7 +306,12 @@ impl NpzReader {
     ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
+    /// # let dev = Device::new(0)?;
     /// // Written by NumPy: np.savez("ckpt.npz", w=..., step=...)
+    /// # let mut w = cuarray::NpzWriter::create("ckpt.npz")?;
+    /// # w.add("w", &DeviceArray::<f32>::ones(&dev, (3, 3))?)?;
+    /// # w.add("step", &DeviceArray::<i64>::full(&dev, (), 10)?)?;
+    /// # w.finish()?;
     /// let z = cuarray::NpzReader::open("ckpt.npz")?;
     /// assert_eq!(z.names(), ["w", "step"]);
     /// # Ok::<(), cuarray::Error>(())
@@ -312,6 +329,10 @@ impl NpzReader {
     /// use cuarray::{Device, DeviceArray};
     /// let dev = Device::new(0)?;
     /// // Written by NumPy: np.savez("ckpt.npz", w=np.ones((3, 3), np.float32), step=np.int64(10))
+    /// # let mut w = cuarray::NpzWriter::create("ckpt.npz")?;
+    /// # w.add("w", &DeviceArray::<f32>::ones(&dev, (3, 3))?)?;
+    /// # w.add("step", &DeviceArray::<i64>::full(&dev, (), 10)?)?;
+    /// # w.finish()?;
     /// let mut z = cuarray::NpzReader::open("ckpt.npz")?;
     /// assert_eq!(z.load::<i64>(&dev, "step")?.to_scalar()?, 10);
     /// assert!(z.load::<f64>(&dev, "w").is_err()); // the file holds float32, not float64

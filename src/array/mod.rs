@@ -88,7 +88,7 @@ use std::sync::Arc;
 /// w -= &b;                   // in place
 /// w *= 0.5;
 /// w.sub_assign(1.0)?;        // the same, with a Result
-/// assert_eq!(w.to_host()?, vec![1.5, 2.0]);
+/// assert_eq!(w.to_host()?, vec![1.0, 2.0]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
 ///
