@@ -483,18 +483,31 @@ __device__ __forceinline__ void radix_pass(
     // The digit's first position in the ranked tile: that of (digit, warp 0).
     const W my_start = t < 256 ? (W)whist[t] : (W)0;
     if (tile != 0 && t < 256) {
+        // Walks back over the earlier tiles' words of this digit, LOOK of them per round
+        // (independent loads, in flight together), newest first: adds each until an
+        // inclusive prefix (done); an unpublished word (0) ends the round there.
+        constexpr int LOOK = 8;
         volatile W* mine = look + (size_t)tile * 256 + t;
         I q = tile - 1;
         W sum = 0;
         for (;;) {
-            const volatile W* prev = look + (size_t)q * 256 + t;
-            W w;
-            do {
-                w = *prev;
-            } while (w == 0);
-            sum += w & LB::MASK;
-            if (w & LB::INC) break;
-            --q;
+            W w[LOOK];
+#pragma unroll
+            for (int j = 0; j < LOOK; ++j) {
+                const volatile W* prev = look + (size_t)(q - j) * 256 + t;
+                w[j] = q - j >= 0 ? *prev : (W)0;
+            }
+            int used = 0;
+            bool done = false;
+#pragma unroll
+            for (int j = 0; j < LOOK; ++j) {
+                if (done || w[j] == 0 || used < j) continue;
+                sum += w[j] & LB::MASK;
+                used = j + 1;
+                done = (w[j] & LB::INC) != 0;
+            }
+            if (done) break;
+            q -= used;
         }
         excl = sum;
         *mine = LB::INC | (excl + my_count);
