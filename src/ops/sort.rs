@@ -16,7 +16,7 @@ use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::sort::{
-    pass_smem, SortKernel, SortSpec, PASS_THREADS, ROW_MAX, ROW_VARIANTS, SMEM_LIMIT,
+    pass_shape, pass_smem, SortKernel, SortSpec, PASS_THREADS, ROW_MAX, ROW_VARIANTS, SMEM_LIMIT,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -249,11 +249,7 @@ pub fn plan_sort(
         };
         let (threads, ipt, min_blocks) = match pass_tuning() {
             Some((t, i, m)) if t >= 256 && fits(t, i) => (t, i, m),
-            // 512 threads of 8 elements at 64 registers: two blocks a multiprocessor
-            // (measured 3% faster than 256 x 16 for f32 keys on an H200).
-            _ if fits(512, 8) => (512, 8, 2),
-            _ if fits(PASS_THREADS, 16) => (PASS_THREADS, 16, 0),
-            _ => (PASS_THREADS, 8, 0),
+            _ => pass_shape(key_bytes, vb, wb, values),
         };
         SortStrategy::Radix {
             key_passes: key_bytes as u8,
@@ -728,7 +724,7 @@ mod tests {
                 ..
             } => {
                 assert_eq!((key_passes, row_passes, values), (4, 1, true));
-                assert_eq!(tiles, (1_000_000usize).div_ceil(4096));
+                assert_eq!(tiles, (1_000_000usize).div_ceil(5120));
             }
             s => panic!("{s:?}"),
         }
