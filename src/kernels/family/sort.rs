@@ -133,7 +133,7 @@ pub fn key_type(dtype: DType) -> &'static str {
 pub fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usize {
     let tile = threads * ipt;
     let keys = tile * key_bytes;
-    let hist = threads / 32 * 256 * 4;
+    let hist = threads / 32 * 256 * 4 * 2; // counters and lane masks
     let a = keys.max(hist).div_ceil(16) * 16;
     let b = if idx { (tile * 2).div_ceil(16) * 16 } else { 0 };
     let groups = if threads == 32 { 8 } else { 1 };
@@ -151,7 +151,7 @@ pub fn pass_smem(
 ) -> usize {
     let tile = threads * ipt;
     let keys = tile * key_bytes;
-    let hist = threads / 32 * 256 * 4;
+    let hist = threads / 32 * 256 * 4 * 2; // counters and lane masks
     let a = keys.max(hist).div_ceil(16) * 16;
     let b = if values {
         (tile * value_bytes).div_ceil(16) * 16
@@ -607,14 +607,14 @@ mod tests {
         // Keys alone: tiles of 6144; with 4-byte values beside them: 5120.
         assert_eq!(pass_shape(4, 4, 4, false), (256, 24, 0));
         assert_eq!(pass_shape(4, 4, 4, true), (256, 20, 0));
-        assert_eq!(pass_shape(1, 4, 4, true), (256, 24, 0));
+        assert_eq!(pass_shape(1, 4, 4, true), (256, 20, 0));
         // 8-byte keys: 5120 alone, 4096 with values (256 x 8 when 512 x 8 does not fit).
         assert_eq!(pass_shape(8, 4, 4, false), (256, 20, 0));
         assert_eq!(pass_shape(8, 8, 8, false), (512, 8, 2));
         assert_eq!(pass_shape(8, 4, 4, true), (256, 8, 0));
         assert_eq!(pass_shape(4, 8, 8, true), (256, 8, 0));
-        // 1- and 2-byte keys with 8-byte values (past 2^32 elements): 256 x 16.
-        assert_eq!(pass_shape(1, 8, 8, true), (256, 16, 0));
+        // 1-byte keys with 8-byte values (past 2^32 elements): 256 x 8.
+        assert_eq!(pass_shape(1, 8, 8, true), (256, 8, 0));
         for kb in [1, 2, 4, 8] {
             for (vb, wb) in [(4, 4), (8, 8)] {
                 for values in [false, true] {
