@@ -555,9 +555,12 @@ fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>
     if filter("sort_f32_2^26_equal") {
         // Every key equal: the ranking's worst case for conflicts between lanes.
         let c = DeviceArray::<f32>::full(dev, &[n], 1.5).unwrap();
-        cases.push(device_case(dev, "sort_f32_2^26_equal", (n * 8) as f64, || {
-            c.sort(0).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "sort_f32_2^26_equal",
+            (n * 8) as f64,
+            || c.sort(0).map(drop),
+        ));
     }
     if filter("argsort_rows_f32_4096x4096") {
         let m = rng.standard_normal::<f32>(&[4096, 4096]).unwrap();

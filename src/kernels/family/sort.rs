@@ -169,9 +169,9 @@ pub fn pass_smem(
 /// not, else 512 threads of 8 at two blocks a multiprocessor, else 256 x 16 (a smaller
 /// histogram), else 256 x 8.
 ///
-/// Measured on an H200, 2^26 f32: sort 2408 us at 256 x 24 against 2530 at 512 x 8
-/// (256 x 28 and 32: 3390-3440, 512 x 12 and 16: 2870-3140); argsort 2992 at 256 x 20
-/// against 3123.
+/// Measured on an H200, 2^26 f32, when digits were ranked by ballots: sort 2408 us at
+/// 256 x 24 against 2530 at 512 x 8 (256 x 28 and 32: 3390-3440, 512 x 12 and 16:
+/// 2870-3140); argsort 2992 at 256 x 20 against 3123.
 pub fn pass_shape(
     key_bytes: usize,
     value_bytes: usize,
