@@ -26,7 +26,8 @@
 //! `solve_batched_f32_10000x8x8` (10,000 systems of 8 x 8, one right-hand side each), each
 //! with the error check (one read of the info array) as PyTorch does it; and, for
 //! choosing routines, the same without the check (`_ex`), `Xgetrf`'s other algorithm
-//! (`_alg1`) and the other SVD routines (`_polar`, checked and redone where it fails;
+//! (`_alg1`), the triangular solves of `Xgetrs` (`_getrs`) and other diagonal blocks
+//! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
 //!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
@@ -725,7 +726,9 @@ fn fusion_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
 /// where the routine needs it), the same in `bench/peers.py`.
 fn linalg_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     use cuarray::linalg;
-    use cuarray::ops::linalg::{set_getrf_algorithm, set_svd_algorithm, SvdAlgorithm};
+    use cuarray::ops::linalg::{
+        set_getrf_algorithm, set_solve_block, set_svd_algorithm, SvdAlgorithm,
+    };
     let shifted = |n: usize, batch: usize, symmetric: bool| -> DeviceArray<f64> {
         let shape = if batch > 1 {
             vec![batch, n, n]
@@ -763,6 +766,15 @@ fn linalg_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
             linalg::solve(&a, &b).map(drop)
         }));
         set_getrf_algorithm(0);
+        for (nb, name) in [
+            (0, "solve_f64_4096x64_getrs"),
+            (128, "solve_f64_4096x64_nb128"),
+            (512, "solve_f64_4096x64_nb512"),
+        ] {
+            set_solve_block(nb);
+            cases.push(slow(name, &mut || linalg::solve(&a, &b).map(drop)));
+        }
+        set_solve_block(256);
     }
     if filter("cholesky_f64_4096") {
         let a = shifted(4096, 1, true);

@@ -236,6 +236,40 @@ pub trait SolverElement: GemmElement + NumElement + sealed::Sealed {
         info: *mut c_int,
         batch: c_int,
     ) -> cb::cublasStatus_t;
+    /// cuBLAS's `?trsmBatched`, on the left, untransposed, `alpha = 1`: `B_i :=
+    /// tri(A_i)⁻¹ B_i` (the lower or upper triangle, unit or not).
+    ///
+    /// # Safety
+    /// As the cuBLAS routine.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn trsm_batched(
+        h: cb::cublasHandle_t,
+        uplo: cb::cublasFillMode_t,
+        diag: cb::cublasDiagType_t,
+        m: c_int,
+        n: c_int,
+        a: *const *const Self,
+        lda: c_int,
+        b: *const *mut Self,
+        ldb: c_int,
+        batch: c_int,
+    ) -> cb::cublasStatus_t;
+    /// cuBLAS's `?gemm`, untransposed: `C := alpha A B + beta C`.
+    ///
+    /// # Safety
+    /// As the cuBLAS routine.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm_nn(
+        h: cb::cublasHandle_t,
+        mnk: (c_int, c_int, c_int),
+        alpha: f64,
+        a: (*const Self, c_int),
+        b: (*const Self, c_int),
+        beta: f64,
+        c: (*mut Self, c_int),
+    ) -> cb::cublasStatus_t;
     /// cuBLAS's `?getrsBatched` (`info` is a host pointer: argument errors only).
     ///
     /// # Safety
@@ -261,7 +295,8 @@ macro_rules! solver_element {
     ($t:ty, $cuda:ident, orgqr: $orgqr:ident, $orgqr_bs:ident, gesvdj: $gesvdj:ident,
      $gesvdj_bs:ident, gesvdj_batched: $gesvdjb:ident, $gesvdjb_bs:ident,
      syevj_batched: $syevjb:ident, $syevjb_bs:ident, potrf_batched: $potrfb:ident,
-     getrf_batched: $getrfb:ident, getrs_batched: $getrsb:ident) => {
+     getrf_batched: $getrfb:ident, getrs_batched: $getrsb:ident,
+     trsm_batched: $trsmb:ident, gemm: $gemm:ident) => {
         impl sealed::Sealed for $t {}
         impl SolverElement for $t {
             type Spectral = $t;
@@ -466,6 +501,56 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe { cb::$getrsb(h, trans, n, nrhs, a, lda, piv, b, ldb, info, batch) }
             }
+            unsafe fn trsm_batched(
+                h: cb::cublasHandle_t,
+                uplo: cb::cublasFillMode_t,
+                diag: cb::cublasDiagType_t,
+                m: c_int,
+                n: c_int,
+                a: *const *const $t,
+                lda: c_int,
+                b: *const *mut $t,
+                ldb: c_int,
+                batch: c_int,
+            ) -> cb::cublasStatus_t {
+                let one: $t = 1.0;
+                // SAFETY: the caller's contract; `one` outlives the call.
+                unsafe {
+                    cb::$trsmb(
+                        h,
+                        cb::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+                        uplo,
+                        cb::cublasOperation_t::CUBLAS_OP_N,
+                        diag,
+                        m,
+                        n,
+                        &one,
+                        a,
+                        lda,
+                        b,
+                        ldb,
+                        batch,
+                    )
+                }
+            }
+            unsafe fn gemm_nn(
+                h: cb::cublasHandle_t,
+                (m, n, k): (c_int, c_int, c_int),
+                alpha: f64,
+                a: (*const $t, c_int),
+                b: (*const $t, c_int),
+                beta: f64,
+                c: (*mut $t, c_int),
+            ) -> cb::cublasStatus_t {
+                let (alpha, beta) = (alpha as $t, beta as $t);
+                let nn = cb::cublasOperation_t::CUBLAS_OP_N;
+                // SAFETY: the caller's contract; alpha and beta outlive the call.
+                unsafe {
+                    cb::$gemm(
+                        h, nn, nn, m, n, k, &alpha, a.0, a.1, b.0, b.1, &beta, c.0, c.1,
+                    )
+                }
+            }
         }
     };
 }
@@ -475,13 +560,15 @@ solver_element!(f32, CUDA_R_32F, orgqr: cusolverDnSorgqr, cusolverDnSorgqr_buffe
     gesvdj_batched: cusolverDnSgesvdjBatched, cusolverDnSgesvdjBatched_bufferSize,
     syevj_batched: cusolverDnSsyevjBatched, cusolverDnSsyevjBatched_bufferSize,
     potrf_batched: cusolverDnSpotrfBatched,
-    getrf_batched: cublasSgetrfBatched, getrs_batched: cublasSgetrsBatched);
+    getrf_batched: cublasSgetrfBatched, getrs_batched: cublasSgetrsBatched,
+    trsm_batched: cublasStrsmBatched, gemm: cublasSgemm_v2);
 solver_element!(f64, CUDA_R_64F, orgqr: cusolverDnDorgqr, cusolverDnDorgqr_bufferSize,
     gesvdj: cusolverDnDgesvdj, cusolverDnDgesvdj_bufferSize,
     gesvdj_batched: cusolverDnDgesvdjBatched, cusolverDnDgesvdjBatched_bufferSize,
     syevj_batched: cusolverDnDsyevjBatched, cusolverDnDsyevjBatched_bufferSize,
     potrf_batched: cusolverDnDpotrfBatched,
-    getrf_batched: cublasDgetrfBatched, getrs_batched: cublasDgetrsBatched);
+    getrf_batched: cublasDgetrfBatched, getrs_batched: cublasDgetrsBatched,
+    trsm_batched: cublasDtrsmBatched, gemm: cublasDgemm_v2);
 
 fn solver_err(op: &'static str) -> impl FnOnce(sys::cusolverStatus_t) -> Error {
     move |status| Error::Cusolver {
@@ -1695,6 +1782,87 @@ pub(crate) unsafe fn getrs_batched<T: SolverElement>(
         });
     }
     Ok(())
+}
+
+/// `B_i := tri(A_i)⁻¹ B_i` for `count` column-major `m x m` triangles (the lower one with
+/// a unit diagonal, or the upper one) at the addresses `a_ptrs` (leading dimension `lda`)
+/// and `m x nrhs` right-hand sides at the addresses `b_ptrs` (leading dimension `ldb`):
+/// cuBLAS's batched triangular solve.
+///
+/// # Safety
+/// The pointers address device memory of those sizes on the handle's device.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn trsm_batched<T: SolverElement>(
+    blas: &Blas,
+    lower_unit: bool,
+    m: usize,
+    nrhs: usize,
+    (a_ptrs, lda): (CUdeviceptr, usize),
+    (b_ptrs, ldb): (CUdeviceptr, usize),
+    count: usize,
+) -> Result<()> {
+    let op = "cublasTrsmBatched";
+    let (uplo, diag) = if lower_unit {
+        (
+            cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+            cb::cublasDiagType_t::CUBLAS_DIAG_UNIT,
+        )
+    } else {
+        (
+            cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
+            cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT,
+        )
+    };
+    check_blas(
+        // SAFETY: the caller's contract.
+        unsafe {
+            T::trsm_batched(
+                blas.raw(),
+                uplo,
+                diag,
+                int(op, m)?,
+                int(op, nrhs)?,
+                a_ptrs as *const *const T,
+                int(op, lda)?,
+                b_ptrs as *const *mut T,
+                int(op, ldb)?,
+                int(op, count)?,
+            )
+        },
+        op,
+    )
+}
+
+/// `C := alpha A B + beta C` for column-major `A` (`m x k`), `B` (`k x n`) and `C`
+/// (`m x n`) at the given addresses and leading dimensions.
+///
+/// # Safety
+/// The pointers address device memory of those sizes on the handle's device.
+pub(crate) unsafe fn gemm_nn<T: SolverElement>(
+    blas: &Blas,
+    (m, n, k): (usize, usize, usize),
+    alpha: f64,
+    (a, lda): (CUdeviceptr, usize),
+    (b, ldb): (CUdeviceptr, usize),
+    beta: f64,
+    (c, ldc): (CUdeviceptr, usize),
+) -> Result<()> {
+    let op = "cublasGemm";
+    check_blas(
+        // SAFETY: the caller's contract.
+        unsafe {
+            T::gemm_nn(
+                blas.raw(),
+                (int(op, m)?, int(op, n)?, int(op, k)?),
+                alpha,
+                (a as *const T, int(op, lda)?),
+                (b as *const T, int(op, ldb)?),
+                beta,
+                (c as *mut T, int(op, ldc)?),
+            )
+        },
+        op,
+    )
 }
 
 // ---- tuning knobs (for benchmarks) ------------------------------------------------------------

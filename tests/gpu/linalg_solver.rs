@@ -189,6 +189,78 @@ fn solve_sizes<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// One large matrix (`n >= 1024`: the checked solve's blocked triangular solves, with a
+/// partial last block): plain, a vector, factored once for a batch of right-hand sides,
+/// a transposed view, ill-conditioned, and singular (the pivot is reported, before any
+/// triangular solve); `solve_ex` (cuSOLVER's `Xgetrs`) agrees.
+fn solve_large<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
+    let n = 1030;
+    let tol = 40.0 * n as f64 * eps::<T>();
+    let a = random(rng, n * n);
+    let ad = up::<T>(dev, &a, &[n, n])?;
+    for (batch, k) in [(1, 3), (3, 2), (1, 0)] {
+        let b = random(rng, batch * n * k.max(1));
+        let (bsh, kk) = match (batch, k) {
+            (1, 0) => (vec![n], 1),
+            (1, _) => (vec![n, k], k),
+            _ => (vec![batch, n, k], k),
+        };
+        let bd = up::<T>(dev, &b, &bsh)?;
+        let x = linalg::solve(&ad, &bd)?;
+        ensure!(
+            x.shape() == bsh.as_slice(),
+            "shape {:?} for b {bsh:?}",
+            x.shape()
+        );
+        let x = down(&x)?;
+        let aa: Vec<f64> = (0..batch).flat_map(|_| a.iter().copied()).collect();
+        let r = solve_residual(&aa, &x, &b, batch, n, kk);
+        ensure!(r < tol, "b {bsh:?}: residual {r:e}");
+        let (xe, info) = linalg::solve_ex(&ad, &bd)?;
+        ensure!(info.to_host()?.iter().all(|&v| v == 0), "solve_ex info");
+        let d = diff(&down(&xe)?, &x) / fro(&x);
+        ensure!(
+            d < 1e4 * tol,
+            "b {bsh:?}: solve and solve_ex differ by {d:e}"
+        );
+    }
+    // A transposed view: solves Aᵀ x = b.
+    let b = random(rng, n * 2);
+    let x = linalg::solve(&ad.t(), &up::<T>(dev, &b, &[n, 2])?)?;
+    let r = solve_residual(&tr(&a, n, n), &down(&x)?, &b, 1, n, 2);
+    ensure!(r < tol, "transposed: residual {r:e}");
+    // Column 5 nearly equals column 9: the residual stays small (LU is backward stable).
+    let mut ill = a.clone();
+    for i in 0..n {
+        ill[i * n + 5] = ill[i * n + 9] * (1.0 + 1e-7 * rng.range(-1.0, 1.0));
+    }
+    let b = random(rng, n * 2);
+    let x = linalg::solve(&up::<T>(dev, &ill, &[n, n])?, &up::<T>(dev, &b, &[n, 2])?)?;
+    let r = solve_residual(&ill, &down(&x)?, &b, 1, n, 2);
+    ensure!(r < tol, "ill-conditioned: residual {r:e}");
+    let mut sing = a;
+    for i in 0..n {
+        sing[i * n + 2] = 0.0;
+    }
+    let sd = up::<T>(dev, &sing, &[n, n])?;
+    for bsh in [vec![n, 1], vec![3, n, 1]] {
+        let bd = up::<T>(dev, &random(rng, 3 * n)[..bsh.iter().product()], &bsh)?;
+        let e = expect_err(linalg::solve(&sd, &bd), "singular large solve")?;
+        ensure!(
+            matches!(
+                e,
+                Error::Singular {
+                    op: "solve",
+                    batch: 0,
+                    pivot: 2
+                }
+            ),
+            "singular {bsh:?}: {e:?}"
+        );
+    }
+    Ok(())
+}
+
 fn solve_shapes<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     let n = 4;
     // A 1-D b with a batch of matrices: x is (2, 4).
@@ -981,6 +1053,7 @@ fn cases<T: RealElement>(out: &mut Vec<Trial>) {
         };
     }
     case!("solve/sizes", solve_sizes);
+    case!("solve/large", solve_large);
     case!("solve/shapes", solve_shapes);
     case!("solve/views", solve_views);
     case!("solve/singular", solve_singular);
