@@ -3445,7 +3445,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_140() -> Result<(), String> {
+pub fn linalg_mod_147() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -3457,7 +3457,7 @@ pub fn linalg_mod_140() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_165() -> Result<(), String> {
+pub fn linalg_mod_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3471,7 +3471,7 @@ pub fn linalg_mod_165() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_205() -> Result<(), String> {
+pub fn linalg_mod_255() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3483,7 +3483,7 @@ pub fn linalg_mod_205() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_228() -> Result<(), String> {
+pub fn linalg_mod_278() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3495,7 +3495,7 @@ pub fn linalg_mod_228() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_287() -> Result<(), String> {
+pub fn linalg_mod_337() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3505,7 +3505,7 @@ pub fn linalg_mod_287() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_305() -> Result<(), String> {
+pub fn linalg_mod_355() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3518,7 +3518,7 @@ pub fn linalg_mod_305() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_331() -> Result<(), String> {
+pub fn linalg_mod_381() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3530,7 +3530,7 @@ pub fn linalg_mod_331() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_363() -> Result<(), String> {
+pub fn linalg_mod_413() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3542,7 +3542,7 @@ pub fn linalg_mod_363() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_387() -> Result<(), String> {
+pub fn linalg_mod_437() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3556,7 +3556,7 @@ pub fn linalg_mod_387() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_520() -> Result<(), String> {
+pub fn linalg_mod_570() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3569,7 +3569,7 @@ pub fn linalg_mod_520() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_544() -> Result<(), String> {
+pub fn linalg_mod_594() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3581,7 +3581,7 @@ pub fn linalg_mod_544() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_576() -> Result<(), String> {
+pub fn linalg_mod_626() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3594,7 +3594,7 @@ pub fn linalg_mod_576() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_597() -> Result<(), String> {
+pub fn linalg_mod_647() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3606,7 +3606,7 @@ pub fn linalg_mod_597() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_634() -> Result<(), String> {
+pub fn linalg_mod_684() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3621,7 +3621,7 @@ pub fn linalg_mod_634() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_711() -> Result<(), String> {
+pub fn linalg_mod_761() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3635,7 +3635,7 @@ pub fn linalg_mod_711() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_739() -> Result<(), String> {
+pub fn linalg_mod_789() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3649,7 @@ pub fn linalg_mod_739() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_871() -> Result<(), String> {
+pub fn linalg_mod_921() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3662,7 @@ pub fn linalg_mod_871() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_899() -> Result<(), String> {
+pub fn linalg_mod_949() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3675,7 @@ pub fn linalg_mod_899() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_923() -> Result<(), String> {
+pub fn linalg_mod_973() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -4053,7 +4053,7 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_93() -> Result<(), String> {
+pub fn ops_linalg_97() -> Result<(), String> {
     fn run() {
         use cuarray::ops::linalg::Stack;
         let l = Stack::new(&[2], 3, 4, true).layout();
@@ -4062,7 +4062,7 @@ pub fn ops_linalg_93() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_117() -> Result<(), String> {
+pub fn ops_linalg_121() -> Result<(), String> {
     fn run() {
         use cuarray::ops::linalg::prefers_fortran;
         use cuarray::shape::Layout;
@@ -4072,7 +4072,7 @@ pub fn ops_linalg_117() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_135() -> Result<(), String> {
+pub fn ops_linalg_139() -> Result<(), String> {
     fn run() {
         use cuarray::ops::linalg::square;
         assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
@@ -4082,7 +4082,7 @@ pub fn ops_linalg_135() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_196() -> Result<(), String> {
+pub fn ops_linalg_200() -> Result<(), String> {
     fn run() {
         use cuarray::ops::linalg::plan_solve;
         let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
@@ -4090,6 +4090,26 @@ pub fn ops_linalg_196() -> Result<(), String> {
         let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
         assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
         assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn ops_linalg_356() -> Result<(), String> {
+    fn run() {
+        use cuarray::ops::linalg::{plan_solve, solve_blocks};
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
+        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
+    }
+    run().outcome()
+}
+
+pub fn ops_linalg_379() -> Result<(), String> {
+    fn run() {
+        use cuarray::ops::linalg::compose_pivots;
+        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
+        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
     }
     run().outcome()
 }
@@ -5493,25 +5513,25 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/mod.rs:159", kernels_mod_159, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/mod.rs:140", linalg_mod_140, 1),
-    ("src/linalg/mod.rs:165", linalg_mod_165, 1),
-    ("src/linalg/mod.rs:205", linalg_mod_205, 1),
-    ("src/linalg/mod.rs:228", linalg_mod_228, 1),
-    ("src/linalg/mod.rs:287", linalg_mod_287, 1),
-    ("src/linalg/mod.rs:305", linalg_mod_305, 1),
-    ("src/linalg/mod.rs:331", linalg_mod_331, 1),
-    ("src/linalg/mod.rs:363", linalg_mod_363, 1),
-    ("src/linalg/mod.rs:387", linalg_mod_387, 1),
-    ("src/linalg/mod.rs:520", linalg_mod_520, 1),
-    ("src/linalg/mod.rs:544", linalg_mod_544, 1),
-    ("src/linalg/mod.rs:576", linalg_mod_576, 1),
-    ("src/linalg/mod.rs:597", linalg_mod_597, 1),
-    ("src/linalg/mod.rs:634", linalg_mod_634, 1),
-    ("src/linalg/mod.rs:711", linalg_mod_711, 1),
-    ("src/linalg/mod.rs:739", linalg_mod_739, 1),
-    ("src/linalg/mod.rs:871", linalg_mod_871, 1),
-    ("src/linalg/mod.rs:899", linalg_mod_899, 1),
-    ("src/linalg/mod.rs:923", linalg_mod_923, 1),
+    ("src/linalg/mod.rs:147", linalg_mod_147, 1),
+    ("src/linalg/mod.rs:215", linalg_mod_215, 1),
+    ("src/linalg/mod.rs:255", linalg_mod_255, 1),
+    ("src/linalg/mod.rs:278", linalg_mod_278, 1),
+    ("src/linalg/mod.rs:337", linalg_mod_337, 1),
+    ("src/linalg/mod.rs:355", linalg_mod_355, 1),
+    ("src/linalg/mod.rs:381", linalg_mod_381, 1),
+    ("src/linalg/mod.rs:413", linalg_mod_413, 1),
+    ("src/linalg/mod.rs:437", linalg_mod_437, 1),
+    ("src/linalg/mod.rs:570", linalg_mod_570, 1),
+    ("src/linalg/mod.rs:594", linalg_mod_594, 1),
+    ("src/linalg/mod.rs:626", linalg_mod_626, 1),
+    ("src/linalg/mod.rs:647", linalg_mod_647, 1),
+    ("src/linalg/mod.rs:684", linalg_mod_684, 1),
+    ("src/linalg/mod.rs:761", linalg_mod_761, 1),
+    ("src/linalg/mod.rs:789", linalg_mod_789, 1),
+    ("src/linalg/mod.rs:921", linalg_mod_921, 1),
+    ("src/linalg/mod.rs:949", linalg_mod_949, 1),
+    ("src/linalg/mod.rs:973", linalg_mod_973, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
     ("src/nccl/mod.rs:139", nccl_mod_139, 1),
     ("src/nccl/mod.rs:294", nccl_mod_294, 2),
@@ -5537,10 +5557,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/catalogue.rs:492", ops_catalogue_492, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/linalg.rs:93", ops_linalg_93, 1),
-    ("src/ops/linalg.rs:117", ops_linalg_117, 1),
-    ("src/ops/linalg.rs:135", ops_linalg_135, 1),
-    ("src/ops/linalg.rs:196", ops_linalg_196, 1),
+    ("src/ops/linalg.rs:97", ops_linalg_97, 1),
+    ("src/ops/linalg.rs:121", ops_linalg_121, 1),
+    ("src/ops/linalg.rs:139", ops_linalg_139, 1),
+    ("src/ops/linalg.rs:200", ops_linalg_200, 1),
+    ("src/ops/linalg.rs:356", ops_linalg_356, 1),
+    ("src/ops/linalg.rs:379", ops_linalg_379, 1),
     ("src/ops/matmul.rs:217", ops_matmul_217, 1),
     ("src/ops/matmul.rs:295", ops_matmul_295, 1),
     ("src/ops/matmul.rs:343", ops_matmul_343, 1),
