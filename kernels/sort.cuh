@@ -686,11 +686,15 @@ __device__ __forceinline__ void topk_select(const T* __restrict__ in, const Inde
     typedef typename cuarray_sort_key<T>::K K;
     constexpr int THREADS = 256, TILE = THREADS * IPT, KB = (int)sizeof(K);
     __shared__ unsigned int wb[THREADS / 32], wt[THREADS / 32];
+    const I tile = (I)blockIdx.x;
+    // The write pass reads only the tiles that hold candidates (at most k of them): the
+    // count pass left how many each has. The test is the same in every thread of the
+    // block, so the whole block leaves before its first barrier.
+    if (WRITE && counts[tile] == 0u && counts[tiles + tile] == 0u) return;
     K thr, mask;
     long long kk;
     cuarray_topk_state<K, THREADS>(hist, KB, k, thr, mask, kk);
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    const I tile = (I)blockIdx.x;
     const I base = tile * TILE;
     unsigned int better = 0, ties = 0;
     T v[IPT];
