@@ -666,7 +666,21 @@ __device__ __forceinline__ void topk_hist(const T* __restrict__ in, const Indexe
     __syncthreads();
     const int shift = 8 * (KB - 1 - pass);
     const I step = (I)gridDim.x * (I)blockDim.x;
-    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+    I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    // Four elements a step apart an iteration, their loads issued together; then the rest
+    // one at a time. p stays below n + step, as in a plain grid-stride loop.
+    constexpr int U = 4;
+    const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
+    for (; p < lim; p += (I)U * step) {
+        K key[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            key[u] = cuarray_key_of<T, true, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p + (I)u * step)]);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if ((K)(key[u] & mask) == prefix) atomicAdd(&sh[(unsigned int)(key[u] >> shift) & 0xffu], 1u);
+    }
+    for (; p < n; p += step) {
         const K key = cuarray_key_of<T, true, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]);
         if ((K)(key & mask) == prefix) atomicAdd(&sh[(unsigned int)(key >> shift) & 0xffu], 1u);
     }
