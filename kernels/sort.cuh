@@ -620,7 +620,8 @@ __device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa
 // next digit of the elements that match them); then topk_count counts, per tile, the
 // elements better than T and those equal to T, and topk_write writes, from the inclusive
 // sums of those counts, the better elements in index order followed by the first `kk` ties
-// in index order: k candidates whose stable sort by key is the answer.
+// in index order: k candidates whose stable sort by key is the answer. The write pass runs
+// only the tiles that hold candidates, each summing the counts of the tiles before it.
 
 // The selection after `done` digits: the key prefix (and mask) of the k-th best element and
 // how many of the elements with that prefix are still wanted (kk). Every thread of the block
@@ -695,7 +696,6 @@ template <typename T, int IPT, int ND, typename I, bool DESC, bool WRITE>
 __device__ __forceinline__ void topk_select(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, long long k,
                                             const unsigned long long* __restrict__ hist,
                                             unsigned int* __restrict__ counts, I tiles,
-                                            const unsigned long long* __restrict__ incl,
                                             T* __restrict__ cand, long long* __restrict__ cand_idx) {
     typedef typename cuarray_sort_key<T>::K K;
     constexpr int THREADS = 256, TILE = THREADS * IPT, KB = (int)sizeof(K);
@@ -751,8 +751,19 @@ __device__ __forceinline__ void topk_select(const T* __restrict__ in, const Inde
         return;
     }
     const long long nb = k - kk;  // better elements in all
-    long long rb = (tile == 0 ? 0ll : (long long)incl[tile - 1]) + bb;
-    long long rt = (tile == 0 ? 0ll : (long long)incl[tiles + tile - 1]) + bt;
+    // The tile's first positions: the counts of the tiles before it, summed by the block
+    // (only the tiles that hold candidates get here, at most k of them).
+    __shared__ unsigned long long wsum[THREADS / 32];
+    unsigned long long sb = 0, st = 0;
+    for (I q = (I)t; q < tile; q += (I)THREADS) {
+        sb += counts[q];
+        st += counts[tiles + q];
+    }
+    unsigned long long before_b, before_t;
+    cuarray_group_excl_sum<THREADS, unsigned long long>(sb, wsum, before_b);
+    cuarray_group_excl_sum<THREADS, unsigned long long>(st, wsum, before_t);
+    long long rb = (long long)before_b + bb;
+    long long rt = (long long)before_t + bt;
     const unsigned int below = (1u << lane) - 1u;
 #pragma unroll
     for (int k2 = 0; k2 < IPT; ++k2) {

@@ -177,7 +177,6 @@ impl<T: Element> DeviceArray<T> {
             &counts.operand()?,
             None,
         )?;
-        let incl = counts.cumsum(1)?;
         let k = p.kout;
         let cand = DeviceArray::<T>::alloc_for(OP, device, &[k])?;
         let cand_idx = DeviceArray::<i64>::alloc_for(OP, device, &[k])?;
@@ -188,7 +187,7 @@ impl<T: Element> DeviceArray<T> {
             &input,
             &hist.operand()?,
             &counts.operand()?,
-            Some((&incl.operand()?, &cand.operand()?, &cand_idx.operand()?)),
+            Some((&cand.operand()?, &cand_idx.operand()?)),
         )?;
         let (v, j) = cand.sorted(OP, 0, None, order, true, true)?;
         let (Some(v), Some(j)) = (v, j) else {

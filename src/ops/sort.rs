@@ -645,8 +645,8 @@ pub(crate) fn topk_tiles(p: &SortPlan) -> usize {
 }
 
 /// Top-k's selection after the histograms: the tile counts (u32, `2 x tiles`: better than
-/// the k-th key, equal to it) when `write` is `None`, else the `k` candidates (`cand`, and
-/// their indices `cand_idx`) from `incl`, the inclusive sums of those counts along tiles.
+/// the k-th key, equal to it) when `write` is `None`, else, from those counts, the `k`
+/// candidates (`cand`, and their indices `cand_idx`).
 pub(crate) fn topk_select(
     device: &Device,
     p: &SortPlan,
@@ -654,7 +654,7 @@ pub(crate) fn topk_select(
     input: &Operand<'_>,
     hist: &Operand<'_>,
     counts: &Operand<'_>,
-    write: Option<(&Operand<'_>, &Operand<'_>, &Operand<'_>)>,
+    write: Option<(&Operand<'_>, &Operand<'_>)>,
 ) -> Result<()> {
     let spec = topk_spec(
         p,
@@ -669,7 +669,7 @@ pub(crate) fn topk_select(
     let f = kernel(device, &spec)?;
     let n = p.len;
     let tiles = topk_tiles(p);
-    let (incl, cand, cand_idx) = write.map_or((0, 0, 0), |(a, b, c)| (a.ptr(), b.ptr(), c.ptr()));
+    let (cand, cand_idx) = write.map_or((0, 0), |(a, b)| (a.ptr(), b.ptr()));
     let mut args = KernelArgs::new();
     args.ptr(input.ptr())
         .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
@@ -678,12 +678,10 @@ pub(crate) fn topk_select(
         .ptr(hist.ptr())
         .ptr(counts.ptr())
         .i64(tiles as i64)
-        .ptr(incl)
         .ptr(cand)
         .ptr(cand_idx);
     // SAFETY: arguments as the TopkSelect wrapper declares them; one block per tile of
-    // 4096 elements; `counts` holds 2 x tiles entries and `incl` their inclusive sums per
-    // row; the candidates written are exactly k (the histograms' selection), at positions
+    // 4096 elements; `counts` holds 2 x tiles entries; the candidates written are exactly k (the histograms' selection), at positions
     // below k of `cand` and `cand_idx`.
     unsafe { args.launch(device, &f, tiles as u32) }
 }

@@ -426,14 +426,13 @@ impl Family for SortSpec {
                     "const unsigned long long* hist".to_string(),
                     "unsigned int* counts".to_string(),
                     "const long long tiles".to_string(),
-                    "const unsigned long long* incl".to_string(),
                     "in0_t* cand".to_string(),
                     "long long* cand_idx".to_string(),
                 ];
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    topk_select<in0_t, {TOPK_IPT}, {nd}, I, {}, {}>(in, ix, (I)n, k, hist, counts, (I)tiles, incl, cand, cand_idx);\n}}",
+                    "    typedef {idx} I;\n    topk_select<in0_t, {TOPK_IPT}, {nd}, I, {}, {}>(in, ix, (I)n, k, hist, counts, (I)tiles, cand, cand_idx);\n}}",
                     b(self.descending),
                     b(write)
                 );
