@@ -352,7 +352,23 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
     for (int i = threadIdx.x; i < passes * 256; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const I step = (I)gridDim.x * (I)blockDim.x;
-    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+    I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    // Four elements a step apart an iteration, their loads issued together; then the rest
+    // one at a time. p stays below n + step, as in a plain grid-stride loop.
+    constexpr int U = 4;
+    const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
+    for (; p < lim; p += (I)U * step) {
+        K key[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            key[u] = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p + (I)u * step)]);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+#pragma unroll
+            for (int q = 0; q < KP; ++q) atomicAdd(&sh[q * 256 + (unsigned int)((key[u] >> (8 * q)) & 0xffu)], 1u);
+        }
+    }
+    for (; p < n; p += step) {
         const K key = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]);
 #pragma unroll
         for (int q = 0; q < KP; ++q) atomicAdd(&sh[q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)], 1u);
