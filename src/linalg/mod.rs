@@ -56,7 +56,7 @@ use crate::libs::solver::SolverElement;
 use crate::ops::linalg::{
     compose_pivots, matrices, plan_solve, run_cholesky, run_eigh, run_lu, run_qr, run_solve,
     run_solve_blocked, run_solve_factor, run_svd, run_svd_one, solve_blocks, square, Out,
-    SvdAlgorithm,
+    SolvePlan, SvdAlgorithm,
 };
 use crate::shape::{normalize_axis, IntoAxes, Layout};
 use crate::{Error, Result};
@@ -174,8 +174,29 @@ fn solve_blocked<T: RealElement>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
 ) -> Result<Option<DeviceArray<T>>> {
+    let (b2, vector, p) = solve_operands(a, b)?;
+    let Some(nb) = solve_blocks(&p) else {
+        return Ok(None);
+    };
     let dev = a.device();
-    b.used_by("solve", dev)?;
+    let (lu, ipiv, info) =
+        run_solve_factor::<T>(dev, &a.operand_as(&full(&p.batch, p.n, p.n))?, p.n)?;
+    // One wait: the pivots, then the info word (already there).
+    let ipiv = wrap::<i64>(ipiv).to_host()?;
+    check_singular("solve", &wrap(info))?;
+    let perm = DeviceArray::from_slice(dev, &compose_pivots(&ipiv))?;
+    let pb = b2.take(&perm, Some(-2))?;
+    let x = run_solve_blocked::<T>(dev, &p, &lu, &pb.operand_as(&full(&p.batch, p.n, p.k))?, nb)?;
+    solve_result(x, vector).map(Some)
+}
+
+/// `solve`'s right-hand sides as matrices (a vector becomes one column), whether they
+/// were a vector, and the plan.
+fn solve_operands<T: RealElement>(
+    a: &DeviceArray<T>,
+    b: &DeviceArray<T>,
+) -> Result<(DeviceArray<T>, bool, SolvePlan)> {
+    b.used_by("solve", a.device())?;
     let vector = b.ndim() == 1;
     let b2 = if vector {
         b.expand_dims(-1)?
@@ -183,29 +204,17 @@ fn solve_blocked<T: RealElement>(
         b.clone()
     };
     let p = plan_solve(a.shape(), b2.shape())?;
-    let Some(nb) = solve_blocks(&p) else {
-        return Ok(None);
-    };
-    let (lu, ipiv, info) =
-        run_solve_factor::<T>(dev, &a.operand_as(&full(&p.batch, p.n, p.n))?, p.n)?;
-    // One wait: the pivots, then the info word (already there).
-    let ipiv = wrap::<i64>(ipiv).to_host()?;
-    match wrap::<i32>(info).to_scalar()? {
-        0 => {}
-        v if v > 0 => {
-            return Err(Error::Singular {
-                op: "solve",
-                batch: 0,
-                pivot: v as usize - 1,
-            })
-        }
-        v => return Err(argument_error("solve", v)),
-    }
-    let perm = DeviceArray::from_slice(dev, &compose_pivots(&ipiv))?;
-    let pb = b2.take(&perm, Some(-2))?;
-    let x = run_solve_blocked::<T>(dev, &p, &lu, &pb.operand_as(&full(&p.batch, p.n, p.k))?, nb)?;
+    Ok((b2, vector, p))
+}
+
+/// A solution in the form of the right-hand sides: without the one column of a vector.
+fn solve_result<T: RealElement>(x: Out, vector: bool) -> Result<DeviceArray<T>> {
     let x = wrap::<T>(x);
-    Ok(Some(if vector { x.squeeze_axis(-1)? } else { x }))
+    if vector {
+        x.squeeze_axis(-1)
+    } else {
+        Ok(x)
+    }
 }
 
 /// [`solve`] without the check: the solution and the info array (`i32`, the batch
@@ -229,24 +238,14 @@ pub fn solve_ex<T: RealElement>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
 ) -> Result<(DeviceArray<T>, DeviceArray<i32>)> {
-    let dev = a.device();
-    b.used_by("solve", dev)?;
-    let vector = b.ndim() == 1;
-    let b2 = if vector {
-        b.expand_dims(-1)?
-    } else {
-        b.clone()
-    };
-    let p = plan_solve(a.shape(), b2.shape())?;
+    let (b2, vector, p) = solve_operands(a, b)?;
     let (x, info) = run_solve::<T>(
-        dev,
+        a.device(),
         &p,
         &a.operand_as(&full(&p.batch, p.n, p.n))?,
         Some(&b2.operand_as(&full(&p.batch, p.n, p.k))?),
     )?;
-    let x = wrap::<T>(x);
-    let x = if vector { x.squeeze_axis(-1)? } else { x };
-    Ok((x, wrap(info)))
+    Ok((solve_result(x, vector)?, wrap(info)))
 }
 
 /// The inverse of each square matrix of `a` (NumPy's `linalg.inv`), a column-major view:

@@ -1532,7 +1532,7 @@ pub fn array_sorting_117() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_212() -> Result<(), String> {
+pub fn array_sorting_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1])?;
@@ -1542,7 +1542,7 @@ pub fn array_sorting_212() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_257() -> Result<(), String> {
+pub fn array_sorting_256() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 2.0, 3.0])?;
@@ -3457,7 +3457,7 @@ pub fn linalg_mod_147() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_215() -> Result<(), String> {
+pub fn linalg_mod_224() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3471,7 +3471,7 @@ pub fn linalg_mod_215() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_255() -> Result<(), String> {
+pub fn linalg_mod_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3483,7 +3483,7 @@ pub fn linalg_mod_255() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_278() -> Result<(), String> {
+pub fn linalg_mod_277() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3495,7 +3495,7 @@ pub fn linalg_mod_278() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_337() -> Result<(), String> {
+pub fn linalg_mod_336() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3505,7 +3505,7 @@ pub fn linalg_mod_337() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_355() -> Result<(), String> {
+pub fn linalg_mod_354() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3518,7 +3518,7 @@ pub fn linalg_mod_355() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_381() -> Result<(), String> {
+pub fn linalg_mod_380() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3530,7 +3530,7 @@ pub fn linalg_mod_381() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_413() -> Result<(), String> {
+pub fn linalg_mod_412() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3542,7 +3542,7 @@ pub fn linalg_mod_413() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_437() -> Result<(), String> {
+pub fn linalg_mod_436() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3556,7 +3556,7 @@ pub fn linalg_mod_437() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_570() -> Result<(), String> {
+pub fn linalg_mod_569() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3569,7 +3569,7 @@ pub fn linalg_mod_570() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_594() -> Result<(), String> {
+pub fn linalg_mod_593() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3581,7 +3581,7 @@ pub fn linalg_mod_594() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_626() -> Result<(), String> {
+pub fn linalg_mod_625() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3594,7 +3594,7 @@ pub fn linalg_mod_626() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_647() -> Result<(), String> {
+pub fn linalg_mod_646() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3606,7 +3606,7 @@ pub fn linalg_mod_647() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_684() -> Result<(), String> {
+pub fn linalg_mod_683() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3621,7 +3621,7 @@ pub fn linalg_mod_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_761() -> Result<(), String> {
+pub fn linalg_mod_760() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3635,7 +3635,7 @@ pub fn linalg_mod_761() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_789() -> Result<(), String> {
+pub fn linalg_mod_788() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3649,7 @@ pub fn linalg_mod_789() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_921() -> Result<(), String> {
+pub fn linalg_mod_920() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3662,7 @@ pub fn linalg_mod_921() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_949() -> Result<(), String> {
+pub fn linalg_mod_948() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3675,7 @@ pub fn linalg_mod_949() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_973() -> Result<(), String> {
+pub fn linalg_mod_972() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -5361,8 +5361,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/sorting.rs:71", array_sorting_71, 1),
     ("src/array/sorting.rs:95", array_sorting_95, 1),
     ("src/array/sorting.rs:117", array_sorting_117, 1),
-    ("src/array/sorting.rs:212", array_sorting_212, 1),
-    ("src/array/sorting.rs:257", array_sorting_257, 1),
+    ("src/array/sorting.rs:211", array_sorting_211, 1),
+    ("src/array/sorting.rs:256", array_sorting_256, 1),
     ("src/array/transfer.rs:29", array_transfer_29, 1),
     ("src/array/transfer.rs:83", array_transfer_83, 1),
     ("src/array/transfer.rs:137", array_transfer_137, 1),
@@ -5514,24 +5514,24 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
     ("src/linalg/mod.rs:147", linalg_mod_147, 1),
-    ("src/linalg/mod.rs:215", linalg_mod_215, 1),
-    ("src/linalg/mod.rs:255", linalg_mod_255, 1),
-    ("src/linalg/mod.rs:278", linalg_mod_278, 1),
-    ("src/linalg/mod.rs:337", linalg_mod_337, 1),
-    ("src/linalg/mod.rs:355", linalg_mod_355, 1),
-    ("src/linalg/mod.rs:381", linalg_mod_381, 1),
-    ("src/linalg/mod.rs:413", linalg_mod_413, 1),
-    ("src/linalg/mod.rs:437", linalg_mod_437, 1),
-    ("src/linalg/mod.rs:570", linalg_mod_570, 1),
-    ("src/linalg/mod.rs:594", linalg_mod_594, 1),
-    ("src/linalg/mod.rs:626", linalg_mod_626, 1),
-    ("src/linalg/mod.rs:647", linalg_mod_647, 1),
-    ("src/linalg/mod.rs:684", linalg_mod_684, 1),
-    ("src/linalg/mod.rs:761", linalg_mod_761, 1),
-    ("src/linalg/mod.rs:789", linalg_mod_789, 1),
-    ("src/linalg/mod.rs:921", linalg_mod_921, 1),
-    ("src/linalg/mod.rs:949", linalg_mod_949, 1),
-    ("src/linalg/mod.rs:973", linalg_mod_973, 1),
+    ("src/linalg/mod.rs:224", linalg_mod_224, 1),
+    ("src/linalg/mod.rs:254", linalg_mod_254, 1),
+    ("src/linalg/mod.rs:277", linalg_mod_277, 1),
+    ("src/linalg/mod.rs:336", linalg_mod_336, 1),
+    ("src/linalg/mod.rs:354", linalg_mod_354, 1),
+    ("src/linalg/mod.rs:380", linalg_mod_380, 1),
+    ("src/linalg/mod.rs:412", linalg_mod_412, 1),
+    ("src/linalg/mod.rs:436", linalg_mod_436, 1),
+    ("src/linalg/mod.rs:569", linalg_mod_569, 1),
+    ("src/linalg/mod.rs:593", linalg_mod_593, 1),
+    ("src/linalg/mod.rs:625", linalg_mod_625, 1),
+    ("src/linalg/mod.rs:646", linalg_mod_646, 1),
+    ("src/linalg/mod.rs:683", linalg_mod_683, 1),
+    ("src/linalg/mod.rs:760", linalg_mod_760, 1),
+    ("src/linalg/mod.rs:788", linalg_mod_788, 1),
+    ("src/linalg/mod.rs:920", linalg_mod_920, 1),
+    ("src/linalg/mod.rs:948", linalg_mod_948, 1),
+    ("src/linalg/mod.rs:972", linalg_mod_972, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
     ("src/nccl/mod.rs:139", nccl_mod_139, 1),
     ("src/nccl/mod.rs:294", nccl_mod_294, 2),
