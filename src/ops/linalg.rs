@@ -390,9 +390,9 @@ pub fn compose_pivots(ipiv: &[i64]) -> Vec<i64> {
     perm
 }
 
-/// The first half of a blocked solve ([`solve_blocks`]): the LU factors of the first
-/// matrix of `a` (the plan's full shape) in Fortran order, its 1-based `i64` pivots
-/// `(n,)` and its info word (0-d).
+/// One factorisation for a whole solve (a blocked one, [`solve_blocks`], or one matrix for
+/// a batch of right-hand sides): the LU factors of the first matrix of `a` (the plan's
+/// full shape) in Fortran order, its 1-based `i64` pivots `(n,)` and its info word (0-d).
 pub(crate) fn run_solve_factor<T: SolverElement>(
     device: &Device,
     a: &Operand<'_>,
@@ -636,29 +636,18 @@ pub(crate) fn run_solve<T: SolverElement>(
     let (fortran, trans) = (true, false);
     let info = info_array(device, &p.batch, false)?;
     if p.factor_once {
-        let one = a.with_layout(first_matrix(a)?)?;
-        let lu = copy_stack(device, &one, &Stack::new(&[], n, n, fortran))?;
-        let ipiv = alloc(device, n, DType::I64)?;
-        let info0 = alloc(device, 1, DType::I32)?;
+        let (lu, ipiv, info0) = run_solve_factor::<T>(device, a, n)?;
         let dummy = scratch_info(device)?;
         with_solver(device, |dn| {
-            let mut ws = dn.getrf_workspace::<T>(n, lu.device_ptr())?;
             // SAFETY: `lu` holds the n x n factor, `ipiv` n pivots, `x` the n x (count k)
-            // right-hand sides, column-major with leading dimension n; `info0` one word.
+            // right-hand sides, column-major with leading dimension n.
             unsafe {
-                dn.getrf::<T>(
-                    n,
-                    lu.device_ptr(),
-                    ipiv.device_ptr(),
-                    &mut ws,
-                    info0.device_ptr(),
-                )?;
                 dn.getrs::<T>(
                     trans,
                     n,
                     count * k,
-                    lu.device_ptr(),
-                    ipiv.device_ptr(),
+                    lu.buf.device_ptr(),
+                    ipiv.buf.device_ptr(),
                     x.device_ptr(),
                     dummy,
                 )
@@ -666,7 +655,7 @@ pub(crate) fn run_solve<T: SolverElement>(
         })?;
         // The one factorisation's info, for every matrix of the batch.
         let src = Layout::from_parts(p.batch.clone(), vec![0; p.batch.len()], 0);
-        let src = Operand::new(&info0, Cow::Owned(src), DType::I32)?;
+        let src = Operand::new(&info0.buf, Cow::Owned(src), DType::I32)?;
         let dst = Operand::new(&info.buf, Cow::Borrowed(&info.layout), DType::I32)?;
         super::elementwise::run(device, "copy", COPY_BODY, &[dst], &[src], &[])?;
     } else {
