@@ -239,7 +239,7 @@ impl KernelArgs {
     }
 
     /// Launches `f` on the device's stream with a 3-D `grid` of 3-D `block`s and `shared`
-    /// bytes of dynamic shared memory.
+    /// bytes of dynamic shared memory (past 48 KB, the function is first allowed that much).
     ///
     /// # Safety
     /// As [`launch`](Self::launch).
@@ -268,6 +268,14 @@ impl KernelArgs {
             *p = unsafe { base.add(at as usize) } as *mut c_void;
         }
         device.bind()?;
+        if shared > 48 * 1024 {
+            f.func
+                .set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shared as i32,
+                )
+                .map_err(Error::cuda("setting a kernel's dynamic shared memory"))?;
+        }
         // SAFETY: the caller guarantees the arguments match the kernel; `ptrs` points into
         // `self.buf`, which outlives this call (the driver copies the values at launch).
         unsafe {

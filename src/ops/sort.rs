@@ -16,7 +16,7 @@ use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::sort::{
-    pass_shape, pass_smem, SortKernel, SortSpec, PASS_THREADS, ROW_MAX, ROW_VARIANTS, SMEM_LIMIT,
+    pass_shape, pass_smem, SortKernel, SortSpec, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -104,7 +104,7 @@ fn tuning(var: &'static str) -> Option<(u16, u8, u8)> {
     let parse = |v: String| -> Option<(u16, u8, u8)> {
         let mut it = v.split(',').map(|x| x.trim().parse::<u16>().ok());
         let (t, i, m) = (it.next()??, it.next()??, it.next().flatten().unwrap_or(0));
-        ([32, 128, 256, 512].contains(&t) && (1..=32).contains(&i) && m <= 8)
+        ([32, 128, 256, 512].contains(&t) && (1..=64).contains(&i) && m <= 8)
             .then_some((t, i as u8, m as u8))
     };
     std::env::var(var).ok().and_then(parse)
@@ -245,7 +245,7 @@ pub fn plan_sort(
             if wide_look { 8 } else { 4 },
         );
         let fits = |t: u16, i: u8| {
-            pass_smem(key_bytes, vb, wb, t as usize, i as usize, values) <= SMEM_LIMIT
+            pass_smem(key_bytes, vb, wb, t as usize, i as usize, values) <= PASS_SMEM_LIMIT
         };
         let (threads, ipt, min_blocks) = match pass_tuning() {
             Some((t, i, m)) if t >= 256 && fits(t, i) => (t, i, m),
@@ -447,6 +447,7 @@ pub(crate) fn run(
             // flat indices below n lie inside its buffer; `hist` has passes * 256 words.
             unsafe { args.launch(device, &hf, grid) }?;
             let n_out = p.n_rows * p.kout;
+            let smem = pass_smem(kb, vb, wb, threads as usize, ipt as usize, values);
             for pass in 0..passes {
                 let (first, last) = (pass == 0, pass == passes - 1);
                 let s = spec(
@@ -509,10 +510,19 @@ pub(crate) fn run(
                     .ptr(base + (look_at + pass * look_pass) as u64)
                     .ptr(base + (counters_at + pass * 4) as u64);
                 // SAFETY: arguments as the Pass wrapper declares them. Exactly `tiles`
-                // blocks, one tile each (the look-back array has `tiles` rows); keys and
+                // blocks, one tile each (the look-back array has `tiles` rows), with the
+                // shared bytes `cuarray_pass_smem` asks (`pass_smem` mirrors it); keys and
                 // values in and out hold n entries; outputs are written at offsets of flat
                 // indices below n_rows * kout through their layouts.
-                unsafe { args.launch(device, &f, tiles as u32) }?;
+                unsafe {
+                    args.launch_with(
+                        device,
+                        &f,
+                        (tiles as u32, 1, 1),
+                        (f.block_threads, 1, 1),
+                        smem as u32,
+                    )
+                }?;
             }
             // The temporaries go back to the pool in stream order.
             drop((keys, vals, state));
@@ -722,7 +732,7 @@ mod tests {
                 ..
             } => {
                 assert_eq!((key_passes, row_passes, values), (4, 1, true));
-                assert_eq!(tiles, (1_000_000usize).div_ceil(5120));
+                assert_eq!(tiles, (1_000_000usize).div_ceil(8192));
             }
             s => panic!("{s:?}"),
         }

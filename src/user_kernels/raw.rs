@@ -309,14 +309,6 @@ impl RawKernel {
             }
         }
         let f = kernel(device, &self.spec)?;
-        if shared_mem_bytes > 48 * 1024 {
-            f.func
-                .set_attribute(
-                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shared_mem_bytes as i32,
-                )
-                .map_err(Error::cuda("setting a kernel's dynamic shared memory"))?;
-        }
         debug_assert_eq!(la.len(), self.params.len());
         // SAFETY: one argument per parameter of the function's declaration, read from its
         // source: a device pointer (8 bytes) for each pointer parameter, the exact scalar

@@ -158,27 +158,30 @@ pub fn pass_smem(
     } else {
         0
     };
-    let c = tile.div_ceil(16) * 16;
     let d = 256 * look_bytes;
-    a + b + c + d + 256 * 4 + 32 * 4 + 16
+    a + b + d + 256 * 4 + 32 * 4 + 16
 }
+
+/// Dynamic shared memory a `Pass` may take: two blocks a multiprocessor still fit (an
+/// H100 or H200 has 228 KB of shared memory a multiprocessor).
+pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 
 /// The default shape `(threads, ipt, min_blocks)` of a `Pass` for keys of `key_bytes`
 /// (values of `value_bytes` when `values`, look-back words of `look_bytes`): tiles of
-/// 6144 (256 threads of 24 elements) where they fit in shared memory, 5120 where they do
-/// not, else 512 threads of 8 at two blocks a multiprocessor, else 256 x 16 (a smaller
-/// histogram), else 256 x 8.
+/// 8192 (256 threads of 32 elements) for keys of up to 4 bytes (with values of 4), else
+/// 6144 or 5120 (as many as fit the 48 KB that were measured with them), else 512 threads of 8
+/// at two blocks a multiprocessor, else 256 x 16, else 256 x 8.
 ///
-/// Measured on an H200, 2^26 f32, when digits were ranked by ballots: sort 2408 us at
-/// 256 x 24 against 2530 at 512 x 8 (256 x 28 and 32: 3390-3440, 512 x 12 and 16:
-/// 2870-3140); argsort 2992 at 256 x 20 against 3123.
+/// Measured on an H200, 2^26 f32: sort 1722 us at 256 x 24, 1604 at 256 x 30, 1561 at
+/// 256 x 32 (512 x 16: 2028); argsort 2218 at 256 x 20, 2193 at 256 x 22 (the most that
+/// 48 KB of static shared memory held).
 pub fn pass_shape(
     key_bytes: usize,
     value_bytes: usize,
     look_bytes: usize,
     values: bool,
 ) -> (u16, u8, u8) {
-    let fits = |t: u16, i: u8| {
+    let smem = |t: u16, i: u8| {
         pass_smem(
             key_bytes,
             value_bytes,
@@ -186,17 +189,24 @@ pub fn pass_shape(
             t as usize,
             i as usize,
             values,
-        ) <= SMEM_LIMIT
+        )
     };
-    [
-        (256, 24, 0),
-        (256, 20, 0),
-        (512, 8, 2),
-        (PASS_THREADS, 16, 0),
-    ]
-    .into_iter()
-    .find(|&(t, i, _)| fits(t, i))
-    .unwrap_or((PASS_THREADS, 8, 0))
+    let wide = [(256, 32, 0)];
+    let narrow = [(256, 24, 0), (256, 20, 0), (512, 8, 2), (PASS_THREADS, 16, 0)];
+    let (list, limit): (&[(u16, u8, u8)], usize) = if key_bytes <= 4 && (!values || value_bytes <= 4) {
+        (&wide, PASS_SMEM_LIMIT)
+    } else {
+        (&[], 0)
+    };
+    list.iter()
+        .copied()
+        .find(|&(t, i, _)| smem(t, i) <= limit)
+        .or_else(|| {
+            narrow
+                .into_iter()
+                .find(|&(t, i, _)| smem(t, i) <= SMEM_LIMIT)
+        })
+        .unwrap_or((PASS_THREADS, 8, 0))
 }
 
 impl SortSpec {
@@ -603,22 +613,27 @@ mod tests {
 
     #[test]
     fn pass_shapes_by_key_and_value_width() {
-        // Keys alone: tiles of 6144; with 4-byte values beside them: 5120.
-        assert_eq!(pass_shape(4, 4, 4, false), (256, 24, 0));
-        assert_eq!(pass_shape(4, 4, 4, true), (256, 20, 0));
-        assert_eq!(pass_shape(1, 4, 4, true), (256, 20, 0));
+        // Keys of up to 4 bytes, alone or with 4-byte values: tiles of 8192.
+        assert_eq!(pass_shape(4, 4, 4, false), (256, 32, 0));
+        assert_eq!(pass_shape(4, 4, 4, true), (256, 32, 0));
+        assert_eq!(pass_shape(1, 4, 4, true), (256, 32, 0));
         // 8-byte keys: 5120 alone, 4096 with values (256 x 8 when 512 x 8 does not fit).
         assert_eq!(pass_shape(8, 4, 4, false), (256, 20, 0));
-        assert_eq!(pass_shape(8, 8, 8, false), (512, 8, 2));
+        assert_eq!(pass_shape(8, 8, 8, false), (256, 20, 0));
         assert_eq!(pass_shape(8, 4, 4, true), (256, 8, 0));
+        // 8-byte values (past 2^32 elements): within 48 KB.
         assert_eq!(pass_shape(4, 8, 8, true), (256, 8, 0));
-        // 1-byte keys with 8-byte values (past 2^32 elements): 256 x 8.
         assert_eq!(pass_shape(1, 8, 8, true), (256, 8, 0));
         for kb in [1, 2, 4, 8] {
             for (vb, wb) in [(4, 4), (8, 8)] {
                 for values in [false, true] {
                     let (t, i, _) = pass_shape(kb, vb, wb, values);
-                    assert!(pass_smem(kb, vb, wb, t as usize, i as usize, values) <= SMEM_LIMIT);
+                    let limit = if kb <= 4 && (!values || vb <= 4) {
+                        PASS_SMEM_LIMIT
+                    } else {
+                        SMEM_LIMIT
+                    };
+                    assert!(pass_smem(kb, vb, wb, t as usize, i as usize, values) <= limit);
                 }
             }
         }
@@ -654,7 +669,7 @@ mod tests {
                             threads as usize,
                             ipt as usize,
                             spec.values
-                        ) <= SMEM_LIMIT,
+                        ) <= PASS_SMEM_LIMIT,
                         "{sym}"
                     ),
                     _ => {}
