@@ -433,7 +433,7 @@ __device__ __forceinline__ void radix_pass(
     typedef cuarray_lookback<W> LB;
     constexpr int TILE = THREADS * IPT;
     static_assert(THREADS >= 256, "radix_pass: one thread per digit");
-    // Dynamic: tiles of 8192 4-byte keys with their values take more than the 48 KB a
+    // Dynamic: a tile of 6144 4-byte keys with their values takes more than the 48 KB a
     // static array may.
     extern __shared__ __align__(16) unsigned char smem[];
     K* skeys = reinterpret_cast<K*>(smem);

@@ -732,7 +732,7 @@ mod tests {
                 ..
             } => {
                 assert_eq!((key_passes, row_passes, values), (4, 1, true));
-                assert_eq!(tiles, (1_000_000usize).div_ceil(8192));
+                assert_eq!(tiles, (1_000_000usize).div_ceil(6144));
             }
             s => panic!("{s:?}"),
         }

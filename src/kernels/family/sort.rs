@@ -168,13 +168,14 @@ pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 
 /// The default shape `(threads, ipt, min_blocks)` of a `Pass` for keys of `key_bytes`
 /// (values of `value_bytes` when `values`, look-back words of `look_bytes`): tiles of
-/// 8192 (256 threads of 32 elements) for keys of up to 4 bytes (with values of 4), else
-/// 6144 or 5120 (as many as fit the 48 KB that were measured with them), else 512 threads of 8
-/// at two blocks a multiprocessor, else 256 x 16, else 256 x 8.
+/// 8192 (256 threads of 32 elements) for keys of up to 4 bytes alone, 6144 (256 x 24) for
+/// such keys with 4-byte values, else 6144 or 5120 (as many as fit the 48 KB that were
+/// measured with them), else 512 threads of 8 at two blocks a multiprocessor, else
+/// 256 x 16, else 256 x 8.
 ///
-/// Measured on an H200, 2^26 f32: sort 1722 us at 256 x 24, 1604 at 256 x 30, 1561 at
-/// 256 x 32 (512 x 16: 2028); argsort 2218 at 256 x 20, 2193 at 256 x 22 (the most that
-/// 48 KB of static shared memory held).
+/// Measured on an H200, 2^26 f32 (sort; argsort): 256 x 24 1734; 2172 us, 256 x 28 1641;
+/// 2672, 256 x 32 1569; 2576, 256 x 36 to 48 2099-2179; 2591-2729 (the registers of more
+/// elements a thread spill), 512 x 16 2028 (sort).
 pub fn pass_shape(
     key_bytes: usize,
     value_bytes: usize,
@@ -191,12 +192,11 @@ pub fn pass_shape(
             values,
         )
     };
-    let wide = [(256, 32, 0)];
     let narrow = [(256, 24, 0), (256, 20, 0), (512, 8, 2), (PASS_THREADS, 16, 0)];
-    let (list, limit): (&[(u16, u8, u8)], usize) = if key_bytes <= 4 && (!values || value_bytes <= 4) {
-        (&wide, PASS_SMEM_LIMIT)
-    } else {
-        (&[], 0)
+    let (list, limit): (&[(u16, u8, u8)], usize) = match (key_bytes <= 4, values, value_bytes) {
+        (true, false, _) => (&[(256, 32, 0)], PASS_SMEM_LIMIT),
+        (true, true, 4) => (&[(256, 24, 0)], PASS_SMEM_LIMIT),
+        _ => (&[], 0),
     };
     list.iter()
         .copied()
@@ -613,10 +613,10 @@ mod tests {
 
     #[test]
     fn pass_shapes_by_key_and_value_width() {
-        // Keys of up to 4 bytes, alone or with 4-byte values: tiles of 8192.
+        // Keys of up to 4 bytes: tiles of 8192 alone, 6144 with 4-byte values.
         assert_eq!(pass_shape(4, 4, 4, false), (256, 32, 0));
-        assert_eq!(pass_shape(4, 4, 4, true), (256, 32, 0));
-        assert_eq!(pass_shape(1, 4, 4, true), (256, 32, 0));
+        assert_eq!(pass_shape(4, 4, 4, true), (256, 24, 0));
+        assert_eq!(pass_shape(1, 4, 4, true), (256, 24, 0));
         // 8-byte keys: 5120 alone, 4096 with values (256 x 8 when 512 x 8 does not fit).
         assert_eq!(pass_shape(8, 4, 4, false), (256, 20, 0));
         assert_eq!(pass_shape(8, 8, 8, false), (256, 20, 0));
