@@ -371,10 +371,13 @@ thread_local! {
 }
 
 /// Runs `f` with the device's staging buffers (created on first use), or returns `None`
-/// when this thread already holds staging buffers: while the host copy's pool threads
-/// work, the waiting thread may run other rayon work of the program (work stealing), and
-/// a transfer started there must not wait for buffers its own thread holds. The caller
-/// then copies without staging.
+/// (the caller then copies without staging) when waiting for them could deadlock:
+/// - this thread already holds staging buffers: while the host copy's pool threads work,
+///   the waiting thread may run other rayon work of the program (work stealing), and a
+///   transfer started there must not wait for buffers its own thread holds;
+/// - this thread is one of rayon's and another thread holds the buffers: that holder's
+///   host copy runs on rayon's pool, so a pool thread must never block waiting for it (with
+///   every pool thread blocked so, the holder's pieces would never run).
 fn with_staging<R>(
     device: &Device,
     f: impl FnOnce(&mut Staging) -> Result<R>,
@@ -382,7 +385,15 @@ fn with_staging<R>(
     if STAGING_HELD.get() {
         return None;
     }
-    let mut guard = device.staging().lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = if rayon::current_thread_index().is_some() {
+        match device.staging().try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        }
+    } else {
+        device.staging().lock().unwrap_or_else(|p| p.into_inner())
+    };
     struct Held;
     impl Drop for Held {
         fn drop(&mut self) {
