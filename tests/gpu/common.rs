@@ -4,7 +4,8 @@
 use cuarray::{DType, Device, DeviceArray, Element};
 use half::{bf16, f16};
 use libtest_mimic::{Failed, Trial};
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
 
 /// What every trial returns.
 pub type TResult = Result<(), Failed>;
@@ -92,14 +93,78 @@ fn run_on_gpu(exclusive: bool, f: impl FnOnce(&Device) -> TResult) -> TResult {
     }
 }
 
-/// Runs `f`, printing its wall time to stderr when `CUARRAY_TEST_TIMES` is set.
+/// The trials running now, with their start, for the watchdog.
+static RUNNING: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+
+/// Seconds from `CUARRAY_TEST_{name}` (`default` when unset or unreadable; 0: off).
+fn env_secs(name: &str, default: u64) -> u64 {
+    std::env::var(format!("CUARRAY_TEST_{name}"))
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+/// Starts, once, a thread that names every trial still running after
+/// `CUARRAY_TEST_WATCHDOG_S` seconds (default 120; 0: off) on stderr, once each, and, when
+/// `CUARRAY_TEST_HANG_EXIT_S` is set, ends the process (exit code 3) once a trial has run
+/// that long. A hung trial (a deadlock, a kernel that never ends) otherwise stops the
+/// whole binary silently: the exclusive trials' lock then waits for it, and every trial
+/// after it waits for that lock.
+fn watchdog() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        let (warn, exit) = (env_secs("WATCHDOG_S", 120), env_secs("HANG_EXIT_S", 0));
+        if warn == 0 && exit == 0 {
+            return;
+        }
+        std::thread::spawn(move || {
+            let mut named = std::collections::HashSet::new();
+            loop {
+                std::thread::sleep(Duration::from_secs(5));
+                let running = RUNNING.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                for (name, start) in &running {
+                    let secs = start.elapsed().as_secs();
+                    if warn > 0 && secs >= warn && named.insert(name.clone()) {
+                        eprintln!("watchdog: trial still running after {secs} s: {name}");
+                    }
+                    if exit > 0 && secs >= exit {
+                        eprintln!(
+                            "watchdog: ending the process, {name} has run {secs} s \
+                             (CUARRAY_TEST_HANG_EXIT_S={exit}); still running: {:?}",
+                            running.iter().map(|(n, _)| n).collect::<Vec<_>>()
+                        );
+                        std::process::exit(3);
+                    }
+                }
+            }
+        });
+    });
+}
+
+/// Runs `f` under the watchdog, printing its wall time to stderr when
+/// `CUARRAY_TEST_TIMES` is set.
 fn timed(name: &str, f: impl FnOnce() -> TResult) -> TResult {
-    if std::env::var_os("CUARRAY_TEST_TIMES").is_none() {
-        return f();
+    watchdog();
+    let t = Instant::now();
+    RUNNING
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((name.to_string(), t));
+    struct Done<'a>(&'a str);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(i) = running.iter().position(|(n, _)| n == self.0) {
+                running.swap_remove(i);
+            }
+        }
     }
-    let t = std::time::Instant::now();
+    let done = Done(name);
     let r = f();
-    eprintln!("trial-time {:8.3} s  {name}", t.elapsed().as_secs_f64());
+    drop(done);
+    if std::env::var_os("CUARRAY_TEST_TIMES").is_some() {
+        eprintln!("trial-time {:8.3} s  {name}", t.elapsed().as_secs_f64());
+    }
     r
 }
 
