@@ -637,6 +637,43 @@ fn inside_rayon_tasks(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// Staged transfers from a thread outside rayon's pool and from rayon tasks at the same
+/// time. The outside thread's host copy runs on the pool, so pool threads must never block
+/// waiting for the staging buffers it holds (they copy without staging instead); before
+/// that rule, this deadlocked.
+fn staged_inside_and_outside_the_pool(dev: &Device, rng: &mut Rng) -> TResult {
+    use rayon::prelude::*;
+    let outside: Vec<u8> = rng.vec((32 << 20) + 7);
+    let tasks: Vec<Vec<f32>> = (0..32)
+        .map(|_| (0..(2 << 20) + 3).map(|_| rng.range(-1.0, 1.0) as f32).collect())
+        .collect();
+    std::thread::scope(|scope| -> TResult {
+        let out = scope.spawn(|| -> Result<(), String> {
+            for round in 0..8 {
+                let a = DeviceArray::from_slice(dev, &outside).map_err(|e| e.to_string())?;
+                let back = a.to_host().map_err(|e| e.to_string())?;
+                if back != outside {
+                    return Err(format!("outside thread, round {round}: round trip differs"));
+                }
+            }
+            Ok(())
+        });
+        let back: Vec<Result<Vec<f32>, String>> = tasks
+            .par_iter()
+            .map(|v| {
+                DeviceArray::from_slice(dev, v)
+                    .and_then(|a| a.to_host())
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        for (k, (v, b)) in tasks.iter().zip(back).enumerate() {
+            ensure!(b? == *v, "task {k}: round trip differs");
+        }
+        out.join().map_err(|_| "the outside thread panicked")??;
+        Ok(())
+    })
+}
+
 /// Pageable transfers through the staging slots in pieces of every size class: just past
 /// the staging threshold, mid-size (several pieces of a quarter each) and past a slot,
 /// with odd byte counts so that the last piece is short.
@@ -669,5 +706,10 @@ pub fn trials(out: &mut Vec<Trial>) {
         out,
         "transfer/inside_rayon_tasks/f32/64x2097169".into(),
         inside_rayon_tasks,
+    );
+    add_gpu(
+        out,
+        "transfer/staged_inside_and_outside_the_pool/u8/32M_and_32x8M".into(),
+        staged_inside_and_outside_the_pool,
     );
 }
