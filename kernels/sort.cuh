@@ -186,14 +186,24 @@ __device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
 // 32 lanes contend for one word). The highest lane of the peers adds their count to the
 // digit's counter and clears the word. This takes about 20 instructions an item where 8
 // ballots (one a digit bit) take about 60.
-template <int IPT>
+// ONCE: one vote for all the warp's items (every item of every lane of one digit) instead
+// of one vote an item.
+template <int IPT, bool ONCE = false>
 __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], unsigned int (&r)[IPT],
                                                   unsigned int* hist, unsigned int* match) {
     const unsigned int lane = threadIdx.x & 31;
     const unsigned int le_mask = 0xffffffffu >> (31 - lane);
+    bool all_same = false;
+    if (ONCE) {
+        const unsigned int d0 = __shfl_sync(0xffffffffu, d[0], 0);
+        unsigned int diff = 0;
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) diff |= d[k] ^ d0;
+        all_same = __all_sync(0xffffffffu, diff == 0);
+    }
 #pragma unroll
     for (int k = 0; k < IPT; ++k) {
-        const bool same = __all_sync(0xffffffffu, d[k] == __shfl_sync(0xffffffffu, d[k], 0));
+        const bool same = ONCE ? all_same : __all_sync(0xffffffffu, d[k] == __shfl_sync(0xffffffffu, d[k], 0));
         unsigned int peers = 0xffffffffu;
         if (!same) {
             atomicOr(&match[d[k]], 1u << lane);
@@ -420,7 +430,7 @@ struct cuarray_pass_smem {
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory.
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
-          bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX>
+          bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
     const T* __restrict__ in, const Indexer<1, ND, I>& in_ix,
     const typename cuarray_sort_key<T>::K* __restrict__ keys_in, const V* __restrict__ vals_in,
@@ -510,7 +520,7 @@ __device__ __forceinline__ void radix_pass(
         volatile W* mine = look + (size_t)tile * 256 + t;
         *mine = LB::AGG | my_count;
     }
-    cuarray_warp_rank<IPT>(d, r, whist + warp * 256, whist + (THREADS / 32 + warp) * 256);
+    cuarray_warp_rank<IPT, (VAR & 1) != 0>(d, r, whist + warp * 256, whist + (THREADS / 32 + warp) * 256);
     __syncthreads();
     cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
     __syncthreads();

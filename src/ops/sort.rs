@@ -58,6 +58,8 @@ pub enum SortStrategy {
         wide_values: bool,
         /// Look-back words as 64-bit.
         wide_look: bool,
+        /// `radix_pass`'s measurement variant (`CUARRAY_SORT_VARIANT`; 0 by default).
+        variant: u8,
     },
 }
 
@@ -113,6 +115,18 @@ fn tuning(var: &'static str) -> Option<(u16, u8, u8)> {
 fn rows_tuning() -> Option<(u16, u8, u8)> {
     static T: std::sync::OnceLock<Option<(u16, u8, u8)>> = std::sync::OnceLock::new();
     *T.get_or_init(|| tuning("CUARRAY_SORT_ROWS"))
+}
+
+/// `radix_pass`'s measurement variant from `CUARRAY_SORT_VARIANT` (0 when unset), read
+/// once.
+fn pass_variant() -> u8 {
+    static V: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *V.get_or_init(|| {
+        std::env::var("CUARRAY_SORT_VARIANT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u8>().ok())
+            .map_or(0, |v| v & 1)
+    })
 }
 
 fn pass_tuning() -> Option<(u16, u8, u8)> {
@@ -261,6 +275,7 @@ pub fn plan_sort(
             values,
             wide_values,
             wide_look,
+            variant: pass_variant(),
         }
     };
     let reach = |d: &(Vec<usize>, Vec<isize>)| -> usize {
@@ -388,6 +403,7 @@ pub(crate) fn run(
             values,
             wide_values,
             wide_look,
+            variant,
             ..
         } => {
             let n = p.n_rows * p.len;
@@ -459,6 +475,7 @@ pub(crate) fn run(
                         last,
                         wide_values,
                         wide_look,
+                        variant,
                     },
                     values,
                 );

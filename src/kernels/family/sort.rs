@@ -67,6 +67,8 @@ pub enum SortKernel {
         wide_values: bool,
         /// Look-back words as 64-bit (arrays of 2^30 elements or more).
         wide_look: bool,
+        /// Measurement variant (`radix_pass`'s `VAR`; 0 by default).
+        variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
     TopkHist {
@@ -261,6 +263,7 @@ impl Family for SortSpec {
                 last,
                 wide_values,
                 wide_look,
+                variant,
             } => (
                 format!(
                     "pass_{}_{}{}",
@@ -269,7 +272,7 @@ impl Family for SortSpec {
                     if self.values { "_val" } else { "" }
                 ),
                 format!(
-                    "t{threads}x{ipt}m{}d{nd}{}{}{}{}",
+                    "t{threads}x{ipt}m{}d{nd}{}{}{}{}r{variant}",
                     self.min_blocks,
                     if first { "f" } else { "" },
                     if last { "l" } else { "" },
@@ -364,6 +367,7 @@ impl Family for SortSpec {
                 last,
                 wide_values,
                 wide_look,
+                variant,
             } => {
                 let v = if wide_values {
                     "unsigned long long"
@@ -401,7 +405,7 @@ impl Family for SortSpec {
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, hist, look, counter);\n}}",
+                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}, {variant}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, hist, look, counter);\n}}",
                     b(self.canon_zero),
                     b(self.descending),
                     b(first),
@@ -542,6 +546,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
                     last,
                     wide_values: false,
                     wide_look: false,
+                    variant: 0,
                 },
                 canon_zero: cz,
                 values,
@@ -552,6 +557,22 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             });
         }
     }
+    // The measurement variant (one vote a warp's tile in the ranking).
+    let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, false);
+    v.push(SortSpec {
+        kernel: SortKernel::Pass {
+            threads,
+            ipt,
+            nd: 1,
+            first: false,
+            last: false,
+            wide_values: false,
+            wide_look: false,
+            variant: 1,
+        },
+        min_blocks,
+        ..base.clone()
+    });
     v.push(SortSpec {
         kernel: SortKernel::Pass {
             threads: 256,
@@ -561,6 +582,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             last: true,
             wide_values: true,
             wide_look: true,
+            variant: 0,
         },
         values: true,
         out_idx: true,
