@@ -428,7 +428,9 @@ struct cuarray_pass_smem {
 // (operand 0: out, operand 1: out_idx); otherwise keys_out / vals_out at q.
 // `hist`: this pass's 256 bins; `look`: tiles x 256 words, zero before; `counter`: zero
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
-// cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory.
+// cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: measurement variants
+// (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
+// without bound checks), 0 by default.
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -461,6 +463,10 @@ __device__ __forceinline__ void radix_pass(
     __syncthreads();
     const I tile = (I)s_tile;
     const I base = tile * TILE;
+    // Variant bit 2: a full tile (all but the last) loads, counts and scatters without a
+    // bound check an element.
+    constexpr bool FULL = (VAR & 2) != 0;
+    const bool full = base + (I)TILE <= n;
 
     K key[IPT];
     V val[IPT];
@@ -484,6 +490,13 @@ __device__ __forceinline__ void radix_pass(
                 val[k] = (V)p;
             }
         }
+    } else if (FULL && full) {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
+            key[k] = keys_in[p];
+            if (HAS_V) val[k] = vals_in[p];
+        }
     } else {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
@@ -493,15 +506,24 @@ __device__ __forceinline__ void radix_pass(
             if (HAS_V) val[k] = valid ? vals_in[p] : (V)0;
         }
     }
+    // Early counts: the tile's digit counts, published before the ranking so that later
+    // tiles' look-back finds them sooner.
+    if (FULL && full) {
 #pragma unroll
-    for (int k = 0; k < IPT; ++k) {
-        const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
-        if (p >= n) d[k] = 255u;
-        else if (row_pass) d[k] = (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu);
-        else d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
-        // Early counts: the tile's digit counts, published before the ranking so that
-        // later tiles' look-back finds them sooner.
-        if (p < n) atomicAdd(&scount[d[k]], 1u);
+        for (int k = 0; k < IPT; ++k) {
+            d[k] = row_pass ? (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu)
+                            : (unsigned int)(key[k] >> shift) & 0xffu;
+            atomicAdd(&scount[d[k]], 1u);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
+            if (p >= n) d[k] = 255u;
+            else if (row_pass) d[k] = (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu);
+            else d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
+            if (p < n) atomicAdd(&scount[d[k]], 1u);
+        }
     }
     __syncthreads();
     const W my_count = t < 256 ? (W)scount[t] : (W)0;
@@ -570,7 +592,7 @@ __device__ __forceinline__ void radix_pass(
     const I valid = (n - base) < (I)TILE ? (n - base) : (I)TILE;
 #pragma unroll 4
     for (int i = t; i < TILE; i += THREADS) {
-        if ((I)i >= valid) break;
+        if (!(FULL && full) && (I)i >= valid) break;
         const K kk = skeys[i];
         // The digit again from the key (or value): cheaper than keeping the tile's digits
         // in shared memory (measured 6-8% a sort of 2^26 f32), and the room goes to keys.

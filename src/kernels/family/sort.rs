@@ -67,7 +67,9 @@ pub enum SortKernel {
         wide_values: bool,
         /// Look-back words as 64-bit (arrays of 2^30 elements or more).
         wide_look: bool,
-        /// Measurement variant (`radix_pass`'s `VAR`; 0 by default).
+        /// Measurement variants (`radix_pass`'s `VAR`; 0 by default): bit 1, one vote a
+        /// warp's tile for the ranking's all-equal shortcut; bit 2, full tiles without
+        /// bound checks.
         variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
@@ -534,7 +536,16 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         index: IndexWidth::I64,
         ..base.clone()
     });
-    for (first, last) in [(true, false), (false, false), (false, true), (true, true)] {
+    // Variant 3: the measurement variants (bit 1: one vote a warp's tile in the ranking;
+    // bit 2: full tiles without bound checks).
+    for (first, last, variant) in [
+        (true, false, 0),
+        (false, false, 0),
+        (false, true, 0),
+        (true, true, 0),
+        (false, false, 3),
+        (false, true, 3),
+    ] {
         for (cz, values, ok, oi) in [(false, false, true, false), (true, true, false, true)] {
             let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, values);
             v.push(SortSpec {
@@ -546,7 +557,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
                     last,
                     wide_values: false,
                     wide_look: false,
-                    variant: 0,
+                    variant,
                 },
                 canon_zero: cz,
                 values,
@@ -557,22 +568,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             });
         }
     }
-    // The measurement variant (one vote a warp's tile in the ranking).
-    let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, false);
-    v.push(SortSpec {
-        kernel: SortKernel::Pass {
-            threads,
-            ipt,
-            nd: 1,
-            first: false,
-            last: false,
-            wide_values: false,
-            wide_look: false,
-            variant: 1,
-        },
-        min_blocks,
-        ..base.clone()
-    });
     v.push(SortSpec {
         kernel: SortKernel::Pass {
             threads: 256,
