@@ -269,12 +269,18 @@ impl KernelArgs {
         }
         device.bind()?;
         if shared > 48 * 1024 {
-            f.func
-                .set_attribute(
-                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    shared as i32,
-                )
-                .map_err(Error::cuda("setting a kernel's dynamic shared memory"))?;
+            // Once a function and size: the attribute is a driver call. The lock orders
+            // the call with the record of it (two threads asking different sizes).
+            let mut allowed = f.smem_allowed.lock().unwrap_or_else(|p| p.into_inner());
+            if shared > *allowed {
+                f.func
+                    .set_attribute(
+                        cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        shared as i32,
+                    )
+                    .map_err(Error::cuda("setting a kernel's dynamic shared memory"))?;
+                *allowed = shared;
+            }
         }
         // SAFETY: the caller guarantees the arguments match the kernel; `ptrs` points into
         // `self.buf`, which outlives this call (the driver copies the values at launch).

@@ -68,6 +68,8 @@ pub(crate) struct Kernel {
     pub(crate) blocks_per_sm: u32,
     /// Threads per block it was compiled for.
     pub(crate) block_threads: u32,
+    /// Dynamic shared bytes past 48 KB the function has been allowed (0: none yet).
+    pub(crate) smem_allowed: std::sync::Mutex<u32>,
 }
 
 /// A loaded kernel with the spec it was built from (of the family named by the key).
@@ -156,6 +158,7 @@ impl KernelCache {
             func,
             blocks_per_sm,
             block_threads,
+            smem_allowed: Default::default(),
         });
         let mut map = self.loaded.write().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = found(&map) {

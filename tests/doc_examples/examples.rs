@@ -3323,7 +3323,7 @@ pub fn graph_273() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_218() -> Result<(), String> {
+pub fn kernels_cache_221() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3335,7 +3335,7 @@ pub fn kernels_cache_218() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_245() -> Result<(), String> {
+pub fn kernels_cache_248() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -5504,8 +5504,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:146", graph_146, 1),
     ("src/graph.rs:160", graph_160, 1),
     ("src/graph.rs:273", graph_273, 1),
-    ("src/kernels/cache.rs:218", kernels_cache_218, 1),
-    ("src/kernels/cache.rs:245", kernels_cache_245, 1),
+    ("src/kernels/cache.rs:221", kernels_cache_221, 1),
+    ("src/kernels/cache.rs:248", kernels_cache_248, 1),
     ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
     ("src/kernels/family/random.rs:97", kernels_family_random_97, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
