@@ -348,6 +348,28 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
 
 // ---- one-sweep radix sort -------------------------------------------------------------------
 
+// Calls f(key) for the key of every element p < n of the grid's share of in[offset of p]
+// (a grid-stride loop): four elements a step apart an iteration, their loads issued
+// together, then the rest one at a time.
+template <typename T, bool CZ, bool DESC, int ND, typename I, typename F>
+__device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, F f) {
+    typedef typename cuarray_sort_key<T>::K K;
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    constexpr int U = 4;
+    // p stays below n + step, as in a plain grid-stride loop.
+    const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
+    for (; p < lim; p += (I)U * step) {
+        K key[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            key[u] = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p + (I)u * step)]);
+#pragma unroll
+        for (int u = 0; u < U; ++u) f(key[u]);
+    }
+    for (; p < n; p += step) f(cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]));
+}
+
 // Histograms of every pass, added to `hist[p * 256 + digit]` (zero before): passes
 // 0 .. key_passes - 1 count the key's digits (8 bits each, least significant first);
 // passes key_passes .. key_passes + row_passes - 1 count the digits of the row number
@@ -361,28 +383,11 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
     const int passes = KP + row_passes;
     for (int i = threadIdx.x; i < passes * 256; i += blockDim.x) sh[i] = 0;
     __syncthreads();
-    const I step = (I)gridDim.x * (I)blockDim.x;
-    I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-    // Four elements a step apart an iteration, their loads issued together; then the rest
-    // one at a time. p stays below n + step, as in a plain grid-stride loop.
-    constexpr int U = 4;
-    const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
-    for (; p < lim; p += (I)U * step) {
-        K key[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            key[u] = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p + (I)u * step)]);
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-#pragma unroll
-            for (int q = 0; q < KP; ++q) atomicAdd(&sh[q * 256 + (unsigned int)((key[u] >> (8 * q)) & 0xffu)], 1u);
-        }
-    }
-    for (; p < n; p += step) {
-        const K key = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]);
+    cuarray_grid_keys<T, CZ, DESC>(in, ix, n, [&](K key) {
 #pragma unroll
         for (int q = 0; q < KP; ++q) atomicAdd(&sh[q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)], 1u);
-    }
+    });
+    const I step = (I)gridDim.x * (I)blockDim.x;
     // Row digits: row r holds len elements.
     if (row_passes > 0) {
         const I n_rows = n / len;
@@ -719,25 +724,9 @@ __device__ __forceinline__ void topk_hist(const T* __restrict__ in, const Indexe
     for (int i = threadIdx.x; i < 256; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const int shift = 8 * (KB - 1 - pass);
-    const I step = (I)gridDim.x * (I)blockDim.x;
-    I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-    // Four elements a step apart an iteration, their loads issued together; then the rest
-    // one at a time. p stays below n + step, as in a plain grid-stride loop.
-    constexpr int U = 4;
-    const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
-    for (; p < lim; p += (I)U * step) {
-        K key[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            key[u] = cuarray_key_of<T, true, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p + (I)u * step)]);
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            if ((K)(key[u] & mask) == prefix) atomicAdd(&sh[(unsigned int)(key[u] >> shift) & 0xffu], 1u);
-    }
-    for (; p < n; p += step) {
-        const K key = cuarray_key_of<T, true, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]);
+    cuarray_grid_keys<T, true, DESC>(in, ix, n, [&](K key) {
         if ((K)(key & mask) == prefix) atomicAdd(&sh[(unsigned int)(key >> shift) & 0xffu], 1u);
-    }
+    });
     __syncthreads();
     for (int i = threadIdx.x; i < 256; i += blockDim.x) {
         if (sh[i]) atomicAdd(&hist[pass * 256 + i], (unsigned long long)sh[i]);
