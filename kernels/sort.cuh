@@ -433,9 +433,9 @@ struct cuarray_pass_smem {
 // (operand 0: out, operand 1: out_idx); otherwise keys_out / vals_out at q.
 // `hist`: this pass's 256 bins; `look`: tiles x 256 words, zero before; `counter`: zero
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
-// cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: measurement variants
+// cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
-// without bound checks), 0 by default.
+// without bound checks; the library picks them by pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -468,7 +468,7 @@ __device__ __forceinline__ void radix_pass(
     __syncthreads();
     const I tile = (I)s_tile;
     const I base = tile * TILE;
-    // Variant bit 2: a full tile (all but the last) loads, counts and scatters without a
+    // Variant bit 2: a full tile (all but the last) counts and scatters without a
     // bound check an element.
     constexpr bool FULL = (VAR & 2) != 0;
     const bool full = base + (I)TILE <= n;

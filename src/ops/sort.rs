@@ -16,7 +16,8 @@ use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::sort::{
-    pass_shape, pass_smem, SortKernel, SortSpec, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
+    pass_shape, pass_smem, pass_variant_default, SortKernel, SortSpec, PASS_SMEM_LIMIT,
+    PASS_THREADS, ROW_MAX, ROW_VARIANTS,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -58,7 +59,7 @@ pub enum SortStrategy {
         wide_values: bool,
         /// Look-back words as 64-bit.
         wide_look: bool,
-        /// `radix_pass`'s measurement variant (`CUARRAY_SORT_VARIANT`; 0 by default).
+        /// `radix_pass`'s variant bits (`pass_variant`).
         variant: u8,
     },
 }
@@ -117,16 +118,17 @@ fn rows_tuning() -> Option<(u16, u8, u8)> {
     *T.get_or_init(|| tuning("CUARRAY_SORT_ROWS"))
 }
 
-/// `radix_pass`'s measurement variant from `CUARRAY_SORT_VARIANT` (0 when unset), read
-/// once.
-fn pass_variant() -> u8 {
-    static V: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
-    *V.get_or_init(|| {
+/// `radix_pass`'s variant bits (see [`pass_variant_default`]), or `CUARRAY_SORT_VARIANT`'s
+/// (read once) where set, for measurements.
+fn pass_variant(values: bool) -> u8 {
+    static V: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
         std::env::var("CUARRAY_SORT_VARIANT")
             .ok()
             .and_then(|v| v.trim().parse::<u8>().ok())
-            .map_or(0, |v| v & 3)
+            .map(|v| v & 3)
     })
+    .unwrap_or_else(|| pass_variant_default(values))
 }
 
 fn pass_tuning() -> Option<(u16, u8, u8)> {
@@ -275,7 +277,7 @@ pub fn plan_sort(
             values,
             wide_values,
             wide_look,
-            variant: pass_variant(),
+            variant: pass_variant(values),
         }
     };
     let reach = |d: &(Vec<usize>, Vec<isize>)| -> usize {

@@ -4189,7 +4189,7 @@ pub fn ops_select_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_sort_156() -> Result<(), String> {
+pub fn ops_sort_158() -> Result<(), String> {
     fn run() {
         use cuarray::ops::sort::{plan_sort, SortStrategy};
         use cuarray::shape::Layout;
@@ -5570,7 +5570,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/scan.rs:39", ops_scan_39, 1),
     ("src/ops/scan.rs:110", ops_scan_110, 1),
     ("src/ops/select.rs:33", ops_select_33, 1),
-    ("src/ops/sort.rs:156", ops_sort_156, 1),
+    ("src/ops/sort.rs:158", ops_sort_158, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:244", random_mod_244, 1),
     ("src/random/mod.rs:277", random_mod_277, 1),

@@ -645,7 +645,11 @@ fn staged_inside_and_outside_the_pool(dev: &Device, rng: &mut Rng) -> TResult {
     use rayon::prelude::*;
     let outside: Vec<u8> = rng.vec((32 << 20) + 7);
     let tasks: Vec<Vec<f32>> = (0..32)
-        .map(|_| (0..(2 << 20) + 3).map(|_| rng.range(-1.0, 1.0) as f32).collect())
+        .map(|_| {
+            (0..(2 << 20) + 3)
+                .map(|_| rng.range(-1.0, 1.0) as f32)
+                .collect()
+        })
         .collect();
     std::thread::scope(|scope| -> TResult {
         let out = scope.spawn(|| -> Result<(), String> {
