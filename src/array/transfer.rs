@@ -1,7 +1,7 @@
 //! Host <-> device transfers: the only code in the crate that moves data between them.
 
 use super::DeviceArray;
-use crate::device::pinned::{par_copy, par_copy_populating, piece_bytes, Staging, STAGE_MIN};
+use crate::device::pinned::{par_copy, piece_bytes, Staging, STAGE_MIN};
 use crate::element::Element;
 use crate::shape::IntoShape;
 use crate::{Device, Error, PinnedBuffer, Result};
@@ -227,7 +227,7 @@ impl<T: Element> DeviceArray<T> {
         // SAFETY: `v` has capacity `n`; copy_out writes all `n` elements before we set the
         // length, and returns an error (leaving the length 0) otherwise.
         unsafe {
-            self.copy_out(v.as_mut_ptr(), true)?;
+            self.copy_out(v.as_mut_ptr())?;
             v.set_len(n);
         }
         Ok(v)
@@ -259,7 +259,7 @@ impl<T: Element> DeviceArray<T> {
             });
         }
         // SAFETY: `dst` holds exactly `size()` elements.
-        unsafe { self.copy_out(dst.as_mut_ptr(), false) }
+        unsafe { self.copy_out(dst.as_mut_ptr()) }
     }
 
     /// The single element of an array of size 1 (any rank), e.g. a reduction's result.
@@ -295,19 +295,16 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// Copies all `size()` elements, in logical order, to `dst` and waits for the copy.
-    /// `fresh`: `dst` is a new allocation never written (its pages are populated ahead of
-    /// a staged copy; see `stage_out`).
     ///
     /// # Safety
     /// `dst` must be valid for writes of `size()` elements of `T`.
-    unsafe fn copy_out(&self, dst: *mut T, fresh: bool) -> Result<()> {
+    unsafe fn copy_out(&self, dst: *mut T) -> Result<()> {
         let _range = crate::profile::range("to_host");
         self.device().check_capture("to_host")?;
         self.with_dense_source(|device, src, bytes| {
             if bytes >= STAGE_MIN {
                 // SAFETY: `src` has `bytes` bytes; `dst` is valid for them (caller).
-                if let Some(done) = unsafe { stage_out(device, dst as *mut u8, src, bytes, fresh) }
-                {
+                if let Some(done) = unsafe { stage_out(device, dst as *mut u8, src, bytes) } {
                     device.counters().sync();
                     return done.and_then(|()| device.report_device_errors());
                 }
@@ -460,10 +457,6 @@ unsafe fn stage_in(
 /// while the host copies piece `i - 1` out of the other. Returns when all of it is in
 /// `dst`. `None`: the staging buffers are not available to this thread.
 ///
-/// A `fresh` destination (a new allocation, never written) has its pages populated
-/// [`populate_ahead`] pieces ahead of the copy, by the copying threads, the first ones
-/// while the first piece crosses the link: the host copy then writes into present pages.
-///
 /// # Safety
 /// `dst` must be valid for writes of `bytes` bytes and `src` device memory of as many.
 unsafe fn stage_out(
@@ -471,18 +464,10 @@ unsafe fn stage_out(
     dst: *mut u8,
     src: CUdeviceptr,
     bytes: usize,
-    fresh: bool,
 ) -> Option<Result<()>> {
     let stream = device.cuda_stream();
     let piece = piece_bytes(bytes);
     let pieces = bytes.div_ceil(piece);
-    let ahead = if fresh { populate_ahead() } else { 0 };
-    // The bytes of pieces [from, to), clamped to the transfer.
-    let span = |from: usize, to: usize| {
-        let (a, b) = ((from * piece).min(bytes), (to * piece).min(bytes));
-        // SAFETY: a <= bytes, inside the caller's allocation.
-        (unsafe { dst.add(a) }, b - a)
-    };
     with_staging(device, |st| {
         for i in 0..=pieces {
             if i < pieces {
@@ -505,42 +490,17 @@ unsafe fn stage_out(
                 .map_err(Error::cuda("to_host"))?;
                 slot.end_transfer(stream)?;
             }
-            if i == 0 && ahead > 0 {
-                // While the first piece crosses: the first `ahead` pieces' pages.
-                let (p, n) = span(0, ahead);
-                // SAFETY: an empty copy; [p, p + n) lies inside `dst`'s allocation.
-                unsafe { par_copy_populating(p, p, 0, (p, n)) };
-            }
             if i > 0 {
                 let off = (i - 1) * piece;
                 let len = piece.min(bytes - off);
                 let slot = &st.slots[(i - 1) % 2];
                 // Dereferencing the slot waits for the piece's copy.
                 let staged: &[u8] = slot;
-                let next = if ahead > 0 {
-                    span(i - 1 + ahead, i + ahead)
-                } else {
-                    (dst, 0)
-                };
                 // SAFETY: `staged` has STAGE_BYTES >= len bytes; `dst + off` has `len`
-                // writable bytes (caller) and does not overlap page-locked memory we own;
-                // `next` lies inside `dst`'s allocation.
-                unsafe { par_copy_populating(dst.add(off), staged.as_ptr(), len, next) };
+                // writable bytes (caller) and does not overlap page-locked memory we own.
+                unsafe { par_copy(dst.add(off), staged.as_ptr(), len) };
             }
         }
         Ok(())
-    })
-}
-
-/// How many pieces ahead of the host copy `stage_out` populates a fresh destination's
-/// pages: `CUARRAY_D2H_POPULATE` where set (0 turns it off), else 2. Read once.
-fn populate_ahead() -> usize {
-    static A: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *A.get_or_init(|| {
-        std::env::var("CUARRAY_D2H_POPULATE")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .unwrap_or(2)
-            .min(8)
     })
 }
