@@ -1,7 +1,8 @@
 //! The host half of a staged device-to-host copy of 1 GiB, without a GPU: 32 pieces of
 //! 32 MiB copied from one of two buffers into a destination, by 16 threads, as
 //! `stage_out` does, with rayon's pool (the library's `par_copy`) against plain threads
-//! that spin on a counter, and rayon called from inside its pool. Wall time, median of 5.
+//! that spin on a counter, and rayon called from inside its pool; the 16 parts of a piece
+//! split evenly or at 2 MiB boundaries of the destination (huge split). Wall time, median of 5.
 //! Fresh: a new allocation each repetition (advised MADV_HUGEPAGE, as `to_host` does).
 //!   cargo run --release   (in bench/probes/host_copy)
 use rayon::prelude::*;
@@ -21,12 +22,24 @@ fn fresh() -> Vec<u8> {
     v
 }
 
-fn rayon_copy(dst: usize, src: usize, len: usize) {
-    let piece = len.div_ceil(T);
+/// Where thread t's part of [dst, dst + len) starts: an even split, or (huge) each split
+/// point moved down to a 2 MiB boundary of the address, so that no two threads fault in the
+/// same huge page.
+fn split(dst: usize, len: usize, t: usize, huge: bool) -> usize {
+    let even = (len / T) * t;
+    if !huge || t == 0 {
+        return if t == T { len } else { even };
+    }
+    if t == T {
+        return len;
+    }
+    ((dst + even) / (2 << 20) * (2 << 20)).saturating_sub(dst).min(len)
+}
+
+fn rayon_copy(dst: usize, src: usize, len: usize, huge: bool) {
     (0..T).into_par_iter().for_each(|t| {
-        let start = t * piece;
-        let n = piece.min(len.saturating_sub(start));
-        unsafe { std::ptr::copy_nonoverlapping((src + start) as *const u8, (dst + start) as *mut u8, n) }
+        let (a, b) = (split(dst, len, t, huge), split(dst, len, t + 1, huge));
+        unsafe { std::ptr::copy_nonoverlapping((src + a) as *const u8, (dst + a) as *mut u8, b - a) }
     });
 }
 
@@ -60,10 +73,10 @@ fn main() {
     };
     let src = |i: usize| slots[i % 2].as_ptr() as usize;
     println!("rayon threads {}", rayon::current_num_threads());
-    for (name, fr) in [("rayon existing", false), ("rayon fresh", true)] {
+    for (name, fr, huge) in [("rayon existing", false, false), ("rayon fresh", true, false), ("rayon fresh, huge split", true, true), ("rayon existing, huge split", false, true)] {
         time(name, fr, &mut existing, &|dst| {
             for i in 0..G / SLOT {
-                rayon_copy(dst + i * SLOT, src(i), SLOT);
+                rayon_copy(dst + i * SLOT, src(i), SLOT, huge);
             }
         });
     }
@@ -71,7 +84,7 @@ fn main() {
         time(name, fr, &mut existing, &|dst| {
             rayon::scope(|_| {
                 for i in 0..G / SLOT {
-                    rayon_copy(dst + i * SLOT, src(i), SLOT);
+                    rayon_copy(dst + i * SLOT, src(i), SLOT, false);
                 }
             })
         });
@@ -123,7 +136,12 @@ fn main() {
     // Rayon again, after the spinning threads are gone (order effects).
     time("rayon fresh (again)", true, &mut existing, &|dst| {
         for i in 0..G / SLOT {
-            rayon_copy(dst + i * SLOT, src(i), SLOT);
+            rayon_copy(dst + i * SLOT, src(i), SLOT, false);
+        }
+    });
+    time("rayon fresh, huge split (again)", true, &mut existing, &|dst| {
+        for i in 0..G / SLOT {
+            rayon_copy(dst + i * SLOT, src(i), SLOT, true);
         }
     });
 }
