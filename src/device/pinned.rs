@@ -297,73 +297,21 @@ pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
     // Raw addresses cross into the pool's threads as integers; each piece is disjoint, and
     // `for_each` returns only when every piece is copied.
     let (d, s) = (dst as usize, src as usize);
+    let piece = len.div_ceil(pieces);
     (0..pieces).into_par_iter().for_each(|t| {
-        let (start, end) = (
-            split_point(d, len, pieces, t),
-            split_point(d, len, pieces, t + 1),
-        );
-        // SAFETY: [start, end) lies inside both ranges (caller's contract) and is disjoint
-        // from every other piece.
+        let start = t * piece;
+        let n = piece.min(len.saturating_sub(start));
+        // SAFETY: [start, start + n) lies inside both ranges (caller's contract) and is
+        // disjoint from every other piece.
         unsafe {
-            std::ptr::copy_nonoverlapping(
-                (s + start) as *const u8,
-                (d + start) as *mut u8,
-                end - start,
-            )
+            std::ptr::copy_nonoverlapping((s + start) as *const u8, (d + start) as *mut u8, n)
         }
     });
-}
-
-/// Where part `t` of `pieces` of a copy of `len` bytes to address `dst` starts (part
-/// `pieces` "starts" at `len`): the even split point moved down to a boundary of a
-/// 2 MiB huge page (parts of at least that much) or of a 4 KiB page of the destination, so
-/// that no two threads fault in the same fresh page (the second would wait for the first
-/// to zero it). Measured on the H200 machine, 32 MiB pieces into a fresh 1 GiB: 57 ms split
-/// evenly, TODO split at huge pages.
-fn split_point(dst: usize, len: usize, pieces: usize, t: usize) -> usize {
-    const HUGE: usize = 2 << 20;
-    const PAGE: usize = 4 << 10;
-    if t == 0 || t >= pieces {
-        return if t == 0 { 0 } else { len };
-    }
-    let share = len / pieces;
-    let grain = if share >= HUGE { HUGE } else { PAGE };
-    ((dst + share * t) / grain * grain)
-        .saturating_sub(dst)
-        .min(len)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn split_points_at_pages() {
-        let (mib, dst) = (1usize << 20, (7usize << 30) + 16);
-        for (len, pieces) in [
-            (32 * mib, 16),
-            (5 * mib + 3, 10),
-            (100, 16),
-            (64 * mib + 7, 16),
-        ] {
-            let points: Vec<usize> = (0..=pieces)
-                .map(|t| split_point(dst, len, pieces, t))
-                .collect();
-            assert_eq!((points[0], points[pieces]), (0, len));
-            assert!(points.windows(2).all(|w| w[0] <= w[1]), "{points:?}");
-            let grain = if len / pieces >= 2 * mib {
-                2 * mib
-            } else {
-                4096
-            };
-            assert!(points[1..pieces]
-                .iter()
-                .all(|&p| p == 0 || p == len || (dst + p) % grain == 0));
-        }
-        // 32 MiB from 16 bytes past a huge page: 2 MiB - 16, then whole huge pages.
-        assert_eq!(split_point(dst, 32 * mib, 16, 1), 2 * mib - 16);
-        assert_eq!(split_point(dst, 32 * mib, 16, 2), 4 * mib - 16);
-    }
 
     #[test]
     fn pieces_by_size() {
