@@ -5,7 +5,8 @@
 // Every function here has a twin in src/random/host.rs that gives the same bits. To make
 // that possible, floating-point arithmetic is written with the `_rn` intrinsics (which the
 // compiler never contracts into an FMA; FMAs are explicit), and ln, cos and sin are our own
-// polynomials over basic operations, so nothing depends on the device math library.
+// polynomials (and, for f32's ln, a table) over basic operations, so nothing depends on
+// the device math library.
 
 // ---- Philox4x32-10 ------------------------------------------------------------------
 // Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3" (SC'11),
@@ -45,6 +46,20 @@ __device__ __forceinline__ void philox_block(unsigned int (&c)[4], unsigned long
     philox4x32_10(c, k0, k1);
 }
 
+// (1 / c, ln c) of the 16 intervals of rand_f32::ln: 1 / c for c the interval's middle,
+// rounded to float, and ln c as -ln of that float, rounded (the interval holding 1 has
+// exactly (1, 0)). In global memory, read
+// through the read-only cache: the 128 bytes are one cache line, so a warp's lookups at
+// any mix of indices are one access.
+__device__ const float2 cuarray_rand_ln_tab[16] = {
+    {0x1.661ec6p0f, -0x1.57bf74p-2f},  {0x1.571ed4p0f, -0x1.2bef08p-2f}, {0x1.49539ep0f, -0x1.01eae4p-2f},
+    {0x1.3c995ap0f, -0x1.b31d84p-3f},  {0x1.30d190p0f, -0x1.6574ecp-3f}, {0x1.25e228p0f, -0x1.1aa2bep-3f},
+    {0x1.1bb4a4p0f, -0x1.a4e764p-4f},  {0x1.12358ep0f, -0x1.1973b6p-4f}, {0x1.0953f4p0f, -0x1.252f40p-5f},
+    {0x1.000000p0f, 0.0f},             {0x1.e573acp-1f, 0x1.b42de0p-5f}, {0x1.ca4b30p-1f, 0x1.c5e54cp-4f},
+    {0x1.b20364p-1f, 0x1.526e5ep-3f},  {0x1.9c2d14p-1f, 0x1.bc286cp-3f}, {0x1.886e60p-1f, 0x1.1058bep-2f},
+    {0x1.767dcep-1f, 0x1.40430ap-2f},
+};
+
 // ---- real arithmetic, f32 (one word per value) ---------------------------------------
 struct rand_f32 {
     typedef float C;
@@ -60,53 +75,51 @@ struct rand_f32 {
     // float), times 2^-24.
     static __device__ __forceinline__ float unit_int(const unsigned int* w) { return __uint2float_rn(w[0] >> 8); }
     static __device__ __forceinline__ float unit_step() { return 0x1p-24f; }
-    // (0, 1]: (word + 1) * 2^-32, rounded to float (never 0).
+    // (0, 1]: float(word) 2^-32 + 2^-33, rounded once (never 0: 2^-33 at least).
     static __device__ __forceinline__ float unit_pos(const unsigned int* w) {
-        return __fmul_rn(__ull2float_rn((unsigned long long)w[0] + 1ull), 0x1p-32f);
+        return __fmaf_rn(__uint2float_rn(w[0]), 0x1p-32f, 0x1p-33f);
     }
-    // ln(v) for a normal float v in (0, 1]: v = 2^e m with m in [sqrt(1/2), sqrt(2)),
-    // ln m = 2 atanh(s) with s = (m - 1) / (m + 1), a series in s^2.
+    // ln(v) for a normal float v in (0, 1], with no division: v = 2^k z with z's bits in
+    // [0x3f330000, 0x3fb30000) (z in [0.699, 1.398)), the 16 intervals of z by the top 4
+    // bits of (bits - 0x3f330000), each with its (1 / c, ln c) from cuarray_rand_ln_tab
+    // (the interval holding 1 has exactly (1, 0)); then ln z = ln c + log1p(r) for
+    // r = z / c - 1 by one FMA (|r| < 0.03), log1p by a minimax polynomial. (The layout of
+    // ARM's optimized-routines logf.)
     static __device__ __forceinline__ float ln(float v) {
-        const unsigned int b = __float_as_uint(v);
-        int e = (int)(b >> 23) - 127;
-        unsigned int mb = (b & 0x007fffffu) | 0x3f800000u;
-        if (mb > 0x3fb504f3u) {
-            mb -= 0x00800000u;
-            e += 1;
-        }
-        const float m = __uint_as_float(mb);
-        const float s = __fdiv_rn(__fsub_rn(m, 1.0f), __fadd_rn(m, 1.0f));
-        const float z = __fmul_rn(s, s);
-        float p = 0x1.c71c72p-4f;
-        p = __fmaf_rn(p, z, 0x1.24924ap-3f);
-        p = __fmaf_rn(p, z, 0x1.99999ap-3f);
-        p = __fmaf_rn(p, z, 0x1.555556p-2f);
-        p = __fmaf_rn(p, z, 1.0f);
-        const float lnm = __fmul_rn(__fadd_rn(s, s), p);
-        const float ef = __int2float_rn(e);
-        return __fmaf_rn(ef, 0x1.62e400p-1f, __fmaf_rn(ef, 0x1.7f7d1cp-20f, lnm));
+        const unsigned int ix = __float_as_uint(v);
+        const unsigned int tmp = ix - 0x3f330000u;
+        const float2 t = __ldg(&cuarray_rand_ln_tab[(tmp >> 19) & 15u]);
+        const int k = (int)tmp >> 23;
+        const float z = __uint_as_float(ix - (tmp & 0xff800000u));
+        const float r = __fmaf_rn(z, t.x, -1.0f);
+        float p = __fmaf_rn(r, -0x1.0028c8p-2f, 0x1.557b7cp-2f);
+        p = __fmaf_rn(p, r, -0x1.fffffep-2f);
+        const float y = __fmaf_rn(p, __fmul_rn(r, r), r);
+        // k as a float (exact) by the 1.5 * 2^23 trick, without a conversion instruction.
+        const float kf = __fsub_rn(__uint_as_float(0x4b400000u + (unsigned int)k), 12582912.0f);
+        return __fadd_rn(__fmaf_rn(kf, 0x1.62e430p-1f, t.y), y);
     }
-    // cos and sin of the angle 2 pi w / 2^32: quadrant from the top bits (exact), then
-    // polynomials on [-pi/4, pi/4].
+    // cos and sin of the angle 2 pi w / 2^32, rounded to a multiple of 2 pi / 2^25: with
+    // y = w + 2^29 (+ 2^6 to round), the quadrant is y's top 2 bits and the offset in it
+    // x = (y's bits 7-29) / 2^22 - 1 in [-1, 1) (exact, by the exponent trick), the angle
+    // quadrant pi / 2 + x pi / 4; minimax polynomials in x for sin(x pi / 4) (degree 7)
+    // and cos(x pi / 4) (degree 6); the quadrant swaps them and flips signs by bits.
     static __device__ __forceinline__ void cos_sin(const unsigned int* w, float& c, float& s) {
-        const unsigned int y = w[0] + 0x20000000u;
-        const unsigned int q = y >> 30;
-        const int g = (int)(y & 0x3fffffffu) - 0x20000000;
-        const float a = __fmul_rn(__int2float_rn(g), 0x1.921fb6p-30f);
-        const float a2 = __fmul_rn(a, a);
-        float ps = 0x1.71de3ap-19f;
-        ps = __fmaf_rn(ps, a2, -0x1.a01a02p-13f);
-        ps = __fmaf_rn(ps, a2, 0x1.111112p-7f);
-        ps = __fmaf_rn(ps, a2, -0x1.555556p-3f);
-        const float sa = __fmaf_rn(__fmul_rn(a, a2), ps, a);
-        float pc = -0x1.27e4fcp-22f;
-        pc = __fmaf_rn(pc, a2, 0x1.a01a02p-16f);
-        pc = __fmaf_rn(pc, a2, -0x1.6c16c2p-10f);
-        pc = __fmaf_rn(pc, a2, 0x1.555556p-5f);
-        pc = __fmaf_rn(pc, a2, -0x1.000000p-1f);
-        const float ca = __fmaf_rn(a2, pc, 1.0f);
-        c = (q == 0) ? ca : (q == 1) ? -sa : (q == 2) ? -ca : sa;
-        s = (q == 0) ? sa : (q == 1) ? ca : (q == 2) ? -sa : -ca;
+        const unsigned int y = w[0] + 0x20000040u;
+        const float x = __fsub_rn(__uint_as_float(((y >> 7) & 0x007fffffu) | 0x40000000u), 3.0f);
+        const float x2 = __fmul_rn(x, x);
+        float ps = -0x1.2d936ap-15f;
+        ps = __fmaf_rn(ps, x2, 0x1.465e94p-9f);
+        ps = __fmaf_rn(ps, x2, -0x1.4abbbap-4f);
+        ps = __fmaf_rn(ps, x2, 0x1.921fb6p-1f);
+        const float sa = __fmul_rn(ps, x);
+        float pc = -0x1.4ea9ecp-12f;
+        pc = __fmaf_rn(pc, x2, 0x1.03b162p-6f);
+        pc = __fmaf_rn(pc, x2, -0x1.3bd3a2p-2f);
+        const float ca = __fmaf_rn(pc, x2, 1.0f);
+        const bool odd = (y & 0x40000000u) != 0;
+        c = __uint_as_float(__float_as_uint(odd ? sa : ca) ^ ((y + 0x40000000u) & 0x80000000u));
+        s = __uint_as_float(__float_as_uint(odd ? ca : sa) ^ (y & 0x80000000u));
     }
 };
 

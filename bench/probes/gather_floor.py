@@ -58,3 +58,15 @@ for blocks in (n // 256, sms * 8, sms * 16, sms * 32):
 copy = cp.empty_like(src)
 print(f"copy of 256 MB: {ev(lambda: copy.__setitem__(Ellipsis, src)):.0f} us")
 print(f"cupy.take: {ev(lambda: cp.take(src, idx)):.0f} us")
+# The L2's fetch granularity (cudaLimitMaxL2FetchGranularity, 0x05; a hint, 0-128 bytes):
+# a random 4-byte read needs one 32-byte sector, so a smaller fetch may lower the floor.
+g, b, N = (n // 256,), (256,), np.int64(n)
+for gran in (32, 64, 128, 0):
+    try:
+        cp.cuda.runtime.deviceSetLimit(0x05, gran)
+        got = cp.cuda.runtime.deviceGetLimit(0x05)
+    except Exception as e:  # noqa: BLE001
+        print(f"granularity {gran}: not settable ({e})"); continue
+    print(f"granularity {gran} (reads back {got}): take_i64 {ev(lambda: k['take_i64'](g, b, (src, idx, out, N))):.0f} us, "
+          f"hash_gather {ev(lambda: k['hash_gather'](g, b, (src, out, N))):.0f} us, "
+          f"copy {ev(lambda: copy.__setitem__(Ellipsis, src)):.0f} us, cupy.take {ev(lambda: cp.take(src, idx)):.0f} us", flush=True)

@@ -42,12 +42,36 @@ pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug {
 /// The coefficients of philox.cuh, as bit patterns (the device source writes the same
 /// values as hexadecimal literals; a test checks that they agree).
 pub(crate) mod c32 {
-    pub(crate) const LN: [u32; 4] = [0x3eaaaaab, 0x3e4ccccd, 0x3e124925, 0x3de38e39];
-    pub(crate) const LN2_HI: u32 = 0x3f317200;
-    pub(crate) const LN2_LO: u32 = 0x35bfbe8e;
-    pub(crate) const SIN: [u32; 4] = [0xbe2aaaab, 0x3c088889, 0xb9500d01, 0x3638ef1d];
-    pub(crate) const COS: [u32; 5] = [0xbf000000, 0x3d2aaaab, 0xbab60b61, 0x37d00d01, 0xb493f27e];
-    pub(crate) const PIO2_2M30: u32 = 0x30c90fdb;
+    /// log1p(r) = r + r^2 (LN[0] + r (LN[1] + r LN[2])), minimax for |r| < 0.03.
+    pub(crate) const LN: [u32; 3] = [0xbeffffff, 0x3eaabdbe, 0xbe801464];
+    /// ln 2.
+    pub(crate) const LN2: u32 = 0x3f317218;
+    /// (1 / c, ln c) of ln's 16 intervals (see `ln`).
+    pub(crate) const LN_TAB: [[u32; 2]; 16] = [
+        [0x3fb30f63, 0xbeabdfba],
+        [0x3fab8f6a, 0xbe95f784],
+        [0x3fa4a9cf, 0xbe80f572],
+        [0x3f9e4cad, 0xbe598ec2],
+        [0x3f9868c8, 0xbe32ba76],
+        [0x3f92f114, 0xbe0d515f],
+        [0x3f8dda52, 0xbdd273b2],
+        [0x3f891ac7, 0xbd8cb9db],
+        [0x3f84a9fa, 0xbd1297a0],
+        [0x3f800000, 0x00000000],
+        [0x3f72b9d6, 0x3d5a16f0],
+        [0x3f652598, 0x3de2f2a6],
+        [0x3f5901b2, 0x3e29372f],
+        [0x3f4e168a, 0x3e5e1436],
+        [0x3f443730, 0x3e882c5f],
+        [0x3f3b3ee7, 0x3ea02185],
+    ];
+    /// The bits where ln's intervals start (0.69921875).
+    pub(crate) const LN_OFF: u32 = 0x3f33_0000;
+    /// sin(x pi / 4) = x (SIN[0] + x^2 (SIN[1] + x^2 (SIN[2] + x^2 SIN[3]))), minimax on
+    /// [-1, 1].
+    pub(crate) const SIN: [u32; 4] = [0x3f490fdb, 0xbda55ddd, 0x3b232f4a, 0xb816c9b5];
+    /// cos(x pi / 4) = 1 + x^2 (COS[0] + x^2 (COS[1] + x^2 COS[2])), minimax on [-1, 1].
+    pub(crate) const COS: [u32; 3] = [0xbe9de9d1, 0x3c81d8b1, 0xb9a754f6];
 }
 
 /// As [`c32`], for f64.
@@ -128,52 +152,34 @@ impl Real for f32 {
         f32::from_bits(0x3380_0000) // 2^-24
     }
     fn unit_pos(w: &[u32]) -> f32 {
-        (w[0] as u64 + 1) as f32 * f32::from_bits(0x2f80_0000) // 2^-32
+        (w[0] as f32).mul_add(f32::from_bits(0x2f80_0000), f32::from_bits(0x2f00_0000)) // 2^-32, 2^-33
     }
     fn ln(self) -> f32 {
-        let b = self.to_bits();
-        let mut e = (b >> 23) as i32 - 127;
-        let mut mb = (b & 0x007f_ffff) | 0x3f80_0000;
-        if mb > 0x3fb5_04f3 {
-            mb -= 0x0080_0000;
-            e += 1;
-        }
-        let m = f32::from_bits(mb);
-        let s = (m - 1.0) / (m + 1.0);
-        let z = s * s;
-        let k = c32::LN.map(f32::from_bits);
-        let mut p = k[3];
-        p = p.mul_add(z, k[2]);
-        p = p.mul_add(z, k[1]);
-        p = p.mul_add(z, k[0]);
-        p = p.mul_add(z, 1.0);
-        let lnm = (s + s) * p;
-        let ef = e as f32;
-        ef.mul_add(
-            f32::from_bits(c32::LN2_HI),
-            ef.mul_add(f32::from_bits(c32::LN2_LO), lnm),
-        )
+        let ix = self.to_bits();
+        let tmp = ix.wrapping_sub(c32::LN_OFF);
+        let [invc, lnc] = c32::LN_TAB[((tmp >> 19) & 15) as usize].map(f32::from_bits);
+        let k = (tmp as i32) >> 23;
+        let z = f32::from_bits(ix.wrapping_sub(tmp & 0xff80_0000));
+        let r = z.mul_add(invc, -1.0);
+        let a = c32::LN.map(f32::from_bits);
+        let p = r.mul_add(a[2], a[1]).mul_add(r, a[0]);
+        let y = p.mul_add(r * r, r);
+        (k as f32).mul_add(f32::from_bits(c32::LN2), lnc) + y
     }
     fn cos_sin(w: &[u32]) -> (f32, f32) {
-        let y = w[0].wrapping_add(0x2000_0000);
-        let q = y >> 30;
-        let g = (y & 0x3fff_ffff) as i32 - 0x2000_0000;
-        let a = g as f32 * f32::from_bits(c32::PIO2_2M30);
-        let a2 = a * a;
+        let y = w[0].wrapping_add(0x2000_0040);
+        let x = f32::from_bits(((y >> 7) & 0x007f_ffff) | 0x4000_0000) - 3.0;
+        let x2 = x * x;
         let ks = c32::SIN.map(f32::from_bits);
-        let mut ps = ks[3];
-        ps = ps.mul_add(a2, ks[2]);
-        ps = ps.mul_add(a2, ks[1]);
-        ps = ps.mul_add(a2, ks[0]);
-        let sa = (a * a2).mul_add(ps, a);
+        let ps = ks[3].mul_add(x2, ks[2]).mul_add(x2, ks[1]).mul_add(x2, ks[0]);
+        let sa = ps * x;
         let kc = c32::COS.map(f32::from_bits);
-        let mut pc = kc[4];
-        pc = pc.mul_add(a2, kc[3]);
-        pc = pc.mul_add(a2, kc[2]);
-        pc = pc.mul_add(a2, kc[1]);
-        pc = pc.mul_add(a2, kc[0]);
-        let ca = a2.mul_add(pc, 1.0);
-        quadrant(q, ca, sa)
+        let ca = kc[2].mul_add(x2, kc[1]).mul_add(x2, kc[0]).mul_add(x2, 1.0);
+        let (c, s) = if y & 0x4000_0000 != 0 { (sa, ca) } else { (ca, sa) };
+        (
+            f32::from_bits(c.to_bits() ^ (y.wrapping_add(0x4000_0000) & 0x8000_0000)),
+            f32::from_bits(s.to_bits() ^ (y & 0x8000_0000)),
+        )
     }
     fn next_down(self) -> f32 {
         f32::from_bits(down_bits32(self.to_bits()))
@@ -596,10 +602,12 @@ mod tests {
     #[test]
     fn device_constants_match_host_constants() {
         let src = crate::kernels::sources::get("philox.cuh");
-        let mut f32s: Vec<u32> = vec![c32::LN2_HI, c32::LN2_LO, c32::PIO2_2M30];
+        let mut f32s: Vec<u32> = vec![c32::LN2];
         f32s.extend(c32::LN);
         f32s.extend(c32::SIN);
         f32s.extend(c32::COS);
+        f32s.extend(c32::LN_TAB.iter().flatten().filter(|&&b| b != 0));
+        assert!(src.contains(&format!("0x{:08x}u", c32::LN_OFF)));
         for b in f32s {
             let lit = hex32(f32::from_bits(b));
             assert!(src.contains(&lit), "philox.cuh lacks {lit} ({b:#x})");
@@ -631,27 +639,44 @@ mod tests {
             let want = if i % 2 == 0 { -1.0 } else { 1.0 } / fact(k);
             assert!((f64::from_bits(b) / want - 1.0).abs() < 1e-15, "cos {i}");
         }
-        for (i, &b) in c32::LN.iter().enumerate() {
-            assert_eq!(f32::from_bits(b), f64::from_bits(c64::LN[i]) as f32);
-        }
-        for (i, &b) in c32::SIN.iter().enumerate() {
-            assert_eq!(f32::from_bits(b), f64::from_bits(c64::SIN[i]) as f32);
-        }
-        for (i, &b) in c32::COS.iter().enumerate() {
-            assert_eq!(f32::from_bits(b), f64::from_bits(c64::COS[i]) as f32);
-        }
         let ln2 = std::f64::consts::LN_2;
         assert!((f64::from_bits(c64::LN2_HI) + f64::from_bits(c64::LN2_LO) - ln2).abs() < 1e-30);
-        let split = f32::from_bits(c32::LN2_HI) as f64 + f32::from_bits(c32::LN2_LO) as f64;
-        assert!((split - ln2).abs() < 1e-13);
+        assert_eq!(f32::from_bits(c32::LN2), ln2 as f32);
         assert_eq!(
             f64::from_bits(c64::PIO2_2M62),
             std::f64::consts::FRAC_PI_2 / 2f64.powi(62)
         );
-        assert_eq!(
-            f32::from_bits(c32::PIO2_2M30),
-            std::f32::consts::FRAC_PI_2 / 2f32.powi(30)
-        );
+        // f32's ln table: interval i of z's bits is [LN_OFF + i 2^19, LN_OFF + (i + 1) 2^19).
+        for (i, &[invc, lnc]) in c32::LN_TAB.iter().enumerate() {
+            let lo = f32::from_bits(c32::LN_OFF + (i as u32) * 0x8_0000) as f64;
+            let hi = f32::from_bits(c32::LN_OFF + (i as u32 + 1) * 0x8_0000) as f64;
+            let invc = f32::from_bits(invc);
+            if lo <= 1.0 && 1.0 < hi {
+                assert_eq!((invc, lnc), (1.0, 0), "interval {i} holds 1");
+            } else {
+                assert_eq!(invc, (2.0 / (lo + hi)) as f32, "1 / c of interval {i}");
+            }
+            assert_eq!(f32::from_bits(lnc), -(invc as f64).ln() as f32, "ln c of {i}");
+        }
+        // The polynomials against f64 on their intervals (relative error, f64 arithmetic
+        // on the f32 coefficients).
+        let a = c32::LN.map(|b| f32::from_bits(b) as f64);
+        let s = c32::SIN.map(|b| f32::from_bits(b) as f64);
+        let c = c32::COS.map(|b| f32::from_bits(b) as f64);
+        for i in 1..2000 {
+            let r = -0.0297 + 0.0594 * i as f64 / 2000.0;
+            let got = r + r * r * (a[0] + r * (a[1] + r * a[2]));
+            if r.abs() > 1e-9 {
+                assert!((got / r.ln_1p() - 1.0).abs() < 3e-8, "log1p({r})");
+            }
+            let x = i as f64 / 2000.0;
+            let x2 = x * x;
+            let angle = x * std::f64::consts::FRAC_PI_4;
+            let sin = x * (s[0] + x2 * (s[1] + x2 * (s[2] + x2 * s[3])));
+            assert!((sin / angle.sin() - 1.0).abs() < 4e-8, "sin at {x}");
+            let cos = 1.0 + x2 * (c[0] + x2 * (c[1] + x2 * c[2]));
+            assert!((cos - angle.cos()).abs() < 5e-8, "cos at {x}");
+        }
     }
 
     fn ulps64(a: f64, b: f64) -> f64 {
@@ -686,7 +711,7 @@ mod tests {
         assert!(worst32 < 4.0, "f32 ln: {worst32} ulp");
         assert!(worst64 < 4.0, "f64 ln: {worst64} ulp");
         let l32 = Real::ln(f32::unit_pos(&[0])) as f64;
-        assert!((l32 - (2f64.powi(-32)).ln()).abs() < 4e-6, "{l32}");
+        assert!((l32 - (2f64.powi(-33)).ln()).abs() < 4e-6, "{l32}");
         let l64 = Real::ln(f64::unit_pos(&[0, 0]));
         assert!((l64 - (2f64.powi(-53)).ln()).abs() < 1e-13, "{l64}");
     }
@@ -728,7 +753,8 @@ mod tests {
     fn units_cover_their_intervals() {
         assert_eq!(f32::unit(&[0]), 0.0);
         assert_eq!(f32::unit(&[u32::MAX]), 1.0 - 2f32.powi(-24));
-        assert_eq!(f32::unit_pos(&[0]), 2f32.powi(-32));
+        assert_eq!(f32::unit_pos(&[0]), 2f32.powi(-33));
+        assert_eq!(f32::unit_pos(&[1]), 3.0 * 2f32.powi(-33));
         assert_eq!(f32::unit_pos(&[u32::MAX]), 1.0);
         assert_eq!(f64::unit(&[0, 0]), 0.0);
         assert_eq!(f64::unit(&[u32::MAX, u32::MAX]), 1.0 - 2f64.powi(-53));

@@ -48,10 +48,13 @@
 //! - **Normals** by Box-Muller, every word used: values `2j` and `2j + 1` (counted from the
 //!   start of the stream, so pairs do not depend on the call) are
 //!   `mean + std r cos t` and `mean + std r sin t` with `r = sqrt(-2 ln u)`,
-//!   `u = (w + 1) 2^-32` in `(0, 1]` from the pair's first `W` words (`f64`: the top 53 bits
-//!   plus one, times 2^-53) and `t = 2 pi w' / 2^32` from the next `W` (`f64`: 64 bits).
-//!   `u` is never 0, so there is no NaN or infinity; the largest magnitude is
-//!   `sqrt(2 ln 2^32)` = 6.66 for 32-bit types and 8.57 for `f64`.
+//!   `u = w 2^-32 + 2^-33` rounded to `f32`, in `(0, 1]`, from the pair's first `W` words
+//!   (`f64`: the top 53 bits plus one, times 2^-53) and `t = 2 pi w' / 2^32` from the next
+//!   `W` (`f64`: 64 bits; `f32` rounds `t` to a multiple of `2 pi / 2^25`, finer than the
+//!   values' own precision). `u` is never 0, so there is no NaN or infinity; the largest
+//!   magnitude is `sqrt(2 ln 2^33)` = 6.76 for 32-bit types and 8.57 for `f64`. `ln`,
+//!   `cos` and `sin` are cuarray's own (a table and polynomials, within a few units in the
+//!   last place), identical on the host and the device.
 //! - **Exponential**: `-ln(u) scale` with the same `u` in `(0, 1]`, which is `1 - u'` for a
 //!   `u'` in `[0, 1)` (NumPy's `-log(1 - random())`); never infinite, `+0` rather than `-0`.
 //! - **Integers** in `[low, high)`, `range = high - low`:
