@@ -277,21 +277,25 @@ def reductions(p):
 
 
 def randoms(p):
-    """Random numbers, write-only (bytes = the output): uniform and standard normal float32
-    and integers in [0, 1000) as int32, 2^28 of each; wall time of a 1000-value uniform call.
-    CuPy: its cuRAND-backed `cupy.random` functions; PyTorch: rand, randn, randint (Philox)."""
+    """Random numbers, write-only (bytes = the output): uniform, standard normal and
+    exponential (scale 1) float32 and integers in [0, 1000) as int32, 2^28 of each; wall time
+    of a 1000-value uniform call. CuPy: its cuRAND-backed `cupy.random` functions; PyTorch:
+    rand, randn, exponential_, randint (Philox)."""
     xp = p.xp
     n = 1 << 28
     if p.name == "cupy":
         uniform = lambda k: xp.random.random_sample(k, dtype=xp.float32)
         normal = lambda k: xp.random.standard_normal(k, dtype=xp.float32)
+        exponential = lambda k: xp.random.standard_exponential(k, dtype=xp.float32)
         integers = lambda k: xp.random.randint(0, 1000, k, dtype=xp.int32)
     else:
         import torch
         uniform = lambda k: torch.rand(k, device="cuda")
         normal = lambda k: torch.randn(k, device="cuda")
+        exponential = lambda k: torch.empty(k, device="cuda").exponential_()
         integers = lambda k: torch.randint(0, 1000, (k,), dtype=torch.int32, device="cuda")
-    for name, f in (("uniform_f32_2^28", uniform), ("normal_f32_2^28", normal), ("integers_i32_2^28", integers)):
+    for name, f in (("uniform_f32_2^28", uniform), ("normal_f32_2^28", normal),
+                    ("exponential_f32_2^28", exponential), ("integers_i32_2^28", integers)):
         if wanted(name):
             emit(p.name, name, "device", p.device_time(lambda: f(n)), n * 4)
     if wanted("uniform_f32_1000_wall"):

@@ -6,7 +6,7 @@
 //! Cases: the fixed-size cases below (sorting and indexing among them: `sort_f32_2^26`,
 //! `argsort_f32_2^26`, `argsort_rows_f32_4096x4096`, `masked_select_f32_2^26`,
 //! `take_f32_2^26`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`; random numbers: `uniform_f32_2^28`,
-//! `normal_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
+//! `normal_f32_2^28`, `exponential_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
 //! `ElementwiseKernel`, saxpy, beside the built-in add: `user_saxpy_f32_2^28`,
 //! `user_saxpy_f32_1000_wall`); fusion and CUDA graphs (the 16-step chain of 32 ops on
 //! 1000 f32 unfused, fused, and each in a graph; the host cost of a fused call without its
@@ -134,8 +134,8 @@ fn sweep_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case
     }
 }
 
-/// Random numbers (write-only: bytes = the output): uniform and standard normal f32 and
-/// integers in [0, 1000) as i32 (two words of the stream per value), 2^28 of each; and the
+/// Random numbers (write-only: bytes = the output): uniform, standard normal and
+/// exponential (scale 1) f32 and integers in [0, 1000) as i32, 2^28 of each; and the
 /// wall time of a 1000-value uniform call (against `bare_cudarc_launch_add_1000`).
 fn random_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     let n = 1usize << 28;
@@ -148,6 +148,11 @@ fn random_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     if filter("normal_f32_2^28") {
         cases.push(device_case(dev, "normal_f32_2^28", (n * 4) as f64, || {
             rng.standard_normal::<f32>(&[n]).map(drop)
+        }));
+    }
+    if filter("exponential_f32_2^28") {
+        cases.push(device_case(dev, "exponential_f32_2^28", (n * 4) as f64, || {
+            rng.exponential(1.0f32, &[n]).map(drop)
         }));
     }
     if filter("integers_i32_2^28") {
