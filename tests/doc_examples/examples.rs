@@ -4215,7 +4215,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_244() -> Result<(), String> {
+pub fn random_mod_247() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4232,7 @@ pub fn random_mod_244() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_277() -> Result<(), String> {
+pub fn random_mod_280() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4246,7 @@ pub fn random_mod_277() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_310() -> Result<(), String> {
+pub fn random_mod_313() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4257,7 @@ pub fn random_mod_310() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_323() -> Result<(), String> {
+pub fn random_mod_326() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4271,7 @@ pub fn random_mod_323() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_340() -> Result<(), String> {
+pub fn random_mod_343() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4285,7 @@ pub fn random_mod_340() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_370() -> Result<(), String> {
+pub fn random_mod_373() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4296,7 @@ pub fn random_mod_370() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_388() -> Result<(), String> {
+pub fn random_mod_391() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4307,7 @@ pub fn random_mod_388() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_411() -> Result<(), String> {
+pub fn random_mod_414() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4318,7 @@ pub fn random_mod_411() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_428() -> Result<(), String> {
+pub fn random_mod_431() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4328,7 @@ pub fn random_mod_428() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_449() -> Result<(), String> {
+pub fn random_mod_452() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4340,7 @@ pub fn random_mod_449() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_471() -> Result<(), String> {
+pub fn random_mod_474() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4350,7 @@ pub fn random_mod_471() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_486() -> Result<(), String> {
+pub fn random_mod_489() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4360,7 @@ pub fn random_mod_486() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_509() -> Result<(), String> {
+pub fn random_mod_512() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4372,7 @@ pub fn random_mod_509() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_526() -> Result<(), String> {
+pub fn random_mod_529() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4387,7 @@ pub fn random_mod_526() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_579() -> Result<(), String> {
+pub fn random_mod_582() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4400,7 @@ pub fn random_mod_579() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_596() -> Result<(), String> {
+pub fn random_mod_599() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4410,7 @@ pub fn random_mod_596() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_622() -> Result<(), String> {
+pub fn random_mod_625() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4419,7 @@ pub fn random_mod_622() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_633() -> Result<(), String> {
+pub fn random_mod_636() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4431,7 @@ pub fn random_mod_633() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_647() -> Result<(), String> {
+pub fn random_mod_650() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4443,7 @@ pub fn random_mod_647() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_684() -> Result<(), String> {
+pub fn random_mod_687() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4454,7 @@ pub fn random_mod_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_702() -> Result<(), String> {
+pub fn random_mod_705() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4464,7 @@ pub fn random_mod_702() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_717() -> Result<(), String> {
+pub fn random_mod_720() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4474,7 @@ pub fn random_mod_717() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_734() -> Result<(), String> {
+pub fn random_mod_737() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4485,7 @@ pub fn random_mod_734() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_751() -> Result<(), String> {
+pub fn random_mod_754() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4496,7 @@ pub fn random_mod_751() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_768() -> Result<(), String> {
+pub fn random_mod_771() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4506,7 @@ pub fn random_mod_768() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_784() -> Result<(), String> {
+pub fn random_mod_787() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -5572,32 +5572,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/select.rs:33", ops_select_33, 1),
     ("src/ops/sort.rs:158", ops_sort_158, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:244", random_mod_244, 1),
-    ("src/random/mod.rs:277", random_mod_277, 1),
-    ("src/random/mod.rs:310", random_mod_310, 1),
-    ("src/random/mod.rs:323", random_mod_323, 1),
-    ("src/random/mod.rs:340", random_mod_340, 1),
-    ("src/random/mod.rs:370", random_mod_370, 1),
-    ("src/random/mod.rs:388", random_mod_388, 1),
-    ("src/random/mod.rs:411", random_mod_411, 1),
-    ("src/random/mod.rs:428", random_mod_428, 1),
-    ("src/random/mod.rs:449", random_mod_449, 1),
-    ("src/random/mod.rs:471", random_mod_471, 1),
-    ("src/random/mod.rs:486", random_mod_486, 1),
-    ("src/random/mod.rs:509", random_mod_509, 1),
-    ("src/random/mod.rs:526", random_mod_526, 1),
-    ("src/random/mod.rs:579", random_mod_579, 1),
-    ("src/random/mod.rs:596", random_mod_596, 1),
-    ("src/random/mod.rs:622", random_mod_622, 1),
-    ("src/random/mod.rs:633", random_mod_633, 1),
-    ("src/random/mod.rs:647", random_mod_647, 1),
-    ("src/random/mod.rs:684", random_mod_684, 1),
-    ("src/random/mod.rs:702", random_mod_702, 1),
-    ("src/random/mod.rs:717", random_mod_717, 1),
-    ("src/random/mod.rs:734", random_mod_734, 1),
-    ("src/random/mod.rs:751", random_mod_751, 1),
-    ("src/random/mod.rs:768", random_mod_768, 1),
-    ("src/random/mod.rs:784", random_mod_784, 1),
+    ("src/random/mod.rs:247", random_mod_247, 1),
+    ("src/random/mod.rs:280", random_mod_280, 1),
+    ("src/random/mod.rs:313", random_mod_313, 1),
+    ("src/random/mod.rs:326", random_mod_326, 1),
+    ("src/random/mod.rs:343", random_mod_343, 1),
+    ("src/random/mod.rs:373", random_mod_373, 1),
+    ("src/random/mod.rs:391", random_mod_391, 1),
+    ("src/random/mod.rs:414", random_mod_414, 1),
+    ("src/random/mod.rs:431", random_mod_431, 1),
+    ("src/random/mod.rs:452", random_mod_452, 1),
+    ("src/random/mod.rs:474", random_mod_474, 1),
+    ("src/random/mod.rs:489", random_mod_489, 1),
+    ("src/random/mod.rs:512", random_mod_512, 1),
+    ("src/random/mod.rs:529", random_mod_529, 1),
+    ("src/random/mod.rs:582", random_mod_582, 1),
+    ("src/random/mod.rs:599", random_mod_599, 1),
+    ("src/random/mod.rs:625", random_mod_625, 1),
+    ("src/random/mod.rs:636", random_mod_636, 1),
+    ("src/random/mod.rs:650", random_mod_650, 1),
+    ("src/random/mod.rs:687", random_mod_687, 1),
+    ("src/random/mod.rs:705", random_mod_705, 1),
+    ("src/random/mod.rs:720", random_mod_720, 1),
+    ("src/random/mod.rs:737", random_mod_737, 1),
+    ("src/random/mod.rs:754", random_mod_754, 1),
+    ("src/random/mod.rs:771", random_mod_771, 1),
+    ("src/random/mod.rs:787", random_mod_787, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
