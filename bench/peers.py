@@ -417,6 +417,19 @@ def matmuls(p):
         p.set_tf32(False)
         emit(p.name, name, "device", t, flops=2.0 * batch * m * m * m)
         del a, b
+    if wanted("matmul_f16_8192_normal"):
+        # Standard-normal inputs from each library's own generator (see benches/compare.rs).
+        n = 8192
+        if p.name == "cupy":
+            a = xp.random.standard_normal((n, n), dtype=xp.float32).astype(xp.float16)
+            b = xp.random.standard_normal((n, n), dtype=xp.float32).astype(xp.float16)
+        else:
+            import torch
+            a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+            b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+        emit(p.name, "matmul_f16_8192_normal", "device", p.device_time(lambda: xp.matmul(a, b)),
+             flops=2.0 * n ** 3)
+        del a, b
     if wanted("matmul_f32_64_wall"):
         a, b = rand_matrix(p, (64, 64), xp.float32), rand_matrix(p, (64, 64), xp.float32)
         emit(p.name, "matmul_f32_64_wall", "wall", p.wall_time(lambda: xp.matmul(a, b)))

@@ -240,6 +240,30 @@ fn shapes_layouts<T: GemmElement>(
     Ok(())
 }
 
+/// Half-precision products accumulate in f32 (through cuBLAS): each row of A is
+/// [2048, 2^-6 x (k - 2), -2048] against a B of ones, so every output is (k - 2) 2^-6
+/// exactly in f32, while a 16-bit accumulator (ulp 2 at 2048 for f16, 16 for bf16) drops
+/// each 2^-6, and each sum of up to 128 of them, and ends near 0.
+fn accumulates_in_f32<T: GemmElement>(out: &mut Vec<Trial>) {
+    let name = T::DTYPE.name();
+    add_gpu(out, format!("matmul/accumulates_in_f32/{name}"), |dev, _rng| {
+        let (m, k, n) = (64usize, 4096usize, 48usize);
+        let mut av = vec![T::from_f64(2f64.powi(-6)); m * k];
+        for row in av.chunks_mut(k) {
+            row[0] = T::from_f64(2048.0);
+            row[k - 1] = T::from_f64(-2048.0);
+        }
+        let a = DeviceArray::from_host(dev, &av, &[m, k]).map_err(|e| e.to_string())?;
+        let b = DeviceArray::<T>::ones(dev, &[k, n]).map_err(|e| e.to_string())?;
+        let want = T::from_f64((k - 2) as f64 * 2f64.powi(-6)).to_f64();
+        let got = a.matmul(&b).map_err(|e| e.to_string())?;
+        for (i, g) in got.to_host().map_err(|e| e.to_string())?.iter().enumerate() {
+            ensure!(g.to_f64() == want, "[{i}]: {} vs {want}", g.to_f64());
+        }
+        Ok(())
+    });
+}
+
 /// Matrix-vector products past the small-product limit, both directions, against an f64
 /// host reference: rows and columns of awkward lengths, a transposed matrix, reversed
 /// rows, a 2-D vector, and a stepped vector (which takes cuBLAS).
@@ -344,7 +368,12 @@ pub fn trials(out: &mut Vec<Trial>) {
     cases::<f64>(out);
     cases::<half::f16>(out);
     cases::<half::bf16>(out);
-    add_gpu(out, "matmul/tf32/f32/512".into(), |dev, rng| {
+    accumulates_in_f32::<half::f16>(out);
+    accumulates_in_f32::<half::bf16>(out);
+    // TF32 is a device-wide setting: the trial runs alone, or the other trials' f32 and
+    // complex products would take it up while it is on.
+    out.push(crate::common::gpu_trial_exclusive("matmul/tf32/f32/512", |dev| {
+        let rng = &mut crate::common::Rng::for_name("matmul/tf32/f32/512");
         let n = 512usize;
         let av: Vec<f32> = (0..n * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
         let a = DeviceArray::from_host(dev, &av, &[n, n]).map_err(|e| e.to_string())?;
@@ -368,5 +397,5 @@ pub fn trials(out: &mut Vec<Trial>) {
         let rel = (num / den).sqrt();
         ensure!(rel < 5e-3 && rel > 0.0, "tf32 relative error {rel}");
         Ok(())
-    });
+    }));
 }
