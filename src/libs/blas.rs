@@ -129,16 +129,17 @@ gemm_element!(Complex32, CUDA_C_32F, Complex32, Complex32::new(1.0, 0.0), Comple
 gemm_element!(Complex64, CUDA_C_64F, Complex64, Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0), |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
 }, typed: cublasZgemv_v2, cublasZgemm_v2);
-// Half types: products of the 16-bit inputs accumulated in f32, as `CUBLAS_COMPUTE_32F`,
-// but through the `_FAST_16F` / `_FAST_16BF` compute types, whose "down-conversion" of the
-// inputs is a no-op for inputs already of that type and whose kernels cuBLAS picks
-// differently: on an H200 an f16 8192^3 product ran ~5% faster, with results as accurate
-// (CuPy's f16 matmul asks for the same through `CUBLAS_TENSOR_OP_MATH`).
+// f16: products accumulated in f32, as `CUBLAS_COMPUTE_32F`, but through
+// `CUBLAS_COMPUTE_32F_FAST_16F`, whose "down-conversion" of the inputs is a no-op for f16
+// inputs and for which cuBLAS picks other kernels: on an H200, 8192^3 on standard-normal
+// inputs 660 -> 730 TFLOP/s with the same error (CuPy's f16 matmul asks for the same
+// through `CUBLAS_TENSOR_OP_MATH`). bf16 stays on `CUBLAS_COMPUTE_32F`: `_FAST_16BF` was
+// slower there (683-749 against 734-768).
 gemm_element!(f16, CUDA_R_16F, f32, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_32F_FAST_16F
 });
 gemm_element!(bf16, CUDA_R_16BF, f32, 1.0, 0.0, |_tf32| {
-    Ct::CUBLAS_COMPUTE_32F_FAST_16BF
+    Ct::CUBLAS_COMPUTE_32F
 });
 
 /// Workspace given to cuBLAS (as PyTorch does on Hopper).
