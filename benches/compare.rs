@@ -151,9 +151,12 @@ fn random_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
         }));
     }
     if filter("exponential_f32_2^28") {
-        cases.push(device_case(dev, "exponential_f32_2^28", (n * 4) as f64, || {
-            rng.exponential(1.0f32, &[n]).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "exponential_f32_2^28",
+            (n * 4) as f64,
+            || rng.exponential(1.0f32, &[n]).map(drop),
+        ));
     }
     if filter("integers_i32_2^28") {
         cases.push(device_case(
@@ -895,7 +898,9 @@ fn matmul_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
         let mut rng = cuarray::random::Generator::new(dev, 5);
         let a = rng.standard_normal::<half::f16>(&[8192, 8192]).unwrap();
         let b = rng.standard_normal::<half::f16>(&[8192, 8192]).unwrap();
-        let mut c = device_case(dev, "matmul_f16_8192_normal", 0.0, || a.matmul(&b).map(drop));
+        let mut c = device_case(dev, "matmul_f16_8192_normal", 0.0, || {
+            a.matmul(&b).map(drop)
+        });
         c.bytes = -2.0 * 8192f64.powi(3);
         cases.push(c);
     }

@@ -152,7 +152,8 @@ impl Real for f32 {
         f32::from_bits(0x3380_0000) // 2^-24
     }
     fn unit_pos(w: &[u32]) -> f32 {
-        (w[0] as f32).mul_add(f32::from_bits(0x2f80_0000), f32::from_bits(0x2f00_0000)) // 2^-32, 2^-33
+        (w[0] as f32).mul_add(f32::from_bits(0x2f80_0000), f32::from_bits(0x2f00_0000))
+        // 2^-32, 2^-33
     }
     fn ln(self) -> f32 {
         let ix = self.to_bits();
@@ -171,11 +172,18 @@ impl Real for f32 {
         let x = f32::from_bits(((y >> 7) & 0x007f_ffff) | 0x4000_0000) - 3.0;
         let x2 = x * x;
         let ks = c32::SIN.map(f32::from_bits);
-        let ps = ks[3].mul_add(x2, ks[2]).mul_add(x2, ks[1]).mul_add(x2, ks[0]);
+        let ps = ks[3]
+            .mul_add(x2, ks[2])
+            .mul_add(x2, ks[1])
+            .mul_add(x2, ks[0]);
         let sa = ps * x;
         let kc = c32::COS.map(f32::from_bits);
         let ca = kc[2].mul_add(x2, kc[1]).mul_add(x2, kc[0]).mul_add(x2, 1.0);
-        let (c, s) = if y & 0x4000_0000 != 0 { (sa, ca) } else { (ca, sa) };
+        let (c, s) = if y & 0x4000_0000 != 0 {
+            (sa, ca)
+        } else {
+            (ca, sa)
+        };
         (
             f32::from_bits(c.to_bits() ^ (y.wrapping_add(0x4000_0000) & 0x8000_0000)),
             f32::from_bits(s.to_bits() ^ (y & 0x8000_0000)),
@@ -656,7 +664,11 @@ mod tests {
             } else {
                 assert_eq!(invc, (2.0 / (lo + hi)) as f32, "1 / c of interval {i}");
             }
-            assert_eq!(f32::from_bits(lnc), -(invc as f64).ln() as f32, "ln c of {i}");
+            assert_eq!(
+                f32::from_bits(lnc),
+                -(invc as f64).ln() as f32,
+                "ln c of {i}"
+            );
         }
         // The polynomials against f64 on their intervals (relative error, f64 arithmetic
         // on the f32 coefficients).

@@ -246,22 +246,26 @@ fn shapes_layouts<T: GemmElement>(
 /// each 2^-6, and each sum of up to 128 of them, and ends near 0.
 fn accumulates_in_f32<T: GemmElement>(out: &mut Vec<Trial>) {
     let name = T::DTYPE.name();
-    add_gpu(out, format!("matmul/accumulates_in_f32/{name}"), |dev, _rng| {
-        let (m, k, n) = (64usize, 4096usize, 48usize);
-        let mut av = vec![T::from_f64(2f64.powi(-6)); m * k];
-        for row in av.chunks_mut(k) {
-            row[0] = T::from_f64(2048.0);
-            row[k - 1] = T::from_f64(-2048.0);
-        }
-        let a = DeviceArray::from_host(dev, &av, &[m, k]).map_err(|e| e.to_string())?;
-        let b = DeviceArray::<T>::ones(dev, &[k, n]).map_err(|e| e.to_string())?;
-        let want = T::from_f64((k - 2) as f64 * 2f64.powi(-6)).to_f64();
-        let got = a.matmul(&b).map_err(|e| e.to_string())?;
-        for (i, g) in got.to_host().map_err(|e| e.to_string())?.iter().enumerate() {
-            ensure!(g.to_f64() == want, "[{i}]: {} vs {want}", g.to_f64());
-        }
-        Ok(())
-    });
+    add_gpu(
+        out,
+        format!("matmul/accumulates_in_f32/{name}"),
+        |dev, _rng| {
+            let (m, k, n) = (64usize, 4096usize, 48usize);
+            let mut av = vec![T::from_f64(2f64.powi(-6)); m * k];
+            for row in av.chunks_mut(k) {
+                row[0] = T::from_f64(2048.0);
+                row[k - 1] = T::from_f64(-2048.0);
+            }
+            let a = DeviceArray::from_host(dev, &av, &[m, k]).map_err(|e| e.to_string())?;
+            let b = DeviceArray::<T>::ones(dev, &[k, n]).map_err(|e| e.to_string())?;
+            let want = T::from_f64((k - 2) as f64 * 2f64.powi(-6)).to_f64();
+            let got = a.matmul(&b).map_err(|e| e.to_string())?;
+            for (i, g) in got.to_host().map_err(|e| e.to_string())?.iter().enumerate() {
+                ensure!(g.to_f64() == want, "[{i}]: {} vs {want}", g.to_f64());
+            }
+            Ok(())
+        },
+    );
 }
 
 /// Matrix-vector products past the small-product limit, both directions, against an f64
@@ -372,30 +376,33 @@ pub fn trials(out: &mut Vec<Trial>) {
     accumulates_in_f32::<half::bf16>(out);
     // TF32 is a device-wide setting: the trial runs alone, or the other trials' f32 and
     // complex products would take it up while it is on.
-    out.push(crate::common::gpu_trial_exclusive("matmul/tf32/f32/512", |dev| {
-        let rng = &mut crate::common::Rng::for_name("matmul/tf32/f32/512");
-        let n = 512usize;
-        let av: Vec<f32> = (0..n * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
-        let a = DeviceArray::from_host(dev, &av, &[n, n]).map_err(|e| e.to_string())?;
-        let exact = a
-            .matmul(&a)
-            .map_err(|e| e.to_string())?
-            .to_host()
-            .map_err(|e| e.to_string())?;
-        dev.set_tf32(true);
-        let fast = a.matmul(&a).map(|c| c.to_host());
-        dev.set_tf32(false);
-        let fast = fast
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-        let num: f64 = exact
-            .iter()
-            .zip(&fast)
-            .map(|(x, y)| ((x - y) as f64).powi(2))
-            .sum();
-        let den: f64 = exact.iter().map(|x| (*x as f64).powi(2)).sum();
-        let rel = (num / den).sqrt();
-        ensure!(rel < 5e-3 && rel > 0.0, "tf32 relative error {rel}");
-        Ok(())
-    }));
+    out.push(crate::common::gpu_trial_exclusive(
+        "matmul/tf32/f32/512",
+        |dev| {
+            let rng = &mut crate::common::Rng::for_name("matmul/tf32/f32/512");
+            let n = 512usize;
+            let av: Vec<f32> = (0..n * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let a = DeviceArray::from_host(dev, &av, &[n, n]).map_err(|e| e.to_string())?;
+            let exact = a
+                .matmul(&a)
+                .map_err(|e| e.to_string())?
+                .to_host()
+                .map_err(|e| e.to_string())?;
+            dev.set_tf32(true);
+            let fast = a.matmul(&a).map(|c| c.to_host());
+            dev.set_tf32(false);
+            let fast = fast
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?;
+            let num: f64 = exact
+                .iter()
+                .zip(&fast)
+                .map(|(x, y)| ((x - y) as f64).powi(2))
+                .sum();
+            let den: f64 = exact.iter().map(|x| (*x as f64).powi(2)).sum();
+            let rel = (num / den).sqrt();
+            ensure!(rel < 5e-3 && rel > 0.0, "tf32 relative error {rel}");
+            Ok(())
+        },
+    ));
 }
