@@ -1,7 +1,8 @@
 //! The host twin of `kernels/philox.cuh`: the same words, the same operations in the same
 //! order, so the same bits. Basic IEEE operations (`+ - * /`, `sqrt`, `mul_add`, integer to
 //! float `as`) are correctly rounded in Rust and in the `_rn` device intrinsics alike, and
-//! `ln`, `cos` and `sin` are our own polynomials over them.
+//! `ln`, `cos` and `sin` are our own polynomials over them (and, for `f32`'s `ln`, a table
+//! of 16 entries that philox.cuh holds too).
 
 use super::philox;
 use crate::element::{DType, Element};

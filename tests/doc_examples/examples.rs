@@ -4215,7 +4215,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_247() -> Result<(), String> {
+pub fn random_mod_248() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4232,7 @@ pub fn random_mod_247() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_280() -> Result<(), String> {
+pub fn random_mod_281() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4246,7 @@ pub fn random_mod_280() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_313() -> Result<(), String> {
+pub fn random_mod_314() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4257,7 @@ pub fn random_mod_313() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_326() -> Result<(), String> {
+pub fn random_mod_327() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4271,7 @@ pub fn random_mod_326() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_343() -> Result<(), String> {
+pub fn random_mod_344() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4285,7 @@ pub fn random_mod_343() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_373() -> Result<(), String> {
+pub fn random_mod_374() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4296,7 @@ pub fn random_mod_373() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_391() -> Result<(), String> {
+pub fn random_mod_392() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4307,7 @@ pub fn random_mod_391() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_414() -> Result<(), String> {
+pub fn random_mod_415() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4318,7 @@ pub fn random_mod_414() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_431() -> Result<(), String> {
+pub fn random_mod_432() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4328,7 @@ pub fn random_mod_431() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_452() -> Result<(), String> {
+pub fn random_mod_453() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4340,7 @@ pub fn random_mod_452() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_474() -> Result<(), String> {
+pub fn random_mod_475() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4350,7 @@ pub fn random_mod_474() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_489() -> Result<(), String> {
+pub fn random_mod_490() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4360,7 @@ pub fn random_mod_489() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_512() -> Result<(), String> {
+pub fn random_mod_513() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4372,7 @@ pub fn random_mod_512() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_529() -> Result<(), String> {
+pub fn random_mod_530() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4387,7 @@ pub fn random_mod_529() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_582() -> Result<(), String> {
+pub fn random_mod_583() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4400,7 @@ pub fn random_mod_582() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_599() -> Result<(), String> {
+pub fn random_mod_600() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4410,7 @@ pub fn random_mod_599() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_625() -> Result<(), String> {
+pub fn random_mod_626() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4419,7 @@ pub fn random_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_636() -> Result<(), String> {
+pub fn random_mod_637() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4431,7 @@ pub fn random_mod_636() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_650() -> Result<(), String> {
+pub fn random_mod_651() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4443,7 @@ pub fn random_mod_650() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_687() -> Result<(), String> {
+pub fn random_mod_688() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4454,7 @@ pub fn random_mod_687() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_705() -> Result<(), String> {
+pub fn random_mod_706() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4464,7 @@ pub fn random_mod_705() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_720() -> Result<(), String> {
+pub fn random_mod_721() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4474,7 @@ pub fn random_mod_720() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_737() -> Result<(), String> {
+pub fn random_mod_738() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4485,7 @@ pub fn random_mod_737() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_754() -> Result<(), String> {
+pub fn random_mod_755() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4496,7 @@ pub fn random_mod_754() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_771() -> Result<(), String> {
+pub fn random_mod_772() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4506,7 @@ pub fn random_mod_771() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_787() -> Result<(), String> {
+pub fn random_mod_788() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -5572,32 +5572,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/select.rs:33", ops_select_33, 1),
     ("src/ops/sort.rs:158", ops_sort_158, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:247", random_mod_247, 1),
-    ("src/random/mod.rs:280", random_mod_280, 1),
-    ("src/random/mod.rs:313", random_mod_313, 1),
-    ("src/random/mod.rs:326", random_mod_326, 1),
-    ("src/random/mod.rs:343", random_mod_343, 1),
-    ("src/random/mod.rs:373", random_mod_373, 1),
-    ("src/random/mod.rs:391", random_mod_391, 1),
-    ("src/random/mod.rs:414", random_mod_414, 1),
-    ("src/random/mod.rs:431", random_mod_431, 1),
-    ("src/random/mod.rs:452", random_mod_452, 1),
-    ("src/random/mod.rs:474", random_mod_474, 1),
-    ("src/random/mod.rs:489", random_mod_489, 1),
-    ("src/random/mod.rs:512", random_mod_512, 1),
-    ("src/random/mod.rs:529", random_mod_529, 1),
-    ("src/random/mod.rs:582", random_mod_582, 1),
-    ("src/random/mod.rs:599", random_mod_599, 1),
-    ("src/random/mod.rs:625", random_mod_625, 1),
-    ("src/random/mod.rs:636", random_mod_636, 1),
-    ("src/random/mod.rs:650", random_mod_650, 1),
-    ("src/random/mod.rs:687", random_mod_687, 1),
-    ("src/random/mod.rs:705", random_mod_705, 1),
-    ("src/random/mod.rs:720", random_mod_720, 1),
-    ("src/random/mod.rs:737", random_mod_737, 1),
-    ("src/random/mod.rs:754", random_mod_754, 1),
-    ("src/random/mod.rs:771", random_mod_771, 1),
-    ("src/random/mod.rs:787", random_mod_787, 1),
+    ("src/random/mod.rs:248", random_mod_248, 1),
+    ("src/random/mod.rs:281", random_mod_281, 1),
+    ("src/random/mod.rs:314", random_mod_314, 1),
+    ("src/random/mod.rs:327", random_mod_327, 1),
+    ("src/random/mod.rs:344", random_mod_344, 1),
+    ("src/random/mod.rs:374", random_mod_374, 1),
+    ("src/random/mod.rs:392", random_mod_392, 1),
+    ("src/random/mod.rs:415", random_mod_415, 1),
+    ("src/random/mod.rs:432", random_mod_432, 1),
+    ("src/random/mod.rs:453", random_mod_453, 1),
+    ("src/random/mod.rs:475", random_mod_475, 1),
+    ("src/random/mod.rs:490", random_mod_490, 1),
+    ("src/random/mod.rs:513", random_mod_513, 1),
+    ("src/random/mod.rs:530", random_mod_530, 1),
+    ("src/random/mod.rs:583", random_mod_583, 1),
+    ("src/random/mod.rs:600", random_mod_600, 1),
+    ("src/random/mod.rs:626", random_mod_626, 1),
+    ("src/random/mod.rs:637", random_mod_637, 1),
+    ("src/random/mod.rs:651", random_mod_651, 1),
+    ("src/random/mod.rs:688", random_mod_688, 1),
+    ("src/random/mod.rs:706", random_mod_706, 1),
+    ("src/random/mod.rs:721", random_mod_721, 1),
+    ("src/random/mod.rs:738", random_mod_738, 1),
+    ("src/random/mod.rs:755", random_mod_755, 1),
+    ("src/random/mod.rs:772", random_mod_772, 1),
+    ("src/random/mod.rs:788", random_mod_788, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
