@@ -1,25 +1,9 @@
 // Stand-alone sweeps behind docs/perf-notes.md (random fills, issue 15): the library's fill
 // loop (kernels/philox.cuh, included as is) against variants of it, each writing 2^28 values
-// into one preallocated array. nvcc -O3 -arch=sm_90 -I kernels.
+// into one preallocated array. nvcc -O3 -arch=sm_90 -I kernels -I bench/probes.
 #include "probe.h"
 #include <cstring>
-#include "common.cuh"
-#include "philox.cuh"
-
-// The library's kernel, as the random family renders it (32-bit group indices; one
-// instantiation per variant).
-template <int W, int G, typename T, typename D>
-__global__ void __launch_bounds__(256) lib(T* out, long long n, unsigned long long group0, long long head,
-                                           unsigned long long key, unsigned long long stream, unsigned long long a,
-                                           unsigned long long b) {
-  philox_fill<W, G, int>(out, n, group0, head, key, stream, D(a, b));
-}
-template <int W, int G, typename T, typename D, int MINB>
-__global__ void __launch_bounds__(256, MINB) lib_lb(T* out, long long n, unsigned long long group0, long long head,
-                                                    unsigned long long key, unsigned long long stream,
-                                                    unsigned long long a, unsigned long long b) {
-  philox_fill<W, G, int>(out, n, group0, head, key, stream, D(a, b));
-}
+#include "random_lib.cuh"
 
 // Philox with the 32 x 32 -> 64-bit product (one IMAD.WIDE for both halves).
 __device__ __forceinline__ void philox_wide(unsigned int (&c)[4], unsigned int k0, unsigned int k1) {
@@ -126,23 +110,6 @@ struct uniform_fold {
     }
   }
 };
-// Normal with the device's fast intrinsics (not the library's exact twin): the ceiling of
-// Box-Muller here.
-struct normal_fast {
-  static constexpr int W = 1;
-  __device__ normal_fast(unsigned long long, unsigned long long) {}
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      const float u = __fmul_rn(__ull2float_rn((unsigned long long)r[2 * p] + 1ull), 0x1p-32f);
-      const float rad = sqrtf(-2.0f * __logf(u));
-      float s, c;
-      __sincosf(__uint2float_rn(r[2 * p + 1]) * 0x1.921fb6p-30f, &s, &c);
-      v[2 * p] = rad * c;
-      v[2 * p + 1] = rad * s;
-    }
-  }
-};
 // Integers in [0, range) from one word, Lemire's multiply (the rare rejection not taken here).
 struct int1_lemire {
   static constexpr int W = 1;
@@ -203,7 +170,6 @@ int main() {
   report("lib normal G1", bytes, time_us([&] { lib<1, 1, float, rand_normal<float>><<<grid(1, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
   report("v2 normal G2 wide", bytes, time_us([&] { v2<1, 2, true, float, rand_normal<float>><<<grid(2, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
   report("v2 normal G1 wide", bytes, time_us([&] { v2<1, 1, true, float, rand_normal<float>><<<grid(1, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
-  report("lib normal_fast G2 (not exact)", bytes, time_us([&] { lib<1, 2, float, normal_fast><<<grid(2, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
   report("lib exponential G4", bytes, time_us([&] { lib<1, 4, float, rand_exponential<float>><<<grid(4, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
   // integers in [0, 1000)
   int* iout = (int*)out;
