@@ -79,6 +79,18 @@ __device__ __forceinline__ cuarray_argacc<V> cuarray_argmin_comb(cuarray_argacc<
     return take_b ? b : a;
 }
 
+// The same where b's index is above a's and a is an element (not the identity: its index
+// is the largest): ties keep a, a NaN in a stays, a NaN in b wins. Inside one vector load
+// (perf note 48: argmax of 2^28 f32 4091 -> 4200 GB/s).
+template <typename V>
+__device__ __forceinline__ cuarray_argacc<V> cuarray_argmax_fwd(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+    return (a.v == a.v && (b.v != b.v || b.v > a.v)) ? b : a;
+}
+template <typename V>
+__device__ __forceinline__ cuarray_argacc<V> cuarray_argmin_fwd(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+    return (a.v == a.v && (b.v != b.v || b.v < a.v)) ? b : a;
+}
+
 // Offset of flat index `j` over the dimensions of `ix` (operand 0).
 template <int ND, typename I>
 __device__ __forceinline__ I cuarray_offset_of(const Indexer<1, ND, I>& ix, I j) {

@@ -151,6 +151,7 @@ fn count_def() -> ReduceDef {
         preamble: Text::EMPTY,
         pre: Text::Static("a = (in0 != in0_t(0)) ? 1 : 0;"),
         combine: Text::Static("a + b"),
+        combine_forward: Text::EMPTY,
         post: Text::Static("out0 = out0_t(a);"),
     }
 }

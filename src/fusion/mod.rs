@@ -1103,6 +1103,7 @@ impl<Args, R> Fused<Args, R> {
             acc: def.acc,
             identity: def.identity.clone(),
             combine: def.combine.clone(),
+            combine_forward: def.combine_forward.clone(),
             post: def.post.clone(),
             partial_in: false,
             partial_out: false,

@@ -320,6 +320,10 @@ pub struct ReduceDef {
     pub pre: Text,
     /// Operator expression in `a`, `b`.
     pub combine: Text,
+    /// The operator where every element of `b` comes after every element of `a` and `a`
+    /// holds elements (the elements of one vector load, in order), where that is cheaper
+    /// than `combine`; empty: `combine`.
+    pub combine_forward: Text,
     /// Post-map statements.
     pub post: Text,
 }
@@ -407,6 +411,7 @@ impl ReduceOp {
             preamble: Text::EMPTY,
             pre: Text::Static(pre),
             combine: Text::Static(combine),
+            combine_forward: Text::EMPTY,
             post: Text::Static(post),
         };
         match self {
@@ -434,12 +439,15 @@ impl ReduceOp {
                     ArgValue::U64 => "a.v = (unsigned long long)in0; a.i = (long long)j;",
                     ArgValue::I64 => "a.v = (long long)in0; a.i = (long long)j;",
                 };
-                let (identity, combine) = if self == ReduceOp::ArgMax {
-                    (Identity::Lowest, "cuarray_argmax_comb(a, b)")
+                let (identity, combine, forward) = if self == ReduceOp::ArgMax {
+                    (Identity::Lowest, "cuarray_argmax_comb(a, b)", "cuarray_argmax_fwd(a, b)")
                 } else {
-                    (Identity::Highest, "cuarray_argmin_comb(a, b)")
+                    (Identity::Highest, "cuarray_argmin_comb(a, b)", "cuarray_argmin_fwd(a, b)")
                 };
-                def(Acc::Arg(v), identity, pre, combine, "out0 = a.i;")
+                ReduceDef {
+                    combine_forward: Text::Static(forward),
+                    ..def(Acc::Arg(v), identity, pre, combine, "out0 = a.i;")
+                }
             }
             ReduceOp::All => def(
                 Acc::Int,

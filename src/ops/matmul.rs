@@ -226,6 +226,7 @@ pub fn matvec_def(d: DType) -> ReduceDef {
         preamble: Text::EMPTY,
         pre: Text::Static("a = acc_t(in0) * acc_t(r0);"),
         combine: Text::Static("a + b"),
+        combine_forward: Text::EMPTY,
         post: Text::Static("out0 = out0_t(a);"),
     }
 }

@@ -305,6 +305,7 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
         acc: p.def.acc,
         identity: p.def.identity.clone(),
         combine: p.def.combine.clone(),
+        combine_forward: p.def.combine_forward.clone(),
         post: p.def.post.clone(),
         partial_in: p.partial_in,
         partial_out: p.partial_out,

@@ -280,6 +280,7 @@ impl ReductionKernel {
             preamble,
             pre,
             combine,
+            combine_forward: Text::EMPTY,
             post,
         };
         x.used_by(OP, device)?;
@@ -319,6 +320,7 @@ impl ReductionKernel {
             acc: Acc::of(self.acc.unwrap_or(output)),
             identity,
             combine,
+            combine_forward: Text::EMPTY,
             post,
             partial_in: false,
             partial_out: false,
@@ -396,6 +398,7 @@ mod tests {
             acc: Acc::of(DType::F32),
             identity,
             combine,
+            combine_forward: Text::EMPTY,
             post,
             partial_in: false,
             partial_out: false,

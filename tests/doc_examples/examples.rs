@@ -376,7 +376,7 @@ pub fn array_indexing_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_186() -> Result<(), String> {
+pub fn array_indexing_187() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[0.0f32, 1.0, f32::NAN])?;
@@ -386,7 +386,7 @@ pub fn array_indexing_186() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_201() -> Result<(), String> {
+pub fn array_indexing_202() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -398,7 +398,7 @@ pub fn array_indexing_201() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_237() -> Result<(), String> {
+pub fn array_indexing_238() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, -2.0, 3.0])?;
@@ -409,7 +409,7 @@ pub fn array_indexing_237() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_277() -> Result<(), String> {
+pub fn array_indexing_278() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, -2.0, 3.0])?;
@@ -420,7 +420,7 @@ pub fn array_indexing_277() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_310() -> Result<(), String> {
+pub fn array_indexing_311() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -432,7 +432,7 @@ pub fn array_indexing_310() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_364() -> Result<(), String> {
+pub fn array_indexing_365() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[10, 30, 20, 60, 40, 50], &[2, 3])?;
@@ -443,7 +443,7 @@ pub fn array_indexing_364() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_435() -> Result<(), String> {
+pub fn array_indexing_436() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -457,7 +457,7 @@ pub fn array_indexing_435() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_497() -> Result<(), String> {
+pub fn array_indexing_498() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::zeros(&dev, &[3])?;
@@ -470,7 +470,7 @@ pub fn array_indexing_497() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_585() -> Result<(), String> {
+pub fn array_indexing_586() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[1u8, 3, 1, 0])?;
@@ -480,7 +480,7 @@ pub fn array_indexing_585() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_indexing_638() -> Result<(), String> {
+pub fn array_indexing_639() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[0.0f32, 0.5, 1.0, 2.0])?;
@@ -4019,7 +4019,7 @@ pub fn npy_328() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_catalogue_492() -> Result<(), String> {
+pub fn ops_catalogue_500() -> Result<(), String> {
     fn run() {
         let specs = cuarray::common_specs();
         assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
@@ -4122,7 +4122,7 @@ pub fn ops_matmul_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_295() -> Result<(), String> {
+pub fn ops_matmul_296() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::{mat_operand, MatOperand};
         assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
@@ -4132,7 +4132,7 @@ pub fn ops_matmul_295() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_343() -> Result<(), String> {
+pub fn ops_matmul_344() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::plan_gemm;
         use cuarray::shape::Layout;
@@ -5264,16 +5264,16 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/fmt.rs:50", array_fmt_50, 1),
     ("src/array/indexing.rs:96", array_indexing_96, 1),
     ("src/array/indexing.rs:131", array_indexing_131, 1),
-    ("src/array/indexing.rs:186", array_indexing_186, 1),
-    ("src/array/indexing.rs:201", array_indexing_201, 1),
-    ("src/array/indexing.rs:237", array_indexing_237, 1),
-    ("src/array/indexing.rs:277", array_indexing_277, 1),
-    ("src/array/indexing.rs:310", array_indexing_310, 1),
-    ("src/array/indexing.rs:364", array_indexing_364, 1),
-    ("src/array/indexing.rs:435", array_indexing_435, 1),
-    ("src/array/indexing.rs:497", array_indexing_497, 1),
-    ("src/array/indexing.rs:585", array_indexing_585, 1),
-    ("src/array/indexing.rs:638", array_indexing_638, 1),
+    ("src/array/indexing.rs:187", array_indexing_187, 1),
+    ("src/array/indexing.rs:202", array_indexing_202, 1),
+    ("src/array/indexing.rs:238", array_indexing_238, 1),
+    ("src/array/indexing.rs:278", array_indexing_278, 1),
+    ("src/array/indexing.rs:311", array_indexing_311, 1),
+    ("src/array/indexing.rs:365", array_indexing_365, 1),
+    ("src/array/indexing.rs:436", array_indexing_436, 1),
+    ("src/array/indexing.rs:498", array_indexing_498, 1),
+    ("src/array/indexing.rs:586", array_indexing_586, 1),
+    ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
     ("src/array/linalg.rs:33", array_linalg_33, 1),
@@ -5554,7 +5554,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:281", npy_281, 1),
     ("src/npy.rs:307", npy_307, 1),
     ("src/npy.rs:328", npy_328, 1),
-    ("src/ops/catalogue.rs:492", ops_catalogue_492, 1),
+    ("src/ops/catalogue.rs:500", ops_catalogue_500, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
     ("src/ops/linalg.rs:97", ops_linalg_97, 1),
@@ -5564,8 +5564,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/linalg.rs:356", ops_linalg_356, 1),
     ("src/ops/linalg.rs:379", ops_linalg_379, 1),
     ("src/ops/matmul.rs:217", ops_matmul_217, 1),
-    ("src/ops/matmul.rs:295", ops_matmul_295, 1),
-    ("src/ops/matmul.rs:343", ops_matmul_343, 1),
+    ("src/ops/matmul.rs:296", ops_matmul_296, 1),
+    ("src/ops/matmul.rs:344", ops_matmul_344, 1),
     ("src/ops/reduce.rs:70", ops_reduce_70, 1),
     ("src/ops/scan.rs:39", ops_scan_39, 1),
     ("src/ops/scan.rs:110", ops_scan_110, 1),

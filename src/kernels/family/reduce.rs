@@ -206,6 +206,9 @@ pub struct ReduceSpec {
     pub identity: Text,
     /// The operator: an expression in `a` and `b`, both `acc_t`.
     pub combine: Text,
+    /// The operator where `b`'s elements all follow `a`'s and `a` holds elements (inside
+    /// one vector load); empty: `combine`.
+    pub combine_forward: Text,
     /// Post-map: statements assigning `out0` from the result `a` (and scalars `s0...`).
     pub post: Text,
     /// Input 0 holds partial accumulators of an earlier pass (`in0_t` is `acc_t`).
@@ -361,7 +364,17 @@ impl Family for ReduceSpec {
             "    auto comb = [&](acc_t a, acc_t b) -> acc_t {{ return {}; }};",
             self.combine
         );
-        // `vec` consecutive elements from one vector load, each pre-mapped, then combined.
+        let forward = if self.combine_forward.as_str().is_empty() {
+            &self.combine
+        } else {
+            &self.combine_forward
+        };
+        let _ = writeln!(
+            src,
+            "    auto comb_fwd = [&](acc_t a, acc_t b) -> acc_t {{ return {forward}; }};"
+        );
+        // `vec` consecutive elements from one vector load, each pre-mapped, then combined
+        // in order.
         let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
         if self.along.is_some() && vec > 1 {
             // Every row reads the whole of `p_r0`: the matrix bypasses L1 so that the
@@ -386,7 +399,7 @@ impl Family for ReduceSpec {
         pre_map(src, &self.pre, aux, "            ");
         let _ = writeln!(
             src,
-            "            r = (e == 0) ? a : comb(r, a);\n        }}\n        return r;\n    }};"
+            "            r = (e == 0) ? a : comb_fwd(r, a);\n        }}\n        return r;\n    }};"
         );
         // `vec` adjacent outputs' elements from one vector load, each pre-mapped (columns).
         let _ = writeln!(
