@@ -440,9 +440,17 @@ impl ReduceOp {
                     ArgValue::I64 => "a.v = (long long)in0; a.i = (long long)j;",
                 };
                 let (identity, combine, forward) = if self == ReduceOp::ArgMax {
-                    (Identity::Lowest, "cuarray_argmax_comb(a, b)", "cuarray_argmax_fwd(a, b)")
+                    (
+                        Identity::Lowest,
+                        "cuarray_argmax_comb(a, b)",
+                        "cuarray_argmax_fwd(a, b)",
+                    )
                 } else {
-                    (Identity::Highest, "cuarray_argmin_comb(a, b)", "cuarray_argmin_fwd(a, b)")
+                    (
+                        Identity::Highest,
+                        "cuarray_argmin_comb(a, b)",
+                        "cuarray_argmin_fwd(a, b)",
+                    )
                 };
                 ReduceDef {
                     combine_forward: Text::Static(forward),

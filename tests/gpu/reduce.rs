@@ -812,4 +812,72 @@ pub fn trials(out: &mut Vec<Trial>) {
     special(out);
     one_launch_rows(out);
     scans(out);
+    arg_order_inside_vectors(out);
+}
+
+/// argmax and argmin where one vector load's elements decide: ties inside a vector and
+/// across vectors (the first wins), NaN after a larger value inside a vector and NaN
+/// first in a vector (the first NaN wins), arrays all of -inf or +inf (index 0, not the
+/// identity's), whole arrays and rows.
+fn arg_order_inside_vectors(out: &mut Vec<Trial>) {
+    add_gpu(
+        out,
+        "reduce/arg/order_inside_vectors/f32".into(),
+        |dev, _rng| {
+            let n = 4096 * 3 + 7;
+            let mut rows: Vec<Vec<f32>> = vec![vec![f32::NEG_INFINITY; n], vec![f32::INFINITY; n]];
+            let mut v = vec![0.0f32; n];
+            (v[1], v[2], v[4097]) = (7.0, 7.0, 7.0);
+            (v[6], v[7], v[9000]) = (-3.0, -3.0, -3.0);
+            rows.push(v);
+            let mut v = vec![0.0f32; n];
+            (v[8], v[9], v[10], v[5000]) = (9.0, f32::NAN, f32::NAN, f32::NAN);
+            rows.push(v);
+            let mut v = vec![1.0f32; n];
+            (v[12], v[13], v[n - 1]) = (f32::NAN, 100.0, -100.0);
+            rows.push(v);
+            let mut v: Vec<f32> = (0..n).map(|i| (i % 5) as f32).collect();
+            v[n - 2] = 5.0;
+            rows.push(v);
+            let all: Vec<f32> = rows.concat();
+            let m =
+                DeviceArray::from_host(dev, &all, &[rows.len(), n]).map_err(|e| e.to_string())?;
+            let by_row_max = m
+                .argmax_axis(1)
+                .map_err(|e| e.to_string())?
+                .to_host()
+                .map_err(|e| e.to_string())?;
+            let by_row_min = m
+                .argmin_axis(1)
+                .map_err(|e| e.to_string())?
+                .to_host()
+                .map_err(|e| e.to_string())?;
+            for (r, row) in rows.iter().enumerate() {
+                let h: Vec<f64> = row.iter().map(|&x| x as f64).collect();
+                let (wmax, wmin) = (argmaxf(&h) as i64, argminf(&h) as i64);
+                let a = DeviceArray::from_slice(dev, row).map_err(|e| e.to_string())?;
+                let gmax = a
+                    .argmax()
+                    .map_err(|e| e.to_string())?
+                    .to_scalar()
+                    .map_err(|e| e.to_string())?;
+                let gmin = a
+                    .argmin()
+                    .map_err(|e| e.to_string())?
+                    .to_scalar()
+                    .map_err(|e| e.to_string())?;
+                ensure!(
+                    gmax == wmax && by_row_max[r] == wmax,
+                    "row {r} argmax {gmax} / {} want {wmax}",
+                    by_row_max[r]
+                );
+                ensure!(
+                    gmin == wmin && by_row_min[r] == wmin,
+                    "row {r} argmin {gmin} / {} want {wmin}",
+                    by_row_min[r]
+                );
+            }
+            Ok(())
+        },
+    );
 }
