@@ -11,8 +11,9 @@ variants=("$@"); [ ${#variants[@]} -eq 0 ] && variants=(1 3 5 7 9 15)
 for r in $(seq 1 "$rounds"); do
   for v in "${variants[@]}"; do
     CUARRAY_SORT_VARIANT=$v "$bin" sort_f32_2^26 argsort_f32_2^26 2>/dev/null | grep '^{' |
-      python3 -c 'import sys, json
+      R=$r V=$v python3 -c 'import sys, json, os
 for line in sys.stdin:
-    d = json.loads(line); print(f"round '"$r"' variant '"$v"' {d[\"case\"]:28s} {d[\"us\"]:9.1f} us")'
+    d = json.loads(line)
+    print("round %s variant %s %-28s %9.1f us" % (os.environ["R"], os.environ["V"], d["case"], d["us"]))'
   done
 done
