@@ -444,8 +444,8 @@ struct cuarray_pass_smem {
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
-// without bound checks; bit 4: the ranking's counters updated without atomics; bit 8:
-// early counts per warp; the library picks them by pass_variant_default).
+// without bound checks; bit 4: the ranking's counters updated without atomics; the library
+// picks them by pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -522,17 +522,13 @@ __device__ __forceinline__ void radix_pass(
         }
     }
     // Early counts: the tile's digit counts, published before the ranking so that later
-    // tiles' look-back finds them sooner. Variant bit 8: each warp counts into its own 256
-    // words (its lane masks of the ranking, zero until then), summed and cleared after,
-    // instead of all warps into one block-wide set.
-    constexpr bool PER_WARP = (VAR & 8) != 0;
-    unsigned int* early = PER_WARP ? whist + (THREADS / 32 + warp) * 256 : scount;
+    // tiles' look-back finds them sooner.
     if (FULL && full) {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             d[k] = row_pass ? (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu)
                             : (unsigned int)(key[k] >> shift) & 0xffu;
-            atomicAdd(&early[d[k]], 1u);
+            atomicAdd(&scount[d[k]], 1u);
         }
     } else {
 #pragma unroll
@@ -541,26 +537,11 @@ __device__ __forceinline__ void radix_pass(
             if (p >= n) d[k] = 255u;
             else if (row_pass) d[k] = (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu);
             else d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
-            if (p < n) atomicAdd(&early[d[k]], 1u);
+            if (p < n) atomicAdd(&scount[d[k]], 1u);
         }
     }
     __syncthreads();
-    W my_count = 0;
-    if (PER_WARP) {
-        if (t < 256) {
-            unsigned int sum = 0;
-#pragma unroll
-            for (int w = 0; w < THREADS / 32; ++w) {
-                unsigned int* c = whist + (THREADS / 32 + w) * 256 + t;
-                sum += *c;
-                *c = 0u;
-            }
-            my_count = (W)sum;
-        }
-        __syncthreads();  // the lane masks are zero again before the ranking
-    } else if (t < 256) {
-        my_count = (W)scount[t];
-    }
+    const W my_count = t < 256 ? (W)scount[t] : (W)0;
     // The digits' global start: tile 0 from the histogram, later tiles by look-back.
     W excl = 0;
     if (tile == 0) {

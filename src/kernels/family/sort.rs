@@ -69,8 +69,7 @@ pub enum SortKernel {
         wide_look: bool,
         /// Variant bits (`radix_pass`'s `VAR`, [`pass_variant_default`]): bit 1, one vote
         /// a warp's tile for the ranking's all-equal shortcut; bit 2, full tiles without
-        /// bound checks; bit 4, the ranking's counters updated without atomics; bit 8,
-        /// early counts per warp.
+        /// bound checks; bit 4, the ranking's counters updated without atomics.
         variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
@@ -569,8 +568,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         (false, true, Some(0)),
         (false, false, Some(4)),
         (false, true, Some(4)),
-        (false, false, Some(12)),
-        (false, true, Some(12)),
     ] {
         for (cz, values, ok, oi) in [(false, false, true, false), (true, true, false, true)] {
             let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, values);
