@@ -187,10 +187,8 @@ __device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
 // digit's counter and clears the word. This takes about 20 instructions an item where 8
 // ballots (one a digit bit) take about 60.
 // ONCE: one vote for all the warp's items (every item of every lane of one digit) instead
-// of one vote an item. PLAIN: the leader updates its digit's counter with a load and a
-// store instead of an atomic add: the counters are this warp's own and one step's leaders
-// have distinct digits, so no two lanes touch one counter in a step (as CUB's ranking).
-template <int IPT, bool ONCE = false, bool PLAIN = false>
+// of one vote an item.
+template <int IPT, bool ONCE = false>
 __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], unsigned int (&r)[IPT],
                                                   unsigned int* hist, unsigned int* match) {
     const unsigned int lane = threadIdx.x & 31;
@@ -215,14 +213,7 @@ __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], 
         const int leader = 31 - __clz(peers);
         const unsigned int upto = __popc(peers & le_mask);
         unsigned int base = 0;
-        if ((int)lane == leader) {
-            if (PLAIN) {
-                base = hist[d[k]];
-                hist[d[k]] = base + upto;
-            } else {
-                base = atomicAdd(&hist[d[k]], upto);
-            }
-        }
+        if ((int)lane == leader) base = atomicAdd(&hist[d[k]], upto);
         base = __shfl_sync(0xffffffffu, base, leader);
         if ((int)lane == leader) match[d[k]] = 0;
         r[k] = base + upto - 1;
@@ -444,8 +435,7 @@ struct cuarray_pass_smem {
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
-// without bound checks; bit 4: the ranking's counters updated without atomics; the library
-// picks them by pass_variant_default).
+// without bound checks; the library picks them by pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -557,8 +547,7 @@ __device__ __forceinline__ void radix_pass(
         volatile W* mine = look + (size_t)tile * 256 + t;
         *mine = LB::AGG | my_count;
     }
-    cuarray_warp_rank<IPT, (VAR & 1) != 0, (VAR & 4) != 0>(d, r, whist + warp * 256,
-                                                            whist + (THREADS / 32 + warp) * 256);
+    cuarray_warp_rank<IPT, (VAR & 1) != 0>(d, r, whist + warp * 256, whist + (THREADS / 32 + warp) * 256);
     __syncthreads();
     cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
     __syncthreads();

@@ -69,7 +69,7 @@ pub enum SortKernel {
         wide_look: bool,
         /// Variant bits (`radix_pass`'s `VAR`, [`pass_variant_default`]): bit 1, one vote
         /// a warp's tile for the ranking's all-equal shortcut; bit 2, full tiles without
-        /// bound checks; bit 4, the ranking's counters updated without atomics.
+        /// bound checks.
         variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
@@ -556,18 +556,15 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         index: IndexWidth::I64,
         ..base.clone()
     });
-    // Each pass kind with its default variant bits, and for the middle and last passes
-    // variant 0 and the default with bit 4 (`CUARRAY_SORT_VARIANT` measurements): `None`
-    // is the default, `Some(bits)` those bits added to it (0 alone for variant 0).
-    for (first, last, extra) in [
-        (true, false, None),
-        (false, false, None),
-        (false, true, None),
-        (true, true, None),
-        (false, false, Some(0u8)),
-        (false, true, Some(0)),
-        (false, false, Some(4)),
-        (false, true, Some(4)),
+    // Each pass kind with its default variant bits, and variant 0 (`CUARRAY_SORT_VARIANT`
+    // measurements) for the middle and last passes.
+    for (first, last, default) in [
+        (true, false, true),
+        (false, false, true),
+        (false, true, true),
+        (true, true, true),
+        (false, false, false),
+        (false, true, false),
     ] {
         for (cz, values, ok, oi) in [(false, false, true, false), (true, true, false, true)] {
             let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, values);
@@ -580,10 +577,10 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
                     last,
                     wide_values: false,
                     wide_look: false,
-                    variant: match extra {
-                        None => pass_variant_default(values),
-                        Some(0) => 0,
-                        Some(bits) => pass_variant_default(values) | bits,
+                    variant: if default {
+                        pass_variant_default(values)
+                    } else {
+                        0
                     },
                 },
                 canon_zero: cz,
