@@ -81,46 +81,62 @@ __device__ __forceinline__ void ew_strided(const Indexer<NARG, NDIM, I>& ix, F f
 // Two dimensions where some operands run fastest along rows and others along columns (a
 // transposed operand): TILE x TILE tiles, staged through shared memory for the column-major
 // operands so that every global load and store is coalesced. TILE is 32 or 64.
+// Block: 256 threads (the launch's) seen as 8 rows of 32 lanes; a thread takes the tile's
+// elements (y0 + 8 i, x0 + 32 j), slot s = i * (TILE / 32) + j, so that every loop unrolls.
 //   stage_in(x, y, r, c):  load element (r, c) of each column-major input into its tile
 //                          at [y][x] (lanes walk down a column);
-//   body(x, y, r, c):      compute element (r, c) (lanes walk along a row), reading staged
-//                          inputs at [x][y] and writing staged outputs at [x][y];
+//   fetch(s, r, c):        load element (r, c) of row-major inputs into the registers of
+//                          slot s, before the barrier, so that these loads are in flight
+//                          together with the staged ones (lanes walk along a row);
+//   body(s, x, y, r, c):   compute element (r, c) (lanes walk along a row), reading staged
+//                          inputs at [x][y], fetched ones from slot s, and the others
+//                          directly; writing staged outputs at [x][y];
 //   stage_out(x, y, r, c): store element (r, c) of each column-major output from [y][x].
-// Block: 256 threads (the launch's) seen as 8 rows of 32 lanes, so that the row loops
-// unroll. Grid: any size (grid-stride over tiles).
-template <bool STAGED_OUT, int TILE, typename I, typename FIn, typename FBody, typename FOut>
-__device__ __forceinline__ void ew_tiled(I rows, I cols, FIn stage_in, FBody body, FOut stage_out) {
+// Grid: any size (grid-stride over tiles).
+template <bool STAGED_OUT, int TILE, typename I, typename FIn, typename FFetch, typename FBody, typename FOut>
+__device__ __forceinline__ void ew_tiled(I rows, I cols, FIn stage_in, FFetch fetch, FBody body, FOut stage_out) {
+    constexpr int NY = TILE / 8, NX = TILE / 32;
     const int x0 = threadIdx.x & 31;
     const int y0 = threadIdx.x >> 5;
-    constexpr int ystep = 8;
     const I tiles_c = (cols + TILE - 1) / TILE;
     const I tiles = ((rows + TILE - 1) / TILE) * tiles_c;
     for (I t = blockIdx.x; t < tiles; t += gridDim.x) {
         const I tr = t / tiles_c;
         const I r0 = tr * TILE, c0 = (t - tr * tiles_c) * TILE;
 #pragma unroll
-        for (int y = y0; y < TILE; y += ystep) {
+        for (int i = 0; i < NY; ++i) {
 #pragma unroll
-            for (int x = x0; x < TILE; x += 32) {
+            for (int j = 0; j < NX; ++j) {
+                const int y = y0 + 8 * i, x = x0 + 32 * j;
                 const I r = r0 + x, c = c0 + y;
                 if (r < rows && c < cols) stage_in(x, y, r, c);
             }
         }
+#pragma unroll
+        for (int i = 0; i < NY; ++i) {
+#pragma unroll
+            for (int j = 0; j < NX; ++j) {
+                const I r = r0 + y0 + 8 * i, c = c0 + x0 + 32 * j;
+                if (r < rows && c < cols) fetch(i * NX + j, r, c);
+            }
+        }
         __syncthreads();
 #pragma unroll
-        for (int y = y0; y < TILE; y += ystep) {
+        for (int i = 0; i < NY; ++i) {
 #pragma unroll
-            for (int x = x0; x < TILE; x += 32) {
+            for (int j = 0; j < NX; ++j) {
+                const int y = y0 + 8 * i, x = x0 + 32 * j;
                 const I r = r0 + y, c = c0 + x;
-                if (r < rows && c < cols) body(x, y, r, c);
+                if (r < rows && c < cols) body(i * NX + j, x, y, r, c);
             }
         }
         if (STAGED_OUT) {
             __syncthreads();
 #pragma unroll
-            for (int y = y0; y < TILE; y += ystep) {
+            for (int i = 0; i < NY; ++i) {
 #pragma unroll
-                for (int x = x0; x < TILE; x += 32) {
+                for (int j = 0; j < NX; ++j) {
+                    const int y = y0 + 8 * i, x = x0 + 32 * j;
                     const I r = r0 + x, c = c0 + y;
                     if (r < rows && c < cols) stage_out(x, y, r, c);
                 }

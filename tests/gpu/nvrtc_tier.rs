@@ -22,6 +22,11 @@ const ARCH: (u32, u32) = (9, 0);
 fn compile(spec: &KernelSpec) -> TResult {
     let src = spec.source();
     let sym = spec.symbol();
+    // `CUARRAY_DUMP_KERNELS=dir` keeps each source compiled here, as the library's cache does.
+    if let Some(dir) = std::env::var_os("CUARRAY_DUMP_KERNELS") {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{sym}.cu")), &src);
+    }
     ensure!(
         src.contains(&format!(" {sym}(")),
         "rendered source does not define {sym}"

@@ -198,6 +198,22 @@ impl ElementwiseSpec {
                 let _ = writeln!(src, "    __shared__ in{k}_t t_in{k}[{tile}][{}];", tile + 1);
             }
         }
+        // Row-major inputs fetched into registers before the barrier, as many as fit
+        // `TILED_FETCH_REGS` (an 8192^2 add with a transposed operand: 3060 -> 3810 GB/s,
+        // perf note 49); the rest are read in the body.
+        let slots = tile * tile / 256;
+        let mut regs = 0;
+        let fetched: Vec<bool> = (0..nin)
+            .map(|k| {
+                let cost = slots * self.inputs.as_slice()[k].size().div_ceil(4);
+                let take = !is_staged(nout + k) && regs + cost <= TILED_FETCH_REGS;
+                regs += if take { cost } else { 0 };
+                take
+            })
+            .collect();
+        for k in (0..nin).filter(|&k| fetched[k]) {
+            let _ = writeln!(src, "    in{k}_t f_in{k}[{slots}];");
+        }
         let staged_out = (0..nout).any(is_staged);
         let _ = writeln!(
             src,
@@ -213,14 +229,23 @@ impl ElementwiseSpec {
                 );
             }
         }
-        let _ = writeln!(src, "        }},\n        [&](int x, int y, I r, I c) {{");
+        let _ = writeln!(src, "        }},\n        [&](int s, I r, I c) {{");
+        for k in (0..nin).filter(|&k| fetched[k]) {
+            let _ = writeln!(src, "            f_in{k}[s] = p_in{k}[{}];", off(nout + k));
+        }
         let _ = writeln!(
             src,
-            "            const I i = r * ix.shape[1] + c;\n            (void)i;"
+            "        }},\n        [&](int s, int x, int y, I r, I c) {{"
+        );
+        let _ = writeln!(
+            src,
+            "            const I i = r * ix.shape[1] + c;\n            (void)i; (void)s;"
         );
         for k in 0..nin {
             let load = if is_staged(nout + k) {
                 format!("t_in{k}[x][y]")
+            } else if fetched[k] {
+                format!("f_in{k}[s]")
             } else {
                 format!("p_in{k}[{}]", off(nout + k))
             };
@@ -246,6 +271,10 @@ impl ElementwiseSpec {
         let _ = writeln!(src, "        }});");
     }
 }
+
+/// The 32-bit registers a thread of a `Tiled` kernel spends on row-major inputs fetched
+/// ahead of the barrier (one f32 input of a 64 x 64 tile takes 16).
+const TILED_FETCH_REGS: usize = 32;
 
 impl Family for ElementwiseSpec {
     fn headers(&self) -> &'static [&'static str] {
@@ -284,9 +313,16 @@ impl Family for ElementwiseSpec {
         }
         // Contiguous variants touch element i of every operand exactly once, so the
         // pointers may be declared non-aliasing (even for in-place ops, which read each
-        // element before writing it at the same index).
+        // element before writing it at the same index). Tiled kernels may too: an input
+        // that shares memory with an output has the output's layout (any other overlap is
+        // read from a copy, `DeviceArray::source_for`), so it is read at the same (r, c),
+        // by the thread that writes it, before the write. Without it the body's loads wait
+        // behind the stores before them, one load in flight a thread (8192^2 add with a
+        // transposed operand: perf note 49).
         let restrict = match self.variant {
-            Variant::Contiguous | Variant::Vectorized { .. } => " __restrict__",
+            Variant::Contiguous | Variant::Vectorized { .. } | Variant::Tiled { .. } => {
+                " __restrict__"
+            }
             _ => "",
         };
         let mut params: Vec<String> = Vec::new();
