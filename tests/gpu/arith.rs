@@ -111,7 +111,7 @@ fn random_pair<T: TElem>(
     Ok((ha.upload(dev)?, ha, hb.upload(dev)?, hb))
 }
 
-const CASES: [&str; 15] = [
+const CASES: [&str; 16] = [
     "3x1+4",
     "5x1x7+6x1",
     "0x3+1x3",
@@ -127,6 +127,7 @@ const CASES: [&str; 15] = [
     "rows64x128+64x1",
     "rows3x1024+1024",
     "t53x37+t53x37",
+    "t301x131+131x301",
 ];
 
 fn build_case<T: TElem>(case: &str, dev: &Device, rng: &mut Rng) -> cuarray::Result<Case<T>> {
@@ -138,6 +139,11 @@ fn build_case<T: TElem>(case: &str, dev: &Device, rng: &mut Rng) -> cuarray::Res
         "0d+0d" => random_pair(dev, rng, &[], &[]),
         "t53x37+37x53" => {
             let (a, ha, b, hb) = random_pair::<T>(dev, rng, &[53, 37], &[37, 53])?;
+            Ok((a.t(), ha.t(), b, hb))
+        }
+        // Several tiles, with partial tiles along both edges.
+        "t301x131+131x301" => {
+            let (a, ha, b, hb) = random_pair::<T>(dev, rng, &[301, 131], &[131, 301])?;
             Ok((a.t(), ha.t(), b, hb))
         }
         "negstep9x8+9x1" => {
