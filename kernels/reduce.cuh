@@ -17,10 +17,21 @@
 // partials and writes the output. Launch: 1-D grid of 1-D blocks of 256 threads, any grid
 // size.
 
-template <typename V> struct cuarray_argacc {
+// A value and the index where it was found. The index is 32-bit in kernels whose indices
+// fit and whose accumulators stay inside the launch (half the registers of a 64-bit index:
+// argmax of 2^28 f32 runs at 32 registers a thread instead of 64, perf note 49).
+template <typename V, typename X = long long> struct cuarray_argacc {
     V v;
-    long long i;
+    X i;
 };
+// The identity of an arg accumulator: `v` with the largest index, so that any element
+// found wins ties against it.
+template <typename A, typename V> __device__ __forceinline__ A cuarray_arg_identity(V v) {
+    A a;
+    a.v = v;
+    a.i = (decltype(a.i))(~0ULL >> (65 - 8 * sizeof(a.i)));
+    return a;
+}
 
 __device__ __forceinline__ float cuarray_shfl_down(float v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
 __device__ __forceinline__ double cuarray_shfl_down(double v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
@@ -53,8 +64,8 @@ __device__ __forceinline__ cuarray_complex<R> cuarray_shfl_idx(cuarray_complex<R
     return cuarray_complex<R>(cuarray_shfl_idx(a.re, d), cuarray_shfl_idx(a.im, d));
 }
 
-template <typename V>
-__device__ __forceinline__ cuarray_argacc<V> cuarray_shfl_down(cuarray_argacc<V> a, int d) {
+template <typename V, typename X>
+__device__ __forceinline__ cuarray_argacc<V, X> cuarray_shfl_down(cuarray_argacc<V, X> a, int d) {
     a.v = cuarray_shfl_down(a.v, d);
     a.i = cuarray_shfl_down(a.i, d);
     return a;
@@ -62,16 +73,16 @@ __device__ __forceinline__ cuarray_argacc<V> cuarray_shfl_down(cuarray_argacc<V>
 
 // argmax / argmin: NaN wins (the first NaN, as NumPy); ties go to the smaller index, so
 // the result does not depend on the order of combination.
-template <typename V>
-__device__ __forceinline__ cuarray_argacc<V> cuarray_argmax_comb(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+template <typename V, typename X>
+__device__ __forceinline__ cuarray_argacc<V, X> cuarray_argmax_comb(cuarray_argacc<V, X> a, cuarray_argacc<V, X> b) {
     const bool an = a.v != a.v, bn = b.v != b.v;
     bool take_b;
     if (an || bn) take_b = bn && (!an || b.i < a.i);
     else take_b = b.v > a.v || (b.v == a.v && b.i < a.i);
     return take_b ? b : a;
 }
-template <typename V>
-__device__ __forceinline__ cuarray_argacc<V> cuarray_argmin_comb(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+template <typename V, typename X>
+__device__ __forceinline__ cuarray_argacc<V, X> cuarray_argmin_comb(cuarray_argacc<V, X> a, cuarray_argacc<V, X> b) {
     const bool an = a.v != a.v, bn = b.v != b.v;
     bool take_b;
     if (an || bn) take_b = bn && (!an || b.i < a.i);
@@ -82,12 +93,12 @@ __device__ __forceinline__ cuarray_argacc<V> cuarray_argmin_comb(cuarray_argacc<
 // The same where b's index is above a's and a is an element (not the identity: its index
 // is the largest): ties keep a, a NaN in a stays, a NaN in b wins. Inside one vector load
 // (perf note 48: argmax of 2^28 f32 4091 -> 4200 GB/s).
-template <typename V>
-__device__ __forceinline__ cuarray_argacc<V> cuarray_argmax_fwd(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+template <typename V, typename X>
+__device__ __forceinline__ cuarray_argacc<V, X> cuarray_argmax_fwd(cuarray_argacc<V, X> a, cuarray_argacc<V, X> b) {
     return (a.v == a.v && (b.v != b.v || b.v > a.v)) ? b : a;
 }
-template <typename V>
-__device__ __forceinline__ cuarray_argacc<V> cuarray_argmin_fwd(cuarray_argacc<V> a, cuarray_argacc<V> b) {
+template <typename V, typename X>
+__device__ __forceinline__ cuarray_argacc<V, X> cuarray_argmin_fwd(cuarray_argacc<V, X> a, cuarray_argacc<V, X> b) {
     return (a.v == a.v && (b.v != b.v || b.v < a.v)) ? b : a;
 }
 

@@ -434,10 +434,10 @@ impl ReduceOp {
             ReduceOp::ArgMax | ReduceOp::ArgMin => {
                 let v = arg_value(d);
                 let pre = match v {
-                    ArgValue::F32 => "a.v = float(in0); a.i = (long long)j;",
-                    ArgValue::F64 => "a.v = double(in0); a.i = (long long)j;",
-                    ArgValue::U64 => "a.v = (unsigned long long)in0; a.i = (long long)j;",
-                    ArgValue::I64 => "a.v = (long long)in0; a.i = (long long)j;",
+                    ArgValue::F32 => "a.v = float(in0); a.i = j;",
+                    ArgValue::F64 => "a.v = double(in0); a.i = j;",
+                    ArgValue::U64 => "a.v = (unsigned long long)in0; a.i = j;",
+                    ArgValue::I64 => "a.v = (long long)in0; a.i = j;",
                 };
                 let (identity, combine, forward) = if self == ReduceOp::ArgMax {
                     (

@@ -187,6 +187,14 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
             if matches!(variant, reduce::Variant::Rows { .. }) {
                 v.push(reduce_spec(op, d, variant, false, false, true));
             }
+            // Arg accumulators carry a 32-bit index in 32-bit kernels.
+            if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) {
+                let finish = matches!(variant, reduce::Variant::Rows { .. });
+                v.push(ReduceSpec {
+                    index: IndexWidth::I32,
+                    ..reduce_spec(op, d, variant, false, false, finish)
+                });
+            }
         }
         v.push(reduce_spec(
             op,

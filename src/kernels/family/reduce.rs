@@ -149,7 +149,7 @@ impl Acc {
             }
         };
         match self {
-            Acc::Arg(v) => format!("acc_t{{{}, 9223372036854775807LL}}", scalar(v.plain())).into(),
+            Acc::Arg(v) => format!("cuarray_arg_identity<acc_t>({})", scalar(v.plain())).into(),
             acc => scalar(acc).into(),
         }
     }
@@ -240,6 +240,21 @@ impl From<ReduceSpec> for KernelSpec {
 }
 
 impl ReduceSpec {
+    /// The CUDA type of the accumulator: an arg accumulator's index is 32-bit where the
+    /// kernel's indices are and no accumulator leaves the launch (partials for another
+    /// launch keep the 64-bit layout that `Acc::size` allocates for).
+    fn acc_type(&self) -> Cow<'static, str> {
+        match self.acc {
+            Acc::Arg(_)
+                if self.index == IndexWidth::I32 && !self.partial_in && !self.partial_out =>
+            {
+                let full = self.acc.cuda_type();
+                format!("{}, int>", &full[..full.len() - 1]).into()
+            }
+            acc => acc.cuda_type().into(),
+        }
+    }
+
     /// With extra inputs: `const I o_ = <at>;`, the element's offset in every input (the
     /// vector loads of `loadv` and `loadc` run along a dimension of stride 1, so lane `e`
     /// is at `off + e`).
@@ -303,7 +318,7 @@ impl Family for ReduceSpec {
             } => (true, warp, vec.max(1), nk, nr),
             Variant::Cols { vec, nk, nr } => (false, false, vec.max(1), nk, nr),
         };
-        emit::typedef(src, self.acc.cuda_type(), "acc_t");
+        emit::typedef(src, &self.acc_type(), "acc_t");
         if self.partial_in {
             emit::typedef(src, "acc_t", "in0_t");
         } else {
