@@ -229,18 +229,9 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
         }
         if (!last) continue;
         __threadfence();
-        // Four partials a lane in flight together: this loop is the launch's serial tail
-        // (1056 partials of a whole-array sum: five L2 round trips one after another
-        // otherwise).
-        const Acc* pr = part + row * splits;
-        Acc b0 = identity, b1 = identity, b2 = identity, b3 = identity;
-        for (I s = lane; s < splits; s += 4 * lanes) {
-            b0 = comb(b0, cuarray_ldcg(pr + s));
-            if (s + lanes < splits) b1 = comb(b1, cuarray_ldcg(pr + s + lanes));
-            if (s + 2 * lanes < splits) b2 = comb(b2, cuarray_ldcg(pr + s + 2 * lanes));
-            if (s + 3 * lanes < splits) b3 = comb(b3, cuarray_ldcg(pr + s + 3 * lanes));
-        }
-        Acc b = cuarray_group_reduce<WARP>(comb(comb(b0, b1), comb(b2, b3)), identity, comb, partial);
+        Acc b = identity;
+        for (I s = lane; s < splits; s += lanes) b = comb(b, cuarray_ldcg(part + row * splits + s));
+        b = cuarray_group_reduce<WARP>(b, identity, comb, partial);
         if (lane == 0) {
             fin(row, 0, b);
             sem[row] = 0u;  // ready for the next launch on this stream
