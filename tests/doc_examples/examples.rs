@@ -4019,7 +4019,7 @@ pub fn npy_328() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_catalogue_500() -> Result<(), String> {
+pub fn ops_catalogue_508() -> Result<(), String> {
     fn run() {
         let specs = cuarray::common_specs();
         assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
@@ -5554,7 +5554,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:281", npy_281, 1),
     ("src/npy.rs:307", npy_307, 1),
     ("src/npy.rs:328", npy_328, 1),
-    ("src/ops/catalogue.rs:500", ops_catalogue_500, 1),
+    ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
     ("src/ops/linalg.rs:97", ops_linalg_97, 1),

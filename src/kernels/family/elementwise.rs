@@ -241,10 +241,10 @@ impl ElementwiseSpec {
             src,
             "            const I i = r * ix.shape[1] + c;\n            (void)i; (void)s;"
         );
-        for k in 0..nin {
+        for (k, &fetched) in fetched.iter().enumerate() {
             let load = if is_staged(nout + k) {
                 format!("t_in{k}[x][y]")
-            } else if fetched[k] {
+            } else if fetched {
                 format!("f_in{k}[s]")
             } else {
                 format!("p_in{k}[{}]", off(nout + k))
