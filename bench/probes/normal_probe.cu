@@ -65,7 +65,6 @@ static void philox_host(unsigned int (&c)[4], unsigned int k0, unsigned int k1) 
     k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
   }
 }
-static unsigned long long dbits(double d) { unsigned long long u; memcpy(&u, &d, 8); return u; }
 
 int main() {
   const long long n = 1ll << 28;

@@ -4,6 +4,10 @@
 #pragma once
 #include "common.cuh"
 #include "philox.cuh"
+#include <cstring>
+
+// The bits of a double, as the fill kernel takes its bounds.
+static unsigned long long dbits(double d) { unsigned long long u; memcpy(&u, &d, 8); return u; }
 
 template <int W, int G, typename T, typename D>
 __global__ void __launch_bounds__(256) lib(T* out, long long n, unsigned long long group0, long long head,

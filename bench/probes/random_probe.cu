@@ -129,7 +129,6 @@ __global__ void fill4(float4* out, long long n4) {
     out[i] = make_float4(1.f, 2.f, 3.f, 4.f);
 }
 
-static unsigned long long dbits(double d) { unsigned long long u; memcpy(&u, &d, 8); return u; }
 
 int main() {
   const long long n = 1ll << 28;
