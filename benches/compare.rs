@@ -17,7 +17,8 @@
 //! matrix-vector products (memory-bound: bytes = the matrix); complex numbers
 //! (`mul_c64_2^24`, `abs_c64_2^24`, `sum_c64_2^24`, `matmul_c64_4096`); pageable host <-> device
 //! transfers of 16 MiB and 1 GiB, timed as wall time around the call and the wait for the GPU
-//! (kind "wall", with a byte count, so GB/s is reported).
+//! (kind "wall", with a byte count, so GB/s is reported), `d2h_pageable_into_*` into a `Vec`
+//! already written (`to_host_into`; cuarray only).
 //!
 //! FFTs: `fft_c64_2^24`, `fft2_c64_8192x8192`, `rfft_f32_2^24`, `fft_c64_4096x4096_rows`,
 //! `fft_c64_1024_wall` beside `bare_cufft_c2c_1024_wall` (cuarray's host overhead).
@@ -258,26 +259,30 @@ fn pinned_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
 }
 
 /// Pageable transfers of 16 MiB and 1 GiB of f32: `from_slice` of a `Vec`, `to_host` into
-/// a new one.
+/// a new one, and (`d2h_pageable_into_`, cuarray only) `to_host_into` a `Vec` written before.
 fn transfer_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     for (n, size) in [(1usize << 22, "16MiB"), (1 << 28, "1GiB")] {
-        let (h2d, d2h) = (
+        let (h2d, d2h, into) = (
             format!("h2d_pageable_{size}"),
             format!("d2h_pageable_{size}"),
+            format!("d2h_pageable_into_{size}"),
         );
-        if !(filter(&h2d) || filter(&d2h)) {
+        if !(filter(&h2d) || filter(&d2h) || filter(&into)) {
             continue;
         }
         let bytes = (n * 4) as f64;
-        let host = vec![1.5f32; n];
+        let mut host = vec![1.5f32; n];
         if filter(&h2d) {
             cases.push(transfer_case(dev, &h2d, bytes, || {
                 DeviceArray::from_slice(dev, &host)
             }));
         }
+        let a = DeviceArray::from_slice(dev, &host).unwrap();
+        if filter(&into) {
+            cases.push(transfer_case(dev, &into, bytes, || a.to_host_into(&mut host)));
+        }
+        drop(host);
         if filter(&d2h) {
-            let a = DeviceArray::from_slice(dev, &host).unwrap();
-            drop(host);
             cases.push(transfer_case(dev, &d2h, bytes, || a.to_host()));
         }
     }

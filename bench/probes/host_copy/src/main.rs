@@ -15,11 +15,45 @@ const SLOT: usize = 32 << 20;
 const T: usize = 16;
 
 fn fresh() -> Vec<u8> {
+    fresh_advised(Some(libc::MADV_HUGEPAGE))
+}
+
+/// A new allocation with the given advice over its whole huge pages (None: the system's
+/// default, MADV_NOHUGEPAGE: 4 KiB pages, each zeroed by the kernel in cache just before the
+/// copy writes it).
+fn fresh_advised(advice: Option<libc::c_int>) -> Vec<u8> {
     let mut v: Vec<u8> = Vec::with_capacity(G);
     let p = v.as_mut_ptr() as usize;
     let (s, e) = (p.next_multiple_of(2 << 20), (p + G) / (2 << 20) * (2 << 20));
-    unsafe { libc::madvise(s as *mut libc::c_void, e - s, libc::MADV_HUGEPAGE) };
+    if let Some(a) = advice {
+        unsafe { libc::madvise(s as *mut libc::c_void, e - s, a) };
+    }
     v
+}
+
+/// Copy with non-temporal 32-byte stores (no read for ownership of the destination's lines).
+#[target_feature(enable = "avx2")]
+unsafe fn copy_nt(src: *const u8, dst: *mut u8, n: usize) {
+    use std::arch::x86_64::*;
+    let head = (dst as usize).next_multiple_of(32) - dst as usize;
+    let head = head.min(n);
+    std::ptr::copy_nonoverlapping(src, dst, head);
+    let (mut s, mut d, mut left) = (src.add(head), dst.add(head), n - head);
+    while left >= 128 {
+        let a = _mm256_loadu_si256(s as *const __m256i);
+        let b = _mm256_loadu_si256(s.add(32) as *const __m256i);
+        let c = _mm256_loadu_si256(s.add(64) as *const __m256i);
+        let e = _mm256_loadu_si256(s.add(96) as *const __m256i);
+        _mm256_stream_si256(d as *mut __m256i, a);
+        _mm256_stream_si256(d.add(32) as *mut __m256i, b);
+        _mm256_stream_si256(d.add(64) as *mut __m256i, c);
+        _mm256_stream_si256(d.add(96) as *mut __m256i, e);
+        s = s.add(128);
+        d = d.add(128);
+        left -= 128;
+    }
+    std::ptr::copy_nonoverlapping(s, d, left);
+    _mm_sfence();
 }
 
 /// Where thread t's part of [dst, dst + len) starts: an even split, or (huge) each split
@@ -47,10 +81,13 @@ struct Spin {
     gen: AtomicUsize,
     done: AtomicUsize,
     stop: AtomicBool,
-    job: std::sync::Mutex<(usize, usize, usize)>,
+    job: std::sync::Mutex<(usize, usize, usize, bool)>,
 }
 
 fn main() {
+    for f in ["/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/mm/transparent_hugepage/defrag"] {
+        println!("{f}: {}", std::fs::read_to_string(f).unwrap_or_default().trim());
+    }
     let slots = [vec![3u8; SLOT], vec![5u8; SLOT]];
     let mut existing = vec![1u8; G];
     let reps = 5;
@@ -90,7 +127,7 @@ fn main() {
         });
     }
     // Plain threads spinning (yielding) on a generation counter.
-    let spin = Arc::new(Spin { gen: AtomicUsize::new(0), done: AtomicUsize::new(0), stop: AtomicBool::new(false), job: std::sync::Mutex::new((0, 0, 0)) });
+    let spin = Arc::new(Spin { gen: AtomicUsize::new(0), done: AtomicUsize::new(0), stop: AtomicBool::new(false), job: std::sync::Mutex::new((0, 0, 0, false)) });
     let workers: Vec<_> = (0..T)
         .map(|w| {
             let s = spin.clone();
@@ -104,30 +141,95 @@ fn main() {
                         std::thread::yield_now();
                     };
                     seen = g;
-                    let (dst, src, len) = *s.job.lock().unwrap();
+                    let (dst, src, len, nt) = *s.job.lock().unwrap();
                     let piece = len.div_ceil(T);
                     let start = w * piece;
                     let n = piece.min(len.saturating_sub(start));
-                    unsafe { std::ptr::copy_nonoverlapping((src + start) as *const u8, (dst + start) as *mut u8, n) };
+                    if nt {
+                        unsafe { copy_nt((src + start) as *const u8, (dst + start) as *mut u8, n) };
+                    } else {
+                        unsafe { std::ptr::copy_nonoverlapping((src + start) as *const u8, (dst + start) as *mut u8, n) };
+                    }
                     s.done.fetch_add(1, Ordering::Release);
                 }
             })
         })
         .collect();
-    let run = |dst: usize, src: usize, len: usize| {
-        *spin.job.lock().unwrap() = (dst, src, len);
+    let run_nt = |dst: usize, src: usize, len: usize, nt: bool| {
+        *spin.job.lock().unwrap() = (dst, src, len, nt);
         spin.done.store(0, Ordering::Relaxed);
         spin.gen.fetch_add(1, Ordering::Release);
         while spin.done.load(Ordering::Acquire) < T {
             std::thread::yield_now();
         }
     };
+    let run = |dst: usize, src: usize, len: usize| run_nt(dst, src, len, false);
     for (name, fr) in [("spin existing", false), ("spin fresh", true)] {
         time(name, fr, &mut existing, &|dst| {
             for i in 0..G / SLOT {
                 run(dst + i * SLOT, src(i), SLOT);
             }
         });
+    }
+    // Page size and store kind, each into a fresh allocation every repetition.
+    for (name, advice, nt) in [
+        ("spin fresh huge", Some(libc::MADV_HUGEPAGE), false),
+        ("spin fresh 4K", Some(libc::MADV_NOHUGEPAGE), false),
+        ("spin fresh default", None, false),
+        ("spin fresh huge NT", Some(libc::MADV_HUGEPAGE), true),
+        ("spin fresh 4K NT", Some(libc::MADV_NOHUGEPAGE), true),
+        ("spin existing NT", Some(0), true),
+    ] {
+        let mut t = Vec::new();
+        for r in 0..=reps {
+            let mut v = if advice == Some(0) { Vec::new() } else { fresh_advised(advice) };
+            let dst = if advice == Some(0) { existing.as_mut_ptr() as usize } else { v.as_mut_ptr() as usize };
+            let a = Instant::now();
+            for i in 0..G / SLOT {
+                run_nt(dst + i * SLOT, src(i), SLOT, nt);
+            }
+            if r > 0 {
+                t.push(a.elapsed().as_secs_f64());
+            }
+            unsafe { if advice != Some(0) { v.set_len(G) } };
+            drop(v);
+        }
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let m = t[t.len() / 2];
+        println!("{name:<28} {:7.2} ms {:6.1} GB/s", m * 1e3, G as f64 / m / 1e9);
+    }
+    // The kernel's cost of fresh pages alone: populated (MADV_POPULATE_WRITE) by one thread
+    // or by 16 threads a part each, then (last row) the NT copy into the populated GiB.
+    for (name, threads, copy) in [("populate 1 thread", 1usize, false), ("populate 16 threads", 16, false), ("populate 16, then NT copy", 16, true)] {
+        let mut t = Vec::new();
+        for r in 0..=reps {
+            let mut v = fresh();
+            let p = v.as_mut_ptr() as usize;
+            let a = Instant::now();
+            std::thread::scope(|sc| {
+                for w in 0..threads {
+                    let part = G / threads;
+                    let (a, e) = ((p + w * part).next_multiple_of(4096), (p + (w + 1) * part) / 4096 * 4096);
+                    sc.spawn(move || {
+                        let rc = unsafe { libc::madvise(a as *mut libc::c_void, e - a, 23) };
+                        assert_eq!(rc, 0, "MADV_POPULATE_WRITE");
+                    });
+                }
+            });
+            if copy {
+                for i in 0..G / SLOT {
+                    run_nt(p + i * SLOT, src(i), SLOT, true);
+                }
+            }
+            if r > 0 {
+                t.push(a.elapsed().as_secs_f64());
+            }
+            unsafe { v.set_len(G) };
+            drop(v);
+        }
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let m = t[t.len() / 2];
+        println!("{name:<28} {:7.2} ms {:6.1} GB/s", m * 1e3, G as f64 / m / 1e9);
     }
     spin.stop.store(true, Ordering::Relaxed);
     for w in workers {
