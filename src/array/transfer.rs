@@ -434,7 +434,7 @@ unsafe fn stage_in(
             let host = slot.begin_transfer(stream)?;
             // SAFETY: the slot holds STAGE_BYTES >= piece >= len bytes and no copy uses it (waited
             // above); `src + off` has `len` readable bytes (caller).
-            unsafe { par_copy(host, src.add(off), len) };
+            unsafe { par_copy(host, src.add(off), len, false) };
             // SAFETY: `host` is page-locked and stays untouched until the event recorded
             // by `end_transfer`; `dst + off` has `len` bytes (caller).
             unsafe {
@@ -498,7 +498,7 @@ unsafe fn stage_out(
                 let staged: &[u8] = slot;
                 // SAFETY: `staged` has STAGE_BYTES >= len bytes; `dst + off` has `len`
                 // writable bytes (caller) and does not overlap page-locked memory we own.
-                unsafe { par_copy(dst.add(off), staged.as_ptr(), len) };
+                unsafe { par_copy(dst.add(off), staged.as_ptr(), len, true) };
             }
         }
         Ok(())

@@ -280,9 +280,15 @@ impl Staging {
 /// thread cannot saturate host memory, nor fault in fresh pages fast enough). The threads
 /// are rayon's pool, started once per process, so a piece costs no thread start.
 ///
+/// `stream`: copies of at least [`STREAM_MIN`] bytes store past the caches (non-temporal
+/// stores). The device-to-host direction asks for it: into a new `Vec` of 1 GiB, 21.2 GB/s
+/// against 19.0-19.9 with plain stores (three rounds, same run). The host-to-device
+/// direction does not: its destination is a staging slot the copy engine reads next, and
+/// 1 GiB went at 43-45 GB/s with them against 48-49 without.
+///
 /// # Safety
 /// `src` must be valid for reads and `dst` for writes of `len` bytes, not overlapping.
-pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
+pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize, stream: bool) {
     use rayon::prelude::*;
     // Measured on a 16-core host: a fresh 1 GiB destination fills at 2.9 GB/s from one
     // thread, 19.6 from 8 and 29.9 from 16 (the page faults run in parallel).
@@ -298,20 +304,98 @@ pub(crate) unsafe fn par_copy(dst: *mut u8, src: *const u8, len: usize) {
     // `for_each` returns only when every piece is copied.
     let (d, s) = (dst as usize, src as usize);
     let piece = len.div_ceil(pieces);
+    let stream = stream && len >= STREAM_MIN;
     (0..pieces).into_par_iter().for_each(|t| {
         let start = t * piece;
         let n = piece.min(len.saturating_sub(start));
         // SAFETY: [start, start + n) lies inside both ranges (caller's contract) and is
         // disjoint from every other piece.
         unsafe {
-            std::ptr::copy_nonoverlapping((s + start) as *const u8, (d + start) as *mut u8, n)
+            if stream {
+                stream_copy((d + start) as *mut u8, (s + start) as *const u8, n)
+            } else {
+                std::ptr::copy_nonoverlapping((s + start) as *const u8, (d + start) as *mut u8, n)
+            }
         }
     });
+}
+
+/// Copies of at least this many bytes (a staging piece of a transfer of 64 MiB or more) may
+/// store past the caches; smaller ones stay in the host's last-level cache, where plain
+/// stores are faster.
+const STREAM_MIN: usize = 16 << 20;
+
+/// Copies `len` bytes with non-temporal stores where the CPU has them (x86-64 with AVX2):
+/// the destination's cache lines are written without being read first, and the copy does
+/// not evict what the caches hold. Measured on a 16-core host, 1 GiB into memory already
+/// written, 16 threads: 10.5 ms against 21 ms for a plain copy. Elsewhere a plain copy.
+///
+/// # Safety
+/// `src` must be valid for reads and `dst` for writes of `len` bytes, not overlapping.
+unsafe fn stream_copy(dst: *mut u8, src: *const u8, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the caller's contract; the CPU has AVX2 (checked above).
+        unsafe { stream_copy_avx2(dst, src, len) };
+        return;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+}
+
+/// [`stream_copy`] with 32-byte non-temporal stores: a plain copy up to the destination's
+/// first 32-byte boundary, then 128 bytes a step, then the rest plainly, and a store fence
+/// so that the weakly ordered stores are visible before the caller reports the copy done.
+///
+/// # Safety
+/// As [`stream_copy`], and the CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn stream_copy_avx2(dst: *mut u8, src: *const u8, len: usize) {
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256, _mm_sfence};
+    let head = ((dst as usize).next_multiple_of(32) - dst as usize).min(len);
+    // SAFETY: every access stays inside [0, len) of both ranges (the caller's contract);
+    // stores in the loop go to 32-byte aligned addresses of `dst`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, head);
+        let (mut s, mut d, mut left) = (src.add(head), dst.add(head), len - head);
+        while left >= 128 {
+            let v0 = _mm256_loadu_si256(s as *const __m256i);
+            let v1 = _mm256_loadu_si256(s.add(32) as *const __m256i);
+            let v2 = _mm256_loadu_si256(s.add(64) as *const __m256i);
+            let v3 = _mm256_loadu_si256(s.add(96) as *const __m256i);
+            _mm256_stream_si256(d as *mut __m256i, v0);
+            _mm256_stream_si256(d.add(32) as *mut __m256i, v1);
+            _mm256_stream_si256(d.add(64) as *mut __m256i, v2);
+            _mm256_stream_si256(d.add(96) as *mut __m256i, v3);
+            s = s.add(128);
+            d = d.add(128);
+            left -= 128;
+        }
+        std::ptr::copy_nonoverlapping(s, d, left);
+        _mm_sfence();
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stream_copy_every_alignment() {
+        let src: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for off in 0..40 {
+            for len in [0, 1, 31, 127, 128, 129, 300, 900] {
+                let mut dst = vec![0u8; 960];
+                // SAFETY: both ranges hold `len` bytes from their offsets.
+                unsafe { stream_copy(dst.as_mut_ptr().add(off), src.as_ptr().add(off / 3), len) };
+                assert_eq!(&dst[off..off + len], &src[off / 3..off / 3 + len]);
+                assert!(
+                    dst[..off].iter().all(|&b| b == 0) && dst[off + len..].iter().all(|&b| b == 0)
+                );
+            }
+        }
+    }
 
     #[test]
     fn pieces_by_size() {
