@@ -279,7 +279,9 @@ fn transfer_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<C
         }
         let a = DeviceArray::from_slice(dev, &host).unwrap();
         if filter(&into) {
-            cases.push(transfer_case(dev, &into, bytes, || a.to_host_into(&mut host)));
+            cases.push(transfer_case(dev, &into, bytes, || {
+                a.to_host_into(&mut host)
+            }));
         }
         drop(host);
         if filter(&d2h) {
