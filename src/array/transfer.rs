@@ -206,6 +206,13 @@ impl<T: Element> DeviceArray<T> {
     /// next one crosses the link; [`to_pinned`](DeviceArray::to_pinned) skips the staging
     /// and does not wait.
     ///
+    /// # Performance
+    /// A new `Vec`'s pages are fresh: the operating system zeroes each one as the copy
+    /// first writes it, and on large arrays that costs more than the copy itself. To copy
+    /// the same size again and again, keep one buffer and use
+    /// [`to_host_into`](DeviceArray::to_host_into): 1 GiB runs at about 47 GB/s into a
+    /// buffer written before, against about 21 GB/s into a new `Vec`, on an H200 machine.
+    ///
     /// # Errors
     /// [`Error::TooLarge`] when the array's byte size passes `isize::MAX` (a broadcast
     /// view can) and [`Error::HostOutOfMemory`] when the host cannot allocate it, both

@@ -1612,7 +1612,7 @@ pub fn array_transfer_193() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_transfer_238() -> Result<(), String> {
+pub fn array_transfer_245() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1625,7 +1625,7 @@ pub fn array_transfer_238() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_transfer_267() -> Result<(), String> {
+pub fn array_transfer_274() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5368,8 +5368,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/transfer.rs:137", array_transfer_137, 1),
     ("src/array/transfer.rs:181", array_transfer_181, 1),
     ("src/array/transfer.rs:193", array_transfer_193, 1),
-    ("src/array/transfer.rs:238", array_transfer_238, 1),
-    ("src/array/transfer.rs:267", array_transfer_267, 1),
+    ("src/array/transfer.rs:245", array_transfer_245, 1),
+    ("src/array/transfer.rs:274", array_transfer_274, 1),
     ("src/array/view.rs:16", array_view_16, 1),
     ("src/array/view.rs:39", array_view_39, 1),
     ("src/array/view.rs:56", array_view_56, 1),
