@@ -6,6 +6,8 @@
 //   bulk        the same one-launch sum, but each block's part is moved into shared memory by
 //               the copy engine of the multiprocessor (cp.async.bulk, STAGES chunks in flight)
 //   CUB         cub::DeviceReduce::Sum (two launches)
+// With an argument ("floor"): loads alone at 2^24 in more forms (U8, no L1 allocation,
+// contiguous parts, 1024-thread blocks) and an empty one-block kernel.
 // Two timings of each: `sync`, a wait for the GPU after each repetition (probe.h's time_us;
 // the host's launch latency falls inside the events), and `queued`, the repetitions queued
 // back to back with one wait at the end (Device::time, so the comparison's figures).
@@ -138,7 +140,45 @@ __global__ void __launch_bounds__(T) bulk_sum(const float* __restrict__ x, float
   finish<T>(a, part, sem, out);
 }
 
-int main() {
+// Loads alone, other forms (for the floor): float4 loads through the non-coherent path
+// with no L1 allocation (NC), or each block a contiguous part (CHUNKED); U loads in flight.
+template <int T, int U, bool NC, bool CHUNKED>
+__global__ void __launch_bounds__(T) readv(const float* __restrict__ x, float* part, long n) {
+  const float4* p = reinterpret_cast<const float4*>(x);
+  const long nv = n / 4;
+  long j, stride, end;
+  if (CHUNKED) {
+    const long per = (nv + gridDim.x - 1) / gridDim.x;
+    j = blockIdx.x * per + threadIdx.x; stride = T; end = min(nv, (long)(blockIdx.x + 1) * per);
+  } else {
+    j = blockIdx.x * (long)T + threadIdx.x; stride = (long)gridDim.x * T; end = nv;
+  }
+  float acc[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) acc[u] = 0.f;
+  for (; j + (U - 1) * stride < end; j += U * stride) {
+    float4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (NC) {
+        asm volatile("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v[u].x), "=f"(v[u].y), "=f"(v[u].z), "=f"(v[u].w) : "l"(p + j + u * stride));
+      } else {
+        v[u] = p[j + u * stride];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+  }
+  for (; j < end; j += stride) { float4 v = p[j]; acc[0] += (v.x + v.y) + (v.z + v.w); }
+  float a = 0.f;
+#pragma unroll
+  for (int u = 0; u < U; ++u) a += acc[u];
+  a = block_sum<T>(a);
+  if (threadIdx.x == 0) part[blockIdx.x] = a;
+}
+
+int main(int argc, char** argv) {
   int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   const long N = 1L << 26;
   float *x, *part, *out; unsigned* sem;
@@ -152,6 +192,19 @@ int main() {
     if (fabs(g - ref) > 1e-3 * sqrt((double)n)) printf("  WRONG %s: %f against %f\n", nm, g, ref);
   };
   char b[96];
+  if (argc > 1) {  // "floor": loads alone at 2^24 in every form, and the empty kernel
+    const long n = 1L << 24;
+    report2("2^24 empty grid 1", 4.0 * n, ([&] { empty<<<1, 32>>>(x, part); }));
+    for (int bps : {1, 2, 4, 8}) {
+      const int g = sms * bps;
+      snprintf(b, 96, "2^24 read U4 grid %d", g); report2(b, 4.0 * n, ([&] { readv<256, 4, false, false><<<g, 256>>>(x, part, n); }));
+      snprintf(b, 96, "2^24 read U8 grid %d", g); report2(b, 4.0 * n, ([&] { readv<256, 8, false, false><<<g, 256>>>(x, part, n); }));
+      snprintf(b, 96, "2^24 read U4 NC grid %d", g); report2(b, 4.0 * n, ([&] { readv<256, 4, true, false><<<g, 256>>>(x, part, n); }));
+      snprintf(b, 96, "2^24 read U4 chunked grid %d", g); report2(b, 4.0 * n, ([&] { readv<256, 4, false, true><<<g, 256>>>(x, part, n); }));
+      snprintf(b, 96, "2^24 read T1024 U4 grid %d", sms * (bps > 2 ? 2 : bps)); report2(b, 4.0 * n, ([&] { readv<1024, 4, false, false><<<sms * (bps > 2 ? 2 : bps), 1024>>>(x, part, n); }));
+    }
+    return 0;
+  }
   for (long n : {1L << 22, 1L << 24, 1L << 26}) {
     const int lg = n == (1L << 22) ? 22 : n == (1L << 24) ? 24 : 26;
     for (int bps : {2, 4, 8}) {
