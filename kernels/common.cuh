@@ -130,17 +130,26 @@ struct alignas(sizeof(T) * N) cuarray_vec {
     T v[N];
 };
 
-// A 16-byte vector read once: it does not allocate in L1, so that what the kernel reads
-// again (a vector that every block of a matrix-vector product reads) stays there.
+// A vector of 4, 8 or 16 bytes read once, through the non-coherent path without
+// allocating in L1: what the kernel reads again (a vector that every block of a
+// matrix-vector product reads) stays in L1, and a stream of such loads runs faster than
+// cached ones (perf notes 52 and 53). Only for memory that no thread writes while the
+// kernel runs (the non-coherent path may keep a stale copy).
 template <typename V>
 __device__ __forceinline__ V cuarray_ld_once(const void* p) {
-    static_assert(sizeof(V) == 16, "16-byte vectors only");
-    struct alignas(16) {
-        unsigned int t[4];
+    static_assert(sizeof(V) == 16 || sizeof(V) == 8 || sizeof(V) == 4, "4, 8 or 16 bytes");
+    struct alignas(sizeof(V)) {
+        unsigned int t[sizeof(V) / 4];
     } u;
-    asm("ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-        : "=r"(u.t[0]), "=r"(u.t[1]), "=r"(u.t[2]), "=r"(u.t[3])
-        : "l"(p));
+    if constexpr (sizeof(V) == 16) {
+        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(u.t[0]), "=r"(u.t[1]), "=r"(u.t[2]), "=r"(u.t[3])
+            : "l"(p));
+    } else if constexpr (sizeof(V) == 8) {
+        asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(u.t[0]), "=r"(u.t[1]) : "l"(p));
+    } else {
+        asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(u.t[0]) : "l"(p));
+    }
     return *reinterpret_cast<const V*>(&u);
 }
 

@@ -24,6 +24,12 @@ template <typename V, typename X = long long> struct cuarray_argacc {
     V v;
     X i;
 };
+template <typename A> struct cuarray_is_argacc {
+    static constexpr bool value = false;
+};
+template <typename V, typename X> struct cuarray_is_argacc<cuarray_argacc<V, X>> {
+    static constexpr bool value = true;
+};
 // The identity of an arg accumulator: `v` with the largest index, so that any element
 // found wins ties against it.
 template <typename A, typename V> __device__ __forceinline__ A cuarray_arg_identity(V v) {
@@ -229,8 +235,24 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
         }
         if (!last) continue;
         __threadfence();
+        const Acc* p = part + row * splits;
         Acc b = identity;
-        for (I s = lane; s < splits; s += lanes) b = comb(b, cuarray_ldcg(part + row * splits + s));
+        I s = lane;
+        if constexpr (!cuarray_is_argacc<Acc>::value) {
+            // Four independent reads in flight a thread: the partials come from L2, and a
+            // chain of dependent reads waits for each in turn (sum of 2^24 f32 0.5 us
+            // sooner). Arg accumulators keep the chain: the unrolled form costs argmax of
+            // 2^28 f32 5% through the registers of the whole kernel (perf note 53).
+            Acc b1 = identity, b2 = identity, b3 = identity;
+            for (; s + 3 * lanes < splits; s += 4 * lanes) {
+                b = comb(b, cuarray_ldcg(p + s));
+                b1 = comb(b1, cuarray_ldcg(p + s + lanes));
+                b2 = comb(b2, cuarray_ldcg(p + s + 2 * lanes));
+                b3 = comb(b3, cuarray_ldcg(p + s + 3 * lanes));
+            }
+            b = comb(comb(b, b1), comb(b2, b3));
+        }
+        for (; s < splits; s += lanes) b = comb(b, cuarray_ldcg(p + s));
         b = cuarray_group_reduce<WARP>(b, identity, comb, partial);
         if (lane == 0) {
             fin(row, 0, b);

@@ -75,7 +75,8 @@ pub(crate) fn post_map(src: &mut String, post: &str, pad: &str) {
     let _ = writeln!(src, "{pad}out0_t out0;\n{pad}{{ {post} }}");
 }
 
-/// The same as [`vector_load`] for a 16-byte vector read once (not kept in L1).
+/// The same as [`vector_load`] for a vector of 4, 8 or 16 bytes read once (not kept in
+/// L1).
 pub(crate) fn vector_load_once(
     src: &mut String,
     pad: &str,

@@ -391,9 +391,22 @@ impl Family for ReduceSpec {
         // `vec` consecutive elements from one vector load, each pre-mapped, then combined
         // in order.
         let _ = writeln!(src, "    auto loadv = [&](I off, I jb, I row) -> acc_t {{");
-        if self.along.is_some() && vec > 1 {
-            // Every row reads the whole of `p_r0`: the matrix bypasses L1 so that the
-            // vector stays there (rows of 8192 f32: 2790 -> 3260 GB/s, perf note 29).
+        let in_bytes = if self.partial_in {
+            0
+        } else {
+            self.input.size()
+        };
+        let once = vec > 1
+            && matches!(in_bytes * vec as usize, 4 | 8 | 16)
+            && (self.along.is_some() || !matches!(self.acc, Acc::Arg(_)));
+        if once {
+            // The input is read once (and never written by this kernel): its vectors
+            // bypass L1, so that what is read again stays there (the vector `p_r0` of a
+            // matrix-vector product, which every row reads: rows of 8192 f32 2790 -> 3260
+            // GB/s, perf note 29), and a stream moves faster (sum of 2^24 f32 22.7 -> 21.9
+            // us without L1 allocation, perf notes 52 and 53). Arg accumulators keep
+            // cached loads: with these their kernels take more registers, and argmax of
+            // 2^28 f32 1% longer.
             emit::vector_load_once(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
         } else {
             vector_load(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
