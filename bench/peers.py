@@ -543,6 +543,26 @@ def sweep(p):
             a = rand_matrix(p, (n,), xp.float32)
             emit(p.name, name, "device", p.device_time(lambda: a.sum(), warmup=10, reps=sweep_reps(k)), n * 4)
             del a
+    # Back to back: 20 calls queued between one pair of events, the time a call (as
+    # `*_x20` in benches/compare.rs).
+    for k in (20, 24):
+        n = 1 << k
+        add, total = f"add_f32_2^{k}_x20", f"sum_f32_2^{k}_x20"
+        if not (wanted(add) or wanted(total)):
+            continue
+        a = rand_matrix(p, (n,), xp.float32)
+        b = xp.full((n,), 1.5, dtype=xp.float32)
+
+        def chain(f):
+            def run():
+                for _ in range(20):
+                    f()
+            return p.device_time(run, warmup=10, reps=sweep_reps(k) // 4) / 20
+        if wanted(add):
+            emit(p.name, add, "device", chain(lambda: a + b), 3 * n * 4)
+        if wanted(total):
+            emit(p.name, total, "device", chain(lambda: a.sum()), n * 4)
+        del a, b
 
 
 def transfers(p):

@@ -13,7 +13,9 @@
 //! launch; `a * b + c` on 2^28 f32 fused and unfused); a size sweep `add_f32_2^K` and `sum_f32_2^K` for
 //! K = 10, 12, ..., 28 (the K = 28 points are the `add_f32_2^28` and `sum_f32_2^28`
 //! cases; more repetitions at small sizes, where one repetition is a few microseconds
-//! and, host overhead included, the rate measured is what a caller gets for one call);
+//! and, host overhead included, the rate measured is what a caller gets for one call),
+//! and back to back (`add_f32_2^K_x20`, `sum_f32_2^K_x20` for K = 20, 24: 20 calls between
+//! one pair of events, the time a call);
 //! matrix-vector products (memory-bound: bytes = the matrix); complex numbers
 //! (`mul_c64_2^24`, `abs_c64_2^24`, `sum_c64_2^24`, `matmul_c64_4096`); pageable host <-> device
 //! transfers of 16 MiB and 1 GiB, timed as wall time around the call and the wait for the GPU
@@ -133,7 +135,37 @@ fn sweep_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case
             ));
         }
     }
+    // Back to back: 20 calls queued between one pair of events, the time a call. This is
+    // what a loop of calls gets, where each launch may overlap the end of the one before;
+    // the cases above time one call between events, which no launch can overlap.
+    for k in [20u32, 24] {
+        let n = 1usize << k;
+        let a = (filter(&format!("add_f32_2^{k}_x20")) || filter(&format!("sum_f32_2^{k}_x20")))
+            .then(|| rand_matrix::<f32>(dev, &[n]));
+        let Some(a) = a else { continue };
+        let b = DeviceArray::<f32>::full(dev, &[n], 1.5).unwrap();
+        let mut per_call =
+            |name: String, bytes: usize, f: &mut dyn FnMut() -> cuarray::Result<()>| {
+                if filter(&name) {
+                    let mut c =
+                        device_case_reps(dev, &name, bytes as f64, 10, sweep_reps(k) / 4, || {
+                            (0..BACK_TO_BACK).try_for_each(|_| f())
+                        });
+                    c.median /= BACK_TO_BACK as u32;
+                    cases.push(c);
+                }
+            };
+        per_call(format!("add_f32_2^{k}_x20"), 3 * n * 4, &mut || {
+            (&a + &b).map(drop)
+        });
+        per_call(format!("sum_f32_2^{k}_x20"), n * 4, &mut || {
+            a.sum().map(drop)
+        });
+    }
 }
+
+/// Calls a repetition of the back-to-back cases (`*_x20`) queues between its events.
+const BACK_TO_BACK: usize = 20;
 
 /// Random numbers (write-only: bytes = the output): uniform, standard normal and
 /// exponential (scale 1) f32 and integers in [0, 1000) as i32, 2^28 of each; and the

@@ -1,6 +1,20 @@
 // cuarray common.cuh: types and index helpers shared by every kernel family.
 // Conventions: see kernels/README.md. Embedded by build.rs; concatenated first by codegen.
 
+// ---- programmatic dependent launch (sm_90+) ---------------------------------------------
+// Every library kernel's first statement (the wrappers emit it). Launched with
+// programmatic stream serialisation, a kernel may be started while the grid before it in
+// the stream is still finishing; this waits until that grid has completed and its writes
+// are visible. Nothing reads or writes global memory before it, so the stream's order
+// holds. The kernel triggers nothing itself: the next one is released as its blocks exit
+// (an explicit early trigger measured slower for reductions). Launched without the
+// attribute, or on a GPU before sm_90, it does nothing.
+__device__ __forceinline__ void cuarray_dependent_entry() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // ---- 16-bit floats without cuda_fp16.h ------------------------------------------------
 // f16 converts with PTX cvt (sm_53+); bf16 converts with integer arithmetic (exact for
 // bf16 -> f32, round-to-nearest-even for f32 -> bf16), so both compile with NVRTC alone.

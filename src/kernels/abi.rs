@@ -282,6 +282,39 @@ impl KernelArgs {
                 *allowed = shared;
             }
         }
+        if f.dependent {
+            use cudarc::driver::sys;
+            // SAFETY: a plain-data union; only the field of the attribute's id is read.
+            let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            attr.id =
+                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let config = sys::CUlaunchConfig {
+                gridDimX: grid.0,
+                gridDimY: grid.1,
+                gridDimZ: grid.2,
+                blockDimX: block.0,
+                blockDimY: block.1,
+                blockDimZ: block.2,
+                sharedMemBytes: shared,
+                hStream: device.cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: as below; `config` and `attr` outlive the call (the driver reads them
+            // at launch), and the kernel waits for the grid before it before touching
+            // memory (`Family::dependent_launch`).
+            return unsafe {
+                sys::cuLaunchKernelEx(
+                    &config,
+                    f.func.cu_function(),
+                    ptrs.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .map_err(Error::cuda("kernel launch"));
+        }
         // SAFETY: the caller guarantees the arguments match the kernel; `ptrs` points into
         // `self.buf`, which outlives this call (the driver copies the values at launch).
         unsafe {

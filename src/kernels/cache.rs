@@ -70,6 +70,20 @@ pub(crate) struct Kernel {
     pub(crate) block_threads: u32,
     /// Dynamic shared bytes past 48 KB the function has been allowed (0: none yet).
     pub(crate) smem_allowed: std::sync::Mutex<u32>,
+    /// Launched with programmatic stream serialisation: the kernel waits for the grid
+    /// before it itself (`cuarray_dependent_entry`), on a GPU of compute capability 9.0 or
+    /// later, unless `CUARRAY_DEPENDENT_LAUNCH=0`.
+    pub(crate) dependent: bool,
+}
+
+/// Whether kernels that wait for the grid before them themselves are launched so that
+/// they may overlap it: on unless `CUARRAY_DEPENDENT_LAUNCH` is `0` or `off` (read once).
+fn dependent_launch_allowed() -> bool {
+    static ALLOWED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALLOWED.get_or_init(|| {
+        !std::env::var("CUARRAY_DEPENDENT_LAUNCH")
+            .is_ok_and(|v| v == "0" || v.eq_ignore_ascii_case("off"))
+    })
 }
 
 /// A loaded kernel with the spec it was built from (of the family named by the key).
@@ -159,6 +173,7 @@ impl KernelCache {
             blocks_per_sm,
             block_threads,
             smem_allowed: Default::default(),
+            dependent: spec.dependent_launch() && arch.0 >= 9 && dependent_launch_allowed(),
         });
         let mut map = self.loaded.write().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = found(&map) {

@@ -44,11 +44,28 @@ pub(crate) fn symbol(
 }
 
 /// The wrapper's opening line: `extern "C" __global__ void __launch_bounds__(block)
-/// symbol(params) {`, one parameter a line.
+/// symbol(params) {`, one parameter a line, then the dependent-launch entry that every
+/// library kernel starts with (`cuarray_dependent_entry` in `common.cuh`).
 pub(crate) fn open(src: &mut String, block: u32, symbol: &str, params: &[String]) {
+    open_bounded(src, block, 0, symbol, params);
+}
+
+/// As [`open`], with `__launch_bounds__(block, min_blocks)` where `min_blocks` is not 0.
+pub(crate) fn open_bounded(
+    src: &mut String,
+    block: u32,
+    min_blocks: u32,
+    symbol: &str,
+    params: &[String],
+) {
+    let bounds = if min_blocks > 0 {
+        format!("{block}, {min_blocks}")
+    } else {
+        block.to_string()
+    };
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({block}) {symbol}(\n    {}) {{",
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {symbol}(\n    {}) {{\n    cuarray_dependent_entry();",
         params.join(",\n    ")
     );
 }

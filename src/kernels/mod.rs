@@ -53,6 +53,11 @@ pub(crate) trait Family: Clone + Eq + Hash + Debug + Send + Sync + 'static {
     fn block_threads(&self) -> u32 {
         BLOCK
     }
+    /// Whether the kernel starts with `cuarray_dependent_entry()` (every wrapper the
+    /// crate renders does), so that it may be launched while the grid before it runs.
+    fn dependent_launch(&self) -> bool {
+        true
+    }
 }
 
 /// The full source of `spec`'s kernel. Pure: no CUDA call.

@@ -283,11 +283,103 @@ fn pinned_counters(dev: &Device) -> TResult {
     Ok(())
 }
 
+/// A long chain of kernels each reading the one before it: library elementwise and
+/// reduction kernels (launched so that they may start while the grid before them runs, on
+/// sm_90 and later), a user's raw kernel (launched plainly) between them, a cuBLAS product
+/// and a captured graph of the same steps. Every value is an integer in f64, so the host's
+/// reference is exact whatever the order of additions.
+fn dependent_chain(dev: &Device, rng: &mut Rng) -> TResult {
+    const TWICE: &str = r#"
+extern "C" __global__ void twice(double* p, unsigned long long n) {
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) p[i] = 2.0 * p[i];
+}"#;
+    let n = 300_007usize;
+    let twice = cuarray::RawKernel::new(dev, TWICE, "twice")?;
+    let host: Vec<f64> = (0..n).map(|_| (rng.next_u64() % 100) as f64).collect();
+    let mut want = host.clone();
+    let mut x = DeviceArray::from_slice(dev, &host)?;
+    let ones = DeviceArray::<f64>::ones(dev, &[n])?;
+    let mut sums = Vec::new();
+    let mut want_sums = Vec::new();
+    for step in 0..300 {
+        x = (&x + &ones)?; // reads the grid before it
+        want.iter_mut().for_each(|v| *v += 1.0);
+        if step % 7 == 0 {
+            sums.push(x.sum()?);
+            want_sums.push(want.iter().sum::<f64>());
+        }
+        if step % 50 == 0 {
+            // A user's kernel in place, then a library kernel reading what it wrote.
+            twice.launch(
+                ((n as u32).div_ceil(256), 1, 1),
+                (256, 1, 1),
+                0,
+                (&x, n as u64),
+            )?;
+            want.iter_mut().for_each(|v| *v *= 2.0);
+            x = (&x - 3.0)?;
+            want.iter_mut().for_each(|v| *v -= 3.0);
+        }
+    }
+    // A cuBLAS product of the chain's result, then a library kernel reading it.
+    let m = x.slice(s![..300_000])?.reshape(&[600, 500])?;
+    let v = DeviceArray::<f64>::ones(dev, &[500])?;
+    let mv = (m.matmul(&v)? * 0.5)?;
+    check_eq("chain result", &x.to_host()?, &want)?;
+    let got_mv = mv.to_host()?;
+    for (r, &g) in got_mv.iter().enumerate() {
+        let w: f64 = want[r * 500..(r + 1) * 500].iter().sum::<f64>() * 0.5;
+        ensure!(g == w, "row {r} of the product: {g}, want {w}");
+    }
+    for (k, (s, &w)) in sums.iter().zip(&want_sums).enumerate() {
+        let g = s.to_scalar()?;
+        ensure!(g == w, "sum {k}: {g}, want {w}");
+    }
+    // The same steps captured once and replayed: each replay reads the one before it.
+    let y = DeviceArray::from_slice(dev, &host)?;
+    let total = DeviceArray::<f64>::zeros(dev, [0usize; 0])?;
+    // Compiled before the capture, and the scratch a first capture keeps made; the
+    // uploads finished (a capture may not wait on work outside it).
+    y.add_assign(1.0)?;
+    y.assign(&(&y * 2.0)?)?;
+    total.add_assign(&y.sum()?)?;
+    drop(dev.capture(|| Ok(()))?);
+    y.assign(&DeviceArray::from_slice(dev, &host)?)?;
+    total.assign(&DeviceArray::<f64>::zeros(dev, [0usize; 0])?)?;
+    dev.synchronize()?;
+    let g = dev.capture(|| {
+        y.add_assign(1.0)?;
+        y.assign(&(&y * 2.0)?)?;
+        total.add_assign(&y.sum()?)?;
+        Ok(())
+    })?;
+    let mut want_y = host.clone();
+    let mut want_total = 0.0;
+    // 12 replays: every value and sum stays an integer below 2^53, exact in f64.
+    for _ in 0..12 {
+        g.launch()?;
+        want_y.iter_mut().for_each(|v| *v = (*v + 1.0) * 2.0);
+        want_total += want_y.iter().sum::<f64>();
+    }
+    check_eq("replayed chain", &y.to_host()?, &want_y)?;
+    let t = total.to_scalar()?;
+    ensure!(t == want_total, "replayed sums {t}, want {want_total}");
+    drop(g);
+    dev.synchronize()?;
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
     out.push(gpu_trial(
         "streams/ops_on_a_stream/f32/67x45x133",
         ops_on_a_stream,
+    ));
+    // Exclusive: a capture forbids other threads' waits on the device meanwhile.
+    out.push(gpu_trial_exclusive(
+        "streams/dependent_chain/f64/300007",
+        |dev| dependent_chain(dev, &mut Rng::new(0x5eed_c4a1)),
     ));
     out.push(gpu_trial(
         "streams/ordered_with_events/f32/10000019",

@@ -464,6 +464,11 @@ mod tests {
         assert!(src.contains("const long long n)"));
         assert!(src.contains("p_out0[i] = out0;"));
         assert!(src.starts_with("// cuarray common.cuh"));
+        // The wrapper's first statement waits for the grid before it (dependent launch).
+        assert!(src.contains("const long long n) {\n    cuarray_dependent_entry();\n"));
+        assert!(crate::kernels::Family::dependent_launch(&spec(
+            Variant::Contiguous
+        )));
     }
 
     #[test]

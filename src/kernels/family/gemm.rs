@@ -68,11 +68,14 @@ impl Family for GemmSpec {
         emit::typedef(src, self.dtype.cuda_type(), "in0_t");
         emit::typedef(src, self.dtype.cuda_type(), "out0_t");
         emit::typedef(src, acc(self.dtype), "acc_t");
-        let _ = writeln!(
-            src,
-            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}(\n    out0_t* p_out0,\n    const in0_t* p_a,\n    const in0_t* p_b,\n    const GemmShape g) {{",
-            self.symbol()
-        );
+        let params = [
+            "out0_t* p_out0",
+            "const in0_t* p_a",
+            "const in0_t* p_b",
+            "const GemmShape g",
+        ]
+        .map(String::from);
+        emit::open(src, BLOCK, &self.symbol(), &params);
         let _ = writeln!(src, "    typedef {} I;", self.index.cuda_type());
         let args = [
             "batch", "m", "n", "k", "sab", "sam", "sak", "sbb", "sbk", "sbn", "scb", "scm", "scn",

@@ -330,15 +330,7 @@ impl Family for SortSpec {
         let bt = self.block_threads();
         let min_blocks = self.min_blocks;
         let open = |src: &mut String, params: &[String]| {
-            if min_blocks > 0 {
-                let _ = writeln!(
-                    src,
-                    "extern \"C\" __global__ void __launch_bounds__({bt}, {min_blocks}) {sym}(\n    {}) {{",
-                    params.join(",\n    ")
-                );
-            } else {
-                emit::open(src, bt, &sym, params);
-            }
+            emit::open_bounded(src, bt, min_blocks.into(), &sym, params)
         };
         match self.kernel {
             SortKernel::Rows { threads, ipt, nk } => {
