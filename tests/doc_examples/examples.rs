@@ -3323,7 +3323,7 @@ pub fn graph_273() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_221() -> Result<(), String> {
+pub fn kernels_cache_236() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3335,7 +3335,7 @@ pub fn kernels_cache_221() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_248() -> Result<(), String> {
+pub fn kernels_cache_263() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3398,7 +3398,7 @@ pub fn kernels_family_raw_14() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_mod_107() -> Result<(), String> {
+pub fn kernels_mod_112() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let specs = cuarray::common_specs();
         assert!(specs.iter().all(|s| s.symbol().starts_with("cuarray_")));
@@ -3407,7 +3407,7 @@ pub fn kernels_mod_107() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_mod_159() -> Result<(), String> {
+pub fn kernels_mod_164() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         dev.prewarm(&cuarray::common_specs())?;
@@ -5504,13 +5504,13 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:146", graph_146, 1),
     ("src/graph.rs:160", graph_160, 1),
     ("src/graph.rs:273", graph_273, 1),
-    ("src/kernels/cache.rs:221", kernels_cache_221, 1),
-    ("src/kernels/cache.rs:248", kernels_cache_248, 1),
+    ("src/kernels/cache.rs:236", kernels_cache_236, 1),
+    ("src/kernels/cache.rs:263", kernels_cache_263, 1),
     ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
     ("src/kernels/family/random.rs:97", kernels_family_random_97, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
-    ("src/kernels/mod.rs:107", kernels_mod_107, 1),
-    ("src/kernels/mod.rs:159", kernels_mod_159, 1),
+    ("src/kernels/mod.rs:112", kernels_mod_112, 1),
+    ("src/kernels/mod.rs:164", kernels_mod_164, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
     ("src/linalg/mod.rs:147", linalg_mod_147, 1),
