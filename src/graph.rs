@@ -41,6 +41,15 @@
 //! `free_all_blocks` return [`Error::Capture`] before CUDA sees them: the capture ends
 //! cleanly, the error is returned by `capture`, and the device stays usable. So does an
 //! error returned by the closure, or a panic in it.
+//!
+//! # Other threads
+//! A capture belongs to the thread that calls `capture`. While it lasts, other threads'
+//! operations on the same device return [`Error::Capture`] before CUDA sees them (work
+//! they queued on the captured stream would be recorded into the graph instead of
+//! running); they may retry once the capture is over. An operation another thread began
+//! before the capture finishes queuing first: the capture waits for it. Waiting for
+//! pinned transfers queued before the capture, and work on other devices, go on as
+//! usual (the capture is thread-local to CUDA).
 
 use crate::device::{DeviceBuffer, GraphPool};
 use crate::{Device, Error, Result};
@@ -115,7 +124,7 @@ impl Graph {
     /// [`Error::Cuda`] when the driver refuses the launch.
     pub fn launch(&self) -> Result<()> {
         // CUDA does not take a graph launch into a capture.
-        self.device.check_capture("graph launch")?;
+        let _queuing = self.device.check_capture("graph launch")?;
         let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
         self.device.bind()?;
         // SAFETY: `exec` is a live executable graph of this device's context, whose
@@ -313,7 +322,10 @@ impl Device {
         let begun = unsafe {
             sys::cuStreamBeginCapture_v2(
                 self.cu_stream(),
-                sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+                // Thread-local: other threads may still wait for their own events (in
+                // global mode any thread's event query invalidates the capture);
+                // their work on this device is refused above CUDA (`check_capture`).
+                sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
             )
         }
         .result();

@@ -27,6 +27,7 @@ impl<T: Element> DeviceArray<T> {
         let out = Self::alloc_for("zeros", device, &new_shape("zeros", shape)?)?;
         let bytes = out.size() * std::mem::size_of::<T>();
         if bytes > 0 {
+            let _queuing = device.check_capture_stream("zeros")?;
             device.bind()?;
             // SAFETY: `out` owns `bytes` bytes; all-zero bytes are a valid zero for every
             // Element type; the memset is ordered on the device stream.

@@ -87,8 +87,8 @@ impl<T: Element> DeviceArray<T> {
                 DeviceArray::from_host(dst, &host, self.shape())
             }
             PeerRoute::Same | PeerRoute::Peer => {
-                src.check_capture(OP)?;
-                dst.check_capture(OP)?;
+                let _src_queuing = src.check_capture(OP)?;
+                let _dst_queuing = dst.check_capture(OP)?;
                 if src != dst && peer::can_access_peer(src, dst)? {
                     peer::enable_peer_access(src, dst)?;
                 }

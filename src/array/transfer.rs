@@ -35,7 +35,7 @@ impl<T: Element> DeviceArray<T> {
     /// ```
     pub fn from_host(device: &Device, data: &[T], shape: impl IntoShape) -> Result<Self> {
         let _range = crate::profile::range("from_host");
-        device.check_capture("from_host")?;
+        let _queuing = device.check_capture("from_host")?;
         let shape = &crate::shape::new_shape("from_host", shape)?;
         let n = crate::shape::checked_size("from_host", shape)?;
         if data.len() != n {
@@ -94,7 +94,7 @@ impl<T: Element> DeviceArray<T> {
         shape: impl IntoShape,
     ) -> Result<Self> {
         let _range = crate::profile::range("from_pinned");
-        device.check_capture("from_pinned")?;
+        let _queuing = device.check_capture("from_pinned")?;
         let shape = &crate::shape::new_shape("from_pinned", shape)?;
         let n = crate::shape::checked_size("from_pinned", shape)?;
         if data.len() != n {
@@ -148,7 +148,7 @@ impl<T: Element> DeviceArray<T> {
     /// [`Error::HostLength`] when `dst.len() != self.size()`.
     pub fn to_pinned(&self, dst: &mut PinnedBuffer<T>) -> Result<()> {
         let _range = crate::profile::range("to_pinned");
-        self.device().check_capture("to_pinned")?;
+        let _queuing = self.device().check_capture("to_pinned")?;
         let n = self.size();
         if dst.len() != n {
             return Err(Error::HostLength {
@@ -307,7 +307,7 @@ impl<T: Element> DeviceArray<T> {
     /// `dst` must be valid for writes of `size()` elements of `T`.
     unsafe fn copy_out(&self, dst: *mut T) -> Result<()> {
         let _range = crate::profile::range("to_host");
-        self.device().check_capture("to_host")?;
+        let _queuing = self.device().check_capture("to_host")?;
         self.with_dense_source(|device, src, bytes| {
             if bytes >= STAGE_MIN {
                 // SAFETY: `src` has `bytes` bytes; `dst` is valid for them (caller).

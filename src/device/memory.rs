@@ -206,6 +206,17 @@ impl DeviceBuffer {
             }
             s.orphans.get_mut(&class).and_then(|v| v.pop())
         };
+        // From here on the stream waits or the driver allocates: not during another
+        // thread's capture, whose graph would record the wait or refuse the allocation.
+        let _queuing = match device.check_capture_stream("allocate") {
+            Ok(q) => q,
+            Err(e) => {
+                if let Some(o) = orphan {
+                    pool.lock().orphans.entry(class).or_default().push(o);
+                }
+                return Err(e);
+            }
+        };
         if let Some((ptr, done)) = orphan {
             // Order this stream after the dead stream's last use of the block.
             if device.cuda_stream().wait(&done).is_ok() || done.synchronize().is_ok() {
@@ -570,7 +581,7 @@ impl Drop for GraphPool {
 impl Device {
     /// Returns every cached (unused) block to the driver. Arrays still alive are untouched.
     pub(crate) fn release_cached(&self) -> Result<()> {
-        self.check_capture("free_all_blocks")?;
+        let _queuing = self.check_capture("free_all_blocks")?;
         let blocks = self.pool().take_cached();
         if blocks.is_empty() {
             return Ok(());

@@ -18,7 +18,7 @@ pub use pinned::PinnedBuffer;
 use probe::Lib;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 pub use stream::{Event, Stream, Timer};
 pub use timing::Timings;
@@ -46,12 +46,23 @@ pub(crate) struct Inner {
     errors: errors::DeviceErrors,
 }
 
-/// A capture under way: which stream, its graph's private pool, and the buffers its work
-/// touched (kept alive by the graph).
+/// A capture under way: which stream, which thread, its graph's private pool, and the
+/// buffers its work touched (kept alive by the graph).
+///
+/// A capture belongs to the thread that began it. Other threads' work on the device is
+/// refused while it lasts (it would be recorded into the graph instead of running, and
+/// the events of their transfers would belong to the graph). To close the gap between
+/// such a check and the work it guards, every checked operation holds a [`Queuing`]
+/// ticket while it queues its work, and a capture begins only once no ticket taken before
+/// it is left (see [`Device::begin_capture_state`]).
 #[derive(Default)]
 pub(crate) struct CaptureState {
     /// 0 when no capture is under way; else the captured stream's id + 1.
     stream: AtomicU64,
+    /// The capturing thread's [`thread_token`]; 0 when none.
+    owner: AtomicU64,
+    /// Operations of any thread between their capture check and the end of their queuing.
+    queuing: AtomicUsize,
     pool: Mutex<Option<Arc<memory::GraphPool>>>,
     retained: Mutex<Vec<Arc<DeviceBuffer>>>,
 }
@@ -372,7 +383,7 @@ impl Device {
     /// [`Error::IndexOutOfRange`] when a kernel queued earlier (`take`, `index_add`, ...)
     /// met an index out of range (see [`check`](Device::check)).
     pub fn synchronize(&self) -> Result<()> {
-        self.check_capture("synchronize")?;
+        let _queuing = self.check_capture("synchronize")?;
         self.inner.transfers.sync();
         self.cuda_stream()
             .synchronize()
@@ -397,7 +408,7 @@ impl Device {
     /// met an index out of range (see [`check`](Device::check)); [`Error::Capture`] while a
     /// CUDA graph is being captured on the device; [`Error::Cuda`] when the wait fails.
     pub fn synchronize_all(&self) -> Result<()> {
-        self.check_capture("synchronize_all")?;
+        let _queuing = self.check_capture("synchronize_all")?;
         self.inner.transfers.sync();
         self.bind()?;
         self.inner
@@ -423,7 +434,7 @@ impl Device {
     /// [`Error::Capture`] while a CUDA graph is being captured on the device;
     /// [`Error::Cuda`] when the driver cannot create the stream.
     pub fn new_stream(&self) -> Result<Stream> {
-        self.check_capture("new_stream")?;
+        let _queuing = self.check_capture("new_stream")?;
         self.bind()?;
         Stream::create(self)
     }
@@ -644,7 +655,7 @@ impl Device {
             return Ok(b.ptr);
         }
         // Scratch outlives any graph: it cannot come from a capture's pool.
-        self.check_capture(name)?;
+        let _queuing = self.check_capture(name)?;
         let block = DeviceBuffer::alloc(self, bytes)?.into_raw();
         if zeroed {
             self.bind()?;
@@ -693,6 +704,36 @@ impl Device {
 
 // ---- CUDA graph capture ------------------------------------------------------------------
 
+/// A number for the calling thread, unique in the process and never 0.
+fn thread_token() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local!(static TOKEN: u64 = NEXT.fetch_add(1, Ordering::Relaxed));
+    TOKEN.with(|t| *t)
+}
+
+thread_local! {
+    /// How many [`Queuing`] tickets the thread holds (checks nest: `to_host` waits through
+    /// `synchronize`).
+    static QUEUING_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A ticket held by an operation from its capture check until its work is queued (and,
+/// for an operation that waits, until the wait is over): no capture of the device begins
+/// while one is held, so the work the check allowed cannot end up inside a graph.
+#[must_use = "hold the ticket while the operation queues its work"]
+pub(crate) struct Queuing<'a> {
+    count: &'a AtomicUsize,
+    /// Not `Send`: the thread's depth counts it.
+    _thread: std::marker::PhantomData<*const ()>,
+}
+
+impl Drop for Queuing<'_> {
+    fn drop(&mut self) {
+        QUEUING_DEPTH.with(|d| d.set(d.get() - 1));
+        self.count.fetch_sub(1, Ordering::Release);
+    }
+}
+
 /// Restores the thread's capture mode on drop (see [`Device::relaxed_capture_mode`]).
 pub(crate) struct CaptureMode(Option<cudarc::driver::sys::CUstreamCaptureMode>);
 
@@ -705,6 +746,11 @@ impl Drop for CaptureMode {
     }
 }
 
+/// Why another thread's work is refused during a capture.
+const OTHER_THREAD: &str = "another thread is capturing a CUDA graph on this device: until \
+    the capture ends, the device takes work only from that thread (work queued now would be \
+    recorded into its graph instead of running); retry after the capture";
+
 impl Device {
     /// True while a CUDA graph is being captured on one of this device's streams.
     #[inline]
@@ -712,44 +758,89 @@ impl Device {
         self.inner.capture.stream.load(Ordering::Acquire) != 0
     }
 
+    /// Takes a [`Queuing`] ticket; returns it with the captured stream's id + 1 (0 when no
+    /// capture is under way) and whether the calling thread is the capture's, or `None`
+    /// for a check nested in another of this thread's tickets taken outside a capture.
+    #[inline]
+    fn queuing(&self) -> (Queuing<'_>, Option<(u64, bool)>) {
+        let c = &self.inner.capture;
+        // SeqCst, paired with `begin_capture_state`: either this load sees the capture, or
+        // the capture sees this ticket and waits for it.
+        c.queuing.fetch_add(1, Ordering::SeqCst);
+        let outer = QUEUING_DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get() == 1
+        });
+        let ticket = Queuing {
+            count: &c.queuing,
+            _thread: std::marker::PhantomData,
+        };
+        let s = c.stream.load(Ordering::SeqCst);
+        if s == 0 {
+            return (ticket, Some((0, false)));
+        }
+        let own = c.owner.load(Ordering::SeqCst) == thread_token();
+        if !outer && !own {
+            // An outer ticket of this thread was taken before the capture, which is waiting
+            // for it: the outer operation finishes what it queued (a refusal here could
+            // leave a copy running into memory about to be freed).
+            return (ticket, None);
+        }
+        (ticket, Some((s, own)))
+    }
+
     /// `Err` naming `op` when a capture is under way on this device: `op` would wait for
     /// the GPU, copy between host and device, or otherwise cannot be part of a graph.
-    /// Checked before any CUDA call, so that the capture survives the refusal.
+    /// Checked before any CUDA call, so that the capture survives the refusal. The ticket
+    /// returned is held while `op` queues its work.
     #[inline]
-    pub(crate) fn check_capture(&self, op: &'static str) -> Result<()> {
-        if self.capturing() {
-            return Err(Error::Capture {
+    pub(crate) fn check_capture(&self, op: &'static str) -> Result<Queuing<'_>> {
+        match self.queuing() {
+            (ticket, None | Some((0, _))) => Ok(ticket),
+            (_, Some((_, own))) => Err(Error::Capture {
                 op,
-                msg: "not allowed while a CUDA graph is being captured on this device: it \
-                      waits for the GPU, moves data between host and device, or cannot be \
-                      replayed; do it before or after the capture"
-                    .into(),
-            });
+                msg: if own {
+                    "not allowed while a CUDA graph is being captured on this device: it \
+                     waits for the GPU, moves data between host and device, or cannot be \
+                     replayed; do it before or after the capture"
+                        .into()
+                } else {
+                    OTHER_THREAD.into()
+                },
+            }),
         }
-        Ok(())
     }
 
     /// `Err` when a capture is under way on this device on another stream than this
-    /// handle's: work launched here would run now, not be captured.
+    /// handle's (work launched here would run now, not be captured), or by another thread
+    /// (its stream takes work from the capturing thread only). The ticket returned is held
+    /// while the work is queued.
     #[inline]
-    pub(crate) fn check_capture_stream(&self, op: &'static str) -> Result<()> {
-        let s = self.inner.capture.stream.load(Ordering::Acquire);
-        if s != 0 && s != self.stream_id() + 1 {
-            return Err(Error::Capture {
+    pub(crate) fn check_capture_stream(&self, op: &'static str) -> Result<Queuing<'_>> {
+        match self.queuing() {
+            (ticket, None | Some((0, _))) => Ok(ticket),
+            (_, Some((_, false))) => Err(Error::Capture {
+                op,
+                msg: OTHER_THREAD.into(),
+            }),
+            (_, Some((s, true))) if s != self.stream_id() + 1 => Err(Error::Capture {
                 op,
                 msg: "work on another stream than the one being captured (arrays run their \
                       operations on the stream they were made on; capture on that stream)"
                     .into(),
-            });
+            }),
+            (ticket, _) => Ok(ticket),
         }
-        Ok(())
     }
 
     /// The private pool of the capture under way on this handle's stream.
     #[inline]
     pub(crate) fn capture_pool(&self) -> Option<Arc<memory::GraphPool>> {
         let s = self.inner.capture.stream.load(Ordering::Acquire);
-        if s == 0 || s != self.stream_id() + 1 {
+        if s == 0
+            || s != self.stream_id() + 1
+            || self.inner.capture.owner.load(Ordering::Acquire) != thread_token()
+        {
             return None;
         }
         self.inner
@@ -780,12 +871,10 @@ impl Device {
     /// Marks the start of a capture on this handle's stream with `pool` as its memory.
     /// `Err` when a capture is already under way on the device.
     pub(crate) fn begin_capture_state(&self, pool: Arc<memory::GraphPool>) -> Result<()> {
-        let marked = self.inner.capture.stream.compare_exchange(
-            0,
-            self.stream_id() + 1,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        );
+        let c = &self.inner.capture;
+        let marked =
+            c.stream
+                .compare_exchange(0, self.stream_id() + 1, Ordering::SeqCst, Ordering::SeqCst);
         if marked.is_err() {
             return Err(Error::Capture {
                 op: "capture",
@@ -794,12 +883,15 @@ impl Device {
                     .into(),
             });
         }
-        *self
-            .inner
-            .capture
-            .pool
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(pool);
+        c.owner.store(thread_token(), Ordering::SeqCst);
+        *c.pool.lock().unwrap_or_else(|p| p.into_inner()) = Some(pool);
+        // Operations of other threads that passed their check before the mark finish
+        // queuing first (later ones see the mark and are refused); their work and events
+        // then stay outside the graph.
+        let own = QUEUING_DEPTH.with(|d| d.get()) as usize;
+        while c.queuing.load(Ordering::SeqCst) > own {
+            std::thread::yield_now();
+        }
         Ok(())
     }
 
@@ -807,7 +899,8 @@ impl Device {
     pub(crate) fn end_capture_state(
         &self,
     ) -> (Option<Arc<memory::GraphPool>>, Vec<Arc<DeviceBuffer>>) {
-        self.inner.capture.stream.store(0, Ordering::Release);
+        self.inner.capture.owner.store(0, Ordering::SeqCst);
+        self.inner.capture.stream.store(0, Ordering::SeqCst);
         let pool = self
             .inner
             .capture
@@ -832,11 +925,17 @@ impl Device {
         if !self.capturing() {
             return CaptureMode(None);
         }
-        let mut mode = cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
-        // SAFETY: an in/out parameter holding a valid mode.
-        let ok = unsafe { cudarc::driver::sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
-        CaptureMode((ok == cudarc::driver::sys::CUresult::CUDA_SUCCESS).then_some(mode))
+        relaxed_capture_mode()
     }
+}
+
+/// While alive, this thread's CUDA calls run in relaxed capture mode, capture or not (a
+/// thread-local switch, no work for the GPU).
+pub(crate) fn relaxed_capture_mode() -> CaptureMode {
+    let mut mode = cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+    // SAFETY: an in/out parameter holding a valid mode.
+    let ok = unsafe { cudarc::driver::sys::cuThreadExchangeStreamCaptureMode(&mut mode) };
+    CaptureMode((ok == cudarc::driver::sys::CUresult::CUDA_SUCCESS).then_some(mode))
 }
 
 pub(crate) fn require_nvrtc() -> Result<()> {

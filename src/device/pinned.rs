@@ -153,7 +153,10 @@ impl<T: Element> PinnedBuffer<T> {
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     pub fn is_ready(&self) -> bool {
-        self.lock().as_ref().is_none_or(|e| e.is_complete())
+        self.lock().as_ref().is_none_or(|e| {
+            let _relaxed = super::relaxed_capture_mode(); // as in `wait`
+            e.is_complete()
+        })
     }
 
     /// Blocks until the transfers queued on the buffer have finished.
@@ -174,6 +177,10 @@ impl<T: Element> PinnedBuffer<T> {
     pub fn wait(&self) -> Result<()> {
         let mut pending = self.lock();
         if let Some(e) = pending.as_ref() {
+            // The event was recorded outside any capture (transfers are refused during
+            // one), so waiting for it is sound even inside this thread's capture, where
+            // CUDA allows it only in relaxed mode.
+            let _relaxed = super::relaxed_capture_mode();
             e.synchronize()
                 .map_err(Error::cuda("waiting for a pinned transfer"))?;
         }

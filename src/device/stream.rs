@@ -216,7 +216,7 @@ impl Stream {
     /// [`Error::Capture`] while a CUDA graph is being captured on the device;
     /// [`Error::Cuda`] when the wait fails.
     pub fn synchronize(&self) -> Result<()> {
-        self.0.device.check_capture("stream synchronize")?;
+        let _queuing = self.0.device.check_capture("stream synchronize")?;
         self.0.device.counters().sync();
         self.0
             .cuda
@@ -264,7 +264,7 @@ impl Event {
     /// [`Error::Capture`] while a CUDA graph is being captured on the device;
     /// [`Error::Cuda`] when an event was not recorded or the wait fails.
     pub fn elapsed(&self, end: &Event) -> Result<Duration> {
-        self.1.check_capture("event elapsed")?;
+        let _queuing = self.1.check_capture("event elapsed")?;
         let ms = self
             .0
             .elapsed_ms(&end.0)
@@ -288,7 +288,7 @@ impl Event {
     /// [`Error::Capture`] while a CUDA graph is being captured on the device;
     /// [`Error::Cuda`] when the wait fails.
     pub fn synchronize(&self) -> Result<()> {
-        self.1.check_capture("event synchronize")?;
+        let _queuing = self.1.check_capture("event synchronize")?;
         self.0
             .synchronize()
             .map_err(Error::cuda("event synchronize"))

@@ -257,7 +257,7 @@ impl KernelArgs {
                  not run: use the Expr parameters' operations (arrays enter as parameters)",
             ));
         }
-        device.check_capture_stream("kernel launch")?;
+        let _queuing = device.check_capture_stream("kernel launch")?;
         if SKIP_LAUNCH.with(|c| c.get()) {
             return Ok(());
         }

@@ -176,7 +176,7 @@ struct BlasSlot(Mutex<Option<Blas>>);
 /// stream, holding the handle's lock.
 pub(crate) fn with_blas<R>(device: &Device, f: impl FnOnce(&Blas) -> Result<R>) -> Result<R> {
     // Not yet in graphs: the handle's workspace would have to outlive every graph.
-    device.check_capture("matmul (cuBLAS)")?;
+    let _queuing = device.check_capture("matmul (cuBLAS)")?;
     let slot = device.extension::<BlasSlot>();
     let mut guard = slot.0.lock().unwrap_or_else(|p| p.into_inner());
     let blas = match &mut *guard {

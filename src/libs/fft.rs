@@ -294,6 +294,7 @@ pub(crate) unsafe fn exec(device: &Device, key: &PlanKey, forward: bool, io: Io)
     if key.span(false) == 0 {
         return Ok(());
     }
+    let _queuing = device.check_capture_stream("fft")?;
     let cache = device.extension::<PlanCache>();
     let mut state = cache.0.lock().unwrap_or_else(|p| p.into_inner());
     device.bind()?;

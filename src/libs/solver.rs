@@ -756,6 +756,7 @@ struct SolverSlot(Mutex<Option<Solver>>);
 /// # Errors
 /// [`Error::LibraryNotFound`] when cuSOLVER (or a library it loads) is missing.
 pub(crate) fn with_solver<R>(device: &Device, f: impl FnOnce(&Dn<'_>) -> Result<R>) -> Result<R> {
+    let _queuing = device.check_capture_stream("linear algebra (cuSOLVER)")?;
     let slot = device.extension::<SolverSlot>();
     let mut guard = slot.0.lock().unwrap_or_else(|p| p.into_inner());
     let solver = match &mut *guard {

@@ -32,7 +32,7 @@ pub(crate) fn run(
     (a, b): (u64, u64),
 ) -> Result<()> {
     // A replay would repeat the numbers: the stream's position is advanced on the host.
-    device.check_capture("random")?;
+    let _queuing = device.check_capture("random")?;
     let n = out.layout().size();
     if n == 0 {
         return Ok(());

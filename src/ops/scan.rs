@@ -206,6 +206,7 @@ pub(crate) fn run(
     let bytes = incls_at + acc * tiles;
     let state = crate::device::DeviceBuffer::alloc(device, bytes)?;
     let base = state.device_ptr();
+    let _queuing = device.check_capture_stream("cumsum")?;
     device.bind()?;
     // SAFETY: `state` owns `bytes` bytes; the memset is ordered on the device stream
     // before the kernel that reads it.

@@ -424,6 +424,7 @@ pub(crate) fn run(
             let bytes = look_at + passes * look_pass;
             let state = DeviceBuffer::alloc(device, bytes)?;
             let base = state.device_ptr();
+            let _queuing = device.check_capture_stream(op)?;
             device.bind()?;
             // SAFETY: `state` owns `bytes` bytes; the memset is ordered on the stream before
             // the kernels that use it.

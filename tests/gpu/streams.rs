@@ -370,6 +370,134 @@ extern "C" __global__ void twice(double* p, unsigned long long n) {
     Ok(())
 }
 
+/// Other threads use the device while one thread captures graphs on it. Each of their
+/// operations either runs, with the right result, or is refused with `Error::Capture`;
+/// none is recorded into a graph (the replays give exactly the captured steps), and every
+/// thread's transfers and kernels work after the captures (no event or block of theirs
+/// was left belonging to a graph).
+fn capture_with_other_threads(dev: &Device, rng: &mut Rng) -> TResult {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // 6 MB of f32: through the staging slots.
+    let n = 1_500_007usize;
+    let host: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 1000) as f32).collect();
+    let small: Vec<f32> = (0..100_003)
+        .map(|_| (rng.next_u64() % 100) as f32)
+        .collect();
+    let y = DeviceArray::from_slice(dev, &small)?;
+    // Compiled before the captures, and the scratch a first capture keeps made.
+    y.add_assign(1.0)?;
+    y.assign(&(&y - 1.0)?)?;
+    drop(dev.capture(|| Ok(()))?);
+    dev.synchronize()?;
+    let stop = AtomicBool::new(false);
+    let refused_ok = |e: cuarray::Error| match e {
+        cuarray::Error::Capture { .. } => Ok(()),
+        e => Err(e),
+    };
+    type Counts = Result<(usize, usize), String>;
+    let (counts, main): (Vec<Counts>, TResult) = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..3usize)
+            .map(|w| {
+                let (host, stop) = (&host, &stop);
+                s.spawn(move || -> Counts {
+                    let (mut done, mut refused) = (0usize, 0usize);
+                    let mut pinned = PinnedBuffer::<f32>::new(dev, n).map_err(|e| e.to_string())?;
+                    let mut k = 0u32;
+                    while !stop.load(Ordering::Relaxed) || done < 2 {
+                        k += 1;
+                        let add = (k % 7) as f32;
+                        let mut step = || -> cuarray::Result<Vec<f32>> {
+                            let a = DeviceArray::from_slice(dev, host)?;
+                            let b = (&a + add)?;
+                            match w {
+                                0 => b.to_host(),
+                                1 => {
+                                    b.to_pinned(&mut pinned)?;
+                                    pinned.wait()?;
+                                    Ok(pinned.to_vec())
+                                }
+                                _ => Ok(vec![b.sum()?.to_scalar()?]),
+                            }
+                        };
+                        match step() {
+                            Ok(v) => {
+                                let right = if w == 2 {
+                                    let want: f64 = host.iter().map(|&x| (x + add) as f64).sum();
+                                    (v[0] as f64 - want).abs() <= want * 1e-5
+                                } else {
+                                    v.len() == n && v.iter().zip(host).all(|(g, h)| *g == h + add)
+                                };
+                                if !right {
+                                    return Err(format!("thread {w}, step {k}: wrong result"));
+                                }
+                                done += 1;
+                            }
+                            Err(e) => {
+                                refused_ok(e).map_err(|e| format!("thread {w}, step {k}: {e}"))?;
+                                refused += 1;
+                            }
+                        }
+                    }
+                    Ok((done, refused))
+                })
+            })
+            .collect();
+        let main = (|| -> TResult {
+            let mut want = small.clone();
+            // A pinned buffer filled just before a capture and read inside it: the read
+            // waits for the copy without breaking the capture.
+            let mut pinned = PinnedBuffer::<f32>::new(dev, small.len())?;
+            for round in 0..25 {
+                if round % 5 == 0 {
+                    y.to_pinned(&mut pinned)?;
+                }
+                let g = dev.capture(|| {
+                    if round % 5 == 0 {
+                        assert!(pinned[..] == want[..], "pinned copy read in a capture");
+                    }
+                    y.add_assign(1.0)?;
+                    y.assign(&(&y - 0.5)?)?;
+                    Ok(())
+                })?;
+                g.launch()?;
+                want.iter_mut().for_each(|v| *v += 0.5);
+                if round % 5 == 4 {
+                    check_eq("replayed steps", &y.to_host()?, &want)?;
+                }
+            }
+            Ok(())
+        })();
+        stop.store(true, Ordering::Relaxed);
+        let counts = workers
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a worker panicked".into())))
+            .collect();
+        (counts, main)
+    });
+    main?;
+    for (w, c) in counts.into_iter().enumerate() {
+        let (done, refused) = c.map_err(|e| format!("worker {w}: {e}"))?;
+        println!("worker {w}: {done} steps ran, {refused} refused during a capture");
+    }
+    // Afterwards every path works on this thread and on a new one.
+    for _ in 0..2 {
+        std::thread::scope(|s| {
+            s.spawn(|| -> TResult {
+                let a = DeviceArray::from_slice(dev, &host)?;
+                let mut pinned = PinnedBuffer::<f32>::new(dev, n)?;
+                a.to_pinned(&mut pinned)?;
+                check_eq("pinned after the captures", &pinned, &host)?;
+                check_eq("staged after the captures", &a.to_host()?, &host)?;
+                Ok(())
+            })
+            .join()
+            .unwrap_or_else(|_| Err("panicked".into()))
+        })?;
+    }
+    dev.synchronize()?;
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     each_dtype!(register(out));
     out.push(gpu_trial(
@@ -380,6 +508,11 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial_exclusive(
         "streams/dependent_chain/f64/300007",
         |dev| dependent_chain(dev, &mut Rng::new(0x5eed_c4a1)),
+    ));
+    // Exclusive: it captures while its own threads use the device.
+    out.push(gpu_trial_exclusive(
+        "streams/capture_with_other_threads/f32/1500007",
+        |dev| capture_with_other_threads(dev, &mut Rng::new(0xc0ff_ee42)),
     ));
     out.push(gpu_trial(
         "streams/ordered_with_events/f32/10000019",
