@@ -148,8 +148,12 @@ impl Stream {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Cuda`] when the event cannot be created or recorded.
+    /// [`Error::Capture`] while another thread captures a CUDA graph on the device, or
+    /// this one captures on another stream; [`Error::Cuda`] when the event cannot be
+    /// created or recorded.
     pub fn record_event(&self) -> Result<Event> {
+        let on = self.device();
+        let _queuing = on.check_capture_stream("record an event")?;
         let ctx = self.0.device.context();
         let event = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
@@ -174,8 +178,11 @@ impl Stream {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Cuda`] when the driver call fails.
+    /// [`Error::Capture`] as for [`record_event`](Stream::record_event); [`Error::Cuda`]
+    /// when the driver call fails.
     pub fn wait(&self, event: &Event) -> Result<()> {
+        let on = self.device();
+        let _queuing = on.check_capture_stream("stream wait")?;
         self.0
             .cuda
             .wait(&event.0)
@@ -196,7 +203,8 @@ impl Stream {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Cuda`] when the event cannot be created, recorded or waited for.
+    /// [`Error::Capture`] as for [`record_event`](Stream::record_event); [`Error::Cuda`]
+    /// when the event cannot be created, recorded or waited for.
     pub fn wait_stream(&self, other: &Stream) -> Result<()> {
         self.wait(&other.record_event()?)
     }

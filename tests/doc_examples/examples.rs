@@ -74,7 +74,7 @@ pub fn array_create_20() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_create_52() -> Result<(), String> {
+pub fn array_create_53() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -85,7 +85,7 @@ pub fn array_create_52() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_create_71() -> Result<(), String> {
+pub fn array_create_72() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::full(&dev, &[2, 2], 7u8)?;
@@ -95,7 +95,7 @@ pub fn array_create_71() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_create_101() -> Result<(), String> {
+pub fn array_create_102() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -106,7 +106,7 @@ pub fn array_create_101() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_create_130() -> Result<(), String> {
+pub fn array_create_131() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::arange(&dev, 10i32, 0, -3)?;
@@ -116,7 +116,7 @@ pub fn array_create_130() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_create_201() -> Result<(), String> {
+pub fn array_create_202() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::linspace(&dev, 0.0f64, 1.0, 5)?;
@@ -1840,7 +1840,7 @@ pub fn device_memory_169() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_276() -> Result<(), String> {
+pub fn device_memory_287() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1852,7 +1852,7 @@ pub fn device_memory_276() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_290() -> Result<(), String> {
+pub fn device_memory_301() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1862,7 +1862,7 @@ pub fn device_memory_290() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_302() -> Result<(), String> {
+pub fn device_memory_313() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1872,7 +1872,7 @@ pub fn device_memory_302() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_314() -> Result<(), String> {
+pub fn device_memory_325() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1883,7 +1883,7 @@ pub fn device_memory_314() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_597() -> Result<(), String> {
+pub fn device_memory_608() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let pool = dev.memory_pool();
@@ -1897,7 +1897,7 @@ pub fn device_memory_597() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_618() -> Result<(), String> {
+pub fn device_memory_629() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1908,7 +1908,7 @@ pub fn device_memory_618() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_630() -> Result<(), String> {
+pub fn device_memory_641() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1921,7 +1921,7 @@ pub fn device_memory_630() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_644() -> Result<(), String> {
+pub fn device_memory_655() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1934,7 +1934,7 @@ pub fn device_memory_644() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_659() -> Result<(), String> {
+pub fn device_memory_670() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1948,7 +1948,7 @@ pub fn device_memory_659() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_674() -> Result<(), String> {
+pub fn device_memory_685() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1962,7 +1962,7 @@ pub fn device_memory_674() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_691() -> Result<(), String> {
+pub fn device_memory_702() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1975,7 +1975,7 @@ pub fn device_memory_691() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_705() -> Result<(), String> {
+pub fn device_memory_716() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1988,7 +1988,7 @@ pub fn device_memory_705() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_720() -> Result<(), String> {
+pub fn device_memory_731() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2001,7 +2001,7 @@ pub fn device_memory_720() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_96() -> Result<(), String> {
+pub fn device_mod_107() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         println!("{} (sm_{}{})", dev.name()?, dev.compute_capability()?.0, dev.compute_capability()?.1);
@@ -2010,7 +2010,7 @@ pub fn device_mod_96() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_134() -> Result<(), String> {
+pub fn device_mod_145() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2025,7 +2025,7 @@ pub fn device_mod_134() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_193() -> Result<(), String> {
+pub fn device_mod_204() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match cuarray::device_count() {
@@ -2037,7 +2037,7 @@ pub fn device_mod_193() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_213() -> Result<(), String> {
+pub fn device_mod_224() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match Device::new(0) {
@@ -2049,7 +2049,7 @@ pub fn device_mod_213() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_278() -> Result<(), String> {
+pub fn device_mod_289() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2059,7 +2059,7 @@ pub fn device_mod_278() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_290() -> Result<(), String> {
+pub fn device_mod_301() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2069,7 +2069,7 @@ pub fn device_mod_290() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_308() -> Result<(), String> {
+pub fn device_mod_319() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2080,7 +2080,7 @@ pub fn device_mod_308() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_324() -> Result<(), String> {
+pub fn device_mod_335() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2090,7 +2090,7 @@ pub fn device_mod_324() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_336() -> Result<(), String> {
+pub fn device_mod_347() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2102,7 +2102,7 @@ pub fn device_mod_336() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_358() -> Result<(), String> {
+pub fn device_mod_369() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2114,7 +2114,7 @@ pub fn device_mod_358() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_385() -> Result<(), String> {
+pub fn device_mod_396() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2127,7 +2127,7 @@ pub fn device_mod_385() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_413() -> Result<(), String> {
+pub fn device_mod_424() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = dev.new_stream()?;
@@ -2139,7 +2139,7 @@ pub fn device_mod_413() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_433() -> Result<(), String> {
+pub fn device_mod_444() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2151,7 +2151,7 @@ pub fn device_mod_433() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_451() -> Result<(), String> {
+pub fn device_mod_462() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2164,7 +2164,7 @@ pub fn device_mod_451() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_469() -> Result<(), String> {
+pub fn device_mod_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2176,7 +2176,7 @@ pub fn device_mod_469() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_483() -> Result<(), String> {
+pub fn device_mod_494() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2188,7 +2188,7 @@ pub fn device_mod_483() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_499() -> Result<(), String> {
+pub fn device_mod_510() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2204,7 +2204,7 @@ pub fn device_mod_499() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_518() -> Result<(), String> {
+pub fn device_mod_529() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2215,7 +2215,7 @@ pub fn device_mod_518() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_531() -> Result<(), String> {
+pub fn device_mod_542() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2300,7 +2300,7 @@ pub fn device_pinned_144() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_pinned_161() -> Result<(), String> {
+pub fn device_pinned_164() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, PinnedBuffer};
         let dev = Device::new(0)?;
@@ -2387,7 +2387,7 @@ pub fn device_stream_140() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_166() -> Result<(), String> {
+pub fn device_stream_170() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2400,7 +2400,7 @@ pub fn device_stream_166() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_188() -> Result<(), String> {
+pub fn device_stream_195() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2413,7 +2413,7 @@ pub fn device_stream_188() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_206() -> Result<(), String> {
+pub fn device_stream_214() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2425,7 +2425,7 @@ pub fn device_stream_206() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_231() -> Result<(), String> {
+pub fn device_stream_239() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
@@ -2438,7 +2438,7 @@ pub fn device_stream_231() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_252() -> Result<(), String> {
+pub fn device_stream_260() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2452,7 +2452,7 @@ pub fn device_stream_252() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_277() -> Result<(), String> {
+pub fn device_stream_285() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2465,7 +2465,7 @@ pub fn device_stream_277() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_299() -> Result<(), String> {
+pub fn device_stream_307() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2479,7 +2479,7 @@ pub fn device_stream_299() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_317() -> Result<(), String> {
+pub fn device_stream_325() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
@@ -2491,7 +2491,7 @@ pub fn device_stream_317() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_340() -> Result<(), String> {
+pub fn device_stream_348() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3234,7 +3234,7 @@ pub fn graph_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn graph_56() -> Result<(), String> {
+pub fn graph_65() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3250,7 +3250,7 @@ pub fn graph_56() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn graph_103() -> Result<(), String> {
+pub fn graph_112() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3264,7 +3264,7 @@ pub fn graph_103() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn graph_131() -> Result<(), String> {
+pub fn graph_140() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3277,7 +3277,7 @@ pub fn graph_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn graph_146() -> Result<(), String> {
+pub fn graph_155() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3289,7 +3289,7 @@ pub fn graph_146() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn graph_160() -> Result<(), String> {
+pub fn graph_169() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3302,7 +3302,7 @@ pub fn graph_160() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn graph_273() -> Result<(), String> {
+pub fn graph_282() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -5237,11 +5237,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/complex.rs:81", array_complex_81, 1),
     ("src/array/complex.rs:96", array_complex_96, 1),
     ("src/array/create.rs:20", array_create_20, 1),
-    ("src/array/create.rs:52", array_create_52, 1),
-    ("src/array/create.rs:71", array_create_71, 1),
-    ("src/array/create.rs:101", array_create_101, 1),
-    ("src/array/create.rs:130", array_create_130, 1),
-    ("src/array/create.rs:201", array_create_201, 1),
+    ("src/array/create.rs:53", array_create_53, 1),
+    ("src/array/create.rs:72", array_create_72, 1),
+    ("src/array/create.rs:102", array_create_102, 1),
+    ("src/array/create.rs:131", array_create_131, 1),
+    ("src/array/create.rs:202", array_create_202, 1),
     ("src/array/extras.rs:23", array_extras_23, 1),
     ("src/array/extras.rs:57", array_extras_57, 1),
     ("src/array/extras.rs:79", array_extras_79, 1),
@@ -5387,60 +5387,60 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/memory.rs:41", device_memory_41, 1),
     ("src/device/memory.rs:139", device_memory_139, 1),
     ("src/device/memory.rs:169", device_memory_169, 1),
-    ("src/device/memory.rs:276", device_memory_276, 1),
-    ("src/device/memory.rs:290", device_memory_290, 1),
-    ("src/device/memory.rs:302", device_memory_302, 1),
-    ("src/device/memory.rs:314", device_memory_314, 1),
-    ("src/device/memory.rs:597", device_memory_597, 1),
-    ("src/device/memory.rs:618", device_memory_618, 1),
-    ("src/device/memory.rs:630", device_memory_630, 1),
-    ("src/device/memory.rs:644", device_memory_644, 1),
-    ("src/device/memory.rs:659", device_memory_659, 1),
-    ("src/device/memory.rs:674", device_memory_674, 1),
-    ("src/device/memory.rs:691", device_memory_691, 1),
-    ("src/device/memory.rs:705", device_memory_705, 1),
-    ("src/device/memory.rs:720", device_memory_720, 1),
-    ("src/device/mod.rs:96", device_mod_96, 1),
-    ("src/device/mod.rs:134", device_mod_134, 1),
-    ("src/device/mod.rs:193", device_mod_193, 1),
-    ("src/device/mod.rs:213", device_mod_213, 1),
-    ("src/device/mod.rs:278", device_mod_278, 1),
-    ("src/device/mod.rs:290", device_mod_290, 1),
-    ("src/device/mod.rs:308", device_mod_308, 1),
-    ("src/device/mod.rs:324", device_mod_324, 1),
-    ("src/device/mod.rs:336", device_mod_336, 1),
-    ("src/device/mod.rs:358", device_mod_358, 1),
-    ("src/device/mod.rs:385", device_mod_385, 1),
-    ("src/device/mod.rs:413", device_mod_413, 1),
-    ("src/device/mod.rs:433", device_mod_433, 1),
-    ("src/device/mod.rs:451", device_mod_451, 1),
-    ("src/device/mod.rs:469", device_mod_469, 1),
-    ("src/device/mod.rs:483", device_mod_483, 1),
-    ("src/device/mod.rs:499", device_mod_499, 1),
-    ("src/device/mod.rs:518", device_mod_518, 1),
-    ("src/device/mod.rs:531", device_mod_531, 1),
+    ("src/device/memory.rs:287", device_memory_287, 1),
+    ("src/device/memory.rs:301", device_memory_301, 1),
+    ("src/device/memory.rs:313", device_memory_313, 1),
+    ("src/device/memory.rs:325", device_memory_325, 1),
+    ("src/device/memory.rs:608", device_memory_608, 1),
+    ("src/device/memory.rs:629", device_memory_629, 1),
+    ("src/device/memory.rs:641", device_memory_641, 1),
+    ("src/device/memory.rs:655", device_memory_655, 1),
+    ("src/device/memory.rs:670", device_memory_670, 1),
+    ("src/device/memory.rs:685", device_memory_685, 1),
+    ("src/device/memory.rs:702", device_memory_702, 1),
+    ("src/device/memory.rs:716", device_memory_716, 1),
+    ("src/device/memory.rs:731", device_memory_731, 1),
+    ("src/device/mod.rs:107", device_mod_107, 1),
+    ("src/device/mod.rs:145", device_mod_145, 1),
+    ("src/device/mod.rs:204", device_mod_204, 1),
+    ("src/device/mod.rs:224", device_mod_224, 1),
+    ("src/device/mod.rs:289", device_mod_289, 1),
+    ("src/device/mod.rs:301", device_mod_301, 1),
+    ("src/device/mod.rs:319", device_mod_319, 1),
+    ("src/device/mod.rs:335", device_mod_335, 1),
+    ("src/device/mod.rs:347", device_mod_347, 1),
+    ("src/device/mod.rs:369", device_mod_369, 1),
+    ("src/device/mod.rs:396", device_mod_396, 1),
+    ("src/device/mod.rs:424", device_mod_424, 1),
+    ("src/device/mod.rs:444", device_mod_444, 1),
+    ("src/device/mod.rs:462", device_mod_462, 1),
+    ("src/device/mod.rs:480", device_mod_480, 1),
+    ("src/device/mod.rs:494", device_mod_494, 1),
+    ("src/device/mod.rs:510", device_mod_510, 1),
+    ("src/device/mod.rs:529", device_mod_529, 1),
+    ("src/device/mod.rs:542", device_mod_542, 1),
     ("src/device/pinned.rs:21", device_pinned_21, 1),
     ("src/device/pinned.rs:56", device_pinned_56, 1),
     ("src/device/pinned.rs:101", device_pinned_101, 1),
     ("src/device/pinned.rs:120", device_pinned_120, 1),
     ("src/device/pinned.rs:132", device_pinned_132, 1),
     ("src/device/pinned.rs:144", device_pinned_144, 1),
-    ("src/device/pinned.rs:161", device_pinned_161, 1),
+    ("src/device/pinned.rs:164", device_pinned_164, 1),
     ("src/device/probe.rs:246", device_probe_246, 1),
     ("src/device/probe.rs:258", device_probe_258, 1),
     ("src/device/stream.rs:33", device_stream_33, 1),
     ("src/device/stream.rs:104", device_stream_104, 1),
     ("src/device/stream.rs:127", device_stream_127, 1),
     ("src/device/stream.rs:140", device_stream_140, 1),
-    ("src/device/stream.rs:166", device_stream_166, 1),
-    ("src/device/stream.rs:188", device_stream_188, 1),
-    ("src/device/stream.rs:206", device_stream_206, 1),
-    ("src/device/stream.rs:231", device_stream_231, 1),
-    ("src/device/stream.rs:252", device_stream_252, 1),
-    ("src/device/stream.rs:277", device_stream_277, 1),
-    ("src/device/stream.rs:299", device_stream_299, 1),
-    ("src/device/stream.rs:317", device_stream_317, 1),
-    ("src/device/stream.rs:340", device_stream_340, 1),
+    ("src/device/stream.rs:170", device_stream_170, 1),
+    ("src/device/stream.rs:195", device_stream_195, 1),
+    ("src/device/stream.rs:214", device_stream_214, 1),
+    ("src/device/stream.rs:239", device_stream_239, 1),
+    ("src/device/stream.rs:260", device_stream_260, 1),
+    ("src/device/stream.rs:285", device_stream_285, 1),
+    ("src/device/stream.rs:307", device_stream_307, 1),
+    ("src/device/stream.rs:325", device_stream_325, 1),
+    ("src/device/stream.rs:348", device_stream_348, 1),
     ("src/device/timing.rs:10", device_timing_10, 1),
     ("src/device/timing.rs:26", device_timing_26, 1),
     ("src/device/timing.rs:39", device_timing_39, 1),
@@ -5498,12 +5498,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/fusion/mod.rs:939", fusion_mod_939, 1),
     ("src/fusion/mod.rs:981", fusion_mod_981, 1),
     ("src/graph.rs:4", graph_4, 1),
-    ("src/graph.rs:56", graph_56, 1),
-    ("src/graph.rs:103", graph_103, 1),
-    ("src/graph.rs:131", graph_131, 1),
-    ("src/graph.rs:146", graph_146, 1),
-    ("src/graph.rs:160", graph_160, 1),
-    ("src/graph.rs:273", graph_273, 1),
+    ("src/graph.rs:65", graph_65, 1),
+    ("src/graph.rs:112", graph_112, 1),
+    ("src/graph.rs:140", graph_140, 1),
+    ("src/graph.rs:155", graph_155, 1),
+    ("src/graph.rs:169", graph_169, 1),
+    ("src/graph.rs:282", graph_282, 1),
     ("src/kernels/cache.rs:236", kernels_cache_236, 1),
     ("src/kernels/cache.rs:263", kernels_cache_263, 1),
     ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
