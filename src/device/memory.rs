@@ -398,6 +398,20 @@ impl Drop for DeviceBuffer {
             return;
         }
         let foreign = std::mem::take(self.foreign.get_mut().unwrap_or_else(|p| p.into_inner()));
+        if !foreign.is_empty() && self.device.capturing() {
+            // Ordering the block's reuse makes its home stream wait for the other streams,
+            // which cannot happen on a stream being captured (the wait would join the
+            // graph, or break it): the block waits for the capture's end.
+            self.device.defer_until_capture_ends(DeviceBuffer {
+                ptr: self.ptr,
+                bytes: self.bytes,
+                class: self.class,
+                device: self.device.clone(),
+                foreign: Mutex::new(foreign),
+                graph: None,
+            });
+            return;
+        }
         if !foreign.is_empty() {
             // Order reuse on the home stream after the work queued on the other streams.
             let home = self.device.cuda_stream();

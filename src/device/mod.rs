@@ -63,6 +63,9 @@ pub(crate) struct CaptureState {
     owner: AtomicU64,
     /// Operations of any thread between their capture check and the end of their queuing.
     queuing: AtomicUsize,
+    /// Buffers used on several streams and dropped during the capture: returned to the
+    /// pool once it ends (see `DeviceBuffer`'s drop).
+    deferred: Mutex<Vec<DeviceBuffer>>,
     pool: Mutex<Option<Arc<memory::GraphPool>>>,
     retained: Mutex<Vec<Arc<DeviceBuffer>>>,
 }
@@ -851,6 +854,16 @@ impl Device {
             .clone()
     }
 
+    /// Holds `buf` until the capture under way ends, then drops it.
+    pub(crate) fn defer_until_capture_ends(&self, buf: DeviceBuffer) {
+        self.inner
+            .capture
+            .deferred
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(buf);
+    }
+
     /// Keeps `buf` alive for the graph being captured, whose work uses it.
     #[inline]
     pub(crate) fn retain_for_capture(buf: &Arc<DeviceBuffer>) {
@@ -901,6 +914,16 @@ impl Device {
     ) -> (Option<Arc<memory::GraphPool>>, Vec<Arc<DeviceBuffer>>) {
         self.inner.capture.owner.store(0, Ordering::SeqCst);
         self.inner.capture.stream.store(0, Ordering::SeqCst);
+        // Outside the capture now: their drops order their reuse as usual.
+        let deferred = std::mem::take(
+            &mut *self
+                .inner
+                .capture
+                .deferred
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        drop(deferred);
         let pool = self
             .inner
             .capture

@@ -447,6 +447,16 @@ fn capture_with_other_threads(dev: &Device, rng: &mut Rng) -> TResult {
             // A pinned buffer filled just before a capture and read inside it: the read
             // waits for the copy without breaking the capture.
             let mut pinned = PinnedBuffer::<f32>::new(dev, small.len())?;
+            // An array used on a second stream, dropped inside a capture: its block goes
+            // back to the pool when the capture ends (ordering its reuse needs a wait on
+            // the captured stream, which would break the capture).
+            let side = dev.new_stream()?;
+            let mut shared = Some(DeviceArray::<f32>::from_slice(dev, &small)?);
+            if let Some(a) = &shared {
+                let twice = (&a.on_stream(&side)? * 2.0)?;
+                side.synchronize()?;
+                drop(twice);
+            }
             for round in 0..25 {
                 if round % 5 == 0 {
                     y.to_pinned(&mut pinned)?;
@@ -455,6 +465,7 @@ fn capture_with_other_threads(dev: &Device, rng: &mut Rng) -> TResult {
                     if round % 5 == 0 {
                         assert!(pinned[..] == want[..], "pinned copy read in a capture");
                     }
+                    drop(shared.take());
                     y.add_assign(1.0)?;
                     y.assign(&(&y - 0.5)?)?;
                     Ok(())
