@@ -1883,7 +1883,7 @@ pub fn device_memory_325() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_608() -> Result<(), String> {
+pub fn device_memory_622() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let pool = dev.memory_pool();
@@ -1897,7 +1897,7 @@ pub fn device_memory_608() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_629() -> Result<(), String> {
+pub fn device_memory_643() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1908,7 +1908,7 @@ pub fn device_memory_629() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_641() -> Result<(), String> {
+pub fn device_memory_655() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1921,7 +1921,7 @@ pub fn device_memory_641() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_655() -> Result<(), String> {
+pub fn device_memory_669() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1934,7 +1934,7 @@ pub fn device_memory_655() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_670() -> Result<(), String> {
+pub fn device_memory_684() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1948,7 +1948,7 @@ pub fn device_memory_670() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_685() -> Result<(), String> {
+pub fn device_memory_699() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1962,7 +1962,7 @@ pub fn device_memory_685() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_702() -> Result<(), String> {
+pub fn device_memory_716() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1975,7 +1975,7 @@ pub fn device_memory_702() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_716() -> Result<(), String> {
+pub fn device_memory_730() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1988,7 +1988,7 @@ pub fn device_memory_716() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_731() -> Result<(), String> {
+pub fn device_memory_745() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2001,7 +2001,7 @@ pub fn device_memory_731() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_107() -> Result<(), String> {
+pub fn device_mod_110() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         println!("{} (sm_{}{})", dev.name()?, dev.compute_capability()?.0, dev.compute_capability()?.1);
@@ -2010,7 +2010,7 @@ pub fn device_mod_107() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_145() -> Result<(), String> {
+pub fn device_mod_148() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2025,7 +2025,7 @@ pub fn device_mod_145() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_204() -> Result<(), String> {
+pub fn device_mod_207() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match cuarray::device_count() {
@@ -2037,7 +2037,7 @@ pub fn device_mod_204() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_224() -> Result<(), String> {
+pub fn device_mod_227() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match Device::new(0) {
@@ -2049,7 +2049,7 @@ pub fn device_mod_224() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_289() -> Result<(), String> {
+pub fn device_mod_292() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2059,7 +2059,7 @@ pub fn device_mod_289() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_301() -> Result<(), String> {
+pub fn device_mod_304() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2069,7 +2069,7 @@ pub fn device_mod_301() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_319() -> Result<(), String> {
+pub fn device_mod_322() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2080,7 +2080,7 @@ pub fn device_mod_319() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_335() -> Result<(), String> {
+pub fn device_mod_338() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2090,7 +2090,7 @@ pub fn device_mod_335() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_347() -> Result<(), String> {
+pub fn device_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2102,7 +2102,7 @@ pub fn device_mod_347() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_369() -> Result<(), String> {
+pub fn device_mod_372() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2114,7 +2114,7 @@ pub fn device_mod_369() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_396() -> Result<(), String> {
+pub fn device_mod_399() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2127,7 +2127,7 @@ pub fn device_mod_396() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_424() -> Result<(), String> {
+pub fn device_mod_427() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = dev.new_stream()?;
@@ -2139,7 +2139,7 @@ pub fn device_mod_424() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_444() -> Result<(), String> {
+pub fn device_mod_447() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2151,7 +2151,7 @@ pub fn device_mod_444() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_462() -> Result<(), String> {
+pub fn device_mod_465() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2164,7 +2164,7 @@ pub fn device_mod_462() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_480() -> Result<(), String> {
+pub fn device_mod_483() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2176,7 +2176,7 @@ pub fn device_mod_480() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_494() -> Result<(), String> {
+pub fn device_mod_497() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2188,7 +2188,7 @@ pub fn device_mod_494() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_510() -> Result<(), String> {
+pub fn device_mod_513() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2204,7 +2204,7 @@ pub fn device_mod_510() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_529() -> Result<(), String> {
+pub fn device_mod_532() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2215,7 +2215,7 @@ pub fn device_mod_529() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_542() -> Result<(), String> {
+pub fn device_mod_545() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5391,34 +5391,34 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/memory.rs:301", device_memory_301, 1),
     ("src/device/memory.rs:313", device_memory_313, 1),
     ("src/device/memory.rs:325", device_memory_325, 1),
-    ("src/device/memory.rs:608", device_memory_608, 1),
-    ("src/device/memory.rs:629", device_memory_629, 1),
-    ("src/device/memory.rs:641", device_memory_641, 1),
+    ("src/device/memory.rs:622", device_memory_622, 1),
+    ("src/device/memory.rs:643", device_memory_643, 1),
     ("src/device/memory.rs:655", device_memory_655, 1),
-    ("src/device/memory.rs:670", device_memory_670, 1),
-    ("src/device/memory.rs:685", device_memory_685, 1),
-    ("src/device/memory.rs:702", device_memory_702, 1),
+    ("src/device/memory.rs:669", device_memory_669, 1),
+    ("src/device/memory.rs:684", device_memory_684, 1),
+    ("src/device/memory.rs:699", device_memory_699, 1),
     ("src/device/memory.rs:716", device_memory_716, 1),
-    ("src/device/memory.rs:731", device_memory_731, 1),
-    ("src/device/mod.rs:107", device_mod_107, 1),
-    ("src/device/mod.rs:145", device_mod_145, 1),
-    ("src/device/mod.rs:204", device_mod_204, 1),
-    ("src/device/mod.rs:224", device_mod_224, 1),
-    ("src/device/mod.rs:289", device_mod_289, 1),
-    ("src/device/mod.rs:301", device_mod_301, 1),
-    ("src/device/mod.rs:319", device_mod_319, 1),
-    ("src/device/mod.rs:335", device_mod_335, 1),
-    ("src/device/mod.rs:347", device_mod_347, 1),
-    ("src/device/mod.rs:369", device_mod_369, 1),
-    ("src/device/mod.rs:396", device_mod_396, 1),
-    ("src/device/mod.rs:424", device_mod_424, 1),
-    ("src/device/mod.rs:444", device_mod_444, 1),
-    ("src/device/mod.rs:462", device_mod_462, 1),
-    ("src/device/mod.rs:480", device_mod_480, 1),
-    ("src/device/mod.rs:494", device_mod_494, 1),
-    ("src/device/mod.rs:510", device_mod_510, 1),
-    ("src/device/mod.rs:529", device_mod_529, 1),
-    ("src/device/mod.rs:542", device_mod_542, 1),
+    ("src/device/memory.rs:730", device_memory_730, 1),
+    ("src/device/memory.rs:745", device_memory_745, 1),
+    ("src/device/mod.rs:110", device_mod_110, 1),
+    ("src/device/mod.rs:148", device_mod_148, 1),
+    ("src/device/mod.rs:207", device_mod_207, 1),
+    ("src/device/mod.rs:227", device_mod_227, 1),
+    ("src/device/mod.rs:292", device_mod_292, 1),
+    ("src/device/mod.rs:304", device_mod_304, 1),
+    ("src/device/mod.rs:322", device_mod_322, 1),
+    ("src/device/mod.rs:338", device_mod_338, 1),
+    ("src/device/mod.rs:350", device_mod_350, 1),
+    ("src/device/mod.rs:372", device_mod_372, 1),
+    ("src/device/mod.rs:399", device_mod_399, 1),
+    ("src/device/mod.rs:427", device_mod_427, 1),
+    ("src/device/mod.rs:447", device_mod_447, 1),
+    ("src/device/mod.rs:465", device_mod_465, 1),
+    ("src/device/mod.rs:483", device_mod_483, 1),
+    ("src/device/mod.rs:497", device_mod_497, 1),
+    ("src/device/mod.rs:513", device_mod_513, 1),
+    ("src/device/mod.rs:532", device_mod_532, 1),
+    ("src/device/mod.rs:545", device_mod_545, 1),
     ("src/device/pinned.rs:21", device_pinned_21, 1),
     ("src/device/pinned.rs:56", device_pinned_56, 1),
     ("src/device/pinned.rs:101", device_pinned_101, 1),
