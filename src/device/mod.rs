@@ -715,9 +715,11 @@ fn thread_token() -> u64 {
 }
 
 thread_local! {
-    /// How many [`Queuing`] tickets the thread holds (checks nest: `to_host` waits through
-    /// `synchronize`).
-    static QUEUING_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// How many [`Queuing`] tickets the thread holds, by device (the address of its
+    /// `CaptureState`). Checks nest: `to_host` waits through `synchronize`; a copy between
+    /// two devices holds a ticket of each.
+    static QUEUING_DEPTH: std::cell::RefCell<Vec<(usize, u32)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A ticket held by an operation from its capture check until its work is queued (and,
@@ -725,15 +727,95 @@ thread_local! {
 /// while one is held, so the work the check allowed cannot end up inside a graph.
 #[must_use = "hold the ticket while the operation queues its work"]
 pub(crate) struct Queuing<'a> {
-    count: &'a AtomicUsize,
+    state: &'a CaptureState,
     /// Not `Send`: the thread's depth counts it.
     _thread: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for Queuing<'_> {
     fn drop(&mut self) {
-        QUEUING_DEPTH.with(|d| d.set(d.get() - 1));
-        self.count.fetch_sub(1, Ordering::Release);
+        self.state.nest(-1);
+        self.state.queuing.fetch_sub(1, Ordering::Release);
+    }
+}
+
+impl CaptureState {
+    /// Adds `by` to the calling thread's ticket count for this device; returns the new
+    /// count.
+    fn nest(&self, by: i32) -> u32 {
+        let key = self as *const CaptureState as usize;
+        QUEUING_DEPTH.with(|d| {
+            let mut d = d.borrow_mut();
+            let i = match d.iter().position(|e| e.0 == key) {
+                Some(i) => i,
+                None => {
+                    d.push((key, 0));
+                    d.len() - 1
+                }
+            };
+            let n = d[i].1.saturating_add_signed(by);
+            if n == 0 {
+                d.swap_remove(i);
+            } else {
+                d[i].1 = n;
+            }
+            n
+        })
+    }
+
+    /// Takes a [`Queuing`] ticket; returns it with the captured stream's key (0 when no
+    /// capture is under way) and whether the calling thread is the capture's, or `None`
+    /// for a check nested in another of this thread's tickets for the device, taken
+    /// outside a capture.
+    fn ticket(&self) -> (Queuing<'_>, Option<(u64, bool)>) {
+        // SeqCst, paired with `mark`: either this load sees the capture, or the capture
+        // sees this ticket and waits for it.
+        self.queuing.fetch_add(1, Ordering::SeqCst);
+        let outer = self.nest(1) == 1;
+        let ticket = Queuing {
+            state: self,
+            _thread: std::marker::PhantomData,
+        };
+        let s = self.stream.load(Ordering::SeqCst);
+        if s == 0 {
+            return (ticket, Some((0, false)));
+        }
+        let own = self.owner.load(Ordering::SeqCst) == thread_token();
+        if !outer && !own {
+            // An outer ticket of this thread was taken before the capture, which is waiting
+            // for it: the outer operation finishes what it queued (a refusal here could
+            // leave a copy running into memory about to be freed).
+            return (ticket, None);
+        }
+        (ticket, Some((s, own)))
+    }
+
+    /// Marks a capture of the stream `key` (non-zero) by the calling thread, then waits
+    /// until the tickets of other threads taken before the mark are given back. `false`
+    /// when a capture is already marked.
+    fn mark(&self, key: u64) -> bool {
+        if self
+            .stream
+            .compare_exchange(0, key, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            return false;
+        }
+        self.owner.store(thread_token(), Ordering::SeqCst);
+        // Operations of other threads that passed their check before the mark finish
+        // queuing first (later ones see the mark and are refused); their work and events
+        // then stay outside the graph.
+        let own = self.nest(0) as usize;
+        while self.queuing.load(Ordering::SeqCst) > own {
+            std::thread::yield_now();
+        }
+        true
+    }
+
+    /// Clears the mark.
+    fn unmark(&self) {
+        self.owner.store(0, Ordering::SeqCst);
+        self.stream.store(0, Ordering::SeqCst);
     }
 }
 
@@ -761,44 +843,13 @@ impl Device {
         self.inner.capture.stream.load(Ordering::Acquire) != 0
     }
 
-    /// Takes a [`Queuing`] ticket; returns it with the captured stream's id + 1 (0 when no
-    /// capture is under way) and whether the calling thread is the capture's, or `None`
-    /// for a check nested in another of this thread's tickets taken outside a capture.
-    #[inline]
-    fn queuing(&self) -> (Queuing<'_>, Option<(u64, bool)>) {
-        let c = &self.inner.capture;
-        // SeqCst, paired with `begin_capture_state`: either this load sees the capture, or
-        // the capture sees this ticket and waits for it.
-        c.queuing.fetch_add(1, Ordering::SeqCst);
-        let outer = QUEUING_DEPTH.with(|d| {
-            d.set(d.get() + 1);
-            d.get() == 1
-        });
-        let ticket = Queuing {
-            count: &c.queuing,
-            _thread: std::marker::PhantomData,
-        };
-        let s = c.stream.load(Ordering::SeqCst);
-        if s == 0 {
-            return (ticket, Some((0, false)));
-        }
-        let own = c.owner.load(Ordering::SeqCst) == thread_token();
-        if !outer && !own {
-            // An outer ticket of this thread was taken before the capture, which is waiting
-            // for it: the outer operation finishes what it queued (a refusal here could
-            // leave a copy running into memory about to be freed).
-            return (ticket, None);
-        }
-        (ticket, Some((s, own)))
-    }
-
     /// `Err` naming `op` when a capture is under way on this device: `op` would wait for
     /// the GPU, copy between host and device, or otherwise cannot be part of a graph.
     /// Checked before any CUDA call, so that the capture survives the refusal. The ticket
     /// returned is held while `op` queues its work.
     #[inline]
     pub(crate) fn check_capture(&self, op: &'static str) -> Result<Queuing<'_>> {
-        match self.queuing() {
+        match self.inner.capture.ticket() {
             (ticket, None | Some((0, _))) => Ok(ticket),
             (_, Some((_, own))) => Err(Error::Capture {
                 op,
@@ -820,7 +871,7 @@ impl Device {
     /// while the work is queued.
     #[inline]
     pub(crate) fn check_capture_stream(&self, op: &'static str) -> Result<Queuing<'_>> {
-        match self.queuing() {
+        match self.inner.capture.ticket() {
             (ticket, None | Some((0, _))) => Ok(ticket),
             (_, Some((_, false))) => Err(Error::Capture {
                 op,
@@ -885,10 +936,7 @@ impl Device {
     /// `Err` when a capture is already under way on the device.
     pub(crate) fn begin_capture_state(&self, pool: Arc<memory::GraphPool>) -> Result<()> {
         let c = &self.inner.capture;
-        let marked =
-            c.stream
-                .compare_exchange(0, self.stream_id() + 1, Ordering::SeqCst, Ordering::SeqCst);
-        if marked.is_err() {
+        if !c.mark(self.stream_id() + 1) {
             return Err(Error::Capture {
                 op: "capture",
                 msg: "a capture is already under way on this device (captures do not nest; \
@@ -896,15 +944,7 @@ impl Device {
                     .into(),
             });
         }
-        c.owner.store(thread_token(), Ordering::SeqCst);
         *c.pool.lock().unwrap_or_else(|p| p.into_inner()) = Some(pool);
-        // Operations of other threads that passed their check before the mark finish
-        // queuing first (later ones see the mark and are refused); their work and events
-        // then stay outside the graph.
-        let own = QUEUING_DEPTH.with(|d| d.get()) as usize;
-        while c.queuing.load(Ordering::SeqCst) > own {
-            std::thread::yield_now();
-        }
         Ok(())
     }
 
@@ -912,8 +952,7 @@ impl Device {
     pub(crate) fn end_capture_state(
         &self,
     ) -> (Option<Arc<memory::GraphPool>>, Vec<Arc<DeviceBuffer>>) {
-        self.inner.capture.owner.store(0, Ordering::SeqCst);
-        self.inner.capture.stream.store(0, Ordering::SeqCst);
+        self.inner.capture.unmark();
         // Outside the capture now: their drops order their reuse as usual.
         let deferred = std::mem::take(
             &mut *self
@@ -963,4 +1002,97 @@ pub(crate) fn relaxed_capture_mode() -> CaptureMode {
 
 pub(crate) fn require_nvrtc() -> Result<()> {
     probe::require(Lib::Nvrtc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CaptureState;
+    use std::sync::atomic::Ordering;
+
+    /// The kind of answer a check gets: allowed outside a capture, allowed because nested,
+    /// or inside a capture (with whether the thread is the capture's).
+    fn check(c: &CaptureState) -> &'static str {
+        match c.ticket().1 {
+            Some((0, _)) => "free",
+            None => "nested",
+            Some((_, true)) => "own",
+            Some((_, false)) => "other",
+        }
+    }
+
+    #[test]
+    fn tickets_outside_and_inside_a_capture() {
+        let c = CaptureState::default();
+        assert_eq!(check(&c), "free");
+        assert_eq!(c.queuing.load(Ordering::SeqCst), 0, "tickets given back");
+        assert!(c.mark(5));
+        assert!(!c.mark(6), "captures do not nest");
+        assert_eq!(check(&c), "own");
+        std::thread::scope(|s| {
+            s.spawn(|| assert_eq!(check(&c), "other"));
+        });
+        c.unmark();
+        assert_eq!(check(&c), "free");
+        assert_eq!(c.queuing.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_capture_waits_for_tickets_taken_before_it() {
+        let c = CaptureState::default();
+        let (taken_tx, taken_rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let c = &c;
+        std::thread::scope(|s| {
+            let holder = s.spawn(move || {
+                let outer = c.ticket();
+                assert!(matches!(outer.1, Some((0, _))));
+                taken_tx.send(()).unwrap();
+                // The mark is visible while the capture waits for this ticket.
+                while c.stream.load(Ordering::SeqCst) == 0 {
+                    std::thread::yield_now();
+                }
+                go_rx.recv().unwrap();
+                // Nested in a ticket taken before the mark: allowed, so that the outer
+                // operation can finish.
+                let nested = check(c);
+                drop(outer);
+                nested
+            });
+            taken_rx.recv().unwrap();
+            let capturer = s.spawn(move || c.mark(9));
+            while c.stream.load(Ordering::SeqCst) == 0 {
+                std::thread::yield_now();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            assert!(
+                !capturer.is_finished(),
+                "the capture began before the ticket was back"
+            );
+            go_tx.send(()).unwrap();
+            assert_eq!(holder.join().unwrap(), "nested");
+            assert!(capturer.join().unwrap());
+            // A new operation of another thread is refused now.
+            assert_eq!(check(c), "other");
+        });
+        c.unmark();
+        assert_eq!(c.queuing.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn nesting_counts_per_device() {
+        // A ticket held on one device does not let a check on another device through
+        // while that one is being captured by another thread.
+        let (x, y) = (CaptureState::default(), CaptureState::default());
+        std::thread::scope(|s| {
+            s.spawn(|| assert!(y.mark(3))).join().unwrap();
+        });
+        let on_x = x.ticket();
+        assert!(matches!(on_x.1, Some((0, _))));
+        assert_eq!(check(&y), "other");
+        drop(on_x);
+        y.unmark();
+        assert_eq!(check(&y), "free");
+        assert_eq!(x.queuing.load(Ordering::SeqCst), 0);
+        assert_eq!(y.queuing.load(Ordering::SeqCst), 0);
+    }
 }
