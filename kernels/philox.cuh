@@ -33,6 +33,8 @@ __device__ __forceinline__ void philox4x32_10(unsigned int (&c)[4], unsigned int
 // The key and the counter's stream words of one launch.
 struct rand_ctx {
     unsigned int k0, k1, s0, s1;
+    // rand_f32::neg2_ln's table in shared memory, for distributions with LN_TABLE.
+    const float2* ln_tab;
 };
 
 // The 4 words of Philox block `b` of the stream (counter = [b low, b high, stream low,
@@ -46,11 +48,10 @@ __device__ __forceinline__ void philox_block(unsigned int (&c)[4], unsigned long
     philox4x32_10(c, k0, k1);
 }
 
-// (1 / c, ln c) of the 16 intervals of rand_f32::ln: 1 / c for c the interval's middle,
-// rounded to float, and ln c as -ln of that float, rounded (the interval holding 1 has
-// exactly (1, 0)). In global memory, read
-// through the read-only cache: the 128 bytes are one cache line, so a warp's lookups at
-// any mix of indices are one access.
+// (1 / c, ln c) of the 16 intervals of rand_f32::neg2_ln: 1 / c for c the interval's
+// middle, rounded to float, and ln c as -ln of that float, rounded (the interval holding 1
+// has exactly (1, 0)). Kernels that use it expand it once per block into shared memory
+// (`rand_ln_expand`), one entry for each interval of each exponent.
 __device__ const float2 cuarray_rand_ln_tab[16] = {
     {0x1.661ec6p0f, -0x1.57bf74p-2f},  {0x1.571ed4p0f, -0x1.2bef08p-2f}, {0x1.49539ep0f, -0x1.01eae4p-2f},
     {0x1.3c995ap0f, -0x1.b31d84p-3f},  {0x1.30d190p0f, -0x1.6574ecp-3f}, {0x1.25e228p0f, -0x1.1aa2bep-3f},
@@ -59,6 +60,19 @@ __device__ const float2 cuarray_rand_ln_tab[16] = {
     {0x1.b20364p-1f, 0x1.526e5ep-3f},  {0x1.9c2d14p-1f, 0x1.bc286cp-3f}, {0x1.886e60p-1f, 0x1.1058bep-2f},
     {0x1.767dcep-1f, 0x1.40430ap-2f},
 };
+
+// The shared table of rand_f32::neg2_ln: entry 16 (k + 1) + i, for the exponent k in
+// [-1, 32] of v = u 2^32 and the interval i of its mantissa, is
+// (-2 / c 2^-k, -2 (k - 32) ln 2 - 2 ln c), the first exact (a power of two times
+// -2 / c), the second by one FMA.
+constexpr int RAND_LN_ENTRIES = 16 * 34;
+__device__ __forceinline__ float2 rand_ln_entry(int e) {
+    const float2 t = cuarray_rand_ln_tab[e & 15];
+    const int k = (e >> 4) - 1;
+    const float scale = __uint_as_float((unsigned int)(127 - k) << 23);
+    return make_float2(__fmul_rn(__fmul_rn(t.x, -2.0f), scale),
+                       __fmaf_rn((float)(k - 32), -0x1.62e430p0f, __fmul_rn(t.y, -2.0f)));
+}
 
 // ---- real arithmetic, f32 (one word per value) ---------------------------------------
 struct rand_f32 {
@@ -79,34 +93,48 @@ struct rand_f32 {
     static __device__ __forceinline__ float unit_pos(const unsigned int* w) {
         return __fmaf_rn(__uint2float_rn(w[0]), 0x1p-32f, 0x1p-33f);
     }
-    // ln(v) for a normal float v in (0, 1], with no division: v = 2^k z with z's bits in
-    // [0x3f330000, 0x3fb30000) (z in [0.699, 1.398)), the 16 intervals of z by the top 4
-    // bits of (bits - 0x3f330000), each with its (1 / c, ln c) from cuarray_rand_ln_tab
-    // (the interval holding 1 has exactly (1, 0)); then ln z = ln c + log1p(r) for
-    // r = z / c - 1 by one FMA (|r| < 0.03), log1p by a minimax polynomial. (The layout of
-    // ARM's optimized-routines logf.)
-    static __device__ __forceinline__ float ln(float v) {
-        const unsigned int ix = __float_as_uint(v);
-        const unsigned int tmp = ix - 0x3f330000u;
-        const float2 t = __ldg(&cuarray_rand_ln_tab[(tmp >> 19) & 15u]);
-        const int k = (int)tmp >> 23;
-        const float z = __uint_as_float(ix - (tmp & 0xff800000u));
-        const float r = __fmaf_rn(z, t.x, -1.0f);
-        float p = __fmaf_rn(r, -0x1.0028c8p-2f, 0x1.557b7cp-2f);
-        p = __fmaf_rn(p, r, -0x1.fffffep-2f);
-        const float y = __fmaf_rn(p, __fmul_rn(r, r), r);
-        // k as a float (exact) by the 1.5 * 2^23 trick, without a conversion instruction.
-        const float kf = __fsub_rn(__uint_as_float(0x4b400000u + (unsigned int)k), 12582912.0f);
-        return __fadd_rn(__fmaf_rn(kf, 0x1.62e430p-1f, t.y), y);
+    // -2 ln(u) for u = unit_pos(w), with no division. v = float(word) + 1/2, rounded once,
+    // is u 2^32 exactly (scaling by 2^32 commutes with the rounding). v = 2^k z with z's
+    // bits in [0x3f330000, 0x3fb30000) (z in [0.699, 1.398)); the 16 intervals of z by the
+    // top 4 bits of (bits - 0x3f330000), each with its (1 / c, ln c) from
+    // cuarray_rand_ln_tab (the interval holding 1 has exactly (1, 0)); then
+    // ln u = (k - 32) ln 2 + ln c + log1p(r) for r = z / c - 1 by one FMA (|r| < 0.03), and
+    // log1p by a minimax polynomial (the layout of ARM's optimized-routines logf). The
+    // factor -2 is folded into every step exactly: the shared entry of (k, interval)
+    // (rand_ln_entry) gives -2 r = v (-2 / c 2^-k) + 2 by one FMA and the sum of the first
+    // two terms, times -2; the polynomial's coefficients are scaled so that each
+    // intermediate is a power of two times log1p's own. The result is +0 at u = 1.
+    static __device__ __forceinline__ float neg2_ln(const unsigned int* w, const rand_ctx& x) {
+        const float v = __fadd_rn(__uint2float_rn(w[0]), 0.5f);
+        const int e = ((int)(__float_as_uint(v) - 0x3f330000u) >> 19) + 16;
+        const float2 t = x.ln_tab[e];
+        const float r = __fmaf_rn(v, t.x, 2.0f);
+        float p = __fmaf_rn(r, 0x1.0028c8p-5f, 0x1.557b7cp-4f);
+        p = __fmaf_rn(p, r, 0x1.fffffep-3f);
+        return __fadd_rn(t.y, __fmaf_rn(p, __fmul_rn(r, r), r));
     }
-    // cos and sin of the angle 2 pi w / 2^32, rounded to a multiple of 2 pi / 2^25: with
-    // y = w + 2^29 (+ 2^6 to round), the quadrant is y's top 2 bits and the offset in it
-    // x = (y's bits 7-29) / 2^22 - 1 in [-1, 1) (exact, by the exponent trick), the angle
-    // quadrant pi / 2 + x pi / 4; minimax polynomials in x for sin(x pi / 4) (degree 7)
-    // and cos(x pi / 4) (degree 6); the quadrant swaps them and flips signs by bits.
+    // The square root of x >= 0 from -2 ln: the sequence CUDA's correctly rounded sqrt runs
+    // for normal inputs (an approximate reciprocal root, then one FMA correction; correctly
+    // rounded given rsqrt.approx's documented error, on every architecture), without its
+    // range check and slow path: x is 0 or in [2^-24, 46]; at 0 the sequence gives NaN,
+    // which the max turns into +0 = sqrt(+0). The host twin is IEEE sqrt.
+    static __device__ __forceinline__ float sqrt_pos(float x) {
+        float r;
+        asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+        const float s = __fmul_rn(x, r);
+        const float h = __fmul_rn(r, 0.5f);
+        return fmaxf(__fmaf_rn(__fmaf_rn(-s, s, x), h, s), 0.0f);
+    }
+    // cos and sin of an angle the word gives, uniform over the circle in steps of
+    // 2 pi / 2^25: x = (bits 6-28 of w + 2^5) / 2^22 - 1 in [-1, 1) (exact, by the exponent
+    // trick) is the angle x pi / 4, by minimax polynomials for sin(x pi / 4) (degree 7)
+    // and cos(x pi / 4) (degree 6); bit 31 swaps them (the angle pi / 2 - x pi / 4), and
+    // bits 30 and 29 flip the signs of cos and of sin (the angle's reflections). Each of
+    // the circle's four quarters around the axes is reached by two of the eight
+    // combinations, uniformly.
     static __device__ __forceinline__ void cos_sin(const unsigned int* w, float& c, float& s) {
-        const unsigned int y = w[0] + 0x20000040u;
-        const float x = __fsub_rn(__uint_as_float(((y >> 7) & 0x007fffffu) | 0x40000000u), 3.0f);
+        const unsigned int y = (w[0] << 3) + 0x100u;
+        const float x = __fsub_rn(__uint_as_float((y >> 9) + 0x40000000u), 3.0f);
         const float x2 = __fmul_rn(x, x);
         float ps = -0x1.2d936ap-15f;
         ps = __fmaf_rn(ps, x2, 0x1.465e94p-9f);
@@ -117,9 +145,9 @@ struct rand_f32 {
         pc = __fmaf_rn(pc, x2, 0x1.03b162p-6f);
         pc = __fmaf_rn(pc, x2, -0x1.3bd3a2p-2f);
         const float ca = __fmaf_rn(pc, x2, 1.0f);
-        const bool odd = (y & 0x40000000u) != 0;
-        c = __uint_as_float(__float_as_uint(odd ? sa : ca) ^ ((y + 0x40000000u) & 0x80000000u));
-        s = __uint_as_float(__float_as_uint(odd ? ca : sa) ^ (y & 0x80000000u));
+        const bool swap = (int)w[0] < 0;
+        c = __uint_as_float(__float_as_uint(swap ? sa : ca) ^ ((w[0] << 1) & 0x80000000u));
+        s = __uint_as_float(__float_as_uint(swap ? ca : sa) ^ ((w[0] << 2) & 0x80000000u));
     }
 };
 
@@ -146,6 +174,11 @@ struct rand_f64 {
     static __device__ __forceinline__ double unit_pos(const unsigned int* w) {
         return __dmul_rn(__ull2double_rn((u64(w) >> 11) + 1ull), 0x1p-53);
     }
+    // -2 ln(u) for u = unit_pos(w) (+0 at u = 1), and its square root.
+    static __device__ __forceinline__ double neg2_ln(const unsigned int* w, const rand_ctx&) {
+        return __dmul_rn(2.0, __dsub_rn(0.0, ln(unit_pos(w))));
+    }
+    static __device__ __forceinline__ double sqrt_pos(double x) { return __dsqrt_rn(x); }
     static __device__ __forceinline__ double ln(double v) {
         const unsigned long long b = (unsigned long long)__double_as_longlong(v);
         int e = (int)(b >> 52) - 1023;
@@ -244,6 +277,7 @@ struct rand_uniform {
     typedef typename rand_real<T>::R R;
     typedef typename R::C C;
     static constexpr int W = R::W;
+    static constexpr bool LN_TABLE = false;
     C lo, hi, step, top;
     T top_t;
     __device__ __forceinline__ rand_uniform(unsigned long long a, unsigned long long b) {
@@ -268,44 +302,47 @@ struct rand_uniform {
 
 // Normal (mean a, standard deviation b) by Box-Muller: slots (0, 1) and (2, 3) are pairs;
 // the first W words of a pair give the radius sqrt(-2 ln u) with u in (0, 1], the next W
-// the angle; the pair's values are mean + sd r cos, mean + sd r sin.
+// the angle; with rs = r sd (one rounding), the pair's values are mean + rs cos and
+// mean + rs sin (one FMA each).
 template <typename T>
 struct rand_normal {
     typedef typename rand_real<T>::R R;
     typedef typename R::C C;
     static constexpr int W = R::W;
+    static constexpr bool LN_TABLE = W == 1;
     C mean, sd;
     __device__ __forceinline__ rand_normal(unsigned long long a, unsigned long long b)
         : mean(R::param(a)), sd(R::param(b)) {}
     __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long,
-                                               const rand_ctx&) const {
+                                               const rand_ctx& x) const {
 #pragma unroll
         for (int p = 0; p < 2; ++p) {
             const unsigned int* w = r + 2 * W * p;
-            const C rad = R::sqrt(R::mul(C(-2), R::ln(R::unit_pos(w))));
+            const C rs = R::mul(R::sqrt_pos(R::neg2_ln(w, x)), sd);
             C c, s;
             R::cos_sin(w + W, c, s);
-            v[2 * p] = T(R::fma(R::mul(rad, c), sd, mean));
-            v[2 * p + 1] = T(R::fma(R::mul(rad, s), sd, mean));
+            v[2 * p] = T(R::fma(rs, c, mean));
+            v[2 * p + 1] = T(R::fma(rs, s, mean));
         }
     }
 };
 
-// Exponential (scale a): (0 - ln u) * scale with u in (0, 1] (u = 1 - u' for a u' in
-// [0, 1)), so never inf or NaN, and +0 rather than -0.
+// Exponential (scale a): -ln u scale with u in (0, 1], computed as (-2 ln u) (scale / 2),
+// the same product (both factors exact multiples by powers of two): never inf or NaN, and
+// +0 rather than -0 at u = 1.
 template <typename T>
 struct rand_exponential {
     typedef typename rand_real<T>::R R;
     typedef typename R::C C;
     static constexpr int W = R::W;
-    C scale;
-    __device__ __forceinline__ rand_exponential(unsigned long long a, unsigned long long) : scale(R::param(a)) {}
+    static constexpr bool LN_TABLE = W == 1;
+    C half_scale;
+    __device__ __forceinline__ rand_exponential(unsigned long long a, unsigned long long)
+        : half_scale(R::mul(R::param(a), C(0.5))) {}
     __device__ __forceinline__ void operator()(const unsigned int (&r)[4 * W], T (&v)[4], unsigned long long,
-                                               const rand_ctx&) const {
+                                               const rand_ctx& x) const {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            v[e] = T(R::mul(R::sub(C(0), R::ln(R::unit_pos(r + W * e))), scale));
-        }
+        for (int e = 0; e < 4; ++e) v[e] = T(R::mul(R::neg2_ln(r + W * e, x), half_scale));
     }
 };
 
@@ -322,6 +359,7 @@ struct rand_exponential {
 template <typename T, int WORDS>
 struct rand_int {
     static constexpr int W = WORDS;
+    static constexpr bool LN_TABLE = false;
     unsigned long long lo, range;
     unsigned int t;
     __device__ __forceinline__ rand_int(unsigned long long a, unsigned long long b) : lo(a), range(b), t(0) {
@@ -362,6 +400,7 @@ struct rand_int {
 // Bernoulli: true when the word is below the threshold a = round(p 2^32).
 struct rand_bernoulli {
     static constexpr int W = 1;
+    static constexpr bool LN_TABLE = false;
     unsigned long long threshold;
     __device__ __forceinline__ rand_bernoulli(unsigned long long a, unsigned long long) : threshold(a) {}
     __device__ __forceinline__ void operator()(const unsigned int (&r)[4], bool (&v)[4], unsigned long long,
@@ -375,18 +414,33 @@ struct rand_bernoulli {
 // Output element j is slot `head + j` counted from the first slot of group `group0`; group g
 // is the W Philox blocks g W .. g W + W - 1 (counter = block index in words 0-1, `stream` in
 // words 2-3; key = `key`). Threads count groups in the index type I (the host picks `int`
-// when every group index plus a trip of the grid fits). First, trips of G whole groups
+// when every group index plus a trip of the grid fits and the low words of the launch's
+// block indices do not carry). First, trips of G whole groups
 // `step` apart (each coalesced across the warp; their Philox chains are independent, so
 // the scheduler interleaves them), one vector store each: whole groups exist when the call
 // starts on a group boundary (head == 0; the output is aligned to a group). Then the rest,
 // one group per thread at a time: whole groups as vectors, the last one and every group of
 // a call with head != 0 by element.
-template <int W>
-__device__ __forceinline__ void philox_group(unsigned int (&r)[4 * W], unsigned long long grp, const rand_ctx& x) {
+// The 4 W words of group `group0 + t`. With a 32-bit index the host guarantees that the
+// low words of the launch's block indices do not carry, so the counter's second word is
+// the same for the whole launch and Philox's first rounds are partly loop-invariant.
+template <int W, typename I>
+__device__ __forceinline__ void philox_group(unsigned int (&r)[4 * W], unsigned long long group0, I t,
+                                             const rand_ctx& x) {
 #pragma unroll
     for (int q = 0; q < W; ++q) {
         unsigned int c[4];
-        philox_block(c, grp * (unsigned long long)W + (unsigned long long)q, x.k0, x.k1, x);
+        if (sizeof(I) == 4) {
+            const unsigned long long b0 = group0 * (unsigned long long)W;
+            c[0] = (unsigned int)b0 + (unsigned int)t * (unsigned int)W + (unsigned int)q;
+            c[1] = (unsigned int)(b0 >> 32);
+            c[2] = x.s0;
+            c[3] = x.s1;
+            philox4x32_10(c, x.k0, x.k1);
+        } else {
+            philox_block(c, (group0 + (unsigned long long)t) * (unsigned long long)W + (unsigned long long)q, x.k0,
+                         x.k1, x);
+        }
 #pragma unroll
         for (int k = 0; k < 4; ++k) r[4 * q + k] = c[k];
     }
@@ -404,8 +458,13 @@ template <int W, int G, typename I, typename T, typename D>
 __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long long group0, long long head,
                                             unsigned long long key, unsigned long long stream, const D& dist) {
     static_assert(D::W == W, "words per value of the distribution and of the host disagree");
+    __shared__ float2 ln_tab[RAND_LN_ENTRIES];
+    if (D::LN_TABLE) {
+        for (int e = threadIdx.x; e < RAND_LN_ENTRIES; e += blockDim.x) ln_tab[e] = rand_ln_entry(e);
+        __syncthreads();
+    }
     const rand_ctx x = {(unsigned int)key, (unsigned int)(key >> 32), (unsigned int)stream,
-                        (unsigned int)(stream >> 32)};
+                        (unsigned int)(stream >> 32), ln_tab};
     const I groups = (I)((n + head + 3) >> 2);
     const I whole = head == 0 ? (I)(n >> 2) : (I)0;
     const I step = (I)gridDim.x * (I)blockDim.x;
@@ -413,7 +472,7 @@ __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long l
     for (; t + (I)(G - 1) * step < whole; t += (I)G * step) {
         unsigned int r[G][4 * W];
 #pragma unroll
-        for (int g = 0; g < G; ++g) philox_group<W>(r[g], group0 + (unsigned long long)(t + g * step), x);
+        for (int g = 0; g < G; ++g) philox_group<W>(r[g], group0, (I)(t + g * step), x);
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             T v[4];
@@ -423,7 +482,7 @@ __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long l
     }
     for (; t < groups; t += step) {
         unsigned int r[4 * W];
-        philox_group<W>(r, group0 + (unsigned long long)t, x);
+        philox_group<W>(r, group0, t, x);
         T v[4];
         dist(r, v, group0 + (unsigned long long)t, x);
         if (t < whole) {

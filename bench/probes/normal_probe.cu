@@ -1,47 +1,70 @@
-// Stand-alone probe behind docs/perf-notes.md note 45 (normals, issue 15): the library's
-// Box-Muller (kernels/philox.cuh, included as is: the table ln and the cos/sin from the
-// angle's bits) against what it does not take, each writing 2^28 f32 values into one
-// preallocated array, with each form's worst error against the same pair computed in f64
-// on the host from the same words. The forms note 45 measured before the library took
-// them (the division-based ln, the conversion-based cos/sin) are in git history.
+// Stand-alone probe behind docs/perf-notes.md notes 45 and 57 (normals, issue 15): the
+// library's Box-Muller (kernels/philox.cuh, included as is) against what it does not take,
+// each writing 2^28 f32 values into one preallocated array, with each form's worst error
+// against the same pair computed in f64 on the host from the same words; and the check of
+// rand_f32::sqrt_pos against the IEEE square root on every float of its range. The forms
+// the notes measured before the library took them are in git history.
 // nvcc -O3 -arch=sm_90 -I kernels -I bench/probes -o normal_probe bench/probes/normal_probe.cu
 #include "probe.h"
 #include <cmath>
 #include <cstring>
 #include "random_lib.cuh"
 
-// sqrt without the IEEE path's branch: rsqrt by two Newton steps from the bit-trick seed
-// (not taken: 5e-6 relative error against 3e-7).
-__device__ __forceinline__ float sqrt_newton(float v) {
-  const float vc = fmaxf(v, 0x1p-100f);
-  float y = __uint_as_float(0x5f375a86u - (__float_as_uint(vc) >> 1));
-  const float h = __fmul_rn(vc, 0.5f);
-  y = __fmul_rn(y, __fmaf_rn(-h, __fmul_rn(y, y), 1.5f));
-  y = __fmul_rn(y, __fmaf_rn(-h, __fmul_rn(y, y), 1.5f));
-  return __fmul_rn(v, y);
-}
-
-// The library's normal with the Newton square root instead of the IEEE one.
-struct normal_newton {
+// The library's normal with CUDA's IEEE square root (its range check and slow path)
+// instead of rand_f32::sqrt_pos.
+struct normal_ieee_sqrt {
   static constexpr int W = 1;
+  static constexpr bool LN_TABLE = true;
   float mean, sd;
-  __device__ normal_newton(unsigned long long a, unsigned long long b) : mean(rand_f32::param(a)), sd(rand_f32::param(b)) {}
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
+  __device__ normal_ieee_sqrt(unsigned long long a, unsigned long long b) : mean(rand_f32::param(a)), sd(rand_f32::param(b)) {}
+  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx& x) const {
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
       const unsigned int* w = r + 2 * p;
-      const float rad = sqrt_newton(__fmul_rn(-2.0f, rand_f32::ln(rand_f32::unit_pos(w))));
+      const float rs = __fmul_rn(__fsqrt_rn(rand_f32::neg2_ln(w, x)), sd);
       float c, s;
       rand_f32::cos_sin(w + 1, c, s);
-      v[2 * p] = __fmaf_rn(__fmul_rn(rad, c), sd, mean);
-      v[2 * p + 1] = __fmaf_rn(__fmul_rn(rad, s), sd, mean);
+      v[2 * p] = __fmaf_rn(rs, c, mean);
+      v[2 * p + 1] = __fmaf_rn(rs, s, mean);
     }
   }
 };
 
+// The library's normal without the mean and the standard deviation (what a kernel
+// specialised for the standard normal would do: two multiplies instead of three FMAs).
+struct normal_standard {
+  static constexpr int W = 1;
+  static constexpr bool LN_TABLE = true;
+  __device__ normal_standard(unsigned long long, unsigned long long) {}
+  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx& x) const {
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      const unsigned int* w = r + 2 * p;
+      const float rad = rand_f32::sqrt_pos(rand_f32::neg2_ln(w, x));
+      float c, s;
+      rand_f32::cos_sin(w + 1, c, s);
+      v[2 * p] = __fmul_rn(rad, c);
+      v[2 * p + 1] = __fmul_rn(rad, s);
+    }
+  }
+};
+
+// rand_f32::sqrt_pos against the IEEE square root on every float in [2^-26, 64) and 0:
+// counts the differences.
+__global__ void sqrt_pos_exhaustive(unsigned int lo, unsigned int hi, unsigned long long* bad, unsigned int* first) {
+  for (unsigned int b = lo + blockIdx.x * blockDim.x + threadIdx.x; b < hi; b += gridDim.x * blockDim.x) {
+    const float x = b == lo ? 0.0f : __uint_as_float(b);
+    if (__float_as_uint(rand_f32::sqrt_pos(x)) != __float_as_uint(__fsqrt_rn(x))) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first, b);
+    }
+  }
+}
+
 // Normal with the device's fast intrinsics (no exact host twin): the ceiling of Box-Muller.
 struct normal_fast {
   static constexpr int W = 1;
+  static constexpr bool LN_TABLE = false;
   __device__ normal_fast(unsigned long long, unsigned long long) {}
   __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
 #pragma unroll
@@ -87,8 +110,12 @@ int main() {
         const unsigned int w0 = c[2 * p], w1 = c[2 * p + 1];
         const double u = (double)fmaf((float)w0, 0x1p-32f, 0x1p-33f);
         const double rad = std::sqrt(-2.0 * std::log(u));
-        const unsigned int y = w1 + 0x20000040u;
-        const double ang = (y >> 30) * (M_PI / 2) + ((double)((y >> 7) & 0x7fffffu) * 0x1p-22 - 1.0) * (M_PI / 4);
+        // The angle as rand_f32::cos_sin maps the word (a fraction of a turn).
+        double a = ((double)(((w1 + 32u) >> 6) & 0x7fffffu) * 0x1p-22 - 1.0) / 8.0;
+        if (w1 & 0x80000000u) a = 0.25 - a;
+        if (w1 & 0x40000000u) a = 0.5 - a;
+        if (w1 & 0x20000000u) a = -a;
+        const double ang = a * 2.0 * M_PI;
         const double ref[2] = {rad * std::cos(ang), rad * std::sin(ang)};
         for (int e = 0; e < 2; ++e) {
           const double err = std::fabs((double)host[4 * g + 2 * p + e] - ref[e]);
@@ -105,11 +132,20 @@ int main() {
   report("lib normal G1", bytes, time_us([&] { lib<1, 1, float, rand_normal<float>><<<grid(1), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("lib normal G4 minblocks 5", bytes, time_us([&] { lib_lb<1, 4, float, rand_normal<float>, 5><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("lib normal G2 minblocks 6", bytes, time_us([&] { lib_lb<1, 2, float, rand_normal<float>, 6><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  report("normal, Newton sqrt G4", bytes, time_us([&] { lib<1, 4, float, normal_newton><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  check("normal, Newton sqrt");
+  report("normal, IEEE sqrt G4", bytes, time_us([&] { lib<1, 4, float, normal_ieee_sqrt><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  check("normal, IEEE sqrt");
+  report("standard normal, two multiplies G4", bytes, time_us([&] { lib<1, 4, float, normal_standard><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  check("standard normal, two multiplies");
   report("normal, fast intrinsics G2 (not exact)", bytes, time_us([&] { lib<1, 2, float, normal_fast><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("lib exponential G4", bytes, time_us([&] { lib<1, 4, float, rand_exponential<float>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("lib uniform G4", bytes, time_us([&] { lib<1, 4, float, rand_uniform<float>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  CK(cudaDeviceSynchronize());
+  unsigned long long* bad; unsigned int* first;
+  CK(cudaMalloc(&bad, 8)); CK(cudaMalloc(&first, 4));
+  CK(cudaMemset(bad, 0, 8)); CK(cudaMemset(first, 0xff, 4));
+  const unsigned int lo = 0x32800000u, hi = 0x42800000u; // 2^-26, 64
+  sqrt_pos_exhaustive<<<sms * 8, 256>>>(lo, hi, bad, first);
+  unsigned long long nbad; unsigned int nfirst;
+  CK(cudaMemcpy(&nbad, bad, 8, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(&nfirst, first, 4, cudaMemcpyDeviceToHost));
+  printf("sqrt_pos against __fsqrt_rn on %u floats in [2^-26, 64) and 0: %llu differ (first %#x)\n", hi - lo, nbad, nfirst);
   return 0;
 }

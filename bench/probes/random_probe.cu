@@ -87,6 +87,7 @@ __global__ void __launch_bounds__(256) v2(T* out, long long n, unsigned long lon
 // Uniform [0, 1) only: the unit value, no affine map or clamp.
 struct unit_only {
   static constexpr int W = 1;
+  static constexpr bool LN_TABLE = false;
   __device__ unit_only(unsigned long long, unsigned long long) {}
   __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx&) const {
 #pragma unroll
@@ -97,6 +98,7 @@ struct unit_only {
 // while (b - a) 2^-24 is normal; the clamp once, in f32.
 struct uniform_fold {
   static constexpr int W = 1;
+  static constexpr bool LN_TABLE = false;
   float lo, hi, ds, top;
   __device__ uniform_fold(unsigned long long a, unsigned long long b) {
     lo = rand_f32::param(a); hi = rand_f32::param(b);
@@ -113,6 +115,7 @@ struct uniform_fold {
 // Integers in [0, range) from one word, Lemire's multiply (the rare rejection not taken here).
 struct int1_lemire {
   static constexpr int W = 1;
+  static constexpr bool LN_TABLE = false;
   unsigned int range;
   __device__ int1_lemire(unsigned long long, unsigned long long b) : range((unsigned int)b) {}
   __device__ __forceinline__ void operator()(const unsigned int (&r)[4], int (&v)[4], unsigned long long, const rand_ctx&) const {

@@ -52,9 +52,14 @@ pub(crate) fn run(
     let threads = groups.div_ceil(spec.groups_per_thread() as usize);
     let grid = grid_for(threads, device.multiprocessor_count() * blocks_per_sm());
     // Groups counted in `int` when every index the loop forms (a group index plus one trip
-    // of G groups of the whole grid) fits.
+    // of G groups of the whole grid) fits, and the low words of the Philox block indices
+    // the loop forms (W a group from group0 W) do not carry into the high word.
     let trip = spec.groups_per_thread() as usize * grid as usize * BLOCK as usize;
-    let index = if groups + trip <= i32::MAX as usize {
+    let words = u64::from(spec.words());
+    let low = (at.group0.wrapping_mul(words) & 0xffff_ffff) as u128;
+    let index = if groups + trip <= i32::MAX as usize
+        && low + ((groups + trip) as u128) * words as u128 <= 1u128 << 32
+    {
         IndexWidth::I32
     } else {
         IndexWidth::I64

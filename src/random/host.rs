@@ -32,8 +32,8 @@ pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug {
     }
     /// `(0, 1]` from the value's words.
     fn unit_pos(w: &[u32]) -> Self;
-    /// ln of a normal value in `(0, 1]`.
-    fn ln(self) -> Self;
+    /// `-2 ln(u)` for `u = unit_pos(w)`: `+0` at `u = 1`, positive below.
+    fn neg2_ln(w: &[u32]) -> Self;
     /// cos and sin of the angle the words give (a fraction of a turn).
     fn cos_sin(w: &[u32]) -> (Self, Self);
     /// The largest value below `self` (finite).
@@ -43,10 +43,11 @@ pub(crate) trait Real: Copy + PartialOrd + std::fmt::Debug {
 /// The coefficients of philox.cuh, as bit patterns (the device source writes the same
 /// values as hexadecimal literals; a test checks that they agree).
 pub(crate) mod c32 {
-    /// log1p(r) = r + r^2 (LN[0] + r (LN[1] + r LN[2])), minimax for |r| < 0.03.
-    pub(crate) const LN: [u32; 3] = [0xbeffffff, 0x3eaabdbe, 0xbe801464];
-    /// ln 2.
-    pub(crate) const LN2: u32 = 0x3f317218;
+    /// log1p(r) = r + r^2 (a0 + r (a1 + r a2)), minimax for |r| < 0.03, with the
+    /// coefficients scaled for `neg2_ln`'s -2 r: `[a0 / -2, a1 / 4, a2 / -8]`.
+    pub(crate) const LN: [u32; 3] = [0x3e7fffff, 0x3daabdbe, 0x3d001464];
+    /// -2 ln 2.
+    pub(crate) const N2LN2: u32 = 0xbfb17218;
     /// (1 / c, ln c) of ln's 16 intervals (see `ln`).
     pub(crate) const LN_TAB: [[u32; 2]; 16] = [
         [0x3fb30f63, 0xbeabdfba],
@@ -68,6 +69,19 @@ pub(crate) mod c32 {
     ];
     /// The bits where ln's intervals start (0.69921875).
     pub(crate) const LN_OFF: u32 = 0x3f33_0000;
+
+    /// Entry `16 (k + 1) + i` of the device's shared table (`rand_ln_entry`): for the
+    /// exponent `k` in `[-1, 32]` and the interval `i`,
+    /// `(-2 / c 2^-k, -2 (k - 32) ln 2 - 2 ln c)`.
+    pub(crate) fn ln_entry(e: usize) -> (f32, f32) {
+        let [invc, lnc] = LN_TAB[e & 15].map(f32::from_bits);
+        let k = (e >> 4) as i32 - 1;
+        let scale = f32::from_bits(((127 - k) as u32) << 23);
+        (
+            invc * -2.0 * scale,
+            ((k - 32) as f32).mul_add(f32::from_bits(N2LN2), lnc * -2.0),
+        )
+    }
     /// sin(x pi / 4) = x (SIN[0] + x^2 (SIN[1] + x^2 (SIN[2] + x^2 SIN[3]))), minimax on
     /// [-1, 1].
     pub(crate) const SIN: [u32; 4] = [0x3f490fdb, 0xbda55ddd, 0x3b232f4a, 0xb816c9b5];
@@ -156,21 +170,18 @@ impl Real for f32 {
         (w[0] as f32).mul_add(f32::from_bits(0x2f80_0000), f32::from_bits(0x2f00_0000))
         // 2^-32, 2^-33
     }
-    fn ln(self) -> f32 {
-        let ix = self.to_bits();
-        let tmp = ix.wrapping_sub(c32::LN_OFF);
-        let [invc, lnc] = c32::LN_TAB[((tmp >> 19) & 15) as usize].map(f32::from_bits);
-        let k = (tmp as i32) >> 23;
-        let z = f32::from_bits(ix.wrapping_sub(tmp & 0xff80_0000));
-        let r = z.mul_add(invc, -1.0);
+    fn neg2_ln(w: &[u32]) -> f32 {
+        let v = w[0] as f32 + 0.5;
+        let e = ((v.to_bits().wrapping_sub(c32::LN_OFF) as i32 >> 19) + 16) as usize;
+        let (tx, ty) = c32::ln_entry(e);
+        let r = v.mul_add(tx, 2.0);
         let a = c32::LN.map(f32::from_bits);
         let p = r.mul_add(a[2], a[1]).mul_add(r, a[0]);
-        let y = p.mul_add(r * r, r);
-        (k as f32).mul_add(f32::from_bits(c32::LN2), lnc) + y
+        ty + p.mul_add(r * r, r)
     }
     fn cos_sin(w: &[u32]) -> (f32, f32) {
-        let y = w[0].wrapping_add(0x2000_0040);
-        let x = f32::from_bits(((y >> 7) & 0x007f_ffff) | 0x4000_0000) - 3.0;
+        let y = (w[0] << 3).wrapping_add(0x100);
+        let x = f32::from_bits((y >> 9) + 0x4000_0000) - 3.0;
         let x2 = x * x;
         let ks = c32::SIN.map(f32::from_bits);
         let ps = ks[3]
@@ -180,14 +191,14 @@ impl Real for f32 {
         let sa = ps * x;
         let kc = c32::COS.map(f32::from_bits);
         let ca = kc[2].mul_add(x2, kc[1]).mul_add(x2, kc[0]).mul_add(x2, 1.0);
-        let (c, s) = if y & 0x4000_0000 != 0 {
+        let (c, s) = if w[0] & 0x8000_0000 != 0 {
             (sa, ca)
         } else {
             (ca, sa)
         };
         (
-            f32::from_bits(c.to_bits() ^ (y.wrapping_add(0x4000_0000) & 0x8000_0000)),
-            f32::from_bits(s.to_bits() ^ (y & 0x8000_0000)),
+            f32::from_bits(c.to_bits() ^ ((w[0] << 1) & 0x8000_0000)),
+            f32::from_bits(s.to_bits() ^ ((w[0] << 2) & 0x8000_0000)),
         )
     }
     fn next_down(self) -> f32 {
@@ -227,29 +238,8 @@ impl Real for f64 {
     fn unit_pos(w: &[u32]) -> f64 {
         ((u64_of(w) >> 11) + 1) as f64 * f64::from_bits(0x3ca0_0000_0000_0000)
     }
-    fn ln(self) -> f64 {
-        let b = self.to_bits();
-        let mut e = (b >> 52) as i32 - 1023;
-        let mut mb = (b & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000;
-        if mb > 0x3ff6_a09e_667f_3bcc {
-            mb -= 0x0010_0000_0000_0000;
-            e += 1;
-        }
-        let m = f64::from_bits(mb);
-        let s = (m - 1.0) / (m + 1.0);
-        let z = s * s;
-        let k = c64::LN.map(f64::from_bits);
-        let mut p = k[8];
-        for &c in k[..8].iter().rev() {
-            p = p.mul_add(z, c);
-        }
-        p = p.mul_add(z, 1.0);
-        let lnm = (s + s) * p;
-        let ef = e as f64;
-        ef.mul_add(
-            f64::from_bits(c64::LN2_HI),
-            ef.mul_add(f64::from_bits(c64::LN2_LO), lnm),
-        )
+    fn neg2_ln(w: &[u32]) -> f64 {
+        2.0 * (0.0 - ln64(f64::unit_pos(w)))
     }
     fn cos_sin(w: &[u32]) -> (f64, f64) {
         let y = u64_of(w).wrapping_add(0x2000_0000_0000_0000);
@@ -281,6 +271,32 @@ impl Real for f64 {
             b - 1
         })
     }
+}
+
+/// ln of a normal f64 in `(0, 1]`, as `rand_f64::ln`.
+fn ln64(v: f64) -> f64 {
+    let b = v.to_bits();
+    let mut e = (b >> 52) as i32 - 1023;
+    let mut mb = (b & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000;
+    if mb > 0x3ff6_a09e_667f_3bcc {
+        mb -= 0x0010_0000_0000_0000;
+        e += 1;
+    }
+    let m = f64::from_bits(mb);
+    let s = (m - 1.0) / (m + 1.0);
+    let z = s * s;
+    let k = c64::LN.map(f64::from_bits);
+    let mut p = k[8];
+    for &c in k[..8].iter().rev() {
+        p = p.mul_add(z, c);
+    }
+    p = p.mul_add(z, 1.0);
+    let lnm = (s + s) * p;
+    let ef = e as f64;
+    ef.mul_add(
+        f64::from_bits(c64::LN2_HI),
+        ef.mul_add(f64::from_bits(c64::LN2_LO), lnm),
+    )
 }
 
 /// Two words as one 64-bit value, the first word low.
@@ -328,7 +344,7 @@ pub(crate) enum Dist {
     Uniform { low: f64, high: f64 },
     /// Box-Muller normals.
     Normal { mean: f64, std: f64 },
-    /// `-ln(u) * scale`.
+    /// `-ln(u) * scale`, computed as `(-2 ln u) (scale / 2)`.
     Exponential { scale: f64 },
     /// `low + floor(x * range / 2^(32 words))`, `low` as 64-bit two's complement.
     Integers { low: u64, range: u64, words: u32 },
@@ -427,17 +443,16 @@ impl<T: Element> Draw<T> {
                 let (mean, sd) = (R::param(mean), R::param(std));
                 for p in 0..2 {
                     let ws = &r[2 * w * p..];
-                    let rad = R::mul(R::param(-2.0), R::unit_pos(ws).ln()).sqrt();
+                    let rs = R::mul(R::neg2_ln(ws).sqrt(), sd);
                     let (c, s) = R::cos_sin(&ws[w..]);
-                    v[2 * p] = t(R::fma(R::mul(rad, c), sd, mean));
-                    v[2 * p + 1] = t(R::fma(R::mul(rad, s), sd, mean));
+                    v[2 * p] = t(R::fma(rs, c, mean));
+                    v[2 * p + 1] = t(R::fma(rs, s, mean));
                 }
             }
             Dist::Exponential { scale } => {
-                let scale = R::param(scale);
+                let half_scale = R::mul(R::param(scale), R::param(0.5));
                 for (e, out) in v.iter_mut().enumerate() {
-                    let l = R::unit_pos(&r[w * e..]).ln();
-                    *out = t(R::mul(R::sub(R::param(0.0), l), scale));
+                    *out = t(R::mul(R::neg2_ln(&r[w * e..]), half_scale));
                 }
             }
             _ => unreachable!("not a real distribution"),
@@ -611,7 +626,7 @@ mod tests {
     #[test]
     fn device_constants_match_host_constants() {
         let src = crate::kernels::sources::get("philox.cuh");
-        let mut f32s: Vec<u32> = vec![c32::LN2];
+        let mut f32s: Vec<u32> = vec![c32::N2LN2];
         f32s.extend(c32::LN);
         f32s.extend(c32::SIN);
         f32s.extend(c32::COS);
@@ -650,7 +665,7 @@ mod tests {
         }
         let ln2 = std::f64::consts::LN_2;
         assert!((f64::from_bits(c64::LN2_HI) + f64::from_bits(c64::LN2_LO) - ln2).abs() < 1e-30);
-        assert_eq!(f32::from_bits(c32::LN2), ln2 as f32);
+        assert_eq!(f32::from_bits(c32::N2LN2), -2.0 * ln2 as f32);
         assert_eq!(
             f64::from_bits(c64::PIO2_2M62),
             std::f64::consts::FRAC_PI_2 / 2f64.powi(62)
@@ -673,7 +688,9 @@ mod tests {
         }
         // The polynomials against f64 on their intervals (relative error, f64 arithmetic
         // on the f32 coefficients).
-        let a = c32::LN.map(|b| f32::from_bits(b) as f64);
+        // (LN holds the coefficients scaled by -1/2, 1/4 and -1/8: exact.)
+        let l = c32::LN.map(|b| f32::from_bits(b) as f64);
+        let a = [-2.0 * l[0], 4.0 * l[1], -8.0 * l[2]];
         let s = c32::SIN.map(|b| f32::from_bits(b) as f64);
         let c = c32::COS.map(|b| f32::from_bits(b) as f64);
         for i in 1..2000 {
@@ -697,8 +714,8 @@ mod tests {
     }
 
     #[test]
-    fn ln_is_accurate() {
-        // f32: against f64's ln, on a sweep of (0, 1] including the extremes.
+    fn neg2_ln_is_accurate() {
+        // Against f64's ln of the same u, on a sweep of words including the extremes.
         let mut worst32 = 0f64;
         let mut worst64 = 0f64;
         let mut x = 1u64;
@@ -706,27 +723,51 @@ mod tests {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let w = [x as u32, (x >> 32) as u32];
-            let v = if i == 0 { 1.0 } else { f32::unit_pos(&w) };
-            let got = Real::ln(v) as f64;
-            let want = (v as f64).ln();
-            let err = (got - want).abs() / (want.abs().max(1e-30) * f32::EPSILON as f64);
+            let w = match i {
+                0 => [u32::MAX, u32::MAX],
+                1 => [0, 0],
+                _ => [x as u32, (x >> 32) as u32],
+            };
+            let u = f32::unit_pos(&w) as f64;
+            let got = f32::neg2_ln(&w) as f64;
+            let want = -2.0 * u.ln();
             if want != 0.0 {
-                worst32 = worst32.max(err);
+                worst32 = worst32.max((got - want).abs() / (want * f32::EPSILON as f64));
             } else {
-                assert_eq!(got, 0.0);
+                assert_eq!(got.to_bits(), 0, "+0 at u = 1");
             }
-            let v64 = f64::unit_pos(&w);
-            if v64 < 1.0 {
-                worst64 = worst64.max(ulps64(Real::ln(v64), v64.ln()));
+            let u64v = f64::unit_pos(&w);
+            let got = f64::neg2_ln(&w);
+            if u64v < 1.0 {
+                worst64 = worst64.max(ulps64(got, -2.0 * u64v.ln()));
+            } else {
+                assert_eq!(got.to_bits(), 0, "+0 at u = 1");
             }
         }
-        assert!(worst32 < 4.0, "f32 ln: {worst32} ulp");
-        assert!(worst64 < 4.0, "f64 ln: {worst64} ulp");
-        let l32 = Real::ln(f32::unit_pos(&[0])) as f64;
-        assert!((l32 - (2f64.powi(-33)).ln()).abs() < 4e-6, "{l32}");
-        let l64 = Real::ln(f64::unit_pos(&[0, 0]));
-        assert!((l64 - (2f64.powi(-53)).ln()).abs() < 1e-13, "{l64}");
+        assert!(worst32 < 4.0, "f32 -2 ln: {worst32} ulp");
+        assert!(worst64 < 4.0, "f64 -2 ln: {worst64} ulp");
+        let l32 = f32::neg2_ln(&[0]) as f64;
+        assert!((l32 + 2.0 * (2f64.powi(-33)).ln()).abs() < 8e-6, "{l32}");
+        let l64 = f64::neg2_ln(&[0, 0]);
+        assert!((l64 + 2.0 * (2f64.powi(-53)).ln()).abs() < 2e-13, "{l64}");
+    }
+
+    /// The angle (a fraction of a turn, in [0, 1)) that f32's `cos_sin` gives for `w`:
+    /// x pi / 4 with x from bits 6-28 (rounded at bit 5), bit 31 the swap to
+    /// pi / 2 - angle, bits 30 and 29 the reflections of cos and of sin.
+    fn angle32(w: u32) -> f64 {
+        let x = ((w.wrapping_add(32) >> 6) & 0x7f_ffff) as f64 / 2f64.powi(22) - 1.0;
+        let mut a = x / 8.0;
+        if w & 0x8000_0000 != 0 {
+            a = 0.25 - a;
+        }
+        if w & 0x4000_0000 != 0 {
+            a = 0.5 - a;
+        }
+        if w & 0x2000_0000 != 0 {
+            a = -a;
+        }
+        a.rem_euclid(1.0)
     }
 
     #[test]
@@ -741,7 +782,7 @@ mod tests {
             let x = if i < 4 { i << 62 } else { x };
             let w32 = [(x >> 32) as u32];
             let (c, s) = f32::cos_sin(&w32);
-            let ang = w32[0] as f64 / 2f64.powi(32) * std::f64::consts::TAU;
+            let ang = angle32(w32[0]) * std::f64::consts::TAU;
             worst32 = worst32
                 .max((c as f64 - ang.cos()).abs())
                 .max((s as f64 - ang.sin()).abs());
@@ -756,9 +797,20 @@ mod tests {
         // (The reference angle itself carries an error of about 1e-15.)
         assert!(worst64 < 3e-15, "f64 cos/sin: {worst64}");
         // The quarter turns are exact.
-        assert_eq!(f32::cos_sin(&[0]), (1.0, 0.0));
-        assert_eq!(f32::cos_sin(&[1 << 30]), (-0.0, 1.0));
-        assert_eq!(f32::cos_sin(&[2 << 30]), (-1.0, -0.0));
+        assert_eq!(f32::cos_sin(&[1 << 28]), (1.0, 0.0));
+        assert_eq!(f32::cos_sin(&[0x9000_0000]), (0.0, 1.0));
+        assert_eq!(f32::cos_sin(&[0x5000_0000]), (-1.0, 0.0));
+        assert_eq!(f32::cos_sin(&[0xb000_0000]), (0.0, -1.0));
+        // Every eighth of a turn is reached by the same number of words (of 2^16 spread
+        // over the words).
+        let mut eighths = [0u32; 8];
+        for k in 0..1u32 << 16 {
+            let w = k.wrapping_mul(0x9E37_79B1).wrapping_add(k >> 3);
+            eighths[(angle32(w) * 8.0) as usize % 8] += 1;
+        }
+        for &n in &eighths {
+            assert!((n as f64 - 8192.0).abs() < 600.0, "{eighths:?}");
+        }
         assert_eq!(f64::cos_sin(&[0, 3 << 30]), (0.0, -1.0));
     }
 

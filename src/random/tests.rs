@@ -47,18 +47,12 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
     let words = |s: u128| -> Vec<u32> { (0..w).map(|k| word(seed, 0, s * w + k)).collect() };
     let real = |x: f64| T::from_f64(x).to_f64();
     let wide = T::DTYPE == DType::F64;
-    let unit_pos = |ws: &[u32]| {
+    // -2 ln u, u = unit_pos of the words (exact twins of the device's).
+    let neg2_ln = |ws: &[u32]| {
         if wide {
-            <f64 as Real>::unit_pos(ws)
+            <f64 as Real>::neg2_ln(ws)
         } else {
-            <f32 as Real>::unit_pos(ws) as f64
-        }
-    };
-    let ln = |x: f64| {
-        if wide {
-            Real::ln(x)
-        } else {
-            Real::ln(x as f32) as f64
+            <f32 as Real>::neg2_ln(ws) as f64
         }
     };
     match dist {
@@ -93,28 +87,30 @@ fn by_definition<T: Element>(seed: u64, dist: Dist, start: u128, i: u128) -> (f6
         Dist::Normal { mean, std } => {
             let first = slot - slot % 2;
             let (a, b) = (words(first), words(first + 1));
+            // rs = sqrt(-2 ln u) std, rounded once; the values mean + rs cos, mean + rs sin.
             let (c, s, rad) = if wide {
                 let (c, s) = <f64 as Real>::cos_sin(&b);
-                (c, s, (-2.0 * ln(unit_pos(&a))).sqrt())
+                (c, s, neg2_ln(&a).sqrt())
             } else {
                 let (c, s) = <f32 as Real>::cos_sin(&b);
-                let r = (-2.0f32 * ln(unit_pos(&a)) as f32).sqrt();
+                let r = (neg2_ln(&a) as f32).sqrt();
                 (c as f64, s as f64, r as f64)
             };
             let trig = if slot.is_multiple_of(2) { c } else { s };
             let v = if wide {
-                (rad * trig).mul_add(std, mean)
+                trig.mul_add(rad * std, mean)
             } else {
-                ((rad as f32 * trig as f32).mul_add(std as f32, mean as f32)) as f64
+                (trig as f32).mul_add(rad as f32 * std as f32, mean as f32) as f64
             };
             (real(v), 0)
         }
         Dist::Exponential { scale } => {
-            let l = ln(unit_pos(&words(slot)));
+            // (-2 ln u) (scale / 2): the product -ln(u) scale, +0 at u = 1.
+            let l = neg2_ln(&words(slot));
             let v = if wide {
-                (0.0 - l) * scale
+                l * (scale * 0.5)
             } else {
-                ((0.0 - l as f32) * scale as f32) as f64
+                (l as f32 * (scale as f32 * 0.5)) as f64
             };
             (real(v), 0)
         }
@@ -380,8 +376,8 @@ fn normals_and_exponentials_are_finite_at_the_extreme_words() {
             .iter()
             .all(|x| x.is_finite() && *x >= 0.0 && x.is_sign_positive()));
     }
-    // The largest f32 normal: u = 2^-33 and angle 0.
-    let (v, _) = draw_group::<f32>(normal_dist(0.0f32, 1.0).unwrap(), AT, &[0, 0, 0, 0]);
+    // The largest f32 normal: u = 2^-33 and angle 0 (the angle's word 2^28).
+    let (v, _) = draw_group::<f32>(normal_dist(0.0f32, 1.0).unwrap(), AT, &[0, 1 << 28, 0, 0]);
     assert!((v[0] as f64 - (2.0 * 33.0 * std::f64::consts::LN_2).sqrt()).abs() < 1e-5);
 }
 
