@@ -126,14 +126,13 @@ struct rand_f32 {
         return fmaxf(__fmaf_rn(__fmaf_rn(-s, s, x), h, s), 0.0f);
     }
     // cos and sin of an angle the word gives, uniform over the circle in steps of
-    // 2 pi / 2^25: x = (bits 6-28 of w + 2^5) / 2^22 - 1 in [-1, 1) (exact, by the exponent
-    // trick) is the angle x pi / 4, by minimax polynomials for sin(x pi / 4) (degree 7)
-    // and cos(x pi / 4) (degree 6); bit 31 swaps them (the angle pi / 2 - x pi / 4), and
-    // bits 30 and 29 flip the signs of cos and of sin (the angle's reflections). Each of
-    // the circle's four quarters around the axes is reached by two of the eight
-    // combinations, uniformly.
+    // 2 pi / 2^25: x = (bits 7-29 of w + 2^6) / 2^22 - 1 in [-1, 1) (exact, by the exponent
+    // trick) is the angle x pi / 4 of the quarter turn around the x axis, by minimax
+    // polynomials for sin(x pi / 4) (degree 7) and cos(x pi / 4) (degree 6); bit 30 flips
+    // the sign of the cos (the quarter around -x), and bit 31 swaps the two (the quarters
+    // around y and -y).
     static __device__ __forceinline__ void cos_sin(const unsigned int* w, float& c, float& s) {
-        const unsigned int y = (w[0] << 3) + 0x100u;
+        const unsigned int y = (w[0] << 2) + 0x100u;
         const float x = __fsub_rn(__uint_as_float((y >> 9) + 0x40000000u), 3.0f);
         const float x2 = __fmul_rn(x, x);
         float ps = -0x1.2d936ap-15f;
@@ -144,10 +143,10 @@ struct rand_f32 {
         float pc = -0x1.4ea9ecp-12f;
         pc = __fmaf_rn(pc, x2, 0x1.03b162p-6f);
         pc = __fmaf_rn(pc, x2, -0x1.3bd3a2p-2f);
-        const float ca = __fmaf_rn(pc, x2, 1.0f);
+        const float ca = __uint_as_float(__float_as_uint(__fmaf_rn(pc, x2, 1.0f)) ^ ((w[0] << 1) & 0x80000000u));
         const bool swap = (int)w[0] < 0;
-        c = __uint_as_float(__float_as_uint(swap ? sa : ca) ^ ((w[0] << 1) & 0x80000000u));
-        s = __uint_as_float(__float_as_uint(swap ? ca : sa) ^ ((w[0] << 2) & 0x80000000u));
+        c = swap ? sa : ca;
+        s = swap ? ca : sa;
     }
 };
 
@@ -301,10 +300,11 @@ struct rand_uniform {
 };
 
 // Normal (mean a, standard deviation b) by Box-Muller: slots (0, 1) and (2, 3) are pairs;
-// the first W words of a pair give the radius sqrt(-2 ln u) with u in (0, 1], the next W
-// the angle; with rs = r sd (one rounding), the pair's values are mean + rs cos and
-// mean + rs sin (one FMA each).
-template <typename T>
+// the first W words of a pair give the radius r = sqrt(-2 ln u) with u in (0, 1], the next
+// W the angle; with rs = r sd (one rounding), the pair's values are mean + rs cos and
+// mean + rs sin (one FMA each). STANDARD (the host picks it for mean 0 and sd 1): r cos and
+// r sin, one multiply each.
+template <typename T, bool STANDARD>
 struct rand_normal {
     typedef typename rand_real<T>::R R;
     typedef typename R::C C;
@@ -318,11 +318,17 @@ struct rand_normal {
 #pragma unroll
         for (int p = 0; p < 2; ++p) {
             const unsigned int* w = r + 2 * W * p;
-            const C rs = R::mul(R::sqrt_pos(R::neg2_ln(w, x)), sd);
+            const C rad = R::sqrt_pos(R::neg2_ln(w, x));
             C c, s;
             R::cos_sin(w + W, c, s);
-            v[2 * p] = T(R::fma(rs, c, mean));
-            v[2 * p + 1] = T(R::fma(rs, s, mean));
+            if (STANDARD) {
+                v[2 * p] = T(R::mul(rad, c));
+                v[2 * p + 1] = T(R::mul(rad, s));
+            } else {
+                const C rs = R::mul(rad, sd);
+                v[2 * p] = T(R::fma(rs, c, mean));
+                v[2 * p + 1] = T(R::fma(rs, s, mean));
+            }
         }
     }
 };

@@ -30,25 +30,6 @@ struct normal_ieee_sqrt {
   }
 };
 
-// The library's normal without the mean and the standard deviation (what a kernel
-// specialised for the standard normal would do: two multiplies instead of three FMAs).
-struct normal_standard {
-  static constexpr int W = 1;
-  static constexpr bool LN_TABLE = true;
-  __device__ normal_standard(unsigned long long, unsigned long long) {}
-  __device__ __forceinline__ void operator()(const unsigned int (&r)[4], float (&v)[4], unsigned long long, const rand_ctx& x) const {
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      const unsigned int* w = r + 2 * p;
-      const float rad = rand_f32::sqrt_pos(rand_f32::neg2_ln(w, x));
-      float c, s;
-      rand_f32::cos_sin(w + 1, c, s);
-      v[2 * p] = __fmul_rn(rad, c);
-      v[2 * p + 1] = __fmul_rn(rad, s);
-    }
-  }
-};
-
 // rand_f32::sqrt_pos against the IEEE square root on every float in [2^-26, 64) and 0:
 // counts the differences.
 __global__ void sqrt_pos_exhaustive(unsigned int lo, unsigned int hi, unsigned long long* bad, unsigned int* first) {
@@ -126,16 +107,20 @@ int main() {
     }
     printf("  %-48s max abs err %.3g, max rel err (|x| >= 0.01) %.3g\n", name, worst_abs, worst);
   };
-  report("lib normal G4", bytes, time_us([&] { lib<1, 4, float, rand_normal<float>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib normal G4", bytes, time_us([&] { lib<1, 4, float, rand_normal<float, false>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   check("lib normal");
-  report("lib normal G2", bytes, time_us([&] { lib<1, 2, float, rand_normal<float>><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  report("lib normal G1", bytes, time_us([&] { lib<1, 1, float, rand_normal<float>><<<grid(1), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  report("lib normal G4 minblocks 5", bytes, time_us([&] { lib_lb<1, 4, float, rand_normal<float>, 5><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  report("lib normal G2 minblocks 6", bytes, time_us([&] { lib_lb<1, 2, float, rand_normal<float>, 6><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib normal G2", bytes, time_us([&] { lib<1, 2, float, rand_normal<float, false>><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib normal G1", bytes, time_us([&] { lib<1, 1, float, rand_normal<float, false>><<<grid(1), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib normal G4 minblocks 5", bytes, time_us([&] { lib_lb<1, 4, float, rand_normal<float, false>, 5><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib normal G2 minblocks 6", bytes, time_us([&] { lib_lb<1, 2, float, rand_normal<float, false>, 6><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("normal, IEEE sqrt G4", bytes, time_us([&] { lib<1, 4, float, normal_ieee_sqrt><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   check("normal, IEEE sqrt");
-  report("standard normal, two multiplies G4", bytes, time_us([&] { lib<1, 4, float, normal_standard><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
-  check("standard normal, two multiplies");
+  report("lib standard normal G4", bytes, time_us([&] { lib<1, 4, float, rand_normal<float, true>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  check("lib standard normal");
+  report("lib standard normal G2", bytes, time_us([&] { lib<1, 2, float, rand_normal<float, true>><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib standard normal G4 minblocks 5", bytes, time_us([&] { lib_lb<1, 4, float, rand_normal<float, true>, 5><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib standard normal G2 minblocks 6", bytes, time_us([&] { lib_lb<1, 2, float, rand_normal<float, true>, 6><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
+  report("lib standard normal G2 minblocks 8", bytes, time_us([&] { lib_lb<1, 2, float, rand_normal<float, true>, 8><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("normal, fast intrinsics G2 (not exact)", bytes, time_us([&] { lib<1, 2, float, normal_fast><<<grid(2), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("lib exponential G4", bytes, time_us([&] { lib<1, 4, float, rand_exponential<float>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));
   report("lib uniform G4", bytes, time_us([&] { lib<1, 4, float, rand_uniform<float>><<<grid(4), 256>>>(out, n, 0, 0, key, stream, a, b); }));

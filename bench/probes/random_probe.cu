@@ -167,11 +167,11 @@ int main() {
   }
   // normal
   const unsigned long long sd = dbits(1.0);
-  report("lib normal G4", bytes, time_us([&] { lib<1, 4, float, rand_normal<float>><<<grid(4, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
-  report("lib normal G2", bytes, time_us([&] { lib<1, 2, float, rand_normal<float>><<<grid(2, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
-  report("lib normal G1", bytes, time_us([&] { lib<1, 1, float, rand_normal<float>><<<grid(1, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
-  report("v2 normal G2 wide", bytes, time_us([&] { v2<1, 2, true, float, rand_normal<float>><<<grid(2, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
-  report("v2 normal G1 wide", bytes, time_us([&] { v2<1, 1, true, float, rand_normal<float>><<<grid(1, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
+  report("lib normal G4", bytes, time_us([&] { lib<1, 4, float, rand_normal<float, false>><<<grid(4, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
+  report("lib normal G2", bytes, time_us([&] { lib<1, 2, float, rand_normal<float, false>><<<grid(2, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
+  report("lib normal G1", bytes, time_us([&] { lib<1, 1, float, rand_normal<float, false>><<<grid(1, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
+  report("v2 normal G2 wide", bytes, time_us([&] { v2<1, 2, true, float, rand_normal<float, false>><<<grid(2, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
+  report("v2 normal G1 wide", bytes, time_us([&] { v2<1, 1, true, float, rand_normal<float, false>><<<grid(1, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
   report("lib exponential G4", bytes, time_us([&] { lib<1, 4, float, rand_exponential<float>><<<grid(4, 16), 256>>>(out, n, 0, 0, key, stream, a, sd); }));
   // integers in [0, 1000)
   int* iout = (int*)out;

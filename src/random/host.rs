@@ -180,7 +180,7 @@ impl Real for f32 {
         ty + p.mul_add(r * r, r)
     }
     fn cos_sin(w: &[u32]) -> (f32, f32) {
-        let y = (w[0] << 3).wrapping_add(0x100);
+        let y = (w[0] << 2).wrapping_add(0x100);
         let x = f32::from_bits((y >> 9) + 0x4000_0000) - 3.0;
         let x2 = x * x;
         let ks = c32::SIN.map(f32::from_bits);
@@ -191,15 +191,12 @@ impl Real for f32 {
         let sa = ps * x;
         let kc = c32::COS.map(f32::from_bits);
         let ca = kc[2].mul_add(x2, kc[1]).mul_add(x2, kc[0]).mul_add(x2, 1.0);
-        let (c, s) = if w[0] & 0x8000_0000 != 0 {
+        let ca = f32::from_bits(ca.to_bits() ^ ((w[0] << 1) & 0x8000_0000));
+        if w[0] & 0x8000_0000 != 0 {
             (sa, ca)
         } else {
             (ca, sa)
-        };
-        (
-            f32::from_bits(c.to_bits() ^ ((w[0] << 1) & 0x8000_0000)),
-            f32::from_bits(s.to_bits() ^ ((w[0] << 2) & 0x8000_0000)),
-        )
+        }
     }
     fn next_down(self) -> f32 {
         f32::from_bits(down_bits32(self.to_bits()))
@@ -368,6 +365,7 @@ impl Dist {
     pub(crate) fn kernel(&self, dtype: DType) -> RandomSpec {
         let dist = match *self {
             Dist::Uniform { .. } => Distribution::Uniform,
+            Dist::Normal { mean, std } if mean == 0.0 && std == 1.0 => Distribution::StandardNormal,
             Dist::Normal { .. } => Distribution::Normal,
             Dist::Exponential { .. } => Distribution::Exponential,
             Dist::Integers { words, .. } => Distribution::Integers { words: words as u8 },
@@ -440,13 +438,21 @@ impl<T: Element> Draw<T> {
                 }
             }
             Dist::Normal { mean, std } => {
+                // (mean, std) = (0, 1) runs the standard kernel (`Dist::kernel`).
+                let standard = mean == 0.0 && std == 1.0;
                 let (mean, sd) = (R::param(mean), R::param(std));
                 for p in 0..2 {
                     let ws = &r[2 * w * p..];
-                    let rs = R::mul(R::neg2_ln(ws).sqrt(), sd);
+                    let rad = R::neg2_ln(ws).sqrt();
                     let (c, s) = R::cos_sin(&ws[w..]);
-                    v[2 * p] = t(R::fma(rs, c, mean));
-                    v[2 * p + 1] = t(R::fma(rs, s, mean));
+                    if standard {
+                        v[2 * p] = t(R::mul(rad, c));
+                        v[2 * p + 1] = t(R::mul(rad, s));
+                    } else {
+                        let rs = R::mul(rad, sd);
+                        v[2 * p] = t(R::fma(rs, c, mean));
+                        v[2 * p + 1] = t(R::fma(rs, s, mean));
+                    }
                 }
             }
             Dist::Exponential { scale } => {
@@ -753,19 +759,16 @@ mod tests {
     }
 
     /// The angle (a fraction of a turn, in [0, 1)) that f32's `cos_sin` gives for `w`:
-    /// x pi / 4 with x from bits 6-28 (rounded at bit 5), bit 31 the swap to
-    /// pi / 2 - angle, bits 30 and 29 the reflections of cos and of sin.
+    /// x pi / 4 with x from bits 7-29 (rounded at bit 6), bit 30 the reflection of the cos
+    /// (pi - angle), bit 31 the swap (pi / 2 - angle).
     fn angle32(w: u32) -> f64 {
-        let x = ((w.wrapping_add(32) >> 6) & 0x7f_ffff) as f64 / 2f64.powi(22) - 1.0;
+        let x = ((w.wrapping_add(64) >> 7) & 0x7f_ffff) as f64 / 2f64.powi(22) - 1.0;
         let mut a = x / 8.0;
-        if w & 0x8000_0000 != 0 {
-            a = 0.25 - a;
-        }
         if w & 0x4000_0000 != 0 {
             a = 0.5 - a;
         }
-        if w & 0x2000_0000 != 0 {
-            a = -a;
+        if w & 0x8000_0000 != 0 {
+            a = 0.25 - a;
         }
         a.rem_euclid(1.0)
     }
@@ -797,10 +800,10 @@ mod tests {
         // (The reference angle itself carries an error of about 1e-15.)
         assert!(worst64 < 3e-15, "f64 cos/sin: {worst64}");
         // The quarter turns are exact.
-        assert_eq!(f32::cos_sin(&[1 << 28]), (1.0, 0.0));
-        assert_eq!(f32::cos_sin(&[0x9000_0000]), (0.0, 1.0));
-        assert_eq!(f32::cos_sin(&[0x5000_0000]), (-1.0, 0.0));
-        assert_eq!(f32::cos_sin(&[0xb000_0000]), (0.0, -1.0));
+        assert_eq!(f32::cos_sin(&[1 << 29]), (1.0, 0.0));
+        assert_eq!(f32::cos_sin(&[0xa000_0000]), (0.0, 1.0));
+        assert_eq!(f32::cos_sin(&[0x6000_0000]), (-1.0, 0.0));
+        assert_eq!(f32::cos_sin(&[0xe000_0000]), (0.0, -1.0));
         // Every eighth of a turn is reached by the same number of words (of 2^16 spread
         // over the words).
         let mut eighths = [0u32; 8];

@@ -47,14 +47,19 @@
 //!   uniform is `(0, 1]`; cuarray's is NumPy's `[0, 1)`).
 //! - **Normals** by Box-Muller, every word used: values `2j` and `2j + 1` (counted from the
 //!   start of the stream, so pairs do not depend on the call) are
-//!   `mean + std r cos t` and `mean + std r sin t` with `r = sqrt(-2 ln u)`,
-//!   `u = w 2^-32 + 2^-33` rounded to `f32`, in `(0, 1]`, from the pair's first `W` words
-//!   (`f64`: the top 53 bits plus one, times 2^-53) and `t = 2 pi w' / 2^32` from the next
-//!   `W` (`f64`: 64 bits; `f32` rounds `t` to a multiple of `2 pi / 2^25`, finer than the
-//!   values' own precision). `u` is never 0, so there is no NaN or infinity; the largest
-//!   magnitude is `sqrt(2 ln 2^33)` = 6.76 for 32-bit types and 8.57 for `f64`. `ln`,
-//!   `cos` and `sin` are cuarray's own (a table and polynomials, within a few units in the
-//!   last place), identical on the host and the device.
+//!   `mean + (std r) cos t` and `mean + (std r) sin t` (`std r` rounded once, then one
+//!   fused multiply-add each; for mean 0 and std 1, `r cos t` and `r sin t` with one
+//!   rounding each) with `r = sqrt(-2 ln u)`, `u = w 2^-32 + 2^-33` rounded to `f32`, in
+//!   `(0, 1]`, from the pair's first `W` words (`f64`: the top 53 bits plus one, times
+//!   2^-53), and the angle `t` from the next `W`: for `f64`, `2 pi w' / 2^64` of the 64
+//!   bits; for the others, bits 7-29 of the word (rounded at bit 6) give an angle in
+//!   `[-pi / 4, pi / 4)` in steps of `2 pi / 2^25` (finer than the values' own precision),
+//!   bit 30 reflects it about the y axis (`pi - t`) and bit 31 about the diagonal
+//!   (`pi / 2 - t`), so `t` is uniform over the circle. `u` is never 0, so there is no NaN
+//!   or infinity; the largest magnitude is `sqrt(2 ln 2^33)` = 6.76 for 32-bit types and
+//!   8.57 for `f64`. `ln`, `cos` and `sin` are cuarray's own (a table and polynomials,
+//!   within a few units in the last place), identical on the host and the device, and
+//!   the square root is the correctly rounded one.
 //! - **Exponential**: `-ln(u) scale` with the same `u` in `(0, 1]`, which is `1 - u'` for a
 //!   `u'` in `[0, 1)` (NumPy's `-log(1 - random())`); never infinite, `+0` rather than `-0`.
 //! - **Integers** in `[low, high)`, `range = high - low`:

@@ -3371,12 +3371,12 @@ pub fn kernels_family_elementwise_54() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_family_random_97() -> Result<(), String> {
+pub fn kernels_family_random_104() -> Result<(), String> {
     fn run() {
         use cuarray::kernels::family::random::specs_for;
         use cuarray::kernels::Render;
         use cuarray::DType;
-        assert_eq!(specs_for(DType::F32).len(), 2 * 3);
+        assert_eq!(specs_for(DType::F32).len(), 2 * 4);
         assert_eq!(specs_for(DType::I32).len(), 2 * 2);
         assert_eq!(specs_for(DType::U64).len(), 2 * 3);
         assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i32");
@@ -4215,7 +4215,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_248() -> Result<(), String> {
+pub fn random_mod_253() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4232,7 @@ pub fn random_mod_248() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_281() -> Result<(), String> {
+pub fn random_mod_286() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4246,7 @@ pub fn random_mod_281() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_314() -> Result<(), String> {
+pub fn random_mod_319() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4257,7 @@ pub fn random_mod_314() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_327() -> Result<(), String> {
+pub fn random_mod_332() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4271,7 @@ pub fn random_mod_327() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_344() -> Result<(), String> {
+pub fn random_mod_349() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4285,7 @@ pub fn random_mod_344() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_374() -> Result<(), String> {
+pub fn random_mod_379() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4296,7 @@ pub fn random_mod_374() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_392() -> Result<(), String> {
+pub fn random_mod_397() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4307,7 @@ pub fn random_mod_392() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_415() -> Result<(), String> {
+pub fn random_mod_420() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4318,7 @@ pub fn random_mod_415() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_432() -> Result<(), String> {
+pub fn random_mod_437() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4328,7 @@ pub fn random_mod_432() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_453() -> Result<(), String> {
+pub fn random_mod_458() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4340,7 @@ pub fn random_mod_453() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_475() -> Result<(), String> {
+pub fn random_mod_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4350,7 @@ pub fn random_mod_475() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_490() -> Result<(), String> {
+pub fn random_mod_495() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4360,7 @@ pub fn random_mod_490() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_513() -> Result<(), String> {
+pub fn random_mod_518() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4372,7 @@ pub fn random_mod_513() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_530() -> Result<(), String> {
+pub fn random_mod_535() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4387,7 @@ pub fn random_mod_530() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_583() -> Result<(), String> {
+pub fn random_mod_588() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4400,7 @@ pub fn random_mod_583() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_600() -> Result<(), String> {
+pub fn random_mod_605() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4410,7 @@ pub fn random_mod_600() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_626() -> Result<(), String> {
+pub fn random_mod_631() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4419,7 @@ pub fn random_mod_626() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_637() -> Result<(), String> {
+pub fn random_mod_642() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4431,7 @@ pub fn random_mod_637() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_651() -> Result<(), String> {
+pub fn random_mod_656() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4443,7 @@ pub fn random_mod_651() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_688() -> Result<(), String> {
+pub fn random_mod_693() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4454,7 @@ pub fn random_mod_688() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_706() -> Result<(), String> {
+pub fn random_mod_711() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4464,7 @@ pub fn random_mod_706() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_721() -> Result<(), String> {
+pub fn random_mod_726() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4474,7 @@ pub fn random_mod_721() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_738() -> Result<(), String> {
+pub fn random_mod_743() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4485,7 @@ pub fn random_mod_738() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_755() -> Result<(), String> {
+pub fn random_mod_760() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4496,7 @@ pub fn random_mod_755() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_772() -> Result<(), String> {
+pub fn random_mod_777() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4506,7 @@ pub fn random_mod_772() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_788() -> Result<(), String> {
+pub fn random_mod_793() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -5507,7 +5507,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/cache.rs:236", kernels_cache_236, 1),
     ("src/kernels/cache.rs:263", kernels_cache_263, 1),
     ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
-    ("src/kernels/family/random.rs:97", kernels_family_random_97, 1),
+    ("src/kernels/family/random.rs:104", kernels_family_random_104, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
     ("src/kernels/mod.rs:112", kernels_mod_112, 1),
     ("src/kernels/mod.rs:164", kernels_mod_164, 1),
@@ -5572,32 +5572,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/select.rs:33", ops_select_33, 1),
     ("src/ops/sort.rs:158", ops_sort_158, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:248", random_mod_248, 1),
-    ("src/random/mod.rs:281", random_mod_281, 1),
-    ("src/random/mod.rs:314", random_mod_314, 1),
-    ("src/random/mod.rs:327", random_mod_327, 1),
-    ("src/random/mod.rs:344", random_mod_344, 1),
-    ("src/random/mod.rs:374", random_mod_374, 1),
-    ("src/random/mod.rs:392", random_mod_392, 1),
-    ("src/random/mod.rs:415", random_mod_415, 1),
-    ("src/random/mod.rs:432", random_mod_432, 1),
-    ("src/random/mod.rs:453", random_mod_453, 1),
-    ("src/random/mod.rs:475", random_mod_475, 1),
-    ("src/random/mod.rs:490", random_mod_490, 1),
-    ("src/random/mod.rs:513", random_mod_513, 1),
-    ("src/random/mod.rs:530", random_mod_530, 1),
-    ("src/random/mod.rs:583", random_mod_583, 1),
-    ("src/random/mod.rs:600", random_mod_600, 1),
-    ("src/random/mod.rs:626", random_mod_626, 1),
-    ("src/random/mod.rs:637", random_mod_637, 1),
-    ("src/random/mod.rs:651", random_mod_651, 1),
-    ("src/random/mod.rs:688", random_mod_688, 1),
-    ("src/random/mod.rs:706", random_mod_706, 1),
-    ("src/random/mod.rs:721", random_mod_721, 1),
-    ("src/random/mod.rs:738", random_mod_738, 1),
-    ("src/random/mod.rs:755", random_mod_755, 1),
-    ("src/random/mod.rs:772", random_mod_772, 1),
-    ("src/random/mod.rs:788", random_mod_788, 1),
+    ("src/random/mod.rs:253", random_mod_253, 1),
+    ("src/random/mod.rs:286", random_mod_286, 1),
+    ("src/random/mod.rs:319", random_mod_319, 1),
+    ("src/random/mod.rs:332", random_mod_332, 1),
+    ("src/random/mod.rs:349", random_mod_349, 1),
+    ("src/random/mod.rs:379", random_mod_379, 1),
+    ("src/random/mod.rs:397", random_mod_397, 1),
+    ("src/random/mod.rs:420", random_mod_420, 1),
+    ("src/random/mod.rs:437", random_mod_437, 1),
+    ("src/random/mod.rs:458", random_mod_458, 1),
+    ("src/random/mod.rs:480", random_mod_480, 1),
+    ("src/random/mod.rs:495", random_mod_495, 1),
+    ("src/random/mod.rs:518", random_mod_518, 1),
+    ("src/random/mod.rs:535", random_mod_535, 1),
+    ("src/random/mod.rs:588", random_mod_588, 1),
+    ("src/random/mod.rs:605", random_mod_605, 1),
+    ("src/random/mod.rs:631", random_mod_631, 1),
+    ("src/random/mod.rs:642", random_mod_642, 1),
+    ("src/random/mod.rs:656", random_mod_656, 1),
+    ("src/random/mod.rs:693", random_mod_693, 1),
+    ("src/random/mod.rs:711", random_mod_711, 1),
+    ("src/random/mod.rs:726", random_mod_726, 1),
+    ("src/random/mod.rs:743", random_mod_743, 1),
+    ("src/random/mod.rs:760", random_mod_760, 1),
+    ("src/random/mod.rs:777", random_mod_777, 1),
+    ("src/random/mod.rs:793", random_mod_793, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),

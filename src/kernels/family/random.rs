@@ -22,6 +22,9 @@ pub enum Distribution {
     Uniform,
     /// Normal floats (Box-Muller), mean `a`, standard deviation `b`.
     Normal,
+    /// Standard normal floats (mean 0, standard deviation 1): `r cos t`, `r sin t` with one
+    /// rounding each, three instructions a pair fewer than [`Distribution::Normal`].
+    StandardNormal,
     /// Exponential floats of scale `a`.
     Exponential,
     /// Integers `a + floor(x * b / 2^(32 words))` from `words` (1, 2 or 4) words each.
@@ -58,7 +61,10 @@ impl RandomSpec {
         match self.dist {
             Distribution::Integers { words } => words as u32,
             Distribution::Bernoulli => 1,
-            Distribution::Uniform | Distribution::Normal | Distribution::Exponential => {
+            Distribution::Uniform
+            | Distribution::Normal
+            | Distribution::StandardNormal
+            | Distribution::Exponential => {
                 if self.dtype == DType::F64 {
                     2
                 } else {
@@ -79,6 +85,7 @@ impl RandomSpec {
         match self.dist {
             Distribution::Uniform => "uniform",
             Distribution::Normal => "normal",
+            Distribution::StandardNormal => "stdnormal",
             Distribution::Exponential => "exponential",
             Distribution::Integers { words: 1 } => "int1",
             Distribution::Integers { words: 2 } => "int2",
@@ -89,7 +96,7 @@ impl RandomSpec {
 }
 
 /// Every random kernel the library can launch for `dtype`, in both index widths: uniform,
-/// normal and exponential for float types; the integer kernels for integer types (one word
+/// normal, standard normal and exponential for float types; the integer kernels for integer types (one word
 /// per value for ranges up to 2^24 and power-of-two ranges up to 2^32, two for other
 /// ranges up to 2^32 and larger powers of two, four for the rest, which only 64-bit types
 /// have); bernoulli for bool.
@@ -98,7 +105,7 @@ impl RandomSpec {
 /// use cuarray::kernels::family::random::specs_for;
 /// use cuarray::kernels::Render;
 /// use cuarray::DType;
-/// assert_eq!(specs_for(DType::F32).len(), 2 * 3);
+/// assert_eq!(specs_for(DType::F32).len(), 2 * 4);
 /// assert_eq!(specs_for(DType::I32).len(), 2 * 2);
 /// assert_eq!(specs_for(DType::U64).len(), 2 * 3);
 /// assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i32");
@@ -110,6 +117,7 @@ pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
         DType::F16 | DType::BF16 | DType::F32 | DType::F64 => vec![
             Distribution::Uniform,
             Distribution::Normal,
+            Distribution::StandardNormal,
             Distribution::Exponential,
         ],
         DType::I64 | DType::U64 => ints(3).collect(),
@@ -148,7 +156,8 @@ impl Family for RandomSpec {
         let w = self.words();
         let dist = match self.dist {
             Distribution::Uniform => "rand_uniform<out0_t>".to_string(),
-            Distribution::Normal => "rand_normal<out0_t>".to_string(),
+            Distribution::Normal => "rand_normal<out0_t, false>".to_string(),
+            Distribution::StandardNormal => "rand_normal<out0_t, true>".to_string(),
             Distribution::Exponential => "rand_exponential<out0_t>".to_string(),
             Distribution::Bernoulli => "rand_bernoulli".to_string(),
             Distribution::Integers { .. } => format!("rand_int<out0_t, {w}>"),
@@ -202,7 +211,7 @@ mod tests {
                 assert!(symbols.insert(sym));
             }
         }
-        assert_eq!(symbols.len(), 2 * (4 * 3 + 6 * 2 + 2 * 3 + 1));
+        assert_eq!(symbols.len(), 2 * (4 * 4 + 6 * 2 + 2 * 3 + 1));
     }
 
     #[test]
