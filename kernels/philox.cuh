@@ -470,7 +470,7 @@ __device__ __forceinline__ void philox_fill(T* out, long long n, unsigned long l
         __syncthreads();
     }
     const rand_ctx x = {(unsigned int)key, (unsigned int)(key >> 32), (unsigned int)stream,
-                        (unsigned int)(stream >> 32), ln_tab};
+                        (unsigned int)(stream >> 32), D::LN_TABLE ? ln_tab : nullptr};
     const I groups = (I)((n + head + 3) >> 2);
     const I whole = head == 0 ? (I)(n >> 2) : (I)0;
     const I step = (I)gridDim.x * (I)blockDim.x;
