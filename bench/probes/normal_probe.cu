@@ -92,10 +92,9 @@ int main() {
         const double u = (double)fmaf((float)w0, 0x1p-32f, 0x1p-33f);
         const double rad = std::sqrt(-2.0 * std::log(u));
         // The angle as rand_f32::cos_sin maps the word (a fraction of a turn).
-        double a = ((double)(((w1 + 32u) >> 6) & 0x7fffffu) * 0x1p-22 - 1.0) / 8.0;
-        if (w1 & 0x80000000u) a = 0.25 - a;
+        double a = ((double)(((w1 + 64u) >> 7) & 0x7fffffu) * 0x1p-22 - 1.0) / 8.0;
         if (w1 & 0x40000000u) a = 0.5 - a;
-        if (w1 & 0x20000000u) a = -a;
+        if (w1 & 0x80000000u) a = 0.25 - a;
         const double ang = a * 2.0 * M_PI;
         const double ref[2] = {rad * std::cos(ang), rad * std::sin(ang)};
         for (int e = 0; e < 2; ++e) {
