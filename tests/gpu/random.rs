@@ -145,8 +145,19 @@ const SIZES: [usize; 12] = [
     1_000_003,
 ];
 
-/// Starting positions (in words): aligned, and each misalignment within a block.
-const STARTS: [u128; 5] = [0, 1, 2, 3, 4 * 1000 + 6];
+/// Starting positions (in words): aligned, and each misalignment within a block; then
+/// just below and just past Philox block 2^32 (word 2^34), where the counter's low word
+/// carries into its high word (a call across it takes the 64-bit kernel, one past it the
+/// 32-bit kernel with a high word of 1).
+const STARTS: [u128; 7] = [
+    0,
+    1,
+    2,
+    3,
+    4 * 1000 + 6,
+    (1 << 34) - 4 * 300 - 1,
+    (1 << 34) + 6,
+];
 
 fn matches_host(dev: &Device, c: &Call) -> TResult {
     for (k, &start) in STARTS.iter().enumerate() {
