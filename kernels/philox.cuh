@@ -51,7 +51,7 @@ __device__ __forceinline__ void philox_block(unsigned int (&c)[4], unsigned long
 // (1 / c, ln c) of the 16 intervals of rand_f32::neg2_ln: 1 / c for c the interval's
 // middle, rounded to float, and ln c as -ln of that float, rounded (the interval holding 1
 // has exactly (1, 0)). Kernels that use it expand it once per block into shared memory
-// (`rand_ln_expand`), one entry for each interval of each exponent.
+// (`rand_ln_entry`), one entry for each interval of each exponent.
 __device__ const float2 cuarray_rand_ln_tab[16] = {
     {0x1.661ec6p0f, -0x1.57bf74p-2f},  {0x1.571ed4p0f, -0x1.2bef08p-2f}, {0x1.49539ep0f, -0x1.01eae4p-2f},
     {0x1.3c995ap0f, -0x1.b31d84p-3f},  {0x1.30d190p0f, -0x1.6574ecp-3f}, {0x1.25e228p0f, -0x1.1aa2bep-3f},

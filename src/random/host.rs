@@ -296,6 +296,12 @@ fn ln64(v: f64) -> f64 {
     )
 }
 
+/// Whether a normal of `(mean, std)` takes the standard kernel (`r cos`, `r sin`, one
+/// rounding each): mean 0 (of either sign) and std 1.
+fn standard_normal(mean: f64, std: f64) -> bool {
+    mean == 0.0 && std == 1.0
+}
+
 /// Two words as one 64-bit value, the first word low.
 fn u64_of(w: &[u32]) -> u64 {
     (w[1] as u64) << 32 | w[0] as u64
@@ -365,7 +371,9 @@ impl Dist {
     pub(crate) fn kernel(&self, dtype: DType) -> RandomSpec {
         let dist = match *self {
             Dist::Uniform { .. } => Distribution::Uniform,
-            Dist::Normal { mean, std } if mean == 0.0 && std == 1.0 => Distribution::StandardNormal,
+            Dist::Normal { mean, std } if standard_normal(mean, std) => {
+                Distribution::StandardNormal
+            }
             Dist::Normal { .. } => Distribution::Normal,
             Dist::Exponential { .. } => Distribution::Exponential,
             Dist::Integers { words, .. } => Distribution::Integers { words: words as u8 },
@@ -438,8 +446,7 @@ impl<T: Element> Draw<T> {
                 }
             }
             Dist::Normal { mean, std } => {
-                // (mean, std) = (0, 1) runs the standard kernel (`Dist::kernel`).
-                let standard = mean == 0.0 && std == 1.0;
+                let standard = standard_normal(mean, std);
                 let (mean, sd) = (R::param(mean), R::param(std));
                 for p in 0..2 {
                     let ws = &r[2 * w * p..];
