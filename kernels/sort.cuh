@@ -178,19 +178,27 @@ __device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
 // Ranks the warp's items (item k of every lane, in (k, lane) order) by digit: r[k] is the
 // item's position among the warp's items of its digit, and `hist` (this warp's 256
 // counters, zero before) ends holding the warp's count of each digit. `match`: this
-// warp's 256 words of lane masks, zero before and after.
+// warp's G x (256 >> LOWB) words of lane masks, zero before and after.
 //
 // The lanes with an item's digit (its peers) come from a shared mask a digit: each lane
 // sets its bit in its digit's word and reads the word back (when every lane has the same
 // digit, the mask is the whole warp without the shared round trip, which would make all
 // 32 lanes contend for one word). The highest lane of the peers adds their count to the
-// digit's counter and clears the word. This takes about 20 instructions an item where 8
-// ballots (one a digit bit) take about 60.
+// digit's counter, and the highest lane of the word's lanes clears it. This takes about
+// 20 instructions an item where 8 ballots (one a digit bit) take about 60.
+// LOWB: the mask words hold the digit's top 8 - LOWB bits only, and LOWB ballots narrow
+// them to the digit: with LOWB = 3, the 32 words lie in 32 banks, so the warp's round
+// trips take one shared-memory cycle each, where 256 words indexed by random digits take
+// three or four (lanes of different digits in one bank).
 // ONCE: one vote for all the warp's items (every item of every lane of one digit) instead
-// of one vote an item.
-template <int IPT, bool ONCE = false>
+// of one vote an item. G: items ranked together, each with its own G-th of `match`:
+// their shared round trips overlap instead of following one another. The leaders'
+// counter updates stay in item order (a warp barrier between them), so equal digits keep
+// their order.
+template <int IPT, bool ONCE = false, int G = 1, int LOWB = 0>
 __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], unsigned int (&r)[IPT],
                                                   unsigned int* hist, unsigned int* match) {
+    constexpr int MW = 256 >> LOWB;  // mask words of one item group
     const unsigned int lane = threadIdx.x & 31;
     const unsigned int le_mask = 0xffffffffu >> (31 - lane);
     bool all_same = false;
@@ -202,21 +210,45 @@ __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], 
         all_same = __all_sync(0xffffffffu, diff == 0);
     }
 #pragma unroll
-    for (int k = 0; k < IPT; ++k) {
-        const bool same = ONCE ? all_same : __all_sync(0xffffffffu, d[k] == __shfl_sync(0xffffffffu, d[k], 0));
-        unsigned int peers = 0xffffffffu;
-        if (!same) {
-            atomicOr(&match[d[k]], 1u << lane);
-            __syncwarp();
-            peers = match[d[k]];
+    for (int k0 = 0; k0 < IPT; k0 += G) {
+        // Item k0 + g for g < n (the last group may be short when G does not divide IPT).
+        const int n = IPT - k0 < G ? IPT - k0 : G;
+        bool same[G];
+        unsigned int dg[G], low[G], word[G], peers[G], base[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            dg[g] = d[k0 + g < IPT ? k0 + g : IPT - 1];
+            same[g] = ONCE ? all_same : __all_sync(0xffffffffu, dg[g] == __shfl_sync(0xffffffffu, dg[g], 0));
+            low[g] = 0xffffffffu;
+            if (!same[g]) {
+#pragma unroll
+                for (int b = 0; b < LOWB; ++b) {
+                    const bool bit = (dg[g] >> b) & 1u;
+                    const unsigned int m = __ballot_sync(0xffffffffu, bit);
+                    low[g] &= bit ? m : ~m;
+                }
+            }
+            if (g < n && !same[g]) atomicOr(&match[g * MW + (dg[g] >> LOWB)], 1u << lane);
         }
-        const int leader = 31 - __clz(peers);
-        const unsigned int upto = __popc(peers & le_mask);
-        unsigned int base = 0;
-        if ((int)lane == leader) base = atomicAdd(&hist[d[k]], upto);
-        base = __shfl_sync(0xffffffffu, base, leader);
-        if ((int)lane == leader) match[d[k]] = 0;
-        r[k] = base + upto - 1;
+        __syncwarp();
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            word[g] = (g >= n || same[g]) ? 0xffffffffu : match[g * MW + (dg[g] >> LOWB)];
+            peers[g] = word[g] & low[g];
+        }
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            base[g] = 0;
+            if (g < n && (int)lane == 31 - __clz(peers[g])) base[g] = atomicAdd(&hist[dg[g]], __popc(peers[g]));
+            if (G > 1) __syncwarp();
+        }
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            if (g >= n) continue;
+            base[g] = __shfl_sync(0xffffffffu, base[g], 31 - __clz(peers[g]));
+            if ((int)lane == 31 - __clz(word[g]) && !same[g]) match[g * MW + (dg[g] >> LOWB)] = 0;
+            r[k0 + g] = base[g] + __popc(peers[g] & le_mask) - 1;
+        }
         __syncwarp();
     }
 }
@@ -349,14 +381,13 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
 // ---- one-sweep radix sort -------------------------------------------------------------------
 
 // Calls f(key) for the key of every element p < n of the grid's share of in[offset of p]
-// (a grid-stride loop): four elements a step apart an iteration, their loads issued
+// (a grid-stride loop): U elements a step apart an iteration, their loads issued
 // together, then the rest one at a time.
-template <typename T, bool CZ, bool DESC, int ND, typename I, typename F>
+template <typename T, bool CZ, bool DESC, int ND, typename I, typename F, int U = 4>
 __device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, F f) {
     typedef typename cuarray_sort_key<T>::K K;
     const I step = (I)gridDim.x * (I)blockDim.x;
     I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-    constexpr int U = 4;
     // p stays below n + step, as in a plain grid-stride loop.
     const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
     for (; p < lim; p += (I)U * step) {
@@ -374,32 +405,52 @@ __device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, cons
 // 0 .. key_passes - 1 count the key's digits (8 bits each, least significant first);
 // passes key_passes .. key_passes + row_passes - 1 count the digits of the row number
 // (flat index / len) of each element. The input is in[offset of flat index p] for p < n.
-template <typename T, int ND, typename I, bool CZ, bool DESC>
+// C: counters a key bin keeps, one for each lane % C, side by side (bin-major), so that
+// a warp's 32 increments of one digit fall in distinct banks (C = 32) whatever the digits:
+// with one counter a bin, lanes of different digits share banks and each atomic takes
+// several shared-memory cycles. Dynamic shared memory: (KP * 256 * C + 4 * 256) words
+// (cuarray_hist_words).
+template <typename K, int C> struct cuarray_hist_words {
+    static constexpr int KEYS = (int)sizeof(K) * 256 * C;
+    static constexpr int WORDS = KEYS + 4 * 256;
+};
+template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1>
 __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, I len,
                                            int row_passes, unsigned long long* __restrict__ hist) {
     typedef typename cuarray_sort_key<T>::K K;
+    typedef cuarray_hist_words<K, C> S;
     constexpr int KP = (int)sizeof(K);
-    __shared__ unsigned int sh[(KP + 4) * 256];
-    const int passes = KP + row_passes;
-    for (int i = threadIdx.x; i < passes * 256; i += blockDim.x) sh[i] = 0;
+    extern __shared__ unsigned int sh[];
+    for (int i = threadIdx.x; i < S::WORDS; i += blockDim.x) sh[i] = 0;
     __syncthreads();
-    cuarray_grid_keys<T, CZ, DESC>(in, ix, n, [&](K key) {
+    const unsigned int slot = threadIdx.x % C;
+    // One block of 1024 threads a multiprocessor when C > 1: 8 loads each in flight.
+    auto count = [&](K key) {
 #pragma unroll
-        for (int q = 0; q < KP; ++q) atomicAdd(&sh[q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)], 1u);
-    });
+        for (int q = 0; q < KP; ++q) atomicAdd(&sh[(q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)) * C + slot], 1u);
+    };
+    cuarray_grid_keys<T, CZ, DESC, ND, I, decltype(count), C == 1 ? 4 : 8>(in, ix, n, count);
     const I step = (I)gridDim.x * (I)blockDim.x;
     // Row digits: row r holds len elements.
     if (row_passes > 0) {
         const I n_rows = n / len;
         for (I r = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; r < n_rows; r += step) {
             for (int q = 0; q < row_passes; ++q) {
-                atomicAdd(&sh[(KP + q) * 256 + (unsigned int)(((unsigned long long)r >> (8 * q)) & 0xffu)], (unsigned int)len);
+                atomicAdd(&sh[S::KEYS + q * 256 + (unsigned int)(((unsigned long long)r >> (8 * q)) & 0xffu)], (unsigned int)len);
             }
         }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < passes * 256; i += blockDim.x) {
-        if (sh[i]) atomicAdd(&hist[i], (unsigned long long)sh[i]);
+    for (int i = threadIdx.x; i < (KP + row_passes) * 256; i += blockDim.x) {
+        unsigned int c = 0;
+        if (i < KP * 256) {
+            // Each lane starts at its own counter: the warp's reads fall in distinct banks.
+#pragma unroll
+            for (int j = 0; j < C; ++j) c += sh[i * C + (j + threadIdx.x) % C];
+        } else {
+            c = sh[S::KEYS + i - KP * 256];
+        }
+        if (c) atomicAdd(&hist[i], (unsigned long long)c);
     }
 }
 
@@ -413,12 +464,21 @@ template <> struct cuarray_lookback<unsigned long long> {
     static constexpr unsigned long long AGG = 1ull << 62, INC = 2ull << 62, MASK = (1ull << 62) - 1;
 };
 
+// The ranking of radix_pass: G items taken together (variant bits 4 and 8: 1, 2, 4 or 8),
+// LOWB digit bits from ballots (variant bit 16: 3, else 0), and the lane-mask words a warp
+// keeps (cuarray_warp_rank).
+template <int VAR> struct cuarray_pass_group {
+    static constexpr int G = 1 << ((VAR >> 2) & 3);
+    static constexpr int LOWB = (VAR & 16) ? 3 : 0;
+    static constexpr int MASKS = G * (256 >> LOWB);
+};
+
 // Shared bytes of radix_pass.
-template <typename K, typename V, typename W, int THREADS, int IPT, bool HAS_V>
+template <typename K, typename V, typename W, int THREADS, int IPT, bool HAS_V, int MASKS = 256>
 struct cuarray_pass_smem {
     static constexpr int TILE = THREADS * IPT;
     static constexpr int KEYS = TILE * (int)sizeof(K);
-    static constexpr int HIST = (THREADS / 32) * 256 * 4 * 2;  // counters and lane masks
+    static constexpr int HIST = (THREADS / 32) * (256 + MASKS) * 4;  // counters and lane masks
     static constexpr int A = ((KEYS > HIST ? KEYS : HIST) + 15) / 16 * 16;
     static constexpr int B = HAS_V ? (TILE * (int)sizeof(V) + 15) / 16 * 16 : 0;
     static constexpr int D = 256 * (int)sizeof(W);   // global offset minus tile start
@@ -435,7 +495,8 @@ struct cuarray_pass_smem {
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
-// without bound checks; the library picks them by pass_variant_default).
+// without bound checks; bits 4, 8 and 16: the ranking's shape, cuarray_pass_group; the
+// library picks them by pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -446,7 +507,8 @@ __device__ __forceinline__ void radix_pass(
     I n, I len, I kout, int shift, bool row_pass, const unsigned long long* __restrict__ hist,
     W* __restrict__ look, unsigned int* __restrict__ counter) {
     typedef typename cuarray_sort_key<T>::K K;
-    typedef cuarray_pass_smem<K, V, W, THREADS, IPT, HAS_V> S;
+    typedef cuarray_pass_group<VAR> RK;
+    typedef cuarray_pass_smem<K, V, W, THREADS, IPT, HAS_V, RK::MASKS> S;
     typedef cuarray_lookback<W> LB;
     constexpr int TILE = THREADS * IPT;
     static_assert(THREADS >= 256, "radix_pass: one thread per digit");
@@ -463,7 +525,7 @@ __device__ __forceinline__ void radix_pass(
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
 
     if (t == 0) s_tile = atomicAdd(counter, 1u);
-    for (int i = t; i < (THREADS / 32) * 256 * 2; i += THREADS) whist[i] = 0;  // counters and masks
+    for (int i = t; i < (THREADS / 32) * (256 + RK::MASKS); i += THREADS) whist[i] = 0;  // counters and masks
     for (int i = t; i < 256; i += THREADS) scount[i] = 0;
     __syncthreads();
     const I tile = (I)s_tile;
@@ -547,7 +609,8 @@ __device__ __forceinline__ void radix_pass(
         volatile W* mine = look + (size_t)tile * 256 + t;
         *mine = LB::AGG | my_count;
     }
-    cuarray_warp_rank<IPT, (VAR & 1) != 0>(d, r, whist + warp * 256, whist + (THREADS / 32 + warp) * 256);
+    cuarray_warp_rank<IPT, (VAR & 1) != 0, RK::G, RK::LOWB>(d, r, whist + warp * 256,
+                                                            whist + (THREADS / 32) * 256 + warp * RK::MASKS);
     __syncthreads();
     cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
     __syncthreads();

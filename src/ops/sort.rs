@@ -16,8 +16,8 @@ use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::sort::{
-    pass_shape, pass_smem, pass_variant_default, SortKernel, SortSpec, PASS_SMEM_LIMIT,
-    PASS_THREADS, ROW_MAX, ROW_VARIANTS,
+    hist_copies_for, hist_smem, pass_shape, pass_smem, pass_variant_default, SortKernel, SortSpec,
+    HIST_COPIES, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -126,9 +126,22 @@ fn pass_variant(values: bool) -> u8 {
         std::env::var("CUARRAY_SORT_VARIANT")
             .ok()
             .and_then(|v| v.trim().parse::<u8>().ok())
-            .map(|v| v & 3)
+            .map(|v| v & 31)
     })
     .unwrap_or_else(|| pass_variant_default(values))
+}
+
+/// The histogram kernel's copies of each bin ([`HIST_COPIES`]), or `CUARRAY_SORT_HIST`'s
+/// (read once, 1 to 32) where set, for measurements.
+fn hist_copies() -> u8 {
+    static C: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
+    C.get_or_init(|| {
+        std::env::var("CUARRAY_SORT_HIST")
+            .ok()
+            .and_then(|v| v.trim().parse::<u8>().ok())
+            .filter(|c| (1..=32).contains(c))
+    })
+    .unwrap_or(HIST_COPIES)
 }
 
 fn pass_tuning() -> Option<(u16, u8, u8)> {
@@ -260,8 +273,9 @@ pub fn plan_sort(
             if wide_values { 8 } else { 4 },
             if wide_look { 8 } else { 4 },
         );
+        let variant = pass_variant(values);
         let fits = |t: u16, i: u8| {
-            pass_smem(key_bytes, vb, wb, t as usize, i as usize, values) <= PASS_SMEM_LIMIT
+            pass_smem(key_bytes, vb, wb, t as usize, i as usize, values, variant) <= PASS_SMEM_LIMIT
         };
         let (threads, ipt, min_blocks) = match pass_tuning() {
             Some((t, i, m)) if t >= 256 && fits(t, i) => (t, i, m),
@@ -277,7 +291,7 @@ pub fn plan_sort(
             values,
             wide_values,
             wide_look,
-            variant: pass_variant(values),
+            variant,
         }
     };
     let reach = |d: &(Vec<usize>, Vec<isize>)| -> usize {
@@ -444,7 +458,13 @@ pub(crate) fn run(
                     vals.push(DeviceBuffer::alloc(device, n * vb)?);
                 }
             }
-            let hs = spec(SortKernel::Hist { nd }, false);
+            let hs = spec(
+                SortKernel::Hist {
+                    nd,
+                    copies: hist_copies_for(kb, hist_copies()),
+                },
+                false,
+            );
             let hs = SortSpec {
                 min_blocks: 0,
                 values: false,
@@ -461,12 +481,26 @@ pub(crate) fn run(
                 .i64(p.len as i64)
                 .i64(row_passes as i64)
                 .ptr(base + hist_at as u64);
-            let grid = grid_for(n, device.multiprocessor_count() * hf.blocks_per_sm);
+            let SortKernel::Hist { copies, .. } = hs.kernel else {
+                unreachable!("a Hist spec")
+            };
+            // More than one counter a bin: one block a multiprocessor takes them.
+            let resident = if copies > 1 { 1 } else { hf.blocks_per_sm };
+            let grid = grid_for(n, device.multiprocessor_count() * resident);
             // SAFETY: arguments as the Hist wrapper declares them; the input's offsets of
-            // flat indices below n lie inside its buffer; `hist` has passes * 256 words.
-            unsafe { args.launch(device, &hf, grid) }?;
+            // flat indices below n lie inside its buffer; `hist` has passes * 256 words;
+            // the shared bytes are those `cuarray_hist_words` asks (`hist_smem`).
+            unsafe {
+                args.launch_with(
+                    device,
+                    &hf,
+                    (grid, 1, 1),
+                    (hf.block_threads, 1, 1),
+                    hist_smem(kb, copies) as u32,
+                )
+            }?;
             let n_out = p.n_rows * p.kout;
-            let smem = pass_smem(kb, vb, wb, threads as usize, ipt as usize, values);
+            let smem = pass_smem(kb, vb, wb, threads as usize, ipt as usize, values, variant);
             for pass in 0..passes {
                 let (first, last) = (pass == 0, pass == passes - 1);
                 let s = spec(

@@ -50,6 +50,10 @@ pub enum SortKernel {
     Hist {
         /// Input dimensions (rows, then the sorted axis).
         nd: u8,
+        /// Counters a key bin keeps in shared memory, one for each lane % copies
+        /// (`radix_hist`'s `C`): 1, or up to 32 in one block of 1024 threads a
+        /// multiprocessor ([`hist_smem`]).
+        copies: u8,
     },
     /// One pass of the one-sweep sort.
     Pass {
@@ -144,6 +148,33 @@ pub fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usi
     (a + b + 64) * groups
 }
 
+/// Counters a key bin keeps in the histogram kernel (`radix_hist`'s `C`), before
+/// [`hist_copies_for`].
+pub const HIST_COPIES: u8 = 1;
+
+/// Threads of a histogram block with more than one counter a bin (one block a
+/// multiprocessor).
+pub const HIST_THREADS: u32 = 1024;
+
+/// The counters a bin keeps for keys of `key_bytes`: `copies`, at most 128 KB of them.
+pub fn hist_copies_for(key_bytes: usize, copies: u8) -> u8 {
+    copies.min((128 / key_bytes) as u8).max(1)
+}
+
+/// Dynamic shared bytes of a histogram kernel (mirrors `cuarray_hist_words`).
+pub fn hist_smem(key_bytes: usize, copies: u8) -> usize {
+    (key_bytes * 256 * copies as usize + 4 * 256) * 4
+}
+
+/// Lane-mask words a warp of a `Pass`'s ranking keeps for `variant` (mirrors
+/// `cuarray_pass_group`): items taken together (1, 2, 4 or 8, from bits 4 and 8) times
+/// the words an item takes (256, or 32 with bit 16's three digit bits from ballots).
+pub fn pass_masks(variant: u8) -> usize {
+    let group = 1 << ((variant >> 2) & 3);
+    let low_bits = if variant & 16 != 0 { 3 } else { 0 };
+    group * (256 >> low_bits)
+}
+
 /// Shared bytes of a `Pass` (mirrors `cuarray_pass_smem`), plus the tile id.
 pub fn pass_smem(
     key_bytes: usize,
@@ -152,10 +183,12 @@ pub fn pass_smem(
     threads: usize,
     ipt: usize,
     values: bool,
+    variant: u8,
 ) -> usize {
     let tile = threads * ipt;
     let keys = tile * key_bytes;
-    let hist = threads / 32 * 256 * 4 * 2; // counters and lane masks
+    // Counters and the ranking's lane masks.
+    let hist = threads / 32 * (256 + pass_masks(variant)) * 4;
     let a = keys.max(hist).div_ceil(16) * 16;
     let b = if values {
         (tile * value_bytes).div_ceil(16) * 16
@@ -209,6 +242,7 @@ pub fn pass_shape(
             t as usize,
             i as usize,
             values,
+            pass_variant_default(values),
         )
     };
     let narrow = [
@@ -263,6 +297,7 @@ impl Family for SortSpec {
             // A warp per row: 8 rows a block.
             SortKernel::Rows { threads: 32, .. } => BLOCK,
             SortKernel::Rows { threads, .. } | SortKernel::Pass { threads, .. } => threads as u32,
+            SortKernel::Hist { copies, .. } if copies > 1 => HIST_THREADS,
             SortKernel::Search { .. } => SEARCH_THREADS,
             SortKernel::Hist { .. }
             | SortKernel::TopkHist { .. }
@@ -276,7 +311,9 @@ impl Family for SortSpec {
                 format!("rows_{}_{}", self.order(), self.outs()),
                 format!("t{threads}x{ipt}k{nk}m{}", self.min_blocks),
             ),
-            SortKernel::Hist { nd } => (format!("hist_{}", self.order()), format!("d{nd}")),
+            SortKernel::Hist { nd, copies } => {
+                (format!("hist_{}", self.order()), format!("d{nd}c{copies}"))
+            }
             SortKernel::Pass {
                 threads,
                 ipt,
@@ -356,7 +393,7 @@ impl Family for SortSpec {
                     b(self.out_idx)
                 );
             }
-            SortKernel::Hist { nd } => {
+            SortKernel::Hist { nd, copies } => {
                 let params = [
                     "const in0_t* in".to_string(),
                     format!("const Indexer<1, {nd}, {idx}> ix"),
@@ -368,7 +405,7 @@ impl Family for SortSpec {
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}>(in, ix, (I)n, (I)len, (int)row_passes, hist);\n}}",
+                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}>(in, ix, (I)n, (I)len, (int)row_passes, hist);\n}}",
                     b(self.canon_zero),
                     b(self.descending)
                 );
@@ -510,7 +547,10 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         return Vec::new();
     }
     let base = SortSpec {
-        kernel: SortKernel::Hist { nd: 1 },
+        kernel: SortKernel::Hist {
+            nd: 1,
+            copies: HIST_COPIES,
+        },
         dtype,
         canon_zero: false,
         descending: false,
@@ -543,7 +583,10 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
     }
     v.push(base.clone());
     v.push(SortSpec {
-        kernel: SortKernel::Hist { nd: 2 },
+        kernel: SortKernel::Hist {
+            nd: 2,
+            copies: HIST_COPIES,
+        },
         canon_zero: true,
         index: IndexWidth::I64,
         ..base.clone()
@@ -666,7 +709,8 @@ mod tests {
                     } else {
                         SMEM_LIMIT
                     };
-                    assert!(pass_smem(kb, vb, wb, t as usize, i as usize, values) <= limit);
+                    let v = pass_variant_default(values);
+                    assert!(pass_smem(kb, vb, wb, t as usize, i as usize, values, v) <= limit);
                 }
             }
         }
@@ -693,6 +737,7 @@ mod tests {
                         ipt,
                         wide_values,
                         wide_look,
+                        variant,
                         ..
                     } => assert!(
                         pass_smem(
@@ -701,7 +746,8 @@ mod tests {
                             if wide_look { 8 } else { 4 },
                             threads as usize,
                             ipt as usize,
-                            spec.values
+                            spec.values,
+                            variant
                         ) <= PASS_SMEM_LIMIT,
                         "{sym}"
                     ),
