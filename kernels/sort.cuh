@@ -178,27 +178,22 @@ __device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
 // Ranks the warp's items (item k of every lane, in (k, lane) order) by digit: r[k] is the
 // item's position among the warp's items of its digit, and `hist` (this warp's 256
 // counters, zero before) ends holding the warp's count of each digit. `match`: this
-// warp's G x (256 >> LOWB) words of lane masks, zero before and after.
+// warp's G x 256 words of lane masks, zero before and after.
 //
 // The lanes with an item's digit (its peers) come from a shared mask a digit: each lane
 // sets its bit in its digit's word and reads the word back (when every lane has the same
 // digit, the mask is the whole warp without the shared round trip, which would make all
 // 32 lanes contend for one word). The highest lane of the peers adds their count to the
-// digit's counter, and the highest lane of the word's lanes clears it. This takes about
-// 20 instructions an item where 8 ballots (one a digit bit) take about 60.
-// LOWB: the mask words hold the digit's top 8 - LOWB bits only, and LOWB ballots narrow
-// them to the digit: with LOWB = 3, the 32 words lie in 32 banks, so the warp's round
-// trips take one shared-memory cycle each, where 256 words indexed by random digits take
-// three or four (lanes of different digits in one bank).
+// digit's counter and clears the word. This takes about 20 instructions an item where 8
+// ballots (one a digit bit) take about 60.
 // ONCE: one vote for all the warp's items (every item of every lane of one digit) instead
 // of one vote an item. G: items ranked together, each with its own G-th of `match`:
 // their shared round trips overlap instead of following one another. The leaders'
 // counter updates stay in item order (a warp barrier between them), so equal digits keep
 // their order.
-template <int IPT, bool ONCE = false, int G = 1, int LOWB = 0>
+template <int IPT, bool ONCE = false, int G = 1>
 __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], unsigned int (&r)[IPT],
                                                   unsigned int* hist, unsigned int* match) {
-    constexpr int MW = 256 >> LOWB;  // mask words of one item group
     const unsigned int lane = threadIdx.x & 31;
     const unsigned int le_mask = 0xffffffffu >> (31 - lane);
     bool all_same = false;
@@ -214,28 +209,16 @@ __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], 
         // Item k0 + g for g < n (the last group may be short when G does not divide IPT).
         const int n = IPT - k0 < G ? IPT - k0 : G;
         bool same[G];
-        unsigned int dg[G], low[G], word[G], peers[G], base[G];
+        unsigned int dg[G], peers[G], base[G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             dg[g] = d[k0 + g < IPT ? k0 + g : IPT - 1];
             same[g] = ONCE ? all_same : __all_sync(0xffffffffu, dg[g] == __shfl_sync(0xffffffffu, dg[g], 0));
-            low[g] = 0xffffffffu;
-            if (!same[g]) {
-#pragma unroll
-                for (int b = 0; b < LOWB; ++b) {
-                    const bool bit = (dg[g] >> b) & 1u;
-                    const unsigned int m = __ballot_sync(0xffffffffu, bit);
-                    low[g] &= bit ? m : ~m;
-                }
-            }
-            if (g < n && !same[g]) atomicOr(&match[g * MW + (dg[g] >> LOWB)], 1u << lane);
+            if (g < n && !same[g]) atomicOr(&match[g * 256 + dg[g]], 1u << lane);
         }
         __syncwarp();
 #pragma unroll
-        for (int g = 0; g < G; ++g) {
-            word[g] = (g >= n || same[g]) ? 0xffffffffu : match[g * MW + (dg[g] >> LOWB)];
-            peers[g] = word[g] & low[g];
-        }
+        for (int g = 0; g < G; ++g) peers[g] = (g >= n || same[g]) ? 0xffffffffu : match[g * 256 + dg[g]];
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             base[g] = 0;
@@ -245,8 +228,9 @@ __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], 
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             if (g >= n) continue;
-            base[g] = __shfl_sync(0xffffffffu, base[g], 31 - __clz(peers[g]));
-            if ((int)lane == 31 - __clz(word[g]) && !same[g]) match[g * MW + (dg[g] >> LOWB)] = 0;
+            const int leader = 31 - __clz(peers[g]);
+            base[g] = __shfl_sync(0xffffffffu, base[g], leader);
+            if ((int)lane == leader && !same[g]) match[g * 256 + dg[g]] = 0;
             r[k0 + g] = base[g] + __popc(peers[g] & le_mask) - 1;
         }
         __syncwarp();
@@ -465,12 +449,10 @@ template <> struct cuarray_lookback<unsigned long long> {
 };
 
 // The ranking of radix_pass: G items taken together (variant bits 4 and 8: 1, 2, 4 or 8),
-// LOWB digit bits from ballots (variant bit 16: 3, else 0), and the lane-mask words a warp
-// keeps (cuarray_warp_rank).
+// and the lane-mask words a warp keeps (cuarray_warp_rank).
 template <int VAR> struct cuarray_pass_group {
     static constexpr int G = 1 << ((VAR >> 2) & 3);
-    static constexpr int LOWB = (VAR & 16) ? 3 : 0;
-    static constexpr int MASKS = G * (256 >> LOWB);
+    static constexpr int MASKS = G * 256;
 };
 
 // Shared bytes of radix_pass.
@@ -495,8 +477,8 @@ struct cuarray_pass_smem {
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
-// without bound checks; bits 4, 8 and 16: the ranking's shape, cuarray_pass_group; the
-// library picks them by pass_variant_default).
+// without bound checks; bits 4 and 8: the ranking's items taken together,
+// cuarray_pass_group; the library picks them by pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -609,8 +591,8 @@ __device__ __forceinline__ void radix_pass(
         volatile W* mine = look + (size_t)tile * 256 + t;
         *mine = LB::AGG | my_count;
     }
-    cuarray_warp_rank<IPT, (VAR & 1) != 0, RK::G, RK::LOWB>(d, r, whist + warp * 256,
-                                                            whist + (THREADS / 32) * 256 + warp * RK::MASKS);
+    cuarray_warp_rank<IPT, (VAR & 1) != 0, RK::G>(d, r, whist + warp * 256,
+                                                  whist + (THREADS / 32) * 256 + warp * RK::MASKS);
     __syncthreads();
     cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
     __syncthreads();

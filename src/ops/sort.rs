@@ -126,7 +126,7 @@ fn pass_variant(values: bool) -> u8 {
         std::env::var("CUARRAY_SORT_VARIANT")
             .ok()
             .and_then(|v| v.trim().parse::<u8>().ok())
-            .map(|v| v & 31)
+            .map(|v| v & 15)
     })
     .unwrap_or_else(|| pass_variant_default(values))
 }
