@@ -246,8 +246,13 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
                                                      unsigned int* wsum) {
     constexpr int WARPS = THREADS / 32;
     constexpr int DPT = (256 + THREADS - 1) / THREADS;  // digits per thread
+    // HOLD: the counts stay in registers between the read and the one write of each
+    // counter (a few of them a thread); otherwise the warps' running sums are written
+    // first and the digit's start added after the scan.
+    constexpr bool HOLD = WARPS * DPT <= 8;
     const int t = threadIdx.x % THREADS;
     unsigned int tot[DPT];
+    unsigned int held[HOLD ? DPT : 1][HOLD ? WARPS : 1];
     unsigned int sum = 0;
 #pragma unroll
     for (int i = 0; i < DPT; ++i) {
@@ -257,7 +262,8 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) {
                 const unsigned int c = hist[w * 256 + d];
-                hist[w * 256 + d] = run;
+                if (HOLD) held[HOLD ? i : 0][HOLD ? w : 0] = c;
+                else hist[w * 256 + d] = run;
                 run += c;
             }
         }
@@ -270,8 +276,16 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
     for (int i = 0; i < DPT; ++i) {
         const int d = t * DPT + i;
         if (d < 256) {
+            unsigned int run = first;
 #pragma unroll
-            for (int w = 0; w < WARPS; ++w) hist[w * 256 + d] += first;
+            for (int w = 0; w < WARPS; ++w) {
+                if (HOLD) {
+                    hist[w * 256 + d] = run;
+                    run += held[HOLD ? i : 0][HOLD ? w : 0];
+                } else {
+                    hist[w * 256 + d] += first;
+                }
+            }
             if (count) count[d] = tot[i];
             if (start) start[d] = first;
         }
@@ -367,11 +381,47 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
 // Calls f(key) for the key of every element p < n of the grid's share of in[offset of p]
 // (a grid-stride loop): U elements a step apart an iteration, their loads issued
 // together, then the rest one at a time.
+// A contiguous input (one dimension of stride 1) is read 16 bytes a load from its first
+// 16-byte boundary on, U / 2 such loads in flight a thread.
 template <typename T, bool CZ, bool DESC, int ND, typename I, typename F, int U = 4>
 __device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, F f) {
     typedef typename cuarray_sort_key<T>::K K;
     const I step = (I)gridDim.x * (I)blockDim.x;
     I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
+    if (ND == 1 && ix.strides[0][0] == 1) {
+        constexpr int E = 16 / (int)sizeof(T);  // elements a load
+        constexpr int V = U / 2 > 0 ? U / 2 : 1;
+        // Elements before the first 16-byte boundary (a whole number of them: `in` is
+        // aligned to its element), then whole vectors, then the rest.
+        const I head_all = (I)(((16u - ((unsigned int)(size_t)in & 15u)) & 15u) / sizeof(T));
+        const I head = head_all < n ? head_all : n;
+        const I nv = (n - head) / (I)E;
+        const uint4* __restrict__ vin = reinterpret_cast<const uint4*>(in + head);
+        union Pack {
+            uint4 v;
+            T e[E];
+        };
+        for (I q = p; q < head; q += step) f(cuarray_key_of<T, CZ, DESC>(in[q]));
+        I j = p;
+        const I vlim = nv > (I)(V - 1) * step ? nv - (I)(V - 1) * step : (I)0;
+        for (; j < vlim; j += (I)V * step) {
+            Pack pk[V];
+#pragma unroll
+            for (int u = 0; u < V; ++u) pk[u].v = vin[j + (I)u * step];
+#pragma unroll
+            for (int u = 0; u < V; ++u)
+#pragma unroll
+                for (int e = 0; e < E; ++e) f(cuarray_key_of<T, CZ, DESC>(pk[u].e[e]));
+        }
+        for (; j < nv; j += step) {
+            Pack pk;
+            pk.v = vin[j];
+#pragma unroll
+            for (int e = 0; e < E; ++e) f(cuarray_key_of<T, CZ, DESC>(pk.e[e]));
+        }
+        for (I q = head + nv * (I)E + p; q < n; q += step) f(cuarray_key_of<T, CZ, DESC>(in[q]));
+        return;
+    }
     // p stays below n + step, as in a plain grid-stride loop.
     const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
     for (; p < lim; p += (I)U * step) {
@@ -450,21 +500,30 @@ template <> struct cuarray_lookback<unsigned long long> {
 
 // The ranking of radix_pass: G items taken together (variant bits 4 and 8: 1, 2, 4 or 8),
 // and the lane-mask words a warp keeps (cuarray_warp_rank).
+// Bit 16: the warps' digit counts come first (the early counts, a counter a warp and
+// digit) and are turned into tile positions before the ranking, whose counters then hand
+// out each item's final position in the tile: no second lookup of the warp's digit start,
+// and the counters keep their own room so that each warp scatters its keys as soon as it
+// has ranked them (cuarray_pass_smem's OWN).
 template <int VAR> struct cuarray_pass_group {
     static constexpr int G = 1 << ((VAR >> 2) & 3);
     static constexpr int MASKS = G * 256;
+    static constexpr bool OWN = (VAR & 16) != 0;
 };
 
-// Shared bytes of radix_pass.
-template <typename K, typename V, typename W, int THREADS, int IPT, bool HAS_V, int MASKS = 256>
+// Shared bytes of radix_pass: the tile's keys (A; with !OWN the warps' counters and lane
+// masks share it), values (B), each digit's global offset minus its tile start (D), the
+// counters and masks in their own room (H, OWN), the tile's digit counts and a word a warp.
+template <typename K, typename V, typename W, int THREADS, int IPT, bool HAS_V, int MASKS = 256, bool OWN = false>
 struct cuarray_pass_smem {
     static constexpr int TILE = THREADS * IPT;
     static constexpr int KEYS = TILE * (int)sizeof(K);
     static constexpr int HIST = (THREADS / 32) * (256 + MASKS) * 4;  // counters and lane masks
-    static constexpr int A = ((KEYS > HIST ? KEYS : HIST) + 15) / 16 * 16;
+    static constexpr int A = (((OWN || KEYS > HIST) ? KEYS : HIST) + 15) / 16 * 16;
     static constexpr int B = HAS_V ? (TILE * (int)sizeof(V) + 15) / 16 * 16 : 0;
-    static constexpr int D = 256 * (int)sizeof(W);   // global offset minus tile start
-    static constexpr int BYTES = A + B + D + 256 * 4 + 32 * 4;
+    static constexpr int D = 256 * (int)sizeof(W);
+    static constexpr int H = OWN ? (HIST + 15) / 16 * 16 : 0;
+    static constexpr int BYTES = A + B + D + H + 256 * 4 + 32 * 4;
 };
 
 // One pass over digit `shift / 8` of the keys (row_pass: of the row numbers). FIRST reads
@@ -477,8 +536,9 @@ struct cuarray_pass_smem {
 // before. One tile per block; launch exactly ceil(n / (THREADS * IPT)) blocks, with at least
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
-// without bound checks; bits 4 and 8: the ranking's items taken together,
-// cuarray_pass_group; the library picks them by pass_variant_default).
+// without bound checks; bits 4 and 8: the ranking's items taken together; bit 16: the
+// warps' counts before the ranking; see cuarray_pass_group. The library picks them by
+// pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -490,18 +550,19 @@ __device__ __forceinline__ void radix_pass(
     W* __restrict__ look, unsigned int* __restrict__ counter) {
     typedef typename cuarray_sort_key<T>::K K;
     typedef cuarray_pass_group<VAR> RK;
-    typedef cuarray_pass_smem<K, V, W, THREADS, IPT, HAS_V, RK::MASKS> S;
+    typedef cuarray_pass_smem<K, V, W, THREADS, IPT, HAS_V, RK::MASKS, RK::OWN> S;
     typedef cuarray_lookback<W> LB;
     constexpr int TILE = THREADS * IPT;
     static_assert(THREADS >= 256, "radix_pass: one thread per digit");
     // Dynamic: a tile of 6144 4-byte keys with their values takes more than the 48 KB a
     // static array may.
     extern __shared__ __align__(16) unsigned char smem[];
+    constexpr bool OWN = RK::OWN;
     K* skeys = reinterpret_cast<K*>(smem);
-    unsigned int* whist = reinterpret_cast<unsigned int*>(smem);
+    unsigned int* whist = reinterpret_cast<unsigned int*>(OWN ? smem + S::A + S::B + S::D : smem);
     V* svals = reinterpret_cast<V*>(smem + S::A);
     W* sshift = reinterpret_cast<W*>(smem + S::A + S::B);
-    unsigned int* scount = reinterpret_cast<unsigned int*>(smem + S::A + S::B + S::D);
+    unsigned int* scount = reinterpret_cast<unsigned int*>(smem + S::A + S::B + S::D + S::H);
     unsigned int* wsum = scount + 256;
     __shared__ unsigned int s_tile;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -556,13 +617,16 @@ __device__ __forceinline__ void radix_pass(
         }
     }
     // Early counts: the tile's digit counts, published before the ranking so that later
-    // tiles' look-back finds them sooner.
+    // tiles' look-back finds them sooner. OWN: a count a warp and digit, the elements past
+    // n included (digit 255, the tile's last positions), turned into the tile positions of
+    // each (digit, warp) and the tile's counts, less those elements.
+    unsigned int* ecount = OWN ? whist + warp * 256 : scount;
     if (FULL && full) {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             d[k] = row_pass ? (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu)
                             : (unsigned int)(key[k] >> shift) & 0xffu;
-            atomicAdd(&scount[d[k]], 1u);
+            atomicAdd(&ecount[d[k]], 1u);
         }
     } else {
 #pragma unroll
@@ -571,10 +635,19 @@ __device__ __forceinline__ void radix_pass(
             if (p >= n) d[k] = 255u;
             else if (row_pass) d[k] = (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu);
             else d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
-            if (p < n) atomicAdd(&scount[d[k]], 1u);
+            if (OWN || p < n) atomicAdd(&ecount[d[k]], 1u);
         }
     }
     __syncthreads();
+    W my_start = 0;
+    if (OWN) {
+        cuarray_rank_offsets<THREADS>(whist, scount, nullptr, wsum);
+        __syncthreads();
+        // The digit's first position in the tile: that of (digit, warp 0), read before
+        // the ranking moves the counters on.
+        if (t < 256) my_start = (W)whist[t];
+        if (t == 255 && !full) scount[255] -= (unsigned int)((I)TILE - (n - base));
+    }
     const W my_count = t < 256 ? (W)scount[t] : (W)0;
     // The digits' global start: tile 0 from the histogram, later tiles by look-back.
     W excl = 0;
@@ -593,11 +666,20 @@ __device__ __forceinline__ void radix_pass(
     }
     cuarray_warp_rank<IPT, (VAR & 1) != 0, RK::G>(d, r, whist + warp * 256,
                                                   whist + (THREADS / 32) * 256 + warp * RK::MASKS);
-    __syncthreads();
-    cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
-    __syncthreads();
-    // The digit's first position in the ranked tile: that of (digit, warp 0).
-    const W my_start = t < 256 ? (W)whist[t] : (W)0;
+    if (OWN) {
+        // r[k] is the item's position in the tile already.
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            skeys[r[k]] = key[k];
+            if (HAS_V) svals[r[k]] = val[k];
+        }
+    } else {
+        __syncthreads();
+        cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
+        __syncthreads();
+        // The digit's first position in the ranked tile: that of (digit, warp 0).
+        if (t < 256) my_start = (W)whist[t];
+    }
     if (tile != 0 && t < 256) {
         // Walks back over the earlier tiles' words of this digit, LOOK of them per round
         // (independent loads, in flight together), newest first: adds each until an
@@ -628,15 +710,19 @@ __device__ __forceinline__ void radix_pass(
         excl = sum;
         *mine = LB::INC | (excl + my_count);
     }
-    __syncthreads();
-    if (t < 256) sshift[t] = excl - my_start;
+    if (OWN) {
+        if (t < 256) sshift[t] = excl - my_start;
+    } else {
+        __syncthreads();
+        if (t < 256) sshift[t] = excl - my_start;
 #pragma unroll
-    for (int k = 0; k < IPT; ++k) r[k] += whist[warp * 256 + d[k]];
-    __syncthreads();
+        for (int k = 0; k < IPT; ++k) r[k] += whist[warp * 256 + d[k]];
+        __syncthreads();
 #pragma unroll
-    for (int k = 0; k < IPT; ++k) {
-        skeys[r[k]] = key[k];
-        if (HAS_V) svals[r[k]] = val[k];
+        for (int k = 0; k < IPT; ++k) {
+            skeys[r[k]] = key[k];
+            if (HAS_V) svals[r[k]] = val[k];
+        }
     }
     __syncthreads();
     const I valid = (n - base) < (I)TILE ? (n - base) : (I)TILE;

@@ -120,15 +120,15 @@ fn rows_tuning() -> Option<(u16, u8, u8)> {
 
 /// `radix_pass`'s variant bits (see [`pass_variant_default`]), or `CUARRAY_SORT_VARIANT`'s
 /// (read once) where set, for measurements.
-fn pass_variant(values: bool) -> u8 {
+fn pass_variant(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     static V: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
     V.get_or_init(|| {
         std::env::var("CUARRAY_SORT_VARIANT")
             .ok()
             .and_then(|v| v.trim().parse::<u8>().ok())
-            .map(|v| v & 15)
+            .map(|v| v & 31)
     })
-    .unwrap_or_else(|| pass_variant_default(values))
+    .unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
 }
 
 /// The histogram kernel's copies of each bin ([`HIST_COPIES`]), or `CUARRAY_SORT_HIST`'s
@@ -273,7 +273,7 @@ pub fn plan_sort(
             if wide_values { 8 } else { 4 },
             if wide_look { 8 } else { 4 },
         );
-        let variant = pass_variant(values);
+        let variant = pass_variant(key_bytes, vb, values);
         let fits = |t: u16, i: u8| {
             pass_smem(key_bytes, vb, wb, t as usize, i as usize, values, variant) <= PASS_SMEM_LIMIT
         };

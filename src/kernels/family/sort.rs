@@ -187,16 +187,18 @@ pub fn pass_smem(
 ) -> usize {
     let tile = threads * ipt;
     let keys = tile * key_bytes;
-    // Counters and the ranking's lane masks.
+    // Counters and the ranking's lane masks: in the keys' room, or their own (bit 16).
     let hist = threads / 32 * (256 + pass_masks(variant)) * 4;
-    let a = keys.max(hist).div_ceil(16) * 16;
+    let own = variant & 16 != 0;
+    let a = if own { keys } else { keys.max(hist) }.div_ceil(16) * 16;
+    let h = if own { hist.div_ceil(16) * 16 } else { 0 };
     let b = if values {
         (tile * value_bytes).div_ceil(16) * 16
     } else {
         0
     };
     let d = 256 * look_bytes;
-    a + b + d + 256 * 4 + 32 * 4 + 16
+    a + b + d + h + 256 * 4 + 32 * 4 + 16
 }
 
 /// Dynamic shared memory a `Pass` may take: two blocks a multiprocessor still fit (an
@@ -206,31 +208,36 @@ pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 /// The default variant bits of a `Pass` (`radix_pass`'s `VAR`): bit 1, one vote a
 /// warp's tile for the ranking's all-equal shortcut (instead of one an item); bit 2, full
 /// tiles count and scatter without a bound check an element; bits 4 and 8, the ranking
-/// takes 2, 4 or 8 items together ([`pass_masks`]). Keys alone take 5 (two items
-/// together), keys with values 3.
+/// takes 2, 4 or 8 items together ([`pass_masks`]); bit 16, the warps' digit counts come
+/// first and become tile positions before the ranking, whose counters then give each
+/// item its final place (one shared lookup an item less; the counters take their own
+/// room). Keys alone take 5 (two items together), keys with values 3; with 16 where the
+/// keys have up to 4 bytes (and the values 4): 21 and 19.
 ///
 /// Measured on an H200, 2^26 f32, sort / argsort / all-equal keys in us: variant 0
 /// 1562 / 2140 / 1252, 1 1517 / 2100 / 1193, 2 1591 / 2114 / 1244, 3 1553 / 2083 / 1181;
 /// in another run, 1 1551 / - / 1270, 5 1523 / - / 1247, 9 (four items) 1529 / - / 1240,
-/// 13 (eight) 1572 / - / 1234, argsort 3 2106, 7 2105, 11 2130, 15 2209.
-pub fn pass_variant_default(values: bool) -> u8 {
-    if values {
-        3
-    } else {
-        5
-    }
+/// 13 (eight) 1572 / - / 1234, argsort 3 2106, 7 2105, 11 2130, 15 2209; in another,
+/// 5 1508 / - / 1252, 21 1344 / - / 1142 (1236 / - / 994 at three blocks a
+/// multiprocessor), 17 1407 / - / 1171, argsort 3 2095, 19 1931.
+pub fn pass_variant_default(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
+    let own = key_bytes <= 4 && (!values || value_bytes == 4);
+    (if values { 3 } else { 5 }) | if own { 16 } else { 0 }
 }
 
 /// The default shape `(threads, ipt, min_blocks)` of a `Pass` for keys of `key_bytes`
 /// (values of `value_bytes` when `values`, look-back words of `look_bytes`): tiles of
-/// 8192 (256 threads of 32 elements) for keys of up to 4 bytes alone, 6144 (256 x 24) for
-/// such keys with 4-byte values, else 6144 or 5120 (as many as fit the 48 KB that were
-/// measured with them), else 512 threads of 8 at two blocks a multiprocessor, else
-/// 256 x 16, else 256 x 8.
+/// 7680 (256 threads of 30 elements, three blocks a multiprocessor) for keys of up to 4
+/// bytes alone, 6144 (256 x 24) for such keys with 4-byte values, else 6144 or 5120 (as
+/// many as fit the 48 KB that were measured with them), else 512 threads of 8 at two
+/// blocks a multiprocessor, else 256 x 16, else 256 x 8.
 ///
 /// Measured on an H200, 2^26 f32 (sort; argsort): 256 x 24 1734; 2172 us, 256 x 28 1641;
 /// 2672, 256 x 32 1569; 2576, 256 x 36 to 48 2099-2179; 2591-2729 (the registers of more
-/// elements a thread spill), 512 x 16 2028 (sort).
+/// elements a thread spill), 512 x 16 2028 (sort). With variant bit 16 (sort, variant
+/// 21): 256 x 32 1344, at three blocks a multiprocessor 1236, 256 x 30 1228, 256 x 28
+/// 1242, 256 x 24 at four 1252 (variant 17); argsort (variant 19) 256 x 24 1930, at
+/// three 2106, 256 x 20 at three 2020, 256 x 16 at four 2237.
 pub fn pass_shape(
     key_bytes: usize,
     value_bytes: usize,
@@ -245,7 +252,7 @@ pub fn pass_shape(
             t as usize,
             i as usize,
             values,
-            pass_variant_default(values),
+            pass_variant_default(key_bytes, value_bytes, values),
         )
     };
     let narrow = [
@@ -255,7 +262,7 @@ pub fn pass_shape(
         (PASS_THREADS, 16, 0),
     ];
     let (list, limit): (&[(u16, u8, u8)], usize) = match (key_bytes <= 4, values, value_bytes) {
-        (true, false, _) => (&[(256, 32, 0)], PASS_SMEM_LIMIT),
+        (true, false, _) => (&[(256, 30, 3)], PASS_SMEM_LIMIT),
         (true, true, 4) => (&[(256, 24, 0)], PASS_SMEM_LIMIT),
         _ => (&[], 0),
     };
@@ -594,15 +601,17 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         index: IndexWidth::I64,
         ..base.clone()
     });
-    // Each pass kind with its default variant bits, and variant 0 (`CUARRAY_SORT_VARIANT`
-    // measurements) for the middle and last passes.
-    for (first, last, default) in [
-        (true, false, true),
-        (false, false, true),
-        (false, true, true),
-        (true, true, true),
-        (false, false, false),
-        (false, true, false),
+    // Each pass kind with its default variant bits, and for the middle and last passes
+    // variant 0 and the default with bit 16 flipped (`CUARRAY_SORT_VARIANT` measurements).
+    for (first, last, which) in [
+        (true, false, 0),
+        (false, false, 0),
+        (false, true, 0),
+        (true, true, 0),
+        (false, false, 1),
+        (false, true, 1),
+        (false, false, 2),
+        (false, true, 2),
     ] {
         for (cz, values, ok, oi) in [(false, false, true, false), (true, true, false, true)] {
             let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, values);
@@ -615,10 +624,10 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
                     last,
                     wide_values: false,
                     wide_look: false,
-                    variant: if default {
-                        pass_variant_default(values)
-                    } else {
-                        0
+                    variant: match which {
+                        0 => pass_variant_default(dtype.size(), 4, values),
+                        1 => 0,
+                        _ => pass_variant_default(dtype.size(), 4, values) ^ 16,
                     },
                 },
                 canon_zero: cz,
@@ -639,7 +648,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             last: true,
             wide_values: true,
             wide_look: true,
-            variant: pass_variant_default(true),
+            variant: pass_variant_default(dtype.size(), 8, true),
         },
         values: true,
         out_idx: true,
@@ -692,8 +701,9 @@ mod tests {
 
     #[test]
     fn pass_shapes_by_key_and_value_width() {
-        // Keys of up to 4 bytes: tiles of 8192 alone, 6144 with 4-byte values.
-        assert_eq!(pass_shape(4, 4, 4, false), (256, 32, 0));
+        // Keys of up to 4 bytes: tiles of 7680 alone (three blocks a multiprocessor),
+        // 6144 with 4-byte values.
+        assert_eq!(pass_shape(4, 4, 4, false), (256, 30, 3));
         assert_eq!(pass_shape(4, 4, 4, true), (256, 24, 0));
         assert_eq!(pass_shape(1, 4, 4, true), (256, 24, 0));
         // 8-byte keys: 5120 alone, 4096 with values (256 x 8 when 512 x 8 does not fit).
@@ -712,7 +722,7 @@ mod tests {
                     } else {
                         SMEM_LIMIT
                     };
-                    let v = pass_variant_default(values);
+                    let v = pass_variant_default(kb, vb, values);
                     assert!(pass_smem(kb, vb, wb, t as usize, i as usize, values, v) <= limit);
                 }
             }
