@@ -381,47 +381,11 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
 // Calls f(key) for the key of every element p < n of the grid's share of in[offset of p]
 // (a grid-stride loop): U elements a step apart an iteration, their loads issued
 // together, then the rest one at a time.
-// A contiguous input (one dimension of stride 1) is read 16 bytes a load from its first
-// 16-byte boundary on, U / 2 such loads in flight a thread.
 template <typename T, bool CZ, bool DESC, int ND, typename I, typename F, int U = 4>
 __device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, F f) {
     typedef typename cuarray_sort_key<T>::K K;
     const I step = (I)gridDim.x * (I)blockDim.x;
     I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
-    if (ND == 1 && ix.strides[0][0] == 1) {
-        constexpr int E = 16 / (int)sizeof(T);  // elements a load
-        constexpr int V = U / 2 > 0 ? U / 2 : 1;
-        // Elements before the first 16-byte boundary (a whole number of them: `in` is
-        // aligned to its element), then whole vectors, then the rest.
-        const I head_all = (I)(((16u - ((unsigned int)(size_t)in & 15u)) & 15u) / sizeof(T));
-        const I head = head_all < n ? head_all : n;
-        const I nv = (n - head) / (I)E;
-        const uint4* __restrict__ vin = reinterpret_cast<const uint4*>(in + head);
-        union Pack {
-            uint4 v;
-            T e[E];
-        };
-        for (I q = p; q < head; q += step) f(cuarray_key_of<T, CZ, DESC>(in[q]));
-        I j = p;
-        const I vlim = nv > (I)(V - 1) * step ? nv - (I)(V - 1) * step : (I)0;
-        for (; j < vlim; j += (I)V * step) {
-            Pack pk[V];
-#pragma unroll
-            for (int u = 0; u < V; ++u) pk[u].v = vin[j + (I)u * step];
-#pragma unroll
-            for (int u = 0; u < V; ++u)
-#pragma unroll
-                for (int e = 0; e < E; ++e) f(cuarray_key_of<T, CZ, DESC>(pk[u].e[e]));
-        }
-        for (; j < nv; j += step) {
-            Pack pk;
-            pk.v = vin[j];
-#pragma unroll
-            for (int e = 0; e < E; ++e) f(cuarray_key_of<T, CZ, DESC>(pk.e[e]));
-        }
-        for (I q = head + nv * (I)E + p; q < n; q += step) f(cuarray_key_of<T, CZ, DESC>(in[q]));
-        return;
-    }
     // p stays below n + step, as in a plain grid-stride loop.
     const I lim = n > (I)(U - 1) * step ? n - (I)(U - 1) * step : (I)0;
     for (; p < lim; p += (I)U * step) {
