@@ -73,7 +73,8 @@ pub enum SortKernel {
         wide_look: bool,
         /// Variant bits (`radix_pass`'s `VAR`, [`pass_variant_default`]): bit 1, one vote
         /// a warp's tile for the ranking's all-equal shortcut; bit 2, full tiles without
-        /// bound checks.
+        /// bound checks; bits 4 and 8, items ranked together; bit 16, the warps' counts
+        /// before the ranking.
         variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
@@ -710,6 +711,20 @@ mod tests {
         assert_eq!(pass_shape(8, 4, 4, false), (256, 20, 0));
         assert_eq!(pass_shape(8, 8, 8, false), (256, 20, 0));
         assert_eq!(pass_shape(8, 4, 4, true), (256, 8, 0));
+        // The default keys-alone shape asks three blocks a multiprocessor: their shared
+        // memory (with the counters' own room, variant bit 16) fits an H100's or H200's
+        // 228 KB, 1 KB a block reserved.
+        let (t, i, m) = pass_shape(4, 4, 4, false);
+        let v = pass_variant_default(4, 4, false);
+        assert_eq!(v & 16, 16);
+        let own = pass_smem(4, 4, 4, t as usize, i as usize, false, v);
+        assert_eq!(
+            own,
+            256 * 30 * 4 + 8 * (256 + pass_masks(v)) * 4 + 256 * 4 + 256 * 4 + 32 * 4 + 16
+        );
+        assert!(m as usize * (own + 1024) <= 228 * 1024);
+        // Without bit 16 the counters share the keys' room.
+        assert!(pass_smem(4, 4, 4, t as usize, i as usize, false, v ^ 16) < own);
         // 8-byte values (past 2^32 elements): within 48 KB.
         assert_eq!(pass_shape(4, 8, 8, true), (256, 8, 0));
         assert_eq!(pass_shape(1, 8, 8, true), (256, 8, 0));
