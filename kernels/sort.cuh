@@ -252,7 +252,7 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
     constexpr bool HOLD = WARPS * DPT <= 8;
     const int t = threadIdx.x % THREADS;
     unsigned int tot[DPT];
-    unsigned int held[HOLD ? DPT : 1][HOLD ? WARPS : 1];
+    unsigned int held[DPT][WARPS];  // used only when HOLD (else never touched)
     unsigned int sum = 0;
 #pragma unroll
     for (int i = 0; i < DPT; ++i) {
@@ -262,7 +262,7 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) {
                 const unsigned int c = hist[w * 256 + d];
-                if (HOLD) held[HOLD ? i : 0][HOLD ? w : 0] = c;
+                if (HOLD) held[i][w] = c;
                 else hist[w * 256 + d] = run;
                 run += c;
             }
@@ -281,7 +281,7 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
             for (int w = 0; w < WARPS; ++w) {
                 if (HOLD) {
                     hist[w * 256 + d] = run;
-                    run += held[HOLD ? i : 0][HOLD ? w : 0];
+                    run += held[i][w];
                 } else {
                     hist[w * 256 + d] += first;
                 }
@@ -422,12 +422,12 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
     for (int i = threadIdx.x; i < S::WORDS; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const unsigned int slot = threadIdx.x % C;
-    // One block of 1024 threads a multiprocessor when C > 1: 8 loads each in flight.
+    // One block of 1024 threads a multiprocessor when C > 1: 16 loads each in flight.
     auto count = [&](K key) {
 #pragma unroll
         for (int q = 0; q < KP; ++q) atomicAdd(&sh[(q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)) * C + slot], 1u);
     };
-    cuarray_grid_keys<T, CZ, DESC, ND, I, decltype(count), C == 1 ? 4 : 8>(in, ix, n, count);
+    cuarray_grid_keys<T, CZ, DESC, ND, I, decltype(count), C == 1 ? 4 : 16>(in, ix, n, count);
     const I step = (I)gridDim.x * (I)blockDim.x;
     // Row digits: row r holds len elements.
     if (row_passes > 0) {

@@ -118,30 +118,27 @@ fn rows_tuning() -> Option<(u16, u8, u8)> {
     *T.get_or_init(|| tuning("CUARRAY_SORT_ROWS"))
 }
 
+/// A measurement override: `var` parsed as a `u8`, where set.
+fn env_u8(var: &str) -> Option<u8> {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse::<u8>().ok())
+}
+
 /// `radix_pass`'s variant bits (see [`pass_variant_default`]), or `CUARRAY_SORT_VARIANT`'s
 /// (read once) where set, for measurements.
 fn pass_variant(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     static V: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    V.get_or_init(|| {
-        std::env::var("CUARRAY_SORT_VARIANT")
-            .ok()
-            .and_then(|v| v.trim().parse::<u8>().ok())
-            .map(|v| v & 31)
-    })
-    .unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
+    V.get_or_init(|| env_u8("CUARRAY_SORT_VARIANT").map(|v| v & 31))
+        .unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
 }
 
 /// The histogram kernel's copies of each bin ([`HIST_COPIES`]), or `CUARRAY_SORT_HIST`'s
 /// (read once, 1 to 32) where set, for measurements.
 fn hist_copies() -> u8 {
     static C: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    C.get_or_init(|| {
-        std::env::var("CUARRAY_SORT_HIST")
-            .ok()
-            .and_then(|v| v.trim().parse::<u8>().ok())
-            .filter(|c| (1..=32).contains(c))
-    })
-    .unwrap_or(HIST_COPIES)
+    C.get_or_init(|| env_u8("CUARRAY_SORT_HIST").filter(|c| (1..=32).contains(c)))
+        .unwrap_or(HIST_COPIES)
 }
 
 fn pass_tuning() -> Option<(u16, u8, u8)> {
