@@ -240,10 +240,12 @@ __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], 
 // After cuarray_warp_rank by every warp of a group of THREADS threads: turns the warps'
 // histograms `hist[w * 256 + d]` into the first position of (digit d, warp w) in the
 // group's ranked order, and writes each digit's count and first position to `count` and
-// `start` (256 each, may be null). `wsum`: THREADS / 32 words.
+// `start` (256 each, may be null). `wsum`: THREADS / 32 words. Returns the first position
+// of this thread's first digit (digit t when THREADS >= 256), from registers: a read of
+// `hist` instead would race with warps that have already moved on to rank.
 template <int THREADS>
-__device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigned int* count, unsigned int* start,
-                                                     unsigned int* wsum) {
+__device__ __forceinline__ unsigned int cuarray_rank_offsets(unsigned int* hist, unsigned int* count,
+                                                             unsigned int* start, unsigned int* wsum) {
     constexpr int WARPS = THREADS / 32;
     constexpr int DPT = (256 + THREADS - 1) / THREADS;  // digits per thread
     // HOLD: the counts stay in registers between the read and the one write of each
@@ -272,6 +274,7 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
     }
     unsigned int all;
     unsigned int first = cuarray_group_excl_sum<THREADS>(sum, wsum, all);
+    unsigned int mine = 0;
 #pragma unroll
     for (int i = 0; i < DPT; ++i) {
         const int d = t * DPT + i;
@@ -289,8 +292,10 @@ __device__ __forceinline__ void cuarray_rank_offsets(unsigned int* hist, unsigne
             if (count) count[d] = tot[i];
             if (start) start[d] = first;
         }
+        if (i == 0) mine = first;
         first += tot[i];
     }
+    return mine;
 }
 
 // ---- a row in shared memory ------------------------------------------------------------------
@@ -605,11 +610,11 @@ __device__ __forceinline__ void radix_pass(
     __syncthreads();
     W my_start = 0;
     if (OWN) {
-        cuarray_rank_offsets<THREADS>(whist, scount, nullptr, wsum);
+        // The digit's first position in the tile (that of (digit, warp 0)), kept in a
+        // register: once past the barrier, warps rank and move the counters on.
+        const unsigned int first = cuarray_rank_offsets<THREADS>(whist, scount, nullptr, wsum);
         __syncthreads();
-        // The digit's first position in the tile: that of (digit, warp 0), read before
-        // the ranking moves the counters on.
-        if (t < 256) my_start = (W)whist[t];
+        if (t < 256) my_start = (W)first;
         if (t == 255 && !full) scount[255] -= (unsigned int)((I)TILE - (n - base));
     }
     const W my_count = t < 256 ? (W)scount[t] : (W)0;
@@ -639,10 +644,10 @@ __device__ __forceinline__ void radix_pass(
         }
     } else {
         __syncthreads();
-        cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
-        __syncthreads();
         // The digit's first position in the ranked tile: that of (digit, warp 0).
-        if (t < 256) my_start = (W)whist[t];
+        const unsigned int first = cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
+        __syncthreads();
+        if (t < 256) my_start = (W)first;
     }
     if (tile != 0 && t < 256) {
         // Walks back over the earlier tiles' words of this digit, LOOK of them per round

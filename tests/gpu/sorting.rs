@@ -3,7 +3,8 @@
 //! every group size, rows longer than a block, segmented and one-dimensional radix sorts,
 //! non-last axes, transposed and strided views), with ties, NaN, -0.0, all-equal,
 //! sorted and reversed input, empty arrays and single elements; unique, searchsorted,
-//! permutation and shuffle; and a u8 sort past 2^31 elements.
+//! permutation and shuffle; a u8 sort past 2^31 elements; and one-dimensional sorts of a
+//! few thousand tiles repeated on fresh data.
 
 use crate::common::{add_gpu, ensure, gpu_trial, HostNd, Rng, TElem, TResult, Val};
 use cuarray::{s, Device, DeviceArray};
@@ -360,6 +361,50 @@ fn large_u8(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// One-dimensional sorts of a few thousand tiles, again and again: each tile's digit
+/// starts are taken while its warps start ranking, so a race there misplaces one digit's
+/// run of one tile now and then, which a single sort rarely shows. Keys alone (u8, f32
+/// with ties) and argsort (stable indices) against host references, on fresh data each
+/// round.
+fn many_tiles(dev: &Device, rng: &mut Rng) -> TResult {
+    for round in 0..4 {
+        let n = (1 << 23) + 12_345 + round * 977;
+        let bytes: Vec<u8> = (0..n).map(|_| rng.below(256) as u8).collect();
+        let mut count = [0usize; 256];
+        for &x in &bytes {
+            count[x as usize] += 1;
+        }
+        let got = DeviceArray::from_slice(dev, &bytes)?.sort(0)?.to_host()?;
+        let mut at = 0usize;
+        for (v, &c) in count.iter().enumerate() {
+            ensure!(
+                got[at..at + c].iter().all(|&x| x as usize == v),
+                "round {round}: sorted u8, the run of {v} at {at} ({c} long) is wrong"
+            );
+            at += c;
+        }
+        let keys = data::<f32>(rng, n, Kind::Ties);
+        let mut want = keys.clone();
+        want.sort_by(|a, b| np_cmp(*a, *b));
+        let mut want_idx: Vec<usize> = (0..n).collect();
+        want_idx.sort_by(|&i, &j| np_cmp(keys[i], keys[j]));
+        let a = DeviceArray::from_slice(dev, &keys)?;
+        let got = a.sort(0)?.to_host()?;
+        ensure!(
+            got.iter()
+                .zip(&want)
+                .all(|(g, w)| np_cmp(*g, *w) == Ordering::Equal),
+            "round {round}: sorted f32 differs from the host's"
+        );
+        let idx = a.argsort(0)?.to_host()?;
+        ensure!(
+            idx.iter().zip(&want_idx).all(|(&g, &w)| g as usize == w),
+            "round {round}: argsort of f32 differs from the host's stable order"
+        );
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     macro_rules! per_dtype {
         ($($t:ty),*) => {$(
@@ -389,4 +434,5 @@ pub fn trials(out: &mut Vec<Trial>) {
         permutation,
     ));
     add_gpu(out, "sorting/large/u8/sort_past_2^31".into(), large_u8);
+    add_gpu(out, "sorting/many_tiles/f32/repeated".into(), many_tiles);
 }
