@@ -349,12 +349,16 @@ fn large_u8(dev: &Device, rng: &mut Rng) -> TResult {
     drop(host);
     let s = a.sort(0)?;
     drop(a);
-    let got = s.to_host()?;
+    check_u8_runs("sorted u8", &s.to_host()?, &count)
+}
+
+/// A sorted u8 array holds, in order, a run of each value as long as its count.
+fn check_u8_runs(what: &str, got: &[u8], count: &[usize; 256]) -> TResult {
     let mut at = 0usize;
     for (v, &c) in count.iter().enumerate() {
         ensure!(
             got[at..at + c].iter().all(|&x| x as usize == v),
-            "sorted u8: the run of {v} at {at} ({c} long) is wrong"
+            "{what}: the run of {v} at {at} ({c} long) is wrong"
         );
         at += c;
     }
@@ -375,14 +379,7 @@ fn many_tiles(dev: &Device, rng: &mut Rng) -> TResult {
             count[x as usize] += 1;
         }
         let got = DeviceArray::from_slice(dev, &bytes)?.sort(0)?.to_host()?;
-        let mut at = 0usize;
-        for (v, &c) in count.iter().enumerate() {
-            ensure!(
-                got[at..at + c].iter().all(|&x| x as usize == v),
-                "round {round}: sorted u8, the run of {v} at {at} ({c} long) is wrong"
-            );
-            at += c;
-        }
+        check_u8_runs(&format!("round {round}: sorted u8"), &got, &count)?;
         let keys = data::<f32>(rng, n, Kind::Ties);
         let mut want = keys.clone();
         want.sort_by(|a, b| np_cmp(*a, *b));
