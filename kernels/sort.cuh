@@ -635,13 +635,17 @@ __device__ __forceinline__ void radix_pass(
     }
     cuarray_warp_rank<IPT, (VAR & 1) != 0, RK::G>(d, r, whist + warp * 256,
                                                   whist + (THREADS / 32) * 256 + warp * RK::MASKS);
-    if (OWN) {
-        // r[k] is the item's position in the tile already.
+    // Each item (and value) into shared memory at its position r[k] in the ranked tile.
+    auto stage = [&]() {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             skeys[r[k]] = key[k];
             if (HAS_V) svals[r[k]] = val[k];
         }
+    };
+    if (OWN) {
+        // r[k] is the item's position in the tile already.
+        stage();
     } else {
         __syncthreads();
         // The digit's first position in the ranked tile: that of (digit, warp 0).
@@ -687,11 +691,7 @@ __device__ __forceinline__ void radix_pass(
 #pragma unroll
         for (int k = 0; k < IPT; ++k) r[k] += whist[warp * 256 + d[k]];
         __syncthreads();
-#pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            skeys[r[k]] = key[k];
-            if (HAS_V) svals[r[k]] = val[k];
-        }
+        stage();
     }
     __syncthreads();
     const I valid = (n - base) < (I)TILE ? (n - base) : (I)TILE;
