@@ -3,6 +3,7 @@
 # matmul_f16_8192 row of the peer comparison.
 import sys
 import cupy as cp, numpy as np, torch
+from events import median_ms
 from cupy.cuda import cublas
 from cupy._core import _routines_linalg as rl
 n = 8192
@@ -11,12 +12,8 @@ print("torch allow_fp16_reduced_precision_reduction:", torch.backends.cuda.matmu
 a = cp.random.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
 b = cp.random.standard_normal((n, n), dtype=cp.float32).astype(cp.float16)
 c = cp.empty((n, n), cp.float16)
-def ev(f, reps=20):
-    s, e = cp.cuda.Event(), cp.cuda.Event(); ts = []
-    for i in range(reps + 3):
-        s.record(); f(); e.record(); e.synchronize()
-        if i >= 3: ts.append(cp.cuda.get_elapsed_time(s, e))
-    ms = float(np.median(ts)); return ms, 2 * n ** 3 / ms / 1e9
+def ev(f):
+    ms = median_ms(f); return ms, 2 * n ** 3 / ms / 1e9
 h = cp.cuda.device.get_cublas_handle()
 one32, zero32 = np.array(1, np.float32), np.array(0, np.float32)
 one16, zero16 = np.array(1, np.float16), np.array(0, np.float16)

@@ -7,6 +7,7 @@
 #   sorted      out[i] = src[idx_sorted[i]]    (the same indices in order: the streaming case)
 # The "random reads alone" rows bound what a take of random indices can reach here.
 import cupy as cp, numpy as np
+from events import median_ms
 n = 1 << 26
 src = cp.random.standard_normal(n, dtype=cp.float32)
 idx = cp.random.randint(0, n, n, dtype=cp.int64)
@@ -37,12 +38,8 @@ extern "C" __global__ void hash_sum(const float* __restrict__ s, float* acc, lon
 '''
 m = cp.RawModule(code=code, options=("-std=c++17",))
 k = {name: m.get_function(name) for name in ("take_i64", "take_i32", "hash_gather", "hash_sum")}
-def ev(f, reps=20):
-    s, e = cp.cuda.Event(), cp.cuda.Event(); ts = []
-    for i in range(reps + 3):
-        s.record(); f(); e.record(); e.synchronize()
-        if i >= 3: ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts)) * 1e3
+def ev(f):
+    return median_ms(f) * 1e3
 sms = cp.cuda.Device().attributes["MultiProcessorCount"]
 for blocks in (n // 256, sms * 8, sms * 16, sms * 32):
     g, b = (blocks,), (256,)

@@ -7,6 +7,7 @@
 #   u32_q2   the u32 kernel counting two passes only (how much the atomics cost)
 # Every counting kernel's histograms are checked against NumPy's.
 import cupy as cp, numpy as np
+from events import median_ms
 n = 1 << 26
 x = cp.random.standard_normal(n, dtype=cp.float32)
 hist = cp.zeros(4 * 256, cp.uint64)
@@ -66,12 +67,8 @@ bits = x.view(cp.uint32)
 kh = cp.asnumpy(bits)
 kh = kh ^ np.where(kh >> 31 != 0, np.uint32(0xFFFFFFFF), np.uint32(0x80000000))
 ref = np.concatenate([np.bincount((kh >> (8 * q)) & 0xFF, minlength=256) for q in range(4)]).astype(np.uint64)
-def ev(f, reps=20):
-    s, e = cp.cuda.Event(), cp.cuda.Event(); ts = []
-    for i in range(reps + 3):
-        s.record(); f(); e.record(); e.synchronize()
-        if i >= 3: ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts)) * 1e3
+def ev(f):
+    return median_ms(f) * 1e3
 sms = cp.cuda.Device().attributes["MultiProcessorCount"]
 N = np.int64(n)
 def row(name, U, M, blocks, threads):

@@ -1,5 +1,6 @@
 # cuSOLVER LU variants for a 4096 f64 solve with 64 right-hand sides (ctypes probe).
 import ctypes, glob, cupy as cp, numpy as np
+from events import median_ms
 lib = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libcusolver.so*"))[0])
 h = ctypes.c_void_p(); assert lib.cusolverDnCreate(ctypes.byref(h)) == 0
 P = ctypes.c_void_p
@@ -8,11 +9,7 @@ rng = cp.random.default_rng(1)
 A0 = rng.standard_normal((n, n)); B0 = rng.standard_normal((n, k))
 Af = cp.asfortranarray(A0); Bf = cp.asfortranarray(B0)
 def ev_time(f, reps=7):
-    s, e = cp.cuda.Event(), cp.cuda.Event(); ts = []
-    for i in range(reps + 2):
-        s.record(); f(); e.record(); e.synchronize()
-        if i >= 2: ts.append(cp.cuda.get_elapsed_time(s, e))
-    return np.median(ts)
+    return median_ms(f, reps=reps, warm=2)
 def resid(X):
     return float(cp.linalg.norm(A0 @ X - B0) / (cp.linalg.norm(A0) * cp.linalg.norm(X)))
 # legacy dgetrf + dgetrs

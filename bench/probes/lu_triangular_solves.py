@@ -2,6 +2,7 @@
 # triangular solves (a small trsm per diagonal block, a gemm for the rest) beat it.
 # ctypes probe; the blocked sequences are timed as CUDA graphs (no Python launch gaps).
 import ctypes, glob, cupy as cp, numpy as np
+from events import median_ms
 C = ctypes
 sol = C.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libcusolver.so*"))[0])
 bl = C.CDLL(sorted(glob.glob("/usr/local/cuda/lib64/libcublas.so*"))[0])
@@ -24,11 +25,7 @@ piv = ipiv.get() - 1; perm = np.arange(n)
 for i in range(n):
     perm[i], perm[piv[i]] = perm[piv[i]], perm[i]
 def ev(f, reps=15):
-    s, e = cp.cuda.Event(), cp.cuda.Event(); ts = []
-    for i in range(reps + 3):
-        s.record(st); f(); e.record(st); e.synchronize()
-        if i >= 3: ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
+    return median_ms(f, reps=reps, stream=st)
 X = cp.empty_like(B0)
 def getrs():
     cp.cuda.runtime.memcpyAsync(X.data.ptr, B0.data.ptr, B0.nbytes, 3, st.ptr)
