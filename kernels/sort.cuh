@@ -474,8 +474,10 @@ template <> struct cuarray_lookback<unsigned long long> {
 // out each item's final position in the tile: no second lookup of the warp's digit start,
 // and the counters keep their own room so that each warp scatters its keys as soon as it
 // has ranked them (cuarray_pass_smem's OWN).
+// Bits 32 and 64: the look-back's window, 8 >> ((VAR >> 5) & 3) earlier tiles a round.
 template <int VAR> struct cuarray_pass_group {
     static constexpr int G = 1 << ((VAR >> 2) & 3);
+    static constexpr int LOOK = 8 >> ((VAR >> 5) & 3);
     static constexpr int MASKS = G * 256;
     static constexpr bool OWN = (VAR & 16) != 0;
 };
@@ -506,8 +508,8 @@ struct cuarray_pass_smem {
 // cuarray_pass_smem<...>::BYTES bytes of dynamic shared memory. VAR: variant bits
 // (bit 1: one vote a warp's tile for the ranking's all-equal shortcut; bit 2: full tiles
 // without bound checks; bits 4 and 8: the ranking's items taken together; bit 16: the
-// warps' counts before the ranking; see cuarray_pass_group. The library picks them by
-// pass_variant_default).
+// warps' counts before the ranking; bits 32 and 64: the look-back's window; see
+// cuarray_pass_group. The library picks them by pass_variant_default).
 template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
@@ -657,7 +659,7 @@ __device__ __forceinline__ void radix_pass(
         // Walks back over the earlier tiles' words of this digit, LOOK of them per round
         // (independent loads, in flight together), newest first: adds each until an
         // inclusive prefix (done); an unpublished word (0) ends the round there.
-        constexpr int LOOK = 8;
+        constexpr int LOOK = RK::LOOK;
         volatile W* mine = look + (size_t)tile * 256 + t;
         I q = tile - 1;
         W sum = 0;

@@ -129,7 +129,7 @@ fn env_u8(var: &str) -> Option<u8> {
 /// (read once) where set, for measurements.
 fn pass_variant(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     static V: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    V.get_or_init(|| env_u8("CUARRAY_SORT_VARIANT").map(|v| v & 31))
+    V.get_or_init(|| env_u8("CUARRAY_SORT_VARIANT").map(|v| v & 127))
         .unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
 }
 

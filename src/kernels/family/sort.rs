@@ -74,7 +74,7 @@ pub enum SortKernel {
         /// Variant bits (`radix_pass`'s `VAR`, [`pass_variant_default`]): bit 1, one vote
         /// a warp's tile for the ranking's all-equal shortcut; bit 2, full tiles without
         /// bound checks; bits 4 and 8, items ranked together; bit 16, the warps' counts
-        /// before the ranking.
+        /// before the ranking; bits 32 and 64, the look-back's window.
         variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
@@ -212,18 +212,24 @@ pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 /// takes 2, 4 or 8 items together ([`pass_masks`]); bit 16, the warps' digit counts come
 /// first and become tile positions before the ranking, whose counters then give each
 /// item its final place (one shared lookup an item less; the counters take their own
-/// room). Keys alone take 5 (two items together), keys with values 3; with 16 where the
-/// keys have up to 4 bytes (and the values 4): 21 and 19.
+/// room); bits 32 and 64, the look-back's window of `8 >> ((bits >> 5) & 3)` earlier
+/// tiles a round. Keys alone take 5 (two items together), keys with values 3; with 16
+/// where the keys have up to 4 bytes (and the values 4): 21, and 83 (19 with a window of
+/// two: a round's loads cost later tiles more than the rounds it saves).
 ///
 /// Measured on an H200, 2^26 f32, sort / argsort / all-equal keys in us: variant 0
 /// 1562 / 2140 / 1252, 1 1517 / 2100 / 1193, 2 1591 / 2114 / 1244, 3 1553 / 2083 / 1181;
 /// in another run, 1 1551 / - / 1270, 5 1523 / - / 1247, 9 (four items) 1529 / - / 1240,
 /// 13 (eight) 1572 / - / 1234, argsort 3 2106, 7 2105, 11 2130, 15 2209; in another,
 /// 5 1508 / - / 1252, 21 1344 / - / 1142 (1236 / - / 994 at three blocks a
-/// multiprocessor), 17 1407 / - / 1171, argsort 3 2095, 19 1931.
+/// multiprocessor), 17 1407 / - / 1171, argsort 3 2095, 19 1931; in another, two
+/// rounds, windows of 8, 4, 2 and 1: sort (21, 53, 85, 117) 1216-1217, 1216, 1233-1234,
+/// 1290; argsort (19, 51, 83, 115) 1925-1930, 1913-1919, 1906-1910, 1945; all-equal keys
+/// 983-985, 978-983, 1002, 1073.
 pub fn pass_variant_default(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     let own = key_bytes <= 4 && (!values || value_bytes == 4);
-    (if values { 3 } else { 5 }) | if own { 16 } else { 0 }
+    let base = (if values { 3 } else { 5 }) | if own { 16 } else { 0 };
+    base | if own && values { 64 } else { 0 }
 }
 
 /// The default shape `(threads, ipt, min_blocks)` of a `Pass` for keys of `key_bytes`
