@@ -385,10 +385,12 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
 
 // Calls f(key) for the key of every element p < n of the grid's share of in[offset of p]
 // (a grid-stride loop): U elements a step apart an iteration, their loads issued
-// together, then the rest one at a time.
-template <typename T, bool CZ, bool DESC, int ND, typename I, typename F, int U = 4>
+// together, then the rest one at a time. REV: element n - 1 - p instead of p (the grid
+// walks the input from its end, so that its first elements are the ones left in L2).
+template <typename T, bool CZ, bool DESC, int ND, typename I, typename F, int U = 4, bool REV = false>
 __device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, F f) {
     typedef typename cuarray_sort_key<T>::K K;
+    auto at = [&](I p) { return cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, REV ? n - 1 - p : p)]); };
     const I step = (I)gridDim.x * (I)blockDim.x;
     I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
     // p stays below n + step, as in a plain grid-stride loop.
@@ -397,11 +399,11 @@ __device__ __forceinline__ void cuarray_grid_keys(const T* __restrict__ in, cons
         K key[U];
 #pragma unroll
         for (int u = 0; u < U; ++u)
-            key[u] = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p + (I)u * step)]);
+            key[u] = at(p + (I)u * step);
 #pragma unroll
         for (int u = 0; u < U; ++u) f(key[u]);
     }
-    for (; p < n; p += step) f(cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(ix, 0, p)]));
+    for (; p < n; p += step) f(at(p));
 }
 
 // Histograms of every pass, added to `hist[p * 256 + digit]` (zero before): passes
@@ -417,13 +419,16 @@ template <typename K, int C> struct cuarray_hist_words {
     static constexpr int KEYS = (int)sizeof(K) * 256 * C;
     static constexpr int WORDS = KEYS + 4 * 256;
 };
-template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1>
+template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1, bool EARLY = false>
 __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, I len,
                                            int row_passes, unsigned long long* __restrict__ hist) {
     typedef typename cuarray_sort_key<T>::K K;
     typedef cuarray_hist_words<K, C> S;
     constexpr int KP = (int)sizeof(K);
     extern __shared__ unsigned int sh[];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (EARLY) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
     for (int i = threadIdx.x; i < S::WORDS; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const unsigned int slot = threadIdx.x % C;
@@ -432,7 +437,7 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
 #pragma unroll
         for (int q = 0; q < KP; ++q) atomicAdd(&sh[(q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)) * C + slot], 1u);
     };
-    cuarray_grid_keys<T, CZ, DESC, ND, I, decltype(count), C == 1 ? 4 : 16>(in, ix, n, count);
+    cuarray_grid_keys<T, CZ, DESC, ND, I, decltype(count), C == 1 ? 4 : 16, true>(in, ix, n, count);
     const I step = (I)gridDim.x * (I)blockDim.x;
     // Row digits: row r holds len elements.
     if (row_passes > 0) {
@@ -623,6 +628,7 @@ __device__ __forceinline__ void radix_pass(
     // The digits' global start: tile 0 from the histogram, later tiles by look-back.
     W excl = 0;
     if (tile == 0) {
+        if (FIRST && (VAR & 128)) cuarray_dependent_entry();
         W h = t < 256 ? (W)hist[t] : (W)0;
         W all;
         // Exclusive sum of the histogram over the 256 digits (threads past 256 add 0).

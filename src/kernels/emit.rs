@@ -58,6 +58,20 @@ pub(crate) fn open_bounded(
     symbol: &str,
     params: &[String],
 ) {
+    open_entry(src, block, min_blocks, symbol, params, true);
+}
+
+/// As [`open_bounded`], without the dependent-launch entry when `entry` is false: the
+/// kernel then calls `cuarray_dependent_entry` itself before it reads or writes what the
+/// grid before it writes.
+pub(crate) fn open_entry(
+    src: &mut String,
+    block: u32,
+    min_blocks: u32,
+    symbol: &str,
+    params: &[String],
+    entry: bool,
+) {
     let bounds = if min_blocks > 0 {
         format!("{block}, {min_blocks}")
     } else {
@@ -65,8 +79,13 @@ pub(crate) fn open_bounded(
     };
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({bounds}) {symbol}(\n    {}) {{\n    cuarray_dependent_entry();",
-        params.join(",\n    ")
+        "extern \"C\" __global__ void __launch_bounds__({bounds}) {symbol}(\n    {}) {{{}",
+        params.join(",\n    "),
+        if entry {
+            "\n    cuarray_dependent_entry();"
+        } else {
+            ""
+        }
     );
 }
 

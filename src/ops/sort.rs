@@ -129,7 +129,7 @@ fn env_u8(var: &str) -> Option<u8> {
 /// (read once) where set, for measurements.
 fn pass_variant(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     static V: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    V.get_or_init(|| env_u8("CUARRAY_SORT_VARIANT").map(|v| v & 127))
+    V.get_or_init(|| env_u8("CUARRAY_SORT_VARIANT"))
         .unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
 }
 
@@ -459,6 +459,7 @@ pub(crate) fn run(
                 SortKernel::Hist {
                     nd,
                     copies: hist_copies_for(kb, hist_copies()),
+                    early: true,
                 },
                 false,
             );

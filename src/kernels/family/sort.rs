@@ -54,6 +54,9 @@ pub enum SortKernel {
         /// (`radix_hist`'s `C`): 1, or up to 32 in one block of 1024 threads a
         /// multiprocessor ([`hist_smem`]).
         copies: u8,
+        /// Releases the grid after it (the first pass) at its start, so that the first
+        /// pass's blocks run beside it where they fit (the pass's variant bit 128).
+        early: bool,
     },
     /// One pass of the one-sweep sort.
     Pass {
@@ -74,7 +77,8 @@ pub enum SortKernel {
         /// Variant bits (`radix_pass`'s `VAR`, [`pass_variant_default`]): bit 1, one vote
         /// a warp's tile for the ranking's all-equal shortcut; bit 2, full tiles without
         /// bound checks; bits 4 and 8, items ranked together; bit 16, the warps' counts
-        /// before the ranking; bits 32 and 64, the look-back's window.
+        /// before the ranking; bits 32 and 64, the look-back's window; bit 128, a first
+        /// pass waits for the histograms only where it reads them.
         variant: u8,
     },
     /// One digit of top-k's radix selection over one row of `nd` dimensions.
@@ -213,9 +217,13 @@ pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 /// first and become tile positions before the ranking, whose counters then give each
 /// item its final place (one shared lookup an item less; the counters take their own
 /// room); bits 32 and 64, the look-back's window of `8 >> ((bits >> 5) & 3)` earlier
-/// tiles a round. Keys alone take 5 (two items together), keys with values 3; with 16
-/// where the keys have up to 4 bytes (and the values 4): 21, and 83 (19 with a window of
-/// two: a round's loads cost later tiles more than the rounds it saves).
+/// tiles a round; bit 128, the first pass waits for the grid before it (the histogram
+/// kernel, which releases it at its start) only in tile 0, before it reads the
+/// histograms: the other tiles load, count and rank beside the histogram kernel, and wait
+/// for tile 0 through the look-back. Keys alone take 5 (two items together), keys with
+/// values 3; with 16 where the keys have up to 4 bytes (and the values 4): 21, and 83 (19
+/// with a window of two: a round's loads cost later tiles more than the rounds it saves);
+/// each with 128.
 ///
 /// Measured on an H200, 2^26 f32, sort / argsort / all-equal keys in us: variant 0
 /// 1562 / 2140 / 1252, 1 1517 / 2100 / 1193, 2 1591 / 2114 / 1244, 3 1553 / 2083 / 1181;
@@ -225,11 +233,13 @@ pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 /// multiprocessor), 17 1407 / - / 1171, argsort 3 2095, 19 1931; in another, two
 /// rounds, windows of 8, 4, 2 and 1: sort (21, 53, 85, 117) 1216-1217, 1216, 1233-1234,
 /// 1290; argsort (19, 51, 83, 115) 1925-1930, 1913-1919, 1906-1910, 1945; all-equal keys
-/// 983-985, 978-983, 1002, 1073.
+/// 983-985, 978-983, 1002, 1073; in another, two rounds, with bit 128 and without it (the
+/// histogram kernel walking its input from the end in both): sort 1219.0-1219.9 and
+/// 1221.5-1224.2, argsort 1930-1932 and 1932-1934, all-equal keys 986-987 and 989.
 pub fn pass_variant_default(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     let own = key_bytes <= 4 && (!values || value_bytes == 4);
     let base = (if values { 3 } else { 5 }) | if own { 16 } else { 0 };
-    base | if own && values { 64 } else { 0 }
+    base | if own && values { 64 } else { 0 } | 128
 }
 
 /// The default shape `(threads, ipt, min_blocks)` of a `Pass` for keys of `key_bytes`
@@ -328,9 +338,10 @@ impl Family for SortSpec {
                 format!("rows_{}_{}", self.order(), self.outs()),
                 format!("t{threads}x{ipt}k{nk}m{}", self.min_blocks),
             ),
-            SortKernel::Hist { nd, copies } => {
-                (format!("hist_{}", self.order()), format!("d{nd}c{copies}"))
-            }
+            SortKernel::Hist { nd, copies, early } => (
+                format!("hist_{}", self.order()),
+                format!("d{nd}c{copies}{}", if early { "e" } else { "" }),
+            ),
             SortKernel::Pass {
                 threads,
                 ipt,
@@ -410,7 +421,7 @@ impl Family for SortSpec {
                     b(self.out_idx)
                 );
             }
-            SortKernel::Hist { nd, copies } => {
+            SortKernel::Hist { nd, copies, early } => {
                 let params = [
                     "const in0_t* in".to_string(),
                     format!("const Indexer<1, {nd}, {idx}> ix"),
@@ -422,9 +433,10 @@ impl Family for SortSpec {
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}>(in, ix, (I)n, (I)len, (int)row_passes, hist);\n}}",
+                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}, {}>(in, ix, (I)n, (I)len, (int)row_passes, hist);\n}}",
                     b(self.canon_zero),
-                    b(self.descending)
+                    b(self.descending),
+                    b(early)
                 );
             }
             SortKernel::Pass {
@@ -470,7 +482,16 @@ impl Family for SortSpec {
                     src,
                     "struct cuarray_pass_params {{ long long n, len, kout, shift, row_pass; }};"
                 );
-                open(src, &params);
+                // Variant bit 128 on the first pass: only tile 0 waits for the grid before
+                // (the histograms), where it reads them.
+                emit::open_entry(
+                    src,
+                    bt,
+                    min_blocks.into(),
+                    &sym,
+                    &params,
+                    !(first && variant & 128 != 0),
+                );
                 let _ = writeln!(
                     src,
                     "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}, {variant}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, hist, look, counter);\n}}",
@@ -567,6 +588,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         kernel: SortKernel::Hist {
             nd: 1,
             copies: hist_copies_for(dtype.size(), HIST_COPIES),
+            early: true,
         },
         dtype,
         canon_zero: false,
@@ -603,6 +625,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         kernel: SortKernel::Hist {
             nd: 2,
             copies: hist_copies_for(dtype.size(), HIST_COPIES),
+            early: true,
         },
         canon_zero: true,
         index: IndexWidth::I64,
