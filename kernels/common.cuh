@@ -6,9 +6,11 @@
 // programmatic stream serialisation, a kernel may be started while the grid before it in
 // the stream is still finishing; this waits until that grid has completed and its writes
 // are visible. Nothing reads or writes global memory before it, so the stream's order
-// holds. The kernel triggers nothing itself: the next one is released as its blocks exit
-// (an explicit early trigger measured slower for reductions). Launched without the
-// attribute, or on a GPU before sm_90, it does nothing.
+// holds. A kernel triggers nothing itself: the next one is released as its blocks exit
+// (an explicit early trigger measured slower for reductions). One pair departs from this
+// (sort.cuh): the sort's histogram kernel releases the first one-sweep pass at its start,
+// and that pass calls this only in tile 0, before it reads the histograms. Launched
+// without the attribute, or on a GPU before sm_90, it does nothing.
 __device__ __forceinline__ void cuarray_dependent_entry() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

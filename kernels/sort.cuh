@@ -628,6 +628,11 @@ __device__ __forceinline__ void radix_pass(
     // The digits' global start: tile 0 from the histogram, later tiles by look-back.
     W excl = 0;
     if (tile == 0) {
+        // Variant bit 128 (the first pass, released by the histogram kernel at its
+        // start): only here does the pass wait for that kernel. The other tiles read the
+        // input (complete before the histogram kernel began) and write the sort's own
+        // state and buffers (zeroed or unused before it), and reach the histograms only
+        // through this tile's look-back words.
         if (FIRST && (VAR & 128)) cuarray_dependent_entry();
         W h = t < 256 ? (W)hist[t] : (W)0;
         W all;
