@@ -104,6 +104,15 @@ __device__ __forceinline__ T cuarray_value_of(typename cuarray_sort_key<T>::K k)
     return cuarray_sort_key<T>::from(DESC ? (K)~k : k);
 }
 
+// Digit `shift / 8` (8 bits) of a key. Keys of up to 4 bytes take one byte permute (PRMT,
+// its selector from `shift` once a kernel) where a shift and a mask take two. The all-ones
+// key of a tile's padding has digit 255 in every pass.
+template <typename K>
+__device__ __forceinline__ unsigned int cuarray_digit(K key, int shift) {
+    if (sizeof(K) <= 4) return __byte_perm((unsigned int)key, 0u, 0x4440u | ((unsigned int)shift >> 3));
+    return (unsigned int)(key >> shift) & 0xffu;
+}
+
 // ---- offsets -----------------------------------------------------------------------------
 
 // Offset of flat (C-order) index `j` over the dimensions of `ix` for operand `op`.
@@ -175,10 +184,32 @@ __device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
     return before + x - v;
 }
 
+// The ranking room of a group: for each warp, RANK_WS(G) words, its 256 digit counters
+// followed by G x 256 lane-mask words. An item is named by the byte offset of its
+// (warp, digit) counter in the room (cuarray_rank_at), so that every shared access of the
+// ranking is that offset plus a constant: its digit's mask word for slot g is 1024 * (1 + g)
+// bytes on.
+#define CUARRAY_RANK_WS(G) (256 * (1 + (G)))
+template <int G>
+__device__ __forceinline__ unsigned int cuarray_rank_at(int warp, unsigned int digit) {
+    return (unsigned int)warp * (CUARRAY_RANK_WS(G) * 4u) + (digit << 2);
+}
+
+// Whether every item of the warp has one digit (items as cuarray_rank_at offsets).
+template <int IPT>
+__device__ __forceinline__ bool cuarray_warp_all_same(const unsigned int (&a)[IPT]) {
+    const unsigned int a0 = __shfl_sync(0xffffffffu, a[0], 0);
+    unsigned int diff = 0;
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) diff |= a[k] ^ a0;
+    return __all_sync(0xffffffffu, diff == 0);
+}
+
 // Ranks the warp's items (item k of every lane, in (k, lane) order) by digit: r[k] is the
-// item's position among the warp's items of its digit, and `hist` (this warp's 256
-// counters, zero before) ends holding the warp's count of each digit. `match`: this
-// warp's G x 256 words of lane masks, zero before and after.
+// item's position among the warp's items of its digit, and the warp's counters (zero
+// before) end holding its count of each digit. Item k is a[k], the byte offset of its
+// (warp, digit) counter in `room` (cuarray_rank_at); the warp's G x 256 lane-mask words are
+// zero before and after.
 //
 // The lanes with an item's digit (its peers) come from a shared mask a digit: each lane
 // sets its bit in its digit's word and reads the word back (when every lane has the same
@@ -186,43 +217,36 @@ __device__ __forceinline__ U cuarray_group_excl_sum(U v, U* wsum, U& total) {
 // 32 lanes contend for one word). The highest lane of the peers adds their count to the
 // digit's counter and clears the word. This takes about 20 instructions an item where 8
 // ballots (one a digit bit) take about 60.
-// ONCE: one vote for all the warp's items (every item of every lane of one digit) instead
-// of one vote an item. G: items ranked together, each with its own G-th of `match`:
-// their shared round trips overlap instead of following one another. The leaders'
-// counter updates stay in item order (a warp barrier between them), so equal digits keep
-// their order.
+// ONCE: one vote for all the warp's items, `all_same` (every item of every lane of one
+// digit), from the caller, instead of one vote an item. G: items ranked together, each
+// with its own G-th of the masks: their shared round trips overlap instead of following
+// one another. The leaders' counter updates stay in item order (a warp barrier between
+// them), so equal digits keep their order.
 template <int IPT, bool ONCE = false, int G = 1>
-__device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], unsigned int (&r)[IPT],
-                                                  unsigned int* hist, unsigned int* match) {
+__device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&a)[IPT], unsigned int (&r)[IPT],
+                                                  unsigned char* room, bool all_same = false) {
     const unsigned int lane = threadIdx.x & 31;
     const unsigned int le_mask = 0xffffffffu >> (31 - lane);
-    bool all_same = false;
-    if (ONCE) {
-        const unsigned int d0 = __shfl_sync(0xffffffffu, d[0], 0);
-        unsigned int diff = 0;
-#pragma unroll
-        for (int k = 0; k < IPT; ++k) diff |= d[k] ^ d0;
-        all_same = __all_sync(0xffffffffu, diff == 0);
-    }
+    auto word = [&](unsigned int at) { return reinterpret_cast<unsigned int*>(room + at); };
 #pragma unroll
     for (int k0 = 0; k0 < IPT; k0 += G) {
         // Item k0 + g for g < n (the last group may be short when G does not divide IPT).
         const int n = IPT - k0 < G ? IPT - k0 : G;
         bool same[G];
-        unsigned int dg[G], peers[G], base[G];
+        unsigned int ag[G], peers[G], base[G];
 #pragma unroll
         for (int g = 0; g < G; ++g) {
-            dg[g] = d[k0 + g < IPT ? k0 + g : IPT - 1];
-            same[g] = ONCE ? all_same : __all_sync(0xffffffffu, dg[g] == __shfl_sync(0xffffffffu, dg[g], 0));
-            if (g < n && !same[g]) atomicOr(&match[g * 256 + dg[g]], 1u << lane);
+            ag[g] = a[k0 + g < IPT ? k0 + g : IPT - 1];
+            same[g] = ONCE ? all_same : __all_sync(0xffffffffu, ag[g] == __shfl_sync(0xffffffffu, ag[g], 0));
+            if (g < n && !same[g]) atomicOr(word(ag[g] + 1024u * (1 + g)), 1u << lane);
         }
         __syncwarp();
 #pragma unroll
-        for (int g = 0; g < G; ++g) peers[g] = (g >= n || same[g]) ? 0xffffffffu : match[g * 256 + dg[g]];
+        for (int g = 0; g < G; ++g) peers[g] = (g >= n || same[g]) ? 0xffffffffu : *word(ag[g] + 1024u * (1 + g));
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             base[g] = 0;
-            if (g < n && (int)lane == 31 - __clz(peers[g])) base[g] = atomicAdd(&hist[dg[g]], __popc(peers[g]));
+            if (g < n && (int)lane == 31 - __clz(peers[g])) base[g] = atomicAdd(word(ag[g]), __popc(peers[g]));
             if (G > 1) __syncwarp();
         }
 #pragma unroll
@@ -230,20 +254,28 @@ __device__ __forceinline__ void cuarray_warp_rank(const unsigned int (&d)[IPT], 
             if (g >= n) continue;
             const int leader = 31 - __clz(peers[g]);
             base[g] = __shfl_sync(0xffffffffu, base[g], leader);
-            if ((int)lane == leader && !same[g]) match[g * 256 + dg[g]] = 0;
+            if ((int)lane == leader && !same[g]) *word(ag[g] + 1024u * (1 + g)) = 0;
             r[k0 + g] = base[g] + __popc(peers[g] & le_mask) - 1;
         }
         __syncwarp();
     }
 }
 
+// Zeroes `words` words (a multiple of 4) at the 16-byte aligned `p`, by the THREADS threads
+// of a group, 16 bytes a store.
+template <int THREADS>
+__device__ __forceinline__ void cuarray_group_zero(unsigned int* p, int words) {
+    uint4* q = reinterpret_cast<uint4*>(p);
+    for (int i = threadIdx.x % THREADS; i < words / 4; i += THREADS) q[i] = make_uint4(0u, 0u, 0u, 0u);
+}
+
 // After cuarray_warp_rank by every warp of a group of THREADS threads: turns the warps'
-// histograms `hist[w * 256 + d]` into the first position of (digit d, warp w) in the
+// histograms `hist[w * WS + d]` into the first position of (digit d, warp w) in the
 // group's ranked order, and writes each digit's count and first position to `count` and
 // `start` (256 each, may be null). `wsum`: THREADS / 32 words. Returns the first position
 // of this thread's first digit (digit t when THREADS >= 256), from registers: a read of
 // `hist` instead would race with warps that have already moved on to rank.
-template <int THREADS>
+template <int THREADS, int WS = 256>
 __device__ __forceinline__ unsigned int cuarray_rank_offsets(unsigned int* hist, unsigned int* count,
                                                              unsigned int* start, unsigned int* wsum) {
     constexpr int WARPS = THREADS / 32;
@@ -263,9 +295,9 @@ __device__ __forceinline__ unsigned int cuarray_rank_offsets(unsigned int* hist,
         if (d < 256) {
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) {
-                const unsigned int c = hist[w * 256 + d];
+                const unsigned int c = hist[w * WS + d];
                 if (HOLD) held[i][w] = c;
-                else hist[w * 256 + d] = run;
+                else hist[w * WS + d] = run;
                 run += c;
             }
         }
@@ -283,10 +315,10 @@ __device__ __forceinline__ unsigned int cuarray_rank_offsets(unsigned int* hist,
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) {
                 if (HOLD) {
-                    hist[w * 256 + d] = run;
+                    hist[w * WS + d] = run;
                     run += held[i][w];
                 } else {
-                    hist[w * 256 + d] += first;
+                    hist[w * WS + d] += first;
                 }
             }
             if (count) count[d] = tot[i];
@@ -345,17 +377,17 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
             key[k] = j < len ? cuarray_key_of<T, CZ, DESC>(in[off[0] + j * sin]) : (K)~(K)0;
         }
         for (int shift = 0; shift < BITS; shift += 8) {
-            for (int i = t; i < (THREADS / 32) * 256 * 2; i += THREADS) hist[i] = 0;  // counters and masks
+            cuarray_group_zero<THREADS>(hist, (THREADS / 32) * CUARRAY_RANK_WS(1));  // counters and masks
             cuarray_group_sync<THREADS>();
-            unsigned int d[IPT], r[IPT];
+            unsigned int a[IPT], r[IPT];
 #pragma unroll
-            for (int k = 0; k < IPT; ++k) d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
-            cuarray_warp_rank<IPT>(d, r, hist + warp * 256, hist + (THREADS / 32 + warp) * 256);
+            for (int k = 0; k < IPT; ++k) a[k] = cuarray_rank_at<1>(warp, cuarray_digit<K>(key[k], shift));
+            cuarray_warp_rank<IPT>(a, r, smem);
             cuarray_group_sync<THREADS>();
-            cuarray_rank_offsets<THREADS>(hist, nullptr, nullptr, wsum);
+            cuarray_rank_offsets<THREADS, CUARRAY_RANK_WS(1)>(hist, nullptr, nullptr, wsum);
             cuarray_group_sync<THREADS>();
 #pragma unroll
-            for (int k = 0; k < IPT; ++k) r[k] += hist[warp * 256 + d[k]];
+            for (int k = 0; k < IPT; ++k) r[k] += *reinterpret_cast<unsigned int*>(smem + a[k]);
             cuarray_group_sync<THREADS>();
 #pragma unroll
             for (int k = 0; k < IPT; ++k) {
@@ -535,7 +567,10 @@ __device__ __forceinline__ void radix_pass(
     extern __shared__ __align__(16) unsigned char smem[];
     constexpr bool OWN = RK::OWN;
     K* skeys = reinterpret_cast<K*>(smem);
-    unsigned int* whist = reinterpret_cast<unsigned int*>(OWN ? smem + S::A + S::B + S::D : smem);
+    // The ranking room (cuarray_warp_rank): the warps' counters and lane masks.
+    unsigned char* room = OWN ? smem + S::A + S::B + S::D : smem;
+    unsigned int* whist = reinterpret_cast<unsigned int*>(room);
+    constexpr int WS = CUARRAY_RANK_WS(RK::G);
     V* svals = reinterpret_cast<V*>(smem + S::A);
     W* sshift = reinterpret_cast<W*>(smem + S::A + S::B);
     unsigned int* scount = reinterpret_cast<unsigned int*>(smem + S::A + S::B + S::D + S::H);
@@ -544,7 +579,7 @@ __device__ __forceinline__ void radix_pass(
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
 
     if (t == 0) s_tile = atomicAdd(counter, 1u);
-    for (int i = t; i < (THREADS / 32) * (256 + RK::MASKS); i += THREADS) whist[i] = 0;  // counters and masks
+    cuarray_group_zero<THREADS>(whist, (THREADS / 32) * WS);  // counters and masks
     for (int i = t; i < 256; i += THREADS) scount[i] = 0;
     __syncthreads();
     const I tile = (I)s_tile;
@@ -556,7 +591,10 @@ __device__ __forceinline__ void radix_pass(
 
     K key[IPT];
     V val[IPT];
-    unsigned int d[IPT], r[IPT];
+    unsigned int a[IPT], r[IPT];
+    // Element k of this thread is p0 + 32 k, inside the array while 32 k < rem.
+    const I p0 = base + (I)(warp * 32 * IPT + lane);
+    const I rem = n - p0;
     if (FIRST) {
         // A full tile (all but the last) loads without a bound check per element: with
         // 24 bound predicates beside the conversions' own, the compiler makes each load
@@ -571,8 +609,9 @@ __device__ __forceinline__ void radix_pass(
         } else {
 #pragma unroll
             for (int k = 0; k < IPT; ++k) {
-                const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
-                key[k] = p < n ? cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)]) : (K)~(K)0;
+                const I p = p0 + (I)(k * 32);
+                key[k] = (I)(k * 32) < rem ? cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)])
+                                           : (K)~(K)0;
                 val[k] = (V)p;
             }
         }
@@ -586,40 +625,44 @@ __device__ __forceinline__ void radix_pass(
     } else {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
-            const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
-            const bool valid = p < n;
+            const I p = p0 + (I)(k * 32);
+            const bool valid = (I)(k * 32) < rem;
             key[k] = valid ? keys_in[p] : (K)~(K)0;
             if (HAS_V) val[k] = valid ? vals_in[p] : (V)0;
         }
     }
     // Early counts: the tile's digit counts, published before the ranking so that later
-    // tiles' look-back finds them sooner. OWN: a count a warp and digit, the elements past
-    // n included (digit 255, the tile's last positions), turned into the tile positions of
-    // each (digit, warp) and the tile's counts, less those elements.
-    unsigned int* ecount = OWN ? whist + warp * 256 : scount;
-    if (FULL && full) {
+    // tiles' look-back finds them sooner. OWN: a count a warp and digit (in the ranking
+    // room, at the item's own offset a[k]), the elements past n included (digit 255, the
+    // tile's last positions: their all-ones keys have it), turned into the tile positions
+    // of each (digit, warp) and the tile's counts, less those elements. Otherwise a count a
+    // digit for the tile, of the elements below n.
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            d[k] = row_pass ? (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu)
-                            : (unsigned int)(key[k] >> shift) & 0xffu;
-            atomicAdd(&ecount[d[k]], 1u);
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
-            if (p >= n) d[k] = 255u;
-            else if (row_pass) d[k] = (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu);
-            else d[k] = (unsigned int)(key[k] >> shift) & 0xffu;
-            if (OWN || p < n) atomicAdd(&ecount[d[k]], 1u);
-        }
+    for (int k = 0; k < IPT; ++k) {
+        const bool valid = (FULL && full) || (I)(k * 32) < rem;
+        unsigned int dk;
+        // Row passes come after the key passes and carry values (the flat indices).
+        if (HAS_V && row_pass) dk = valid ? (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu) : 255u;
+        else dk = cuarray_digit<K>(key[k], shift);
+        a[k] = cuarray_rank_at<RK::G>(warp, dk);
+        if (OWN) atomicAdd(reinterpret_cast<unsigned int*>(room + a[k]), 1u);
+        else if (valid) atomicAdd(&scount[dk], 1u);
     }
     __syncthreads();
     W my_start = 0;
+    // Variant bit 1: one vote for the warp's items. With OWN the warp's count of an item's
+    // digit is all its items exactly when they all have that digit (read before the
+    // offsets below overwrite the counts).
+    constexpr bool ONCE = (VAR & 1) != 0;
+    bool all_same = false;
+    if (ONCE) {
+        all_same = OWN ? *reinterpret_cast<const unsigned int*>(room + a[0]) == 32u * IPT
+                       : cuarray_warp_all_same<IPT>(a);
+    }
     if (OWN) {
         // The digit's first position in the tile (that of (digit, warp 0)), kept in a
         // register: once past the barrier, warps rank and move the counters on.
-        const unsigned int first = cuarray_rank_offsets<THREADS>(whist, scount, nullptr, wsum);
+        const unsigned int first = cuarray_rank_offsets<THREADS, WS>(whist, scount, nullptr, wsum);
         __syncthreads();
         if (t < 256) my_start = (W)first;
         if (t == 255 && !full) scount[255] -= (unsigned int)((I)TILE - (n - base));
@@ -646,8 +689,7 @@ __device__ __forceinline__ void radix_pass(
         volatile W* mine = look + (size_t)tile * 256 + t;
         *mine = LB::AGG | my_count;
     }
-    cuarray_warp_rank<IPT, (VAR & 1) != 0, RK::G>(d, r, whist + warp * 256,
-                                                  whist + (THREADS / 32) * 256 + warp * RK::MASKS);
+    cuarray_warp_rank<IPT, ONCE, RK::G>(a, r, room, all_same);
     // Each item (and value) into shared memory at its position r[k] in the ranked tile.
     auto stage = [&]() {
 #pragma unroll
@@ -662,7 +704,7 @@ __device__ __forceinline__ void radix_pass(
     } else {
         __syncthreads();
         // The digit's first position in the ranked tile: that of (digit, warp 0).
-        const unsigned int first = cuarray_rank_offsets<THREADS>(whist, nullptr, nullptr, wsum);
+        const unsigned int first = cuarray_rank_offsets<THREADS, WS>(whist, nullptr, nullptr, wsum);
         __syncthreads();
         if (t < 256) my_start = (W)first;
     }
@@ -702,7 +744,7 @@ __device__ __forceinline__ void radix_pass(
         __syncthreads();
         if (t < 256) sshift[t] = excl - my_start;
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) r[k] += whist[warp * 256 + d[k]];
+        for (int k = 0; k < IPT; ++k) r[k] += *reinterpret_cast<const unsigned int*>(room + a[k]);
         __syncthreads();
         stage();
     }
@@ -716,7 +758,7 @@ __device__ __forceinline__ void radix_pass(
         // in shared memory (measured 6-8% a sort of 2^26 f32), and the room goes to keys.
         const unsigned int dg = (HAS_V && row_pass)
             ? (unsigned int)(((unsigned long long)(svals[i] / (V)len) >> shift) & 0xffu)
-            : (unsigned int)(kk >> shift) & 0xffu;
+            : cuarray_digit<K>(kk, shift);
         const W q = sshift[dg] + (W)i;
         if (LAST) {
             I row = 0, j = (I)q;
