@@ -19,11 +19,14 @@
 //               THREADS x IPT elements in shared memory, 8 bits per pass, and writes the
 //               first `kout` elements of the sorted row (values and/or i64 indices).
 //   radix_hist: the 256-bin histograms of every pass (key digits, then the row-number
-//               digits of a segmented sort), for radix_pass.
+//               digits of a segmented sort), for radix_pass; it also zeroes the later
+//               passes' look-back words.
 //   radix_pass: one pass of a one-sweep LSD radix sort (Adinets & Merrill 2022): each block
 //               takes the next tile (atomic counter), ranks it, publishes its digit counts
 //               and looks back over the earlier tiles' counts (decoupled look-back) for its
 //               digits' global offsets, then scatters the ranked tile from shared memory.
+//               Each block also asks L2 for the input of the tile `ahead` tiles on (a
+//               quarter of the resident blocks), so that later blocks wait on L2, not DRAM.
 //               Positions are flat indices of the logical (rows, len) array; the values are
 //               those flat indices (argsort, segmented sorts). The first pass reads the
 //               input through its layout; the last one writes the outputs through theirs.
@@ -451,9 +454,13 @@ template <typename K, int C> struct cuarray_hist_words {
     static constexpr int KEYS = (int)sizeof(K) * 256 * C;
     static constexpr int WORDS = KEYS + 4 * 256;
 };
+// `clear`: clear_n 16-byte words the kernel zeroes first (the later passes' look-back
+// words: the kernel waits on its shared atomics, not on memory, so the stores cost it less
+// than a memset before it costs the sort).
 template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1, bool EARLY = false>
 __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, I len,
-                                           int row_passes, unsigned long long* __restrict__ hist) {
+                                           int row_passes, unsigned long long* __restrict__ hist,
+                                           uint4* __restrict__ clear, long long clear_n) {
     typedef typename cuarray_sort_key<T>::K K;
     typedef cuarray_hist_words<K, C> S;
     constexpr int KP = (int)sizeof(K);
@@ -461,6 +468,10 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (EARLY) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+#pragma unroll 1
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)clear_n;
+         i += (size_t)gridDim.x * blockDim.x)
+        clear[i] = make_uint4(0u, 0u, 0u, 0u);
     for (int i = threadIdx.x; i < S::WORDS; i += blockDim.x) sh[i] = 0;
     __syncthreads();
     const unsigned int slot = threadIdx.x % C;
@@ -492,6 +503,16 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
         }
         if (c) atomicAdd(&hist[i], (unsigned long long)c);
     }
+}
+
+// Asks L2 for the whole 16-byte words of [p, p + bytes) (a hint: one bulk prefetch, no
+// registers, nothing waits for it).
+__device__ __forceinline__ void cuarray_prefetch_l2(const void* p, size_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const size_t a = ((size_t)p + 15) & ~(size_t)15;
+    const size_t e = ((size_t)p + bytes) & ~(size_t)15;
+    if (e > a) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"((unsigned int)(e - a)) : "memory");
+#endif
 }
 
 // Look-back words: a flag in the top two bits (1: the tile's own count, 2: the inclusive
@@ -554,7 +575,7 @@ __device__ __forceinline__ void radix_pass(
     const typename cuarray_sort_key<T>::K* __restrict__ keys_in, const V* __restrict__ vals_in,
     typename cuarray_sort_key<T>::K* __restrict__ keys_out, V* __restrict__ vals_out,
     T* __restrict__ out, long long* __restrict__ out_idx, const Indexer<2, ND, I>& out_ix,
-    I n, I len, I kout, int shift, bool row_pass, const unsigned long long* __restrict__ hist,
+    I n, I len, I kout, int shift, bool row_pass, I ahead, const unsigned long long* __restrict__ hist,
     W* __restrict__ look, unsigned int* __restrict__ counter) {
     typedef typename cuarray_sort_key<T>::K K;
     typedef cuarray_pass_group<VAR> RK;
@@ -584,6 +605,20 @@ __device__ __forceinline__ void radix_pass(
     __syncthreads();
     const I tile = (I)s_tile;
     const I base = tile * TILE;
+    if (ahead > 0 && t == 0) {
+        // The input of the tile `ahead` tiles on, asked of L2 now, so that its block's
+        // loads find it there (tiles are taken in order, a wave of resident blocks apart).
+        if (ahead <= (n - 1 - base) / (I)TILE) {
+            const I at = base + ahead * (I)TILE;  // below n
+            const I m = (n - at) < (I)TILE ? (n - at) : (I)TILE;
+            if (!FIRST) {
+                cuarray_prefetch_l2(keys_in + at, (size_t)m * sizeof(K));
+                if (HAS_V) cuarray_prefetch_l2(vals_in + at, (size_t)m * sizeof(V));
+            } else if (ND == 1 && in_ix.strides[0][0] == 1) {
+                cuarray_prefetch_l2(in + at, (size_t)m * sizeof(T));
+            }
+        }
+    }
     // Variant bit 2: a full tile (all but the last) counts and scatters without a
     // bound check an element.
     constexpr bool FULL = (VAR & 2) != 0;

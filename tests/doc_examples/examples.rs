@@ -4189,7 +4189,7 @@ pub fn ops_select_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_sort_168() -> Result<(), String> {
+pub fn ops_sort_199() -> Result<(), String> {
     fn run() {
         use cuarray::ops::sort::{plan_sort, SortStrategy};
         use cuarray::shape::Layout;
@@ -5570,7 +5570,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/scan.rs:39", ops_scan_39, 1),
     ("src/ops/scan.rs:110", ops_scan_110, 1),
     ("src/ops/select.rs:33", ops_select_33, 1),
-    ("src/ops/sort.rs:168", ops_sort_168, 1),
+    ("src/ops/sort.rs:199", ops_sort_199, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:253", random_mod_253, 1),
     ("src/random/mod.rs:286", random_mod_286, 1),

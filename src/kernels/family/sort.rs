@@ -8,10 +8,11 @@
 //!   sok, soi, kout` as `long long`. Block: `threads` threads, or 256 (8 rows a block)
 //!   when a warp sorts a row.
 //! - `Hist`: `const T* in, Indexer<1, ND, I> ix, long long n, long long len,
-//!   long long row_passes, unsigned long long* hist`.
+//!   long long row_passes, unsigned long long* hist, uint4* clear, long long clear_n`
+//!   (16-byte words the kernel zeroes beside its counting: later passes' look-back words).
 //! - `Pass`: `const T* in, Indexer<1, ND, I> in_ix, const K* keys_in, const V* vals_in,
 //!   K* keys_out, V* vals_out, T* out, long long* out_idx, Indexer<2, ND, I> out_ix,
-//!   long long params[5] = {n, len, kout, shift, row_pass}, const unsigned long long*
+//!   long long params[6] = {n, len, kout, shift, row_pass, ahead}, const unsigned long long*
 //!   hist, W* look, unsigned int* counter`.
 //! - `Search`: `const T* a, long long m, long long sa, const T* v, long long* out,
 //!   Indexer<2, ND, I> ix, long long n`.
@@ -429,11 +430,13 @@ impl Family for SortSpec {
                     "const long long len".to_string(),
                     "const long long row_passes".to_string(),
                     "unsigned long long* hist".to_string(),
+                    "uint4* clear".to_string(),
+                    "const long long clear_n".to_string(),
                 ];
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}, {}>(in, ix, (I)n, (I)len, (int)row_passes, hist);\n}}",
+                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}, {}>(in, ix, (I)n, (I)len, (int)row_passes, hist, clear, clear_n);\n}}",
                     b(self.canon_zero),
                     b(self.descending),
                     b(early)
@@ -480,7 +483,7 @@ impl Family for SortSpec {
                 ];
                 let _ = writeln!(
                     src,
-                    "struct cuarray_pass_params {{ long long n, len, kout, shift, row_pass; }};"
+                    "struct cuarray_pass_params {{ long long n, len, kout, shift, row_pass, ahead; }};"
                 );
                 // Variant bit 128 on the first pass: only tile 0 waits for the grid before
                 // (the histograms), where it reads them.
@@ -494,7 +497,7 @@ impl Family for SortSpec {
                 );
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}, {variant}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, hist, look, counter);\n}}",
+                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}, {variant}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, (I)prm.ahead, hist, look, counter);\n}}",
                     b(self.canon_zero),
                     b(self.descending),
                     b(first),
