@@ -457,7 +457,7 @@ template <typename K, int C> struct cuarray_hist_words {
 // `clear`: clear_n 16-byte words the kernel zeroes first (the later passes' look-back
 // words: the kernel waits on its shared atomics, not on memory, so the stores cost it less
 // than a memset before it costs the sort).
-template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1, bool EARLY = false>
+template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1>
 __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, I len,
                                            int row_passes, unsigned long long* __restrict__ hist,
                                            uint4* __restrict__ clear, long long clear_n) {
@@ -465,8 +465,10 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
     typedef cuarray_hist_words<K, C> S;
     constexpr int KP = (int)sizeof(K);
     extern __shared__ unsigned int sh[];
+    // Releases the first pass at once: its blocks run beside this kernel's where they fit
+    // (radix_pass's variant bit 128 says where that pass waits for this kernel).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (EARLY) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 #pragma unroll 1
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)clear_n;
@@ -710,7 +712,8 @@ __device__ __forceinline__ void radix_pass(
         // start): only here does the pass wait for that kernel. The other tiles read the
         // input (complete before the histogram kernel began) and write the sort's own
         // state and buffers (zeroed or unused before it), and reach the histograms only
-        // through this tile's look-back words.
+        // through this tile's look-back words. The histogram kernel's own writes, the
+        // histograms and the later passes' look-back words, are read by none of them.
         if (FIRST && (VAR & 128)) cuarray_dependent_entry();
         W h = t < 256 ? (W)hist[t] : (W)0;
         W all;

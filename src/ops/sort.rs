@@ -500,7 +500,6 @@ pub(crate) fn run(
                 SortKernel::Hist {
                     nd,
                     copies: hist_copies_for(kb, hist_copies()),
-                    early: true,
                 },
                 false,
             );

@@ -55,9 +55,6 @@ pub enum SortKernel {
         /// (`radix_hist`'s `C`): 1, or up to 32 in one block of 1024 threads a
         /// multiprocessor ([`hist_smem`]).
         copies: u8,
-        /// Releases the grid after it (the first pass) at its start, so that the first
-        /// pass's blocks run beside it where they fit (the pass's variant bit 128).
-        early: bool,
     },
     /// One pass of the one-sweep sort.
     Pass {
@@ -339,10 +336,9 @@ impl Family for SortSpec {
                 format!("rows_{}_{}", self.order(), self.outs()),
                 format!("t{threads}x{ipt}k{nk}m{}", self.min_blocks),
             ),
-            SortKernel::Hist { nd, copies, early } => (
-                format!("hist_{}", self.order()),
-                format!("d{nd}c{copies}{}", if early { "e" } else { "" }),
-            ),
+            SortKernel::Hist { nd, copies } => {
+                (format!("hist_{}", self.order()), format!("d{nd}c{copies}"))
+            }
             SortKernel::Pass {
                 threads,
                 ipt,
@@ -422,7 +418,7 @@ impl Family for SortSpec {
                     b(self.out_idx)
                 );
             }
-            SortKernel::Hist { nd, copies, early } => {
+            SortKernel::Hist { nd, copies } => {
                 let params = [
                     "const in0_t* in".to_string(),
                     format!("const Indexer<1, {nd}, {idx}> ix"),
@@ -436,10 +432,9 @@ impl Family for SortSpec {
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}, {}>(in, ix, (I)n, (I)len, (int)row_passes, hist, clear, clear_n);\n}}",
+                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}>(in, ix, (I)n, (I)len, (int)row_passes, hist, clear, clear_n);\n}}",
                     b(self.canon_zero),
-                    b(self.descending),
-                    b(early)
+                    b(self.descending)
                 );
             }
             SortKernel::Pass {
@@ -591,7 +586,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         kernel: SortKernel::Hist {
             nd: 1,
             copies: hist_copies_for(dtype.size(), HIST_COPIES),
-            early: true,
         },
         dtype,
         canon_zero: false,
@@ -628,7 +622,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         kernel: SortKernel::Hist {
             nd: 2,
             copies: hist_copies_for(dtype.size(), HIST_COPIES),
-            early: true,
         },
         canon_zero: true,
         index: IndexWidth::I64,
