@@ -273,12 +273,13 @@ __device__ __forceinline__ void cuarray_group_zero(unsigned int* p, int words) {
 }
 
 // After cuarray_warp_rank by every warp of a group of THREADS threads: turns the warps'
-// histograms `hist[w * WS + d]` into the first position of (digit d, warp w) in the
-// group's ranked order, and writes each digit's count and first position to `count` and
-// `start` (256 each, may be null). `wsum`: THREADS / 32 words. Returns the first position
-// of this thread's first digit (digit t when THREADS >= 256), from registers: a read of
-// `hist` instead would race with warps that have already moved on to rank.
-template <int THREADS, int WS = 256>
+// histograms `hist[w * WS + d]` (the ranking room, WS = CUARRAY_RANK_WS(G)) into the first
+// position of (digit d, warp w) in the group's ranked order, and writes each digit's count
+// and first position to `count` and `start` (256 each, may be null). `wsum`: THREADS / 32
+// words. Returns the first position of this thread's first digit (digit t when THREADS >=
+// 256), from registers: a read of `hist` instead would race with warps that have already
+// moved on to rank.
+template <int THREADS, int WS>
 __device__ __forceinline__ unsigned int cuarray_rank_offsets(unsigned int* hist, unsigned int* count,
                                                              unsigned int* start, unsigned int* wsum) {
     constexpr int WARPS = THREADS / 32;
