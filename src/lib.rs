@@ -149,7 +149,7 @@ pub use half;
 pub use half::{bf16, f16};
 pub use kernels::{CacheStats, KernelSpec};
 pub use libs::blas::GemmElement;
-pub use libs::solver::SolverElement;
+pub use linalg::SolverElement;
 pub use npy::{load_npy, load_npz, save_npy, savez, NpzReader, NpzWriter};
 /// The `num-complex` crate, whose `Complex<f32>` and `Complex<f64>` are the complex
 /// element types ([`Complex32`], [`Complex64`]).

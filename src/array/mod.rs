@@ -7,7 +7,7 @@ mod fmt;
 pub(crate) mod indexing;
 #[cfg(feature = "ndarray")]
 mod interop;
-mod linalg;
+mod matmul;
 mod operand;
 mod ops;
 mod peer;

@@ -32,15 +32,18 @@
 //! - [`irfft`] and its relatives never change their input (cuFFT's complex-to-real
 //!   transform overwrites its input, so it runs on a copy).
 
+mod cufft;
+pub mod plan;
+
 use crate::array::DeviceArray;
 use crate::element::{Complex32, Complex64, Element};
 use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::CAST_BODY;
 use crate::ops::elementwise;
-use crate::ops::fft::{run as run_stage, Stage, FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
 use crate::shape::{normalize_axis, Layout};
 use crate::{Device, Error, Result};
 use half::{bf16, f16};
+use plan::{run as run_stage, Stage, FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
 
 mod sealed {
     pub trait Sealed {}
@@ -959,7 +962,7 @@ pub fn rfftfreq(device: &Device, n: usize, d: f64) -> Result<DeviceArray<f64>> {
 /// # Ok::<(), cuarray::Error>(())
 /// ```
 pub fn cached_plans(device: &Device) -> usize {
-    crate::libs::fft::cached_plans(device)
+    cufft::cached_plans(device)
 }
 
 /// Drops every plan of `device`'s FFT plan cache (their memory goes back to cuFFT).
@@ -975,7 +978,7 @@ pub fn cached_plans(device: &Device) -> usize {
 /// # Ok::<(), cuarray::Error>(())
 /// ```
 pub fn clear_plan_cache(device: &Device) {
-    crate::libs::fft::clear_plans(device)
+    cufft::clear_plans(device)
 }
 
 #[cfg(test)]

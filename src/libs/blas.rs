@@ -1,5 +1,6 @@
 //! cuBLAS: the per-device handle and the element types matrix products support.
 
+use super::{with_handle, LibraryHandle};
 use crate::device::probe::{require, Lib};
 use crate::element::{Complex32, Complex64, Element};
 use crate::{Device, Error, Result};
@@ -7,7 +8,7 @@ use cudarc::cublas::{result as cb, sys};
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::CudaStream;
 use half::{bf16, f16};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 mod sealed {
     pub trait Sealed {}
@@ -168,28 +169,12 @@ fn blas_err(op: &'static str) -> impl FnOnce(cb::CublasError) -> Error {
     }
 }
 
-/// The device's cuBLAS handle, created on first use (a device extension).
-#[derive(Default)]
-struct BlasSlot(Mutex<Option<Blas>>);
-
-/// Runs `f` with `device`'s cuBLAS handle (created on first use) bound to the handle's
-/// stream, holding the handle's lock.
-pub(crate) fn with_blas<R>(device: &Device, f: impl FnOnce(&Blas) -> Result<R>) -> Result<R> {
+impl LibraryHandle for Blas {
     // Not yet in graphs: the handle's workspace would have to outlive every graph.
-    let _queuing = device.check_capture("matmul (cuBLAS)")?;
-    let slot = device.extension::<BlasSlot>();
-    let mut guard = slot.0.lock().unwrap_or_else(|p| p.into_inner());
-    let blas = match &mut *guard {
-        Some(b) => b,
-        empty => empty.insert(Blas::new(device)?),
-    };
-    device.bind()?;
-    blas.bind_stream(device)?;
-    f(blas)
-}
+    const OP: &'static str = "matmul (cuBLAS)";
+    const CAPTURABLE: bool = false;
 
-impl Blas {
-    fn new(device: &Device) -> Result<Blas> {
+    fn create(device: &Device) -> Result<Blas> {
         require(Lib::Cublas)?;
         device.bind()?;
         let handle = cb::create_handle().map_err(blas_err("creating the cuBLAS handle"))?;
@@ -206,32 +191,34 @@ impl Blas {
             .on_own_stream()
             .scratch("cublas workspace", WORKSPACE, false)?;
         // SAFETY: the workspace is WORKSPACE bytes of device memory that outlive the
-        // handle; `bind_stream` orders its users one after the other.
+        // handle; `with_handle` orders its users one after the other.
         unsafe { sys::cublasSetWorkspace_v2(handle, workspace as *mut _, WORKSPACE) }
             .result()
             .map_err(blas_err("cublasSetWorkspace"))?;
         Ok(blas)
     }
 
-    /// Binds the handle to `device`'s stream. When that changes the stream, the new
-    /// stream first waits for the old one, so that the two never use the workspace at
-    /// the same time.
-    pub(crate) fn bind_stream(&mut self, device: &Device) -> Result<()> {
-        let stream = device.cuda_stream();
-        if Arc::ptr_eq(stream, &self.stream) {
-            return Ok(());
-        }
-        stream
-            .join(&self.stream)
-            .map_err(Error::cuda("stream wait"))?;
+    fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    fn set_stream(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
         // SAFETY: the stream belongs to the handle's context, current on this thread.
         unsafe { cb::set_stream(self.handle, stream.cu_stream() as _) }
             .map_err(blas_err("cublasSetStream"))?;
         self.stream = stream.clone();
         Ok(())
     }
+}
 
-    /// The raw handle, for the typed batched LU calls of `libs::solver` (used under the
+/// Runs `f` with `device`'s cuBLAS handle (created on first use) bound to the device's
+/// stream, holding the handle's lock.
+pub(crate) fn with_blas<R>(device: &Device, f: impl FnOnce(&Blas) -> Result<R>) -> Result<R> {
+    with_handle::<Blas, R>(device, |b| f(b))
+}
+
+impl Blas {
+    /// The raw handle, for the typed batched LU calls of `linalg::cusolver` (used under the
     /// same lock and stream binding as every call here).
     pub(crate) fn raw(&self) -> sys::cublasHandle_t {
         self.handle

@@ -50,16 +50,20 @@
 //! `Xpotrf`, `Xgeqrf`, `Xsyevd`) and the Jacobi SVD (`gesvdj`, with the QR method
 //! `gesvd` where it does not converge). Workspaces come from the device's memory pool.
 
+mod cusolver;
+pub mod plan;
+
+pub use cusolver::SolverElement;
+
 use crate::array::{where_, DeviceArray};
 use crate::element::{Element, FloatElement, NumElement};
-use crate::libs::solver::SolverElement;
-use crate::ops::linalg::{
+use crate::shape::{normalize_axis, IntoAxes, Layout};
+use crate::{Error, Result};
+use plan::{
     compose_pivots, matrices, plan_solve, run_cholesky, run_eigh, run_lu, run_qr, run_solve,
     run_solve_blocked, run_solve_factor, run_svd, run_svd_one, solve_blocks, square, Out,
     SolvePlan, SvdAlgorithm,
 };
-use crate::shape::{normalize_axis, IntoAxes, Layout};
-use crate::{Error, Result};
 
 /// The element types of the functions here: `f32` and `f64` (real types whose sums and
 /// means are of the type itself).
@@ -141,7 +145,7 @@ fn full(batch: &[usize], r: usize, c: usize) -> Vec<usize> {
 /// One factorisation of `n >= 1024` reads its pivots and info word right after `getrf`
 /// (a singular matrix stops there), then solves its triangles by blocks: the diagonal
 /// blocks inverted together, the rest matrix products
-/// ([`crate::ops::linalg::solve_blocks`]); 4096 x 4096 with 64 right-hand sides takes
+/// ([`plan::solve_blocks`]); 4096 x 4096 with 64 right-hand sides takes
 /// 14.1 ms on an H200, against 15.8 ms through `getrs`.
 ///
 /// ```no_run
@@ -169,7 +173,7 @@ pub fn solve<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<D
 }
 
 /// The checked solve of one large factorisation by blocked triangular solves
-/// ([`crate::ops::linalg::solve_blocks`]), or `None` where the plan does not take them.
+/// ([`plan::solve_blocks`]), or `None` where the plan does not take them.
 fn solve_blocked<T: RealElement>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
@@ -287,10 +291,10 @@ pub fn inv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 /// As [`inv`], except [`Error::Singular`].
 pub fn inv_ex<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<i32>)> {
     let (batch, n) = square("inv", a.shape())?;
-    let p = crate::ops::linalg::SolvePlan {
+    let p = plan::SolvePlan {
         n,
         k: n,
-        batched: batch.iter().product::<usize>() > 1 && n <= crate::ops::linalg::SMALL_N,
+        batched: batch.iter().product::<usize>() > 1 && n <= plan::SMALL_N,
         factor_once: false,
         batch,
     };
@@ -462,9 +466,7 @@ fn svd_impl<T: RealElement>(
     vectors: bool,
 ) -> Result<(DeviceArray<T>, DeviceArray<T>, DeviceArray<T>)> {
     let (batch, m, n) = matrices(op, a.shape())?;
-    if T::DTYPE == crate::DType::F32
-        && crate::ops::linalg::polar_by_default((m, n), full_matrices, vectors)
-    {
+    if T::DTYPE == crate::DType::F32 && plan::polar_by_default((m, n), full_matrices, vectors) {
         // Faster than f32's own routines there, and more accurate.
         let (u, s, vh) = svd_impl::<f64>(op, &a.astype::<f64>()?, full_matrices, vectors)?;
         return Ok((u.astype::<T>()?, s.astype::<T>()?, vh.astype::<T>()?));

@@ -42,10 +42,12 @@
 //! # Ok::<(), cuarray::Error>(())
 //! ```
 
+mod driver;
+
 use crate::device::{Device, DeviceBuffer};
-use crate::libs::nccl::{self as lib, Api};
 use crate::{bf16, f16, DeviceArray, Element, Error, Result};
 use cudarc::nccl::sys::{ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclUniqueId};
+use driver::{self as lib, Api};
 use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;

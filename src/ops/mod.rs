@@ -4,12 +4,9 @@
 
 pub mod catalogue;
 pub mod elementwise;
-pub mod fft;
 pub(crate) mod gather;
 pub(crate) mod launch;
-pub mod linalg;
 pub mod matmul;
-pub(crate) mod random;
 pub mod reduce;
 pub mod scan;
 pub mod select;

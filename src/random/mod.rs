@@ -99,6 +99,7 @@
 //! distributions (ziggurat normals, Lemire's integers with a rejection loop) consume the stream differently.
 
 mod host;
+mod launch;
 mod philox;
 
 pub use philox::philox4x32_10;
@@ -565,11 +566,11 @@ impl Generator {
 fn launch<T: Element>(device: &Device, out: &DeviceArray<T>, dist: Dist, span: Span) -> Result<()> {
     let (group0, head) = span.group0_head();
     let (a, b) = dist.params();
-    crate::ops::random::run(
+    launch::run(
         device,
         &out.operand()?,
         &dist.kernel(T::DTYPE),
-        crate::ops::random::Stream {
+        launch::Stream {
             group0,
             head,
             key: span.seed,

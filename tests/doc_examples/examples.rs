@@ -4055,7 +4055,7 @@ pub fn ops_elementwise_131() -> Result<(), String> {
 
 pub fn ops_linalg_97() -> Result<(), String> {
     fn run() {
-        use cuarray::ops::linalg::Stack;
+        use cuarray::linalg::plan::Stack;
         let l = Stack::new(&[2], 3, 4, true).layout();
         assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
     }
@@ -4064,7 +4064,7 @@ pub fn ops_linalg_97() -> Result<(), String> {
 
 pub fn ops_linalg_121() -> Result<(), String> {
     fn run() {
-        use cuarray::ops::linalg::prefers_fortran;
+        use cuarray::linalg::plan::prefers_fortran;
         use cuarray::shape::Layout;
         assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
         assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
@@ -4074,7 +4074,7 @@ pub fn ops_linalg_121() -> Result<(), String> {
 
 pub fn ops_linalg_139() -> Result<(), String> {
     fn run() {
-        use cuarray::ops::linalg::square;
+        use cuarray::linalg::plan::square;
         assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
         assert!(square("inv", &[3, 4]).is_err());
         assert!(square("inv", &[3]).is_err());
@@ -4084,7 +4084,7 @@ pub fn ops_linalg_139() -> Result<(), String> {
 
 pub fn ops_linalg_200() -> Result<(), String> {
     fn run() {
-        use cuarray::ops::linalg::plan_solve;
+        use cuarray::linalg::plan::plan_solve;
         let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
         assert!(p.batched && !p.factor_once);
         let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
@@ -4096,7 +4096,7 @@ pub fn ops_linalg_200() -> Result<(), String> {
 
 pub fn ops_linalg_356() -> Result<(), String> {
     fn run() {
-        use cuarray::ops::linalg::{plan_solve, solve_blocks};
+        use cuarray::linalg::plan::{plan_solve, solve_blocks};
         assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
         assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
         assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
@@ -4107,7 +4107,7 @@ pub fn ops_linalg_356() -> Result<(), String> {
 
 pub fn ops_linalg_379() -> Result<(), String> {
     fn run() {
-        use cuarray::ops::linalg::compose_pivots;
+        use cuarray::linalg::plan::compose_pivots;
         assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
         assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
     }

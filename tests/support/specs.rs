@@ -426,7 +426,7 @@ pub fn create_specs(d: DType) -> Vec<ElementwiseSpec> {
 
 /// The FFT module's own kernels: the normalisation pass (f32, f64) and the frequencies.
 pub fn fft_specs() -> Vec<ElementwiseSpec> {
-    use cuarray::ops::fft::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
+    use cuarray::fft::plan::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
     let mut v = Vec::new();
     for d in [DType::F32, DType::F64] {
         push_all(

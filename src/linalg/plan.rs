@@ -29,13 +29,13 @@
 //! caller's choice (`linalg`'s checked functions read them once, the `_ex` ones return
 //! them).
 
-use super::Operand;
+use super::cusolver::{self as solver, with_solver, SolverElement};
 use crate::device::{Device, DeviceBuffer};
 use crate::element::DType;
 use crate::kernels::abi::Scalar;
 use crate::libs::blas::with_blas;
-use crate::libs::solver::{self, with_solver, SolverElement};
 use crate::ops::catalogue::{ARANGE_I_BODY, CAST_BODY, COPY_BODY, FILL_BODY};
+use crate::ops::Operand;
 use crate::shape::{c_strides, Layout};
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
@@ -95,7 +95,7 @@ impl Stack {
     /// The stack as an array layout `(batch..., rows, cols)`.
     ///
     /// ```
-    /// use cuarray::ops::linalg::Stack;
+    /// use cuarray::linalg::plan::Stack;
     /// let l = Stack::new(&[2], 3, 4, true).layout();
     /// assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
     /// ```
@@ -119,7 +119,7 @@ impl Stack {
 /// column-major copy reads them in order (a transposed view, a Fortran-order array).
 ///
 /// ```
-/// use cuarray::ops::linalg::prefers_fortran;
+/// use cuarray::linalg::plan::prefers_fortran;
 /// use cuarray::shape::Layout;
 /// assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
 /// assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
@@ -137,7 +137,7 @@ pub fn prefers_fortran(layout: &Layout) -> bool {
 /// The batch shape and the matrix size of a stack of square matrices `(..., n, n)`.
 ///
 /// ```
-/// use cuarray::ops::linalg::square;
+/// use cuarray::linalg::plan::square;
 /// assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
 /// assert!(square("inv", &[3, 4]).is_err());
 /// assert!(square("inv", &[3]).is_err());
@@ -198,7 +198,7 @@ pub struct SolvePlan {
 /// is made `(n, 1)` by the caller), NumPy's broadcasting over the batch dimensions.
 ///
 /// ```
-/// use cuarray::ops::linalg::plan_solve;
+/// use cuarray::linalg::plan::plan_solve;
 /// let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
 /// assert!(p.batched && !p.factor_once);
 /// let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
@@ -260,7 +260,7 @@ fn info_array(device: &Device, batch: &[usize], zero: bool) -> Result<Out> {
     let layout = Layout::contiguous(batch);
     if zero && count > 0 {
         let op = Operand::new(&buf, Cow::Borrowed(&layout), DType::I32)?;
-        super::elementwise::run(device, "fill", FILL_BODY, &[op], &[], &[Scalar::of(0i32)])?;
+        crate::ops::elementwise::run(device, "fill", FILL_BODY, &[op], &[], &[Scalar::of(0i32)])?;
     }
     Ok(Out {
         buf: Arc::new(buf),
@@ -274,7 +274,7 @@ fn copy_stack(device: &Device, src: &Operand<'_>, stack: &Stack) -> Result<Devic
     let buf = alloc(device, stack.len(), src.dtype())?;
     if !stack.is_empty() {
         let dst = Operand::new(&buf, Cow::Owned(stack.layout()), src.dtype())?;
-        super::elementwise::run(
+        crate::ops::elementwise::run(
             device,
             "copy",
             COPY_BODY,
@@ -308,7 +308,7 @@ fn pointer_array(
     let buf = alloc(device, count, DType::U64)?;
     let layout = Layout::contiguous(&[count]);
     let op = Operand::new(&buf, Cow::Borrowed(&layout), DType::U64)?;
-    super::elementwise::run(
+    crate::ops::elementwise::run(
         device,
         "arange_i",
         ARANGE_I_BODY,
@@ -354,7 +354,7 @@ pub const BLOCKED_SOLVE_MIN_N: usize = 1024;
 /// factorisation (one matrix, or one for the whole batch) of `n >= 1024`.
 ///
 /// ```
-/// use cuarray::ops::linalg::{plan_solve, solve_blocks};
+/// use cuarray::linalg::plan::{plan_solve, solve_blocks};
 /// assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
 /// assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
 /// assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
@@ -377,7 +377,7 @@ pub fn solve_blocks(p: &SolvePlan) -> Option<usize> {
 /// `ipiv[i] - 1`, in order): row `i` of `P A` is row `perm[i]` of `A`.
 ///
 /// ```
-/// use cuarray::ops::linalg::compose_pivots;
+/// use cuarray::linalg::plan::compose_pivots;
 /// assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
 /// assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
 /// ```
@@ -461,7 +461,7 @@ pub(crate) fn run_solve_blocked<T: SolverElement>(
         let inv_stack = Stack::new(&[blocks], nb, nb, true);
         let inv = alloc(device, inv_stack.len(), T::DTYPE)?;
         let op = Operand::new(&inv, Cow::Owned(inv_stack.layout()), T::DTYPE)?;
-        super::elementwise::run(
+        crate::ops::elementwise::run(
             device,
             "eyes",
             EYES_BODY,
@@ -616,7 +616,7 @@ pub(crate) fn run_solve<T: SolverElement>(
     }
     let x_op = Operand::new(&x, Cow::Borrowed(&x_layout), T::DTYPE)?;
     match b {
-        Some(b) => super::elementwise::run(
+        Some(b) => crate::ops::elementwise::run(
             device,
             "copy",
             COPY_BODY,
@@ -624,7 +624,7 @@ pub(crate) fn run_solve<T: SolverElement>(
             std::slice::from_ref(b),
             &[],
         )?,
-        None => super::elementwise::run(
+        None => crate::ops::elementwise::run(
             device,
             "eyes",
             EYES_BODY,
@@ -657,7 +657,7 @@ pub(crate) fn run_solve<T: SolverElement>(
         let src = Layout::from_parts(p.batch.clone(), vec![0; p.batch.len()], 0);
         let src = Operand::new(&info0.buf, Cow::Owned(src), DType::I32)?;
         let dst = Operand::new(&info.buf, Cow::Borrowed(&info.layout), DType::I32)?;
-        super::elementwise::run(device, "copy", COPY_BODY, &[dst], &[src], &[])?;
+        crate::ops::elementwise::run(device, "copy", COPY_BODY, &[dst], &[src], &[])?;
     } else {
         let stack = Stack::new(&p.batch, n, n, fortran);
         let lu = copy_stack(device, a, &stack)?;
@@ -770,7 +770,7 @@ pub(crate) fn run_lu<T: SolverElement>(
         })?;
         let src = Operand::new(&piv32, Cow::Borrowed(&piv_layout), DType::I32)?;
         let dst = Operand::new(&piv, Cow::Borrowed(&piv_layout), DType::I64)?;
-        super::elementwise::run(device, "cast", CAST_BODY, &[dst], &[src], &[])?;
+        crate::ops::elementwise::run(device, "cast", CAST_BODY, &[dst], &[src], &[])?;
     } else {
         with_solver(device, |dn| {
             let mut ws = dn.getrf_workspace::<T>(n, lu.device_ptr())?;
@@ -836,7 +836,7 @@ pub(crate) fn run_cholesky<T: SolverElement>(
     let c = Stack::new(batch, n, n, false).layout();
     let dst = Operand::new(&l, Cow::Borrowed(&c), T::DTYPE)?;
     let src = a.with_layout(swap_last(a.layout()))?;
-    super::elementwise::run(
+    crate::ops::elementwise::run(
         device,
         "triu",
         TRIU_BODY,
@@ -937,7 +937,7 @@ pub(crate) fn run_qr<T: SolverElement>(
         );
         let src = Operand::new(&work, Cow::Owned(top), T::DTYPE)?;
         let dst = Operand::new(&r, Cow::Owned(r_stack.layout()), T::DTYPE)?;
-        super::elementwise::run(
+        crate::ops::elementwise::run(
             device,
             "triu",
             TRIU_BODY,
@@ -1136,7 +1136,7 @@ pub(crate) fn run_svd<T: SolverElement>(
                     let tmp = alloc(device, c.size(), T::DTYPE)?;
                     let dst = Operand::new(&tmp, Cow::Borrowed(&c), T::DTYPE)?;
                     let d = *o.layout.shape().last().unwrap_or(&1);
-                    super::elementwise::run(
+                    crate::ops::elementwise::run(
                         device,
                         "eyes",
                         EYES_BODY,
@@ -1146,7 +1146,7 @@ pub(crate) fn run_svd<T: SolverElement>(
                     )?;
                     let src = Operand::new(&tmp, Cow::Borrowed(&c), T::DTYPE)?;
                     let dst = Operand::new(&o.buf, Cow::Borrowed(&o.layout), T::DTYPE)?;
-                    super::elementwise::run(device, "copy", COPY_BODY, &[dst], &[src], &[])?;
+                    crate::ops::elementwise::run(device, "copy", COPY_BODY, &[dst], &[src], &[])?;
                 }
             }
         }
@@ -1289,7 +1289,7 @@ pub(crate) fn run_svd_one<T: SolverElement>(
     let copy = |dst_buf: &DeviceBuffer, dst: Layout, src_buf: &DeviceBuffer, src: Layout| {
         let d = Operand::new(dst_buf, Cow::Owned(dst), T::DTYPE)?;
         let s = Operand::new(src_buf, Cow::Owned(src), T::DTYPE)?;
-        super::elementwise::run(device, "copy", COPY_BODY, &[d], &[s], &[])
+        crate::ops::elementwise::run(device, "copy", COPY_BODY, &[d], &[s], &[])
     };
     let s_dst = Layout::from_parts(vec![k], vec![1], i * k);
     copy(&out.s.buf, s_dst, &s, Layout::contiguous(&[k]))?;

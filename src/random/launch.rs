@@ -1,12 +1,12 @@
 //! Filling a fresh array from the Philox4x32-10 stream: the launch of the random family.
 //! The generator's state and the distributions' parameters are `crate::random`'s.
 
-use super::Operand;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::random::RandomSpec;
 use crate::kernels::{IndexWidth, BLOCK};
 use crate::ops::launch::grid_for;
+use crate::ops::Operand;
 use crate::{Device, Error, Result};
 
 /// Where a fill starts in the stream.

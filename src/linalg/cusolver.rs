@@ -17,16 +17,16 @@
 //! bound to the stream of the call, like cuBLAS's.
 
 use crate::device::probe::{require, Lib};
-use crate::device::DeviceBuffer;
 use crate::element::{FloatElement, NumElement};
 use crate::libs::blas::{Blas, GemmElement};
+use crate::libs::{with_handle, LibraryHandle, Workspace};
 use crate::{Device, Error, Result};
 use cudarc::cublas::sys as cb;
 use cudarc::cusolver::sys;
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::CudaStream;
 use std::ffi::{c_int, c_void};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 mod sealed {
     pub trait Sealed {}
@@ -636,47 +636,9 @@ fn op_t(trans: bool) -> sys::cublasOperation_t {
     }
 }
 
-/// The workspaces of one routine: device memory from the pool (given back, in stream
-/// order, when dropped) and host memory.
-pub(crate) struct Workspace {
-    device: Option<DeviceBuffer>,
-    device_bytes: usize,
-    host: Vec<u8>,
-}
-
-impl Workspace {
-    /// At least `device_bytes` of device memory and `host_bytes` of host memory.
-    pub(crate) fn new(device: &Device, device_bytes: usize, host_bytes: usize) -> Result<Self> {
-        let buf = if device_bytes > 0 {
-            Some(DeviceBuffer::alloc(device, device_bytes)?)
-        } else {
-            None
-        };
-        Ok(Workspace {
-            device: buf,
-            device_bytes,
-            host: vec![0u8; host_bytes],
-        })
-    }
-
-    fn device_ptr(&self) -> *mut c_void {
-        self.device
-            .as_ref()
-            .map_or(std::ptr::null_mut(), |b| b.device_ptr() as *mut c_void)
-    }
-
-    fn host_ptr(&mut self) -> *mut c_void {
-        if self.host.is_empty() {
-            std::ptr::null_mut()
-        } else {
-            self.host.as_mut_ptr() as *mut c_void
-        }
-    }
-
-    /// The device workspace in elements of `T` (legacy routines count in elements).
-    fn lwork<T>(&self) -> c_int {
-        (self.device_bytes / std::mem::size_of::<T>()).min(c_int::MAX as usize) as c_int
-    }
+/// A device workspace's size in elements of `T` (the legacy routines count in elements).
+fn elements<T>(ws: &Workspace) -> c_int {
+    (ws.device_bytes() / std::mem::size_of::<T>()).min(c_int::MAX as usize) as c_int
 }
 
 /// The Jacobi SVD's parameters (tolerance, sweeps), destroyed on drop.
@@ -746,34 +708,26 @@ impl Drop for Solver {
     }
 }
 
-/// The device's cuSOLVER handle, created on first use (a device extension).
-#[derive(Default)]
-struct SolverSlot(Mutex<Option<Solver>>);
-
-/// Runs `f` with `device`'s cuSOLVER handle (created on first use) bound to the handle's
+/// Runs `f` with `device`'s cuSOLVER handle (created on first use) bound to the device's
 /// stream, holding the handle's lock.
 ///
 /// # Errors
 /// [`Error::LibraryNotFound`] when cuSOLVER (or a library it loads) is missing.
 pub(crate) fn with_solver<R>(device: &Device, f: impl FnOnce(&Dn<'_>) -> Result<R>) -> Result<R> {
-    let _queuing = device.check_capture_stream("linear algebra (cuSOLVER)")?;
-    let slot = device.extension::<SolverSlot>();
-    let mut guard = slot.0.lock().unwrap_or_else(|p| p.into_inner());
-    let solver = match &mut *guard {
-        Some(s) => s,
-        empty => empty.insert(Solver::new(device)?),
-    };
-    device.bind()?;
-    solver.bind_stream(device)?;
-    f(&Dn {
-        handle: solver.handle,
-        params: solver.params,
-        device,
+    with_handle::<Solver, R>(device, |solver| {
+        f(&Dn {
+            handle: solver.handle,
+            params: solver.params,
+            device,
+        })
     })
 }
 
-impl Solver {
-    fn new(device: &Device) -> Result<Solver> {
+impl LibraryHandle for Solver {
+    const OP: &'static str = "linear algebra (cuSOLVER)";
+    const CAPTURABLE: bool = true;
+
+    fn create(device: &Device) -> Result<Solver> {
         require(Lib::Cusolver)?;
         device.bind()?;
         let mut handle = std::ptr::null_mut();
@@ -807,6 +761,26 @@ impl Solver {
         Ok(solver)
     }
 
+    fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    fn set_stream(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        check(
+            // SAFETY: the stream belongs to the handle's context, current on this thread.
+            unsafe { sys::cusolverDnSetStream(self.handle, stream.cu_stream() as _) },
+            "cusolverDnSetStream",
+        )?;
+        self.stream = stream.clone();
+        Ok(())
+    }
+
+    fn prepare(&mut self) -> Result<()> {
+        self.set_getrf_algorithm(getrf_algorithm())
+    }
+}
+
+impl Solver {
     fn set_getrf_algorithm(&mut self, alg: u32) -> Result<()> {
         if alg == self.getrf_alg {
             return Ok(());
@@ -829,25 +803,6 @@ impl Solver {
         )?;
         self.getrf_alg = alg;
         Ok(())
-    }
-
-    /// Binds the handle to `device`'s stream; a new stream first waits for the old one
-    /// (as cuBLAS's handle does), so that the library's internal buffers are never in use
-    /// on two streams at once.
-    fn bind_stream(&mut self, device: &Device) -> Result<()> {
-        let stream = device.cuda_stream();
-        if !Arc::ptr_eq(stream, &self.stream) {
-            stream
-                .join(&self.stream)
-                .map_err(Error::cuda("stream wait"))?;
-            check(
-                // SAFETY: the stream belongs to the handle's context, current on this thread.
-                unsafe { sys::cusolverDnSetStream(self.handle, stream.cu_stream() as _) },
-                "cusolverDnSetStream",
-            )?;
-            self.stream = stream.clone();
-        }
-        self.set_getrf_algorithm(getrf_algorithm())
     }
 }
 
@@ -911,9 +866,9 @@ impl Dn<'_> {
     ) -> Result<()> {
         let (dws, dbytes, hws, hbytes) = (
             ws.device_ptr(),
-            ws.device_bytes,
+            ws.device_bytes(),
             ws.host_ptr(),
-            ws.host.len(),
+            ws.host_bytes(),
         );
         check(
             // SAFETY: the caller's contract; the workspace holds the sizes queried.
@@ -1025,9 +980,9 @@ impl Dn<'_> {
     ) -> Result<()> {
         let (dws, dbytes, hws, hbytes) = (
             ws.device_ptr(),
-            ws.device_bytes,
+            ws.device_bytes(),
             ws.host_ptr(),
-            ws.host.len(),
+            ws.host_bytes(),
         );
         check(
             // SAFETY: the caller's contract; the workspace holds the sizes queried.
@@ -1135,9 +1090,9 @@ impl Dn<'_> {
     ) -> Result<()> {
         let (dws, dbytes, hws, hbytes) = (
             ws.device_ptr(),
-            ws.device_bytes,
+            ws.device_bytes(),
             ws.host_ptr(),
-            ws.host.len(),
+            ws.host_bytes(),
         );
         check(
             // SAFETY: the caller's contract.
@@ -1221,7 +1176,7 @@ impl Dn<'_> {
                     int(op, m.max(1))?,
                     tau as *const T,
                     ws.device_ptr() as *mut T,
-                    ws.lwork::<T>(),
+                    elements::<T>(ws),
                     info as *mut c_int,
                 )
             },
@@ -1301,7 +1256,7 @@ impl Dn<'_> {
                     v as *mut T,
                     ldv,
                     ws.device_ptr() as *mut T,
-                    ws.lwork::<T>(),
+                    elements::<T>(ws),
                     info as *mut c_int,
                     params.0,
                 )
@@ -1372,7 +1327,7 @@ impl Dn<'_> {
                     v as *mut T,
                     ldv,
                     ws.device_ptr() as *mut T,
-                    ws.lwork::<T>(),
+                    elements::<T>(&ws),
                     info as *mut c_int,
                     params.0,
                     bi,
@@ -1431,7 +1386,7 @@ impl Dn<'_> {
             "cusolverDnXgesvd_bufferSize",
         )?;
         let mut ws = self.workspace(d, h)?;
-        let (dws, hws, hbytes) = (ws.device_ptr(), ws.host_ptr(), ws.host.len());
+        let (dws, hws, hbytes) = (ws.device_ptr(), ws.host_ptr(), ws.host_bytes());
         check(
             // SAFETY: the caller's contract; the workspace holds the sizes queried.
             unsafe {
@@ -1515,7 +1470,7 @@ impl Dn<'_> {
             "cusolverDnXgesvdp_bufferSize",
         )?;
         let mut ws = self.workspace(d, h)?;
-        let (dws, hws, hbytes) = (ws.device_ptr(), ws.host_ptr(), ws.host.len());
+        let (dws, hws, hbytes) = (ws.device_ptr(), ws.host_ptr(), ws.host_bytes());
         let mut err_sigma = 0f64;
         check(
             // SAFETY: the caller's contract; the workspace holds the sizes queried;
@@ -1606,9 +1561,9 @@ impl Dn<'_> {
     ) -> Result<()> {
         let (dws, dbytes, hws, hbytes) = (
             ws.device_ptr(),
-            ws.device_bytes,
+            ws.device_bytes(),
             ws.host_ptr(),
-            ws.host.len(),
+            ws.host_bytes(),
         );
         check(
             // SAFETY: the caller's contract; the workspace holds the sizes queried.
@@ -1688,7 +1643,7 @@ impl Dn<'_> {
                     ld,
                     w as *mut T::Spectral,
                     ws.device_ptr() as *mut T,
-                    ws.lwork::<T>(),
+                    elements::<T>(&ws),
                     info as *mut c_int,
                     params.0,
                     bi,

@@ -4,9 +4,9 @@
 //! one stride go to cuFFT as its batch, the rest (a middle axis, say) are a loop of
 //! executions at shifted addresses of one cached plan.
 
+use super::cufft::{exec, Io, Kind, PlanKey};
 use crate::device::Device;
 use crate::element::DType;
-use crate::libs::fft::{exec, Io, Kind, PlanKey};
 use crate::ops::Operand;
 use crate::{Error, Result};
 
