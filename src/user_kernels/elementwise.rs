@@ -451,6 +451,9 @@ fn generate(k: &Inner, mask: u32) -> Code {
         body.push_str(&format!("const long long n = (long long)s{s}; (void)n;"));
     }
     with_line(&mut body, &format!("{}.operation", k.name), &k.body);
+    // CuPy's template writes `${operation};`: an operation may end without its `;`, and
+    // one that has it gains an empty statement.
+    body.push_str(";\n");
     let file = format!("{}.preamble", k.name);
     Code {
         op: Text::shared(format!("user_{}", k.name)),
@@ -492,7 +495,7 @@ mod tests {
             "typedef in0_t T;\n\n#line 1 \"saxpy.preamble\"\n__device__ float twice",
             "const in0_t& x = in0; const in1_t& y = in1; const s0_t& a = s0; out0_t& z = out0;",
             "const long long n = (long long)s1;",
-            "\n#line 1 \"saxpy.operation\"\nz = twice(a * x) + y + n;\n",
+            "\n#line 1 \"saxpy.operation\"\nz = twice(a * x) + y + n;\n;\n",
             "cuarray_ew_user_saxpy_f32f32_f32_f32i64_c_i32(",
         ] {
             assert!(src.contains(want), "missing {want:?} in\n{src}");
@@ -501,6 +504,24 @@ mod tests {
         assert_eq!(k.code(0b011).body, code.body);
         // `a` passed as an array instead: bound to in2.
         assert!(k.code(0b111).body.contains("const in2_t& a = in2;"));
+    }
+
+    #[test]
+    fn operation_without_semicolon_is_a_statement() {
+        // CuPy's documentation writes operations without the final `;`.
+        let k = ElementwiseKernel::new(
+            "float32 x, float32 y",
+            "float32 z",
+            "z = (x - y) * (x - y)",
+            "squared_diff",
+        )
+        .unwrap();
+        let body = k.code(0b11).body;
+        assert!(
+            body.ends_with("\nz = (x - y) * (x - y)\n;\n"),
+            "{}",
+            body.as_str()
+        );
     }
 
     #[test]

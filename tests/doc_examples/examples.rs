@@ -525,7 +525,7 @@ pub fn array_interop_43() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_33() -> Result<(), String> {
+pub fn array_matmul_33() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
@@ -536,7 +536,7 @@ pub fn array_linalg_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_64() -> Result<(), String> {
+pub fn array_matmul_64() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2709,7 +2709,7 @@ pub fn fft_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_100() -> Result<(), String> {
+pub fn fft_mod_103() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2724,7 +2724,7 @@ pub fn fft_mod_100() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_492() -> Result<(), String> {
+pub fn fft_mod_495() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2736,7 +2736,7 @@ pub fn fft_mod_492() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_524() -> Result<(), String> {
+pub fn fft_mod_527() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2749,7 +2749,7 @@ pub fn fft_mod_524() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_557() -> Result<(), String> {
+pub fn fft_mod_560() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2763,7 +2763,7 @@ pub fn fft_mod_557() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_584() -> Result<(), String> {
+pub fn fft_mod_587() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2777,7 +2777,7 @@ pub fn fft_mod_584() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_625() -> Result<(), String> {
+pub fn fft_mod_628() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2789,7 +2789,7 @@ pub fn fft_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_643() -> Result<(), String> {
+pub fn fft_mod_646() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2803,7 +2803,7 @@ pub fn fft_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_664() -> Result<(), String> {
+pub fn fft_mod_667() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2816,7 +2816,7 @@ pub fn fft_mod_664() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_684() -> Result<(), String> {
+pub fn fft_mod_687() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2831,7 +2831,7 @@ pub fn fft_mod_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_706() -> Result<(), String> {
+pub fn fft_mod_709() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2845,7 +2845,7 @@ pub fn fft_mod_706() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_726() -> Result<(), String> {
+pub fn fft_mod_729() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2859,7 +2859,7 @@ pub fn fft_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_746() -> Result<(), String> {
+pub fn fft_mod_749() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2872,7 +2872,7 @@ pub fn fft_mod_746() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_765() -> Result<(), String> {
+pub fn fft_mod_768() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2886,7 +2886,7 @@ pub fn fft_mod_765() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_855() -> Result<(), String> {
+pub fn fft_mod_858() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2898,7 +2898,7 @@ pub fn fft_mod_855() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_872() -> Result<(), String> {
+pub fn fft_mod_875() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2910,7 +2910,7 @@ pub fn fft_mod_872() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_891() -> Result<(), String> {
+pub fn fft_mod_894() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2921,7 +2921,7 @@ pub fn fft_mod_891() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_923() -> Result<(), String> {
+pub fn fft_mod_926() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2932,7 +2932,7 @@ pub fn fft_mod_923() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_952() -> Result<(), String> {
+pub fn fft_mod_955() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2945,7 +2945,7 @@ pub fn fft_mod_952() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_967() -> Result<(), String> {
+pub fn fft_mod_970() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -3445,7 +3445,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_147() -> Result<(), String> {
+pub fn linalg_mod_151() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -3457,7 +3457,7 @@ pub fn linalg_mod_147() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_224() -> Result<(), String> {
+pub fn linalg_mod_228() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3471,7 +3471,7 @@ pub fn linalg_mod_224() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_254() -> Result<(), String> {
+pub fn linalg_mod_258() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3483,7 +3483,7 @@ pub fn linalg_mod_254() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_277() -> Result<(), String> {
+pub fn linalg_mod_281() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3495,7 +3495,7 @@ pub fn linalg_mod_277() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_336() -> Result<(), String> {
+pub fn linalg_mod_340() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3505,7 +3505,7 @@ pub fn linalg_mod_336() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_354() -> Result<(), String> {
+pub fn linalg_mod_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3518,7 +3518,7 @@ pub fn linalg_mod_354() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_380() -> Result<(), String> {
+pub fn linalg_mod_384() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3530,7 +3530,7 @@ pub fn linalg_mod_380() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_412() -> Result<(), String> {
+pub fn linalg_mod_416() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3542,7 +3542,7 @@ pub fn linalg_mod_412() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_436() -> Result<(), String> {
+pub fn linalg_mod_440() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3556,7 +3556,7 @@ pub fn linalg_mod_436() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_569() -> Result<(), String> {
+pub fn linalg_mod_571() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3569,7 +3569,7 @@ pub fn linalg_mod_569() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_593() -> Result<(), String> {
+pub fn linalg_mod_595() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3581,7 +3581,7 @@ pub fn linalg_mod_593() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_625() -> Result<(), String> {
+pub fn linalg_mod_627() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3594,7 +3594,7 @@ pub fn linalg_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_646() -> Result<(), String> {
+pub fn linalg_mod_648() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3606,7 +3606,7 @@ pub fn linalg_mod_646() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_683() -> Result<(), String> {
+pub fn linalg_mod_685() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3621,7 +3621,7 @@ pub fn linalg_mod_683() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_760() -> Result<(), String> {
+pub fn linalg_mod_762() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3635,7 +3635,7 @@ pub fn linalg_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_788() -> Result<(), String> {
+pub fn linalg_mod_790() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3649,7 @@ pub fn linalg_mod_788() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_920() -> Result<(), String> {
+pub fn linalg_mod_922() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3662,7 @@ pub fn linalg_mod_920() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_948() -> Result<(), String> {
+pub fn linalg_mod_950() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3675,7 @@ pub fn linalg_mod_948() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_972() -> Result<(), String> {
+pub fn linalg_mod_974() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3684,6 +3684,67 @@ pub fn linalg_mod_972() -> Result<(), String> {
         let ones = norm_axes(&a, Some(NormOrd::P(1.0)), &[1, 2], true)?;   // shape [5, 1, 1]
         assert_eq!(ones.shape(), &[5, 1, 1]);
         Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_97() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_121() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::prefers_fortran;
+        use cuarray::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_139() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_200() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::plan_solve;
+        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
+        assert!(p.batched && !p.factor_once);
+        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
+        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
+        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_356() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::{plan_solve, solve_blocks};
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
+        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_379() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::compose_pivots;
+        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
+        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
     }
     run().outcome()
 }
@@ -3712,7 +3773,7 @@ pub fn nccl_mod_24() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_139() -> Result<(), String> {
+pub fn nccl_mod_141() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Id;
         let id = Id::new()?;                         // on rank 0
@@ -3724,7 +3785,7 @@ pub fn nccl_mod_139() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_294() -> Result<(), String> {
+pub fn nccl_mod_296() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm};
         use cuarray::{Device, DeviceArray};
@@ -3745,7 +3806,7 @@ pub fn nccl_mod_294() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_478() -> Result<(), String> {
+pub fn nccl_mod_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{nccl::Comm, Device};
         let comms = Comm::new_group(&[Device::new(0)?, Device::new(1)?])?;
@@ -3755,7 +3816,7 @@ pub fn nccl_mod_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_534() -> Result<(), String> {
+pub fn nccl_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, Id};
         use cuarray::Device;
@@ -3770,7 +3831,7 @@ pub fn nccl_mod_534() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_643() -> Result<(), String> {
+pub fn nccl_mod_645() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3783,7 +3844,7 @@ pub fn nccl_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_673() -> Result<(), String> {
+pub fn nccl_mod_675() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3796,7 +3857,7 @@ pub fn nccl_mod_673() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_698() -> Result<(), String> {
+pub fn nccl_mod_700() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3809,7 +3870,7 @@ pub fn nccl_mod_698() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_729() -> Result<(), String> {
+pub fn nccl_mod_731() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3823,7 +3884,7 @@ pub fn nccl_mod_729() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_786() -> Result<(), String> {
+pub fn nccl_mod_788() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4053,67 +4114,6 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_97() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::Stack;
-        let l = Stack::new(&[2], 3, 4, true).layout();
-        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_121() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::prefers_fortran;
-        use cuarray::shape::Layout;
-        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_139() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::square;
-        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-        assert!(square("inv", &[3, 4]).is_err());
-        assert!(square("inv", &[3]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_200() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::plan_solve;
-        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
-        assert!(p.batched && !p.factor_once);
-        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
-        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
-        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_356() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::{plan_solve, solve_blocks};
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
-        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_379() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::compose_pivots;
-        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
-        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
-    }
-    run().outcome()
-}
-
 pub fn ops_matmul_217() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
@@ -4215,7 +4215,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_253() -> Result<(), String> {
+pub fn random_mod_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4232,7 @@ pub fn random_mod_253() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_286() -> Result<(), String> {
+pub fn random_mod_287() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4246,7 @@ pub fn random_mod_286() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_319() -> Result<(), String> {
+pub fn random_mod_320() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4257,7 @@ pub fn random_mod_319() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_332() -> Result<(), String> {
+pub fn random_mod_333() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4271,7 @@ pub fn random_mod_332() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_349() -> Result<(), String> {
+pub fn random_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4285,7 @@ pub fn random_mod_349() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_379() -> Result<(), String> {
+pub fn random_mod_380() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4296,7 @@ pub fn random_mod_379() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_397() -> Result<(), String> {
+pub fn random_mod_398() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4307,7 @@ pub fn random_mod_397() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_420() -> Result<(), String> {
+pub fn random_mod_421() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4318,7 @@ pub fn random_mod_420() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_437() -> Result<(), String> {
+pub fn random_mod_438() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4328,7 @@ pub fn random_mod_437() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_458() -> Result<(), String> {
+pub fn random_mod_459() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4340,7 @@ pub fn random_mod_458() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_480() -> Result<(), String> {
+pub fn random_mod_481() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4350,7 @@ pub fn random_mod_480() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_495() -> Result<(), String> {
+pub fn random_mod_496() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4360,7 @@ pub fn random_mod_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_518() -> Result<(), String> {
+pub fn random_mod_519() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4372,7 @@ pub fn random_mod_518() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_535() -> Result<(), String> {
+pub fn random_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4387,7 @@ pub fn random_mod_535() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_588() -> Result<(), String> {
+pub fn random_mod_589() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4400,7 @@ pub fn random_mod_588() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_605() -> Result<(), String> {
+pub fn random_mod_606() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4410,7 @@ pub fn random_mod_605() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_631() -> Result<(), String> {
+pub fn random_mod_632() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4419,7 @@ pub fn random_mod_631() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_642() -> Result<(), String> {
+pub fn random_mod_643() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4431,7 @@ pub fn random_mod_642() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_656() -> Result<(), String> {
+pub fn random_mod_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4443,7 @@ pub fn random_mod_656() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_693() -> Result<(), String> {
+pub fn random_mod_694() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4454,7 @@ pub fn random_mod_693() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_711() -> Result<(), String> {
+pub fn random_mod_712() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4464,7 @@ pub fn random_mod_711() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_726() -> Result<(), String> {
+pub fn random_mod_727() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4474,7 @@ pub fn random_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_743() -> Result<(), String> {
+pub fn random_mod_744() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4485,7 @@ pub fn random_mod_743() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_760() -> Result<(), String> {
+pub fn random_mod_761() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4496,7 @@ pub fn random_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_777() -> Result<(), String> {
+pub fn random_mod_778() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4506,7 @@ pub fn random_mod_777() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_793() -> Result<(), String> {
+pub fn random_mod_794() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -5276,8 +5276,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
-    ("src/array/linalg.rs:33", array_linalg_33, 1),
-    ("src/array/linalg.rs:64", array_linalg_64, 1),
+    ("src/array/matmul.rs:33", array_matmul_33, 1),
+    ("src/array/matmul.rs:64", array_matmul_64, 1),
     ("src/array/mod.rs:81", array_mod_81, 1),
     ("src/array/mod.rs:153", array_mod_153, 1),
     ("src/array/mod.rs:166", array_mod_166, 1),
@@ -5458,25 +5458,25 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/element.rs:387", element_387, 1),
     ("src/error.rs:17", error_17, 1),
     ("src/fft/mod.rs:6", fft_mod_6, 1),
-    ("src/fft/mod.rs:100", fft_mod_100, 1),
-    ("src/fft/mod.rs:492", fft_mod_492, 1),
-    ("src/fft/mod.rs:524", fft_mod_524, 1),
-    ("src/fft/mod.rs:557", fft_mod_557, 1),
-    ("src/fft/mod.rs:584", fft_mod_584, 1),
-    ("src/fft/mod.rs:625", fft_mod_625, 1),
-    ("src/fft/mod.rs:643", fft_mod_643, 1),
-    ("src/fft/mod.rs:664", fft_mod_664, 1),
-    ("src/fft/mod.rs:684", fft_mod_684, 1),
-    ("src/fft/mod.rs:706", fft_mod_706, 1),
-    ("src/fft/mod.rs:726", fft_mod_726, 1),
-    ("src/fft/mod.rs:746", fft_mod_746, 1),
-    ("src/fft/mod.rs:765", fft_mod_765, 1),
-    ("src/fft/mod.rs:855", fft_mod_855, 1),
-    ("src/fft/mod.rs:872", fft_mod_872, 1),
-    ("src/fft/mod.rs:891", fft_mod_891, 1),
-    ("src/fft/mod.rs:923", fft_mod_923, 1),
-    ("src/fft/mod.rs:952", fft_mod_952, 1),
-    ("src/fft/mod.rs:967", fft_mod_967, 1),
+    ("src/fft/mod.rs:103", fft_mod_103, 1),
+    ("src/fft/mod.rs:495", fft_mod_495, 1),
+    ("src/fft/mod.rs:527", fft_mod_527, 1),
+    ("src/fft/mod.rs:560", fft_mod_560, 1),
+    ("src/fft/mod.rs:587", fft_mod_587, 1),
+    ("src/fft/mod.rs:628", fft_mod_628, 1),
+    ("src/fft/mod.rs:646", fft_mod_646, 1),
+    ("src/fft/mod.rs:667", fft_mod_667, 1),
+    ("src/fft/mod.rs:687", fft_mod_687, 1),
+    ("src/fft/mod.rs:709", fft_mod_709, 1),
+    ("src/fft/mod.rs:729", fft_mod_729, 1),
+    ("src/fft/mod.rs:749", fft_mod_749, 1),
+    ("src/fft/mod.rs:768", fft_mod_768, 1),
+    ("src/fft/mod.rs:858", fft_mod_858, 1),
+    ("src/fft/mod.rs:875", fft_mod_875, 1),
+    ("src/fft/mod.rs:894", fft_mod_894, 1),
+    ("src/fft/mod.rs:926", fft_mod_926, 1),
+    ("src/fft/mod.rs:955", fft_mod_955, 1),
+    ("src/fft/mod.rs:970", fft_mod_970, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
     ("src/fusion/mod.rs:100", fusion_mod_100, 1),
     ("src/fusion/mod.rs:186", fusion_mod_186, 1),
@@ -5513,35 +5513,41 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/mod.rs:164", kernels_mod_164, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/mod.rs:147", linalg_mod_147, 1),
-    ("src/linalg/mod.rs:224", linalg_mod_224, 1),
-    ("src/linalg/mod.rs:254", linalg_mod_254, 1),
-    ("src/linalg/mod.rs:277", linalg_mod_277, 1),
-    ("src/linalg/mod.rs:336", linalg_mod_336, 1),
-    ("src/linalg/mod.rs:354", linalg_mod_354, 1),
-    ("src/linalg/mod.rs:380", linalg_mod_380, 1),
-    ("src/linalg/mod.rs:412", linalg_mod_412, 1),
-    ("src/linalg/mod.rs:436", linalg_mod_436, 1),
-    ("src/linalg/mod.rs:569", linalg_mod_569, 1),
-    ("src/linalg/mod.rs:593", linalg_mod_593, 1),
-    ("src/linalg/mod.rs:625", linalg_mod_625, 1),
-    ("src/linalg/mod.rs:646", linalg_mod_646, 1),
-    ("src/linalg/mod.rs:683", linalg_mod_683, 1),
-    ("src/linalg/mod.rs:760", linalg_mod_760, 1),
-    ("src/linalg/mod.rs:788", linalg_mod_788, 1),
-    ("src/linalg/mod.rs:920", linalg_mod_920, 1),
-    ("src/linalg/mod.rs:948", linalg_mod_948, 1),
-    ("src/linalg/mod.rs:972", linalg_mod_972, 1),
+    ("src/linalg/mod.rs:151", linalg_mod_151, 1),
+    ("src/linalg/mod.rs:228", linalg_mod_228, 1),
+    ("src/linalg/mod.rs:258", linalg_mod_258, 1),
+    ("src/linalg/mod.rs:281", linalg_mod_281, 1),
+    ("src/linalg/mod.rs:340", linalg_mod_340, 1),
+    ("src/linalg/mod.rs:358", linalg_mod_358, 1),
+    ("src/linalg/mod.rs:384", linalg_mod_384, 1),
+    ("src/linalg/mod.rs:416", linalg_mod_416, 1),
+    ("src/linalg/mod.rs:440", linalg_mod_440, 1),
+    ("src/linalg/mod.rs:571", linalg_mod_571, 1),
+    ("src/linalg/mod.rs:595", linalg_mod_595, 1),
+    ("src/linalg/mod.rs:627", linalg_mod_627, 1),
+    ("src/linalg/mod.rs:648", linalg_mod_648, 1),
+    ("src/linalg/mod.rs:685", linalg_mod_685, 1),
+    ("src/linalg/mod.rs:762", linalg_mod_762, 1),
+    ("src/linalg/mod.rs:790", linalg_mod_790, 1),
+    ("src/linalg/mod.rs:922", linalg_mod_922, 1),
+    ("src/linalg/mod.rs:950", linalg_mod_950, 1),
+    ("src/linalg/mod.rs:974", linalg_mod_974, 1),
+    ("src/linalg/plan.rs:97", linalg_plan_97, 1),
+    ("src/linalg/plan.rs:121", linalg_plan_121, 1),
+    ("src/linalg/plan.rs:139", linalg_plan_139, 1),
+    ("src/linalg/plan.rs:200", linalg_plan_200, 1),
+    ("src/linalg/plan.rs:356", linalg_plan_356, 1),
+    ("src/linalg/plan.rs:379", linalg_plan_379, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
-    ("src/nccl/mod.rs:139", nccl_mod_139, 1),
-    ("src/nccl/mod.rs:294", nccl_mod_294, 2),
-    ("src/nccl/mod.rs:478", nccl_mod_478, 2),
-    ("src/nccl/mod.rs:534", nccl_mod_534, 2),
-    ("src/nccl/mod.rs:643", nccl_mod_643, 1),
-    ("src/nccl/mod.rs:673", nccl_mod_673, 1),
-    ("src/nccl/mod.rs:698", nccl_mod_698, 1),
-    ("src/nccl/mod.rs:729", nccl_mod_729, 1),
-    ("src/nccl/mod.rs:786", nccl_mod_786, 1),
+    ("src/nccl/mod.rs:141", nccl_mod_141, 1),
+    ("src/nccl/mod.rs:296", nccl_mod_296, 2),
+    ("src/nccl/mod.rs:480", nccl_mod_480, 2),
+    ("src/nccl/mod.rs:536", nccl_mod_536, 2),
+    ("src/nccl/mod.rs:645", nccl_mod_645, 1),
+    ("src/nccl/mod.rs:675", nccl_mod_675, 1),
+    ("src/nccl/mod.rs:700", nccl_mod_700, 1),
+    ("src/nccl/mod.rs:731", nccl_mod_731, 1),
+    ("src/nccl/mod.rs:788", nccl_mod_788, 1),
     ("src/npy.rs:61", npy_61, 1),
     ("src/npy.rs:87", npy_87, 1),
     ("src/npy.rs:113", npy_113, 1),
@@ -5557,12 +5563,6 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/linalg.rs:97", ops_linalg_97, 1),
-    ("src/ops/linalg.rs:121", ops_linalg_121, 1),
-    ("src/ops/linalg.rs:139", ops_linalg_139, 1),
-    ("src/ops/linalg.rs:200", ops_linalg_200, 1),
-    ("src/ops/linalg.rs:356", ops_linalg_356, 1),
-    ("src/ops/linalg.rs:379", ops_linalg_379, 1),
     ("src/ops/matmul.rs:217", ops_matmul_217, 1),
     ("src/ops/matmul.rs:296", ops_matmul_296, 1),
     ("src/ops/matmul.rs:344", ops_matmul_344, 1),
@@ -5572,32 +5572,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/select.rs:33", ops_select_33, 1),
     ("src/ops/sort.rs:199", ops_sort_199, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:253", random_mod_253, 1),
-    ("src/random/mod.rs:286", random_mod_286, 1),
-    ("src/random/mod.rs:319", random_mod_319, 1),
-    ("src/random/mod.rs:332", random_mod_332, 1),
-    ("src/random/mod.rs:349", random_mod_349, 1),
-    ("src/random/mod.rs:379", random_mod_379, 1),
-    ("src/random/mod.rs:397", random_mod_397, 1),
-    ("src/random/mod.rs:420", random_mod_420, 1),
-    ("src/random/mod.rs:437", random_mod_437, 1),
-    ("src/random/mod.rs:458", random_mod_458, 1),
-    ("src/random/mod.rs:480", random_mod_480, 1),
-    ("src/random/mod.rs:495", random_mod_495, 1),
-    ("src/random/mod.rs:518", random_mod_518, 1),
-    ("src/random/mod.rs:535", random_mod_535, 1),
-    ("src/random/mod.rs:588", random_mod_588, 1),
-    ("src/random/mod.rs:605", random_mod_605, 1),
-    ("src/random/mod.rs:631", random_mod_631, 1),
-    ("src/random/mod.rs:642", random_mod_642, 1),
-    ("src/random/mod.rs:656", random_mod_656, 1),
-    ("src/random/mod.rs:693", random_mod_693, 1),
-    ("src/random/mod.rs:711", random_mod_711, 1),
-    ("src/random/mod.rs:726", random_mod_726, 1),
-    ("src/random/mod.rs:743", random_mod_743, 1),
-    ("src/random/mod.rs:760", random_mod_760, 1),
-    ("src/random/mod.rs:777", random_mod_777, 1),
-    ("src/random/mod.rs:793", random_mod_793, 1),
+    ("src/random/mod.rs:254", random_mod_254, 1),
+    ("src/random/mod.rs:287", random_mod_287, 1),
+    ("src/random/mod.rs:320", random_mod_320, 1),
+    ("src/random/mod.rs:333", random_mod_333, 1),
+    ("src/random/mod.rs:350", random_mod_350, 1),
+    ("src/random/mod.rs:380", random_mod_380, 1),
+    ("src/random/mod.rs:398", random_mod_398, 1),
+    ("src/random/mod.rs:421", random_mod_421, 1),
+    ("src/random/mod.rs:438", random_mod_438, 1),
+    ("src/random/mod.rs:459", random_mod_459, 1),
+    ("src/random/mod.rs:481", random_mod_481, 1),
+    ("src/random/mod.rs:496", random_mod_496, 1),
+    ("src/random/mod.rs:519", random_mod_519, 1),
+    ("src/random/mod.rs:536", random_mod_536, 1),
+    ("src/random/mod.rs:589", random_mod_589, 1),
+    ("src/random/mod.rs:606", random_mod_606, 1),
+    ("src/random/mod.rs:632", random_mod_632, 1),
+    ("src/random/mod.rs:643", random_mod_643, 1),
+    ("src/random/mod.rs:657", random_mod_657, 1),
+    ("src/random/mod.rs:694", random_mod_694, 1),
+    ("src/random/mod.rs:712", random_mod_712, 1),
+    ("src/random/mod.rs:727", random_mod_727, 1),
+    ("src/random/mod.rs:744", random_mod_744, 1),
+    ("src/random/mod.rs:761", random_mod_761, 1),
+    ("src/random/mod.rs:778", random_mod_778, 1),
+    ("src/random/mod.rs:794", random_mod_794, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),

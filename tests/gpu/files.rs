@@ -236,11 +236,54 @@ fn npz(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
-/// The path of a fixture written by NumPy (`tests/fixtures/make_npy_fixtures.py`).
+/// The fixtures written by NumPy (`tests/fixtures/make_npy_fixtures.py`), embedded in the
+/// test binary so that it runs wherever it is copied.
+const FIXTURES: &[(&str, &[u8])] = &[
+    (
+        "bool_2x2.npy",
+        include_bytes!("../fixtures/npy/bool_2x2.npy"),
+    ),
+    ("c8.npy", include_bytes!("../fixtures/npy/c8.npy")),
+    ("f2.npy", include_bytes!("../fixtures/npy/f2.npy")),
+    (
+        "f32_c_2x3.npy",
+        include_bytes!("../fixtures/npy/f32_c_2x3.npy"),
+    ),
+    (
+        "f32_empty_0x3.npy",
+        include_bytes!("../fixtures/npy/f32_empty_0x3.npy"),
+    ),
+    ("f64_0d.npy", include_bytes!("../fixtures/npy/f64_0d.npy")),
+    (
+        "f64_fortran_2x3.npy",
+        include_bytes!("../fixtures/npy/f64_fortran_2x3.npy"),
+    ),
+    (
+        "i4_big_endian.npy",
+        include_bytes!("../fixtures/npy/i4_big_endian.npy"),
+    ),
+    (
+        "mixed_compressed.npz",
+        include_bytes!("../fixtures/npy/mixed_compressed.npz"),
+    ),
+    (
+        "pair_f64.npz",
+        include_bytes!("../fixtures/npy/pair_f64.npz"),
+    ),
+];
+
+/// The path of a fixture, written from the binary's copy into a folder of this process.
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/npy")
-        .join(name)
+    let bytes = FIXTURES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no fixture {name}"))
+        .1;
+    let dir = std::env::temp_dir().join(format!("cuarray-fixtures-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder for the fixtures");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("a fixture written");
+    path
 }
 
 /// Files written by NumPy itself (not by this crate or by a header built here): C and

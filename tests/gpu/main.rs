@@ -16,6 +16,7 @@ mod common;
 mod complex;
 mod copies;
 mod creation;
+mod cupy_kernels;
 mod device;
 mod ergonomics;
 mod fft;
@@ -78,6 +79,7 @@ fn main() {
     hardening::trials(&mut trials);
     random::trials(&mut trials);
     ergonomics::trials(&mut trials);
+    cupy_kernels::trials(&mut trials);
     user::trials(&mut trials);
     fft::trials(&mut trials);
     files::trials(&mut trials);
