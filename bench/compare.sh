@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cuarray against CuPy and PyTorch on this machine's GPU, one session, one table.
+# cuarray against CuPy and PyTorch on this machine's GPU, one run, one table.
 #
 #   ../shared/gpu/pack benches   (here; builds .gpu/benches/compare)
 #   bash bench/compare.sh [FILTER ...]   (on the GPU machine)

@@ -576,7 +576,7 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     }
 }
 
-/// Sorting, selection and indexing (issue 17), on standard-normal f32 data from cuarray's
+/// Sorting, selection and indexing, on standard-normal f32 data from cuarray's
 /// generator (bytes = inputs read once and outputs written once): sort and argsort of
 /// 2^26, argsort along the rows of 4096 x 4096, masked_select of 2^26 with half the mask
 /// set (the count's read included), take of 2^26 random i64 indices from 2^26, topk 100 of

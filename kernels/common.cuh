@@ -149,7 +149,7 @@ struct alignas(sizeof(T) * N) cuarray_vec {
 // A vector of 4, 8 or 16 bytes read once, through the non-coherent path without
 // allocating in L1: what the kernel reads again (a vector that every block of a
 // matrix-vector product reads) stays in L1, and a stream of such loads runs faster than
-// cached ones (perf notes 52 and 53). Only for memory that no thread writes while the
+// cached ones (docs/design/reduce.md). Only for memory that no thread writes while the
 // kernel runs (the non-coherent path may keep a stale copy).
 template <typename V>
 __device__ __forceinline__ V cuarray_ld_once(const void* p) {

@@ -19,7 +19,7 @@
 
 // A value and the index where it was found. The index is 32-bit in kernels whose indices
 // fit and whose accumulators stay inside the launch (half the registers of a 64-bit index:
-// argmax of 2^28 f32 runs at 32 registers a thread instead of 64, perf note 49).
+// argmax of 2^28 f32 runs at 32 registers a thread instead of 64, docs/design/reduce.md).
 template <typename V, typename X = long long> struct cuarray_argacc {
     V v;
     X i;
@@ -98,7 +98,7 @@ __device__ __forceinline__ cuarray_argacc<V, X> cuarray_argmin_comb(cuarray_arga
 
 // The same where b's index is above a's and a is an element (not the identity: its index
 // is the largest): ties keep a, a NaN in a stays, a NaN in b wins. Inside one vector load
-// (perf note 48: argmax of 2^28 f32 4091 -> 4200 GB/s).
+// (docs/design/reduce.md: argmax of 2^28 f32 4091 -> 4200 GB/s).
 template <typename V, typename X>
 __device__ __forceinline__ cuarray_argacc<V, X> cuarray_argmax_fwd(cuarray_argacc<V, X> a, cuarray_argacc<V, X> b) {
     return (a.v == a.v && (b.v != b.v || b.v > a.v)) ? b : a;
@@ -242,7 +242,7 @@ __device__ __forceinline__ void reduce_rows(const Indexer<1, NK, I>& kept, const
             // Four independent reads in flight a thread: the partials come from L2, and a
             // chain of dependent reads waits for each in turn (sum of 2^24 f32 0.5 us
             // sooner). Arg accumulators keep the chain: the unrolled form costs argmax of
-            // 2^28 f32 5% through the registers of the whole kernel (perf note 53).
+            // 2^28 f32 5% through the registers of the whole kernel (docs/design/reduce.md).
             Acc b1 = identity, b2 = identity, b3 = identity;
             for (; s + 3 * lanes < splits; s += 4 * lanes) {
                 b = comb(b, cuarray_ldcg(p + s));

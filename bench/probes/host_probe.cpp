@@ -1,4 +1,4 @@
-// Host side of pageable device-to-host copies into fresh memory (docs/perf-notes.md):
+// Host side of pageable device-to-host copies into fresh memory (docs/design/transfers-memory.md):
 // first-touch page faults with 1..16 threads, transparent huge pages, MADV_POPULATE_WRITE.
 // g++ -O2 -pthread host_probe.cpp
 #include <sys/mman.h>

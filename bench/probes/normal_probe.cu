@@ -1,4 +1,4 @@
-// Stand-alone probe behind docs/perf-notes.md notes 45 and 57 (normals, issue 15): the
+// Stand-alone probe behind docs/design/random.md (normals): the
 // library's Box-Muller (kernels/philox.cuh, included as is) against what it does not take,
 // each writing 2^28 f32 values into one preallocated array, with each form's worst error
 // against the same pair computed in f64 on the host from the same words; and the check of

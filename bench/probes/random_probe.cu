@@ -1,4 +1,4 @@
-// Stand-alone sweeps behind docs/perf-notes.md (random fills, issue 15): the library's fill
+// Stand-alone sweeps behind docs/design/random.md (random fills): the library's fill
 // loop (kernels/philox.cuh, included as is) against variants of it, each writing 2^28 values
 // into one preallocated array. nvcc -O3 -arch=sm_90 -I kernels -I bench/probes.
 #include "probe.h"

@@ -1,4 +1,4 @@
-// Stand-alone sweeps behind docs/perf-notes.md (issue 22 rows): row sums, whole-array sums,
+// Stand-alone sweeps behind docs/design/reduce.md and elementwise.md: row sums, whole-array sums,
 // argmax, gemv, add with a transposed operand. nvcc -O3 -arch=sm_90 -lcublas.
 #include "probe.h"
 #include <cublas_v2.h>

@@ -1,4 +1,4 @@
-// Where the time of a mid-size whole-array sum goes (2^22 to 2^26 f32, issue 22's 2^24 row):
+// Where the time of a mid-size whole-array sum goes (2^22 to 2^26 f32, the 2^24 row of docs/design/reduce.md):
 // event-timed, as benches/compare.rs, each form in the same process.
 //   empty       the launch alone: the same grid, no loads (the floor of an event-timed call)
 //   read        each block sums its part and stores a partial; no combine (the loads alone)

@@ -1,7 +1,7 @@
 // The library's tiled elementwise kernel for a + b^T (8192^2 f32, the comparison's
 // `add_transposed_8192x8192`), as the library generates it (the source that the NVRTC tier
 // writes to CUARRAY_DUMP_KERNELS), against the form before it: the row-major input read in
-// the body after the barrier, with and without __restrict__ (perf note 49).
+// the body after the barrier, with and without __restrict__ (docs/design/elementwise.md).
 // nvcc -O3 -arch=sm_90 -I ../../kernels -o tiled_lib_probe tiled_lib_probe.cu
 #include "common.cuh"
 #include "ops.cuh"

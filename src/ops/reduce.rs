@@ -355,7 +355,7 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
     let grid = match p.strategy {
         // A block per task: a block that finishes its row retires and a new one starts,
         // where a grid-stride block would wait at its row's barrier before the next row
-        // (rows of 16384 f32: 4512 against 4440 GB/s, max 4488 against 4421, perf note 29).
+        // (rows of 16384 f32: 4512 against 4440 GB/s, max 4488 against 4421, docs/design/reduce.md).
         Strategy::Rows { warp: false } => tasks.clamp(1, 1 << 30) as u32,
         Strategy::Rows { warp: true } => grid_for(tasks * 32, resident),
         Strategy::Cols => grid_for(tasks / vector_width(p) as usize, resident),

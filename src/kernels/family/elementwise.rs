@@ -200,7 +200,7 @@ impl ElementwiseSpec {
         }
         // Row-major inputs fetched into registers before the barrier, as many as fit
         // `TILED_FETCH_REGS` (an 8192^2 add with a transposed operand: 3060 -> 3810 GB/s,
-        // perf note 49); the rest are read in the body.
+        // docs/design/elementwise.md); the rest are read in the body.
         let slots = tile * tile / 256;
         let mut regs = 0;
         let fetched: Vec<bool> = (0..nin)
@@ -318,7 +318,7 @@ impl Family for ElementwiseSpec {
         // read from a copy, `DeviceArray::source_for`), so it is read at the same (r, c),
         // by the thread that writes it, before the write. Without it the body's loads wait
         // behind the stores before them, one load in flight a thread (8192^2 add with a
-        // transposed operand: perf note 49).
+        // transposed operand: docs/design/elementwise.md).
         let restrict = match self.variant {
             Variant::Contiguous | Variant::Vectorized { .. } | Variant::Tiled { .. } => {
                 " __restrict__"

@@ -403,8 +403,8 @@ impl Family for ReduceSpec {
             // The input is read once (and never written by this kernel): its vectors
             // bypass L1, so that what is read again stays there (the vector `p_r0` of a
             // matrix-vector product, which every row reads: rows of 8192 f32 2790 -> 3260
-            // GB/s, perf note 29), and a stream moves faster (sum of 2^24 f32 22.7 -> 21.9
-            // us without L1 allocation, perf notes 52 and 53). Arg accumulators keep
+            // GB/s, docs/design/matmul.md), and a stream moves faster (sum of 2^24 f32 22.7 -> 21.9
+            // us without L1 allocation, docs/design/reduce.md). Arg accumulators keep
             // cached loads: with these their kernels take more registers, and argmax of
             // 2^28 f32 1% longer.
             emit::vector_load_once(src, "        ", "v", "in0_t", vec as usize, "p_in0 + off");
