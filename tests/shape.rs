@@ -17,29 +17,9 @@ use std::path::PathBuf;
 mod numpy;
 use numpy::{indices, np_broadcast, py_slice};
 
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn int(&mut self, lo: isize, hi: isize) -> isize {
-        lo + self.below((hi - lo + 1) as usize) as isize
-    }
-    fn bit(&mut self) -> bool {
-        self.next() & 1 == 1
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// Element offsets of a (shape, strides, offset) triple in row-major order, computed
 /// from the definition.
@@ -200,8 +180,8 @@ fn random_layout(rng: &mut Rng, max_ndim: usize) -> Layout {
                 let step = [1, 1, 2, -1, -2, 3][rng.below(6)];
                 let d = d as isize;
                 SliceElem::Range {
-                    start: rng.bit().then(|| rng.int(-d - 1, d + 1)),
-                    end: rng.bit().then(|| rng.int(-d - 1, d + 1)),
+                    start: rng.bit().then(|| rng.isize(-d - 1, d + 1)),
+                    end: rng.bit().then(|| rng.isize(-d - 1, d + 1)),
                     step,
                 }
             })
@@ -435,8 +415,8 @@ fn slice_fuzz_against_python() {
     for _ in 0..3000 {
         let n = rng.below(12);
         let ni = n as isize;
-        let start = rng.bit().then(|| rng.int(-ni - 3, ni + 3));
-        let end = rng.bit().then(|| rng.int(-ni - 3, ni + 3));
+        let start = rng.bit().then(|| rng.isize(-ni - 3, ni + 3));
+        let end = rng.bit().then(|| rng.isize(-ni - 3, ni + 3));
         let step = [1, 2, 3, 5, -1, -2, -3, -7][rng.below(8)];
         let spec = [SliceElem::Range { start, end, step }];
         let l = Layout::contiguous(&[n]).slice(&spec).unwrap();
@@ -461,11 +441,11 @@ fn slice_multi_axis_fuzz_on_views() {
         let nspec = rng.below(base.ndim() + 2);
         for _ in 0..nspec {
             spec.push(match rng.below(5) {
-                0 => SliceElem::Index(rng.int(-7, 6)),
+                0 => SliceElem::Index(rng.isize(-7, 6)),
                 1 => SliceElem::NewAxis,
                 _ => SliceElem::Range {
-                    start: rng.bit().then(|| rng.int(-7, 7)),
-                    end: rng.bit().then(|| rng.int(-7, 7)),
+                    start: rng.bit().then(|| rng.isize(-7, 7)),
+                    end: rng.bit().then(|| rng.isize(-7, 7)),
                     step: [1, 2, -1, -2, 3, 0][rng.below(6)],
                 },
             });

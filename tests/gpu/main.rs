@@ -37,6 +37,8 @@ mod nvrtc_tier;
 mod ops;
 mod random;
 mod reduce;
+#[path = "../support/rng.rs"]
+mod rng;
 mod selfcheck;
 mod sorting;
 #[path = "../support/specs.rs"]
