@@ -525,7 +525,7 @@ pub fn array_interop_43() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_33() -> Result<(), String> {
+pub fn array_matmul_33() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
@@ -536,7 +536,7 @@ pub fn array_linalg_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_64() -> Result<(), String> {
+pub fn array_matmul_64() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2696,6 +2696,52 @@ pub fn error_17() -> Result<(), String> {
     m_error_17::main().outcome()
 }
 
+pub fn fft_helpers_84() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{fft, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let f = fft::fftfreq(&dev, 5, 1.0)?;                        // [0, .2, .4, -.4, -.2]
+        let s = fft::fftshift(&f, None)?;
+        assert_eq!(s.to_host()?, vec![-0.4, -0.2, 0.0, 0.2, 0.4]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_helpers_101() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fft};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[-2, -1, 0, 1, 2])?;
+        assert_eq!(fft::ifftshift(&a, None)?.to_host()?, vec![0, 1, 2, -2, -1]);
+        assert_eq!(fft::fftshift(&fft::ifftshift(&a, None)?, None)?.to_host()?, a.to_host()?);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_helpers_120() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fft};
+        let dev = Device::new(0)?;
+        let f = fft::fftfreq(&dev, 4, 0.5)?; // NumPy's np.fft.fftfreq(4, 0.5)
+        assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_helpers_152() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fft};
+        let dev = Device::new(0)?;
+        let f = fft::rfftfreq(&dev, 4, 0.5)?;
+        assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn fft_mod_6() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Complex32, Device, DeviceArray};
@@ -2709,7 +2755,7 @@ pub fn fft_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_100() -> Result<(), String> {
+pub fn fft_mod_106() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2724,7 +2770,34 @@ pub fn fft_mod_100() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_492() -> Result<(), String> {
+pub fn fft_mod_141() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        use cuarray::fft::{self, Norm};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
+        fft::rfft(&x, None, -1, Norm::Backward)?;
+        assert!(fft::cached_plans(&dev) >= 1); // kept for the next transform of this shape
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_mod_156() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        use cuarray::fft::{self, Norm};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
+        fft::rfft(&x, None, -1, Norm::Backward)?;
+        fft::clear_plan_cache(&dev);
+        assert_eq!(fft::cached_plans(&dev), 0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_transform_375() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2736,7 +2809,7 @@ pub fn fft_mod_492() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_524() -> Result<(), String> {
+pub fn fft_transform_407() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2749,7 +2822,7 @@ pub fn fft_mod_524() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_557() -> Result<(), String> {
+pub fn fft_transform_440() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2763,7 +2836,7 @@ pub fn fft_mod_557() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_584() -> Result<(), String> {
+pub fn fft_transform_467() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2777,7 +2850,7 @@ pub fn fft_mod_584() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_625() -> Result<(), String> {
+pub fn fft_transform_508() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2789,7 +2862,7 @@ pub fn fft_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_643() -> Result<(), String> {
+pub fn fft_transform_526() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2803,7 +2876,7 @@ pub fn fft_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_664() -> Result<(), String> {
+pub fn fft_transform_547() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2816,7 +2889,7 @@ pub fn fft_mod_664() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_684() -> Result<(), String> {
+pub fn fft_transform_567() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2831,7 +2904,7 @@ pub fn fft_mod_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_706() -> Result<(), String> {
+pub fn fft_transform_589() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2845,7 +2918,7 @@ pub fn fft_mod_706() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_726() -> Result<(), String> {
+pub fn fft_transform_609() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2859,7 +2932,7 @@ pub fn fft_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_746() -> Result<(), String> {
+pub fn fft_transform_629() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2872,7 +2945,7 @@ pub fn fft_mod_746() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_765() -> Result<(), String> {
+pub fn fft_transform_648() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2881,79 +2954,6 @@ pub fn fft_mod_765() -> Result<(), String> {
         let f = fft::rfftn(&a, None, &[], Norm::Backward)?;
         let back = fft::irfftn(&f, Some(&[2, 3, 4][..]), &[], Norm::Backward)?;
         assert!(back.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-5));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_855() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{fft, Device, DeviceArray};
-        let dev = Device::new(0)?;
-        let f = fft::fftfreq(&dev, 5, 1.0)?;                        // [0, .2, .4, -.4, -.2]
-        let s = fft::fftshift(&f, None)?;
-        assert_eq!(s.to_host()?, vec![-0.4, -0.2, 0.0, 0.2, 0.4]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_872() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, fft};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_slice(&dev, &[-2, -1, 0, 1, 2])?;
-        assert_eq!(fft::ifftshift(&a, None)?.to_host()?, vec![0, 1, 2, -2, -1]);
-        assert_eq!(fft::fftshift(&fft::ifftshift(&a, None)?, None)?.to_host()?, a.to_host()?);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_891() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, fft};
-        let dev = Device::new(0)?;
-        let f = fft::fftfreq(&dev, 4, 0.5)?; // NumPy's np.fft.fftfreq(4, 0.5)
-        assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_923() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, fft};
-        let dev = Device::new(0)?;
-        let f = fft::rfftfreq(&dev, 4, 0.5)?;
-        assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_952() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray};
-        use cuarray::fft::{self, Norm};
-        let dev = Device::new(0)?;
-        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
-        fft::rfft(&x, None, -1, Norm::Backward)?;
-        assert!(fft::cached_plans(&dev) >= 1); // kept for the next transform of this shape
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_967() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray};
-        use cuarray::fft::{self, Norm};
-        let dev = Device::new(0)?;
-        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
-        fft::rfft(&x, None, -1, Norm::Backward)?;
-        fft::clear_plan_cache(&dev);
-        assert_eq!(fft::cached_plans(&dev), 0);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -3429,6 +3429,113 @@ pub fn lib_13() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn linalg_cholesky_23() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[4.0f64, 2.0, 2.0, 5.0], &[2, 2])?;
+        let l = linalg::cholesky(&a)?.to_host()?; // a = l @ l.T
+        assert!(l.iter().zip([2.0, 0.0, 1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_cholesky_55() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 1.0], &[2, 2])?; // indefinite
+        let (_l, info) = linalg::cholesky_ex(&a)?;
+        assert_eq!(info.to_host()?, vec![2]); // the leading minor of order 2 is not positive
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_common_91() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+    run().outcome()
+}
+
+pub fn linalg_common_115() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::prefers_fortran;
+        use cuarray::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+    run().outcome()
+}
+
+pub fn linalg_common_133() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_eigh_35() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+        let (w, v) = linalg::eigh(&a)?; // a @ v = v * w, ascending w
+        assert!(w.to_host()?.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+        assert_eq!(v.shape(), &[2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_eigh_56() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+        let w = linalg::eigvalsh(&a)?.to_host()?;
+        assert!(w.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_lstsq_33() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        // Fit y = 2 t + 1 through (0, 1), (1, 3), (2, 5): columns t and 1.
+        let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 1.0, 2.0, 1.0], &[3, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[1.0f64, 3.0, 5.0])?;
+        let (x, _residuals, rank, _s) = linalg::lstsq(&a, &b)?;
+        assert_eq!(rank, 2);
+        assert!(x.to_host()?.iter().zip([2.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_lstsq_110() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0], &[3, 2])?;
+        let p = linalg::pinv(&a)?;
+        assert_eq!(p.shape(), &[2, 3]);
+        let want = [1.0, 0.0, 0.0, 0.0, 0.5, 0.0];
+        assert!(p.to_host()?.iter().zip(want).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn linalg_mod_6() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
@@ -3445,197 +3552,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_147() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{linalg, DeviceArray};
-        let dev = cuarray::Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[3.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
-        let b = DeviceArray::from_slice(&dev, &[9.0f64, 8.0])?;
-        assert_eq!(linalg::solve(&a, &b)?.to_host()?, vec![2.0, 3.0]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_224() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
-        let b = DeviceArray::from_slice(&dev, &[3.0f64, 2.0])?;
-        let (x, info) = linalg::solve_ex(&a, &b)?; // queued; nothing waits
-        assert_eq!(info.to_host()?, vec![0]); // 0: solved
-        assert!(x.to_host()?.iter().zip([1.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_254() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
-        let ai = linalg::inv(&a)?.to_host()?;
-        assert!(ai.iter().zip([1.0, -1.0, -1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_277() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 2.0, 4.0], &[2, 2])?; // singular
-        let (_ai, info) = linalg::inv_ex(&a)?;
-        assert!(info.to_host()?[0] > 0); // the zero pivot's position, counted from 1
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_336() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        let dev = cuarray::Device::new(0)?;
-        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
-        assert!((cuarray::linalg::det(&a)?.to_scalar()? + 2.0).abs() < 1e-12);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_354() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, -3.0], &[2, 2])?;
-        let (sign, logabs) = linalg::slogdet(&a)?; // det = sign * exp(logabs) = -6
-        assert_eq!(sign.to_scalar()?, -1.0);
-        assert!((logabs.to_scalar()? - 6.0f64.ln()).abs() < 1e-12);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_380() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[4.0f64, 2.0, 2.0, 5.0], &[2, 2])?;
-        let l = linalg::cholesky(&a)?.to_host()?; // a = l @ l.T
-        assert!(l.iter().zip([2.0, 0.0, 1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_412() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 1.0], &[2, 2])?; // indefinite
-        let (_l, info) = linalg::cholesky_ex(&a)?;
-        assert_eq!(info.to_host()?, vec![2]); // the leading minor of order 2 is not positive
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_436() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
-        let (q, r) = linalg::qr(&a)?;
-        assert_eq!((q.shape(), r.shape()), (&[3, 2][..], &[2, 2][..]));
-        let qr = q.matmul(&r)?.to_host()?; // a again
-        assert!(qr.iter().zip(a.to_host()?).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_569() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
-        let (u, s, vh) = linalg::svd(&a, false)?; // a = u @ diag(s) @ vh
-        assert!(s.to_host()?.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        assert_eq!((u.shape(), vh.shape()), (&[2, 2][..], &[2, 2][..]));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_593() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
-        let s = linalg::svdvals(&a)?.to_host()?; // descending
-        assert!(s.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_625() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
-        let (w, v) = linalg::eigh(&a)?; // a @ v = v * w, ascending w
-        assert!(w.to_host()?.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
-        assert_eq!(v.shape(), &[2, 2]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_646() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
-        let w = linalg::eigvalsh(&a)?.to_host()?;
-        assert!(w.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_683() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        // Fit y = 2 t + 1 through (0, 1), (1, 3), (2, 5): columns t and 1.
-        let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 1.0, 2.0, 1.0], &[3, 2])?;
-        let b = DeviceArray::from_slice(&dev, &[1.0f64, 3.0, 5.0])?;
-        let (x, _residuals, rank, _s) = linalg::lstsq(&a, &b)?;
-        assert_eq!(rank, 2);
-        assert!(x.to_host()?.iter().zip([2.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_760() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0], &[3, 2])?;
-        let p = linalg::pinv(&a)?;
-        assert_eq!(p.shape(), &[2, 3]);
-        let want = [1.0, 0.0, 0.0, 0.0, 0.5, 0.0];
-        assert!(p.to_host()?.iter().zip(want).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_788() -> Result<(), String> {
+pub fn linalg_norms_13() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3566,7 @@ pub fn linalg_mod_788() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_920() -> Result<(), String> {
+pub fn linalg_norms_145() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3579,7 @@ pub fn linalg_mod_920() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_948() -> Result<(), String> {
+pub fn linalg_norms_173() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3592,7 @@ pub fn linalg_mod_948() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_972() -> Result<(), String> {
+pub fn linalg_norms_197() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3683,6 +3600,150 @@ pub fn linalg_mod_972() -> Result<(), String> {
         let fro = norm_axes(&a, None, &[-2, -1], false)?;            // shape [5]
         let ones = norm_axes(&a, Some(NormOrd::P(1.0)), &[1, 2], true)?;   // shape [5, 1, 1]
         assert_eq!(ones.shape(), &[5, 1, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_qr_22() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
+        let (q, r) = linalg::qr(&a)?;
+        assert_eq!((q.shape(), r.shape()), (&[3, 2][..], &[2, 2][..]));
+        let qr = q.matmul(&r)?.to_host()?; // a again
+        assert!(qr.iter().zip(a.to_host()?).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_39() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[3.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[9.0f64, 8.0])?;
+        assert_eq!(linalg::solve(&a, &b)?.to_host()?, vec![2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_116() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[3.0f64, 2.0])?;
+        let (x, info) = linalg::solve_ex(&a, &b)?; // queued; nothing waits
+        assert_eq!(info.to_host()?, vec![0]); // 0: solved
+        assert!(x.to_host()?.iter().zip([1.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_146() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
+        let ai = linalg::inv(&a)?.to_host()?;
+        assert!(ai.iter().zip([1.0, -1.0, -1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_169() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 2.0, 4.0], &[2, 2])?; // singular
+        let (_ai, info) = linalg::inv_ex(&a)?;
+        assert!(info.to_host()?[0] > 0); // the zero pivot's position, counted from 1
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_228() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        assert!((cuarray::linalg::det(&a)?.to_scalar()? + 2.0).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_246() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, -3.0], &[2, 2])?;
+        let (sign, logabs) = linalg::slogdet(&a)?; // det = sign * exp(logabs) = -6
+        assert_eq!(sign.to_scalar()?, -1.0);
+        assert!((logabs.to_scalar()? - 6.0f64.ln()).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_287() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::plan_solve;
+        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
+        assert!(p.batched && !p.factor_once);
+        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
+        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
+        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_352() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::{plan_solve, solve_blocks};
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
+        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_375() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::compose_pivots;
+        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
+        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
+    }
+    run().outcome()
+}
+
+pub fn linalg_svd_138() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
+        let (u, s, vh) = linalg::svd(&a, false)?; // a = u @ diag(s) @ vh
+        assert!(s.to_host()?.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        assert_eq!((u.shape(), vh.shape()), (&[2, 2][..], &[2, 2][..]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_svd_162() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
+        let s = linalg::svdvals(&a)?.to_host()?; // descending
+        assert!(s.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -3712,7 +3773,7 @@ pub fn nccl_mod_24() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_139() -> Result<(), String> {
+pub fn nccl_mod_141() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Id;
         let id = Id::new()?;                         // on rank 0
@@ -3724,7 +3785,7 @@ pub fn nccl_mod_139() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_294() -> Result<(), String> {
+pub fn nccl_mod_296() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm};
         use cuarray::{Device, DeviceArray};
@@ -3745,7 +3806,7 @@ pub fn nccl_mod_294() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_478() -> Result<(), String> {
+pub fn nccl_mod_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{nccl::Comm, Device};
         let comms = Comm::new_group(&[Device::new(0)?, Device::new(1)?])?;
@@ -3755,7 +3816,7 @@ pub fn nccl_mod_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_534() -> Result<(), String> {
+pub fn nccl_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, Id};
         use cuarray::Device;
@@ -3770,7 +3831,7 @@ pub fn nccl_mod_534() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_643() -> Result<(), String> {
+pub fn nccl_mod_645() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3783,7 +3844,7 @@ pub fn nccl_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_673() -> Result<(), String> {
+pub fn nccl_mod_675() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3796,7 +3857,7 @@ pub fn nccl_mod_673() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_698() -> Result<(), String> {
+pub fn nccl_mod_700() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3809,7 +3870,7 @@ pub fn nccl_mod_698() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_729() -> Result<(), String> {
+pub fn nccl_mod_731() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3823,7 +3884,7 @@ pub fn nccl_mod_729() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_786() -> Result<(), String> {
+pub fn nccl_mod_788() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4053,67 +4114,6 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_97() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::Stack;
-        let l = Stack::new(&[2], 3, 4, true).layout();
-        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_121() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::prefers_fortran;
-        use cuarray::shape::Layout;
-        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_139() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::square;
-        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-        assert!(square("inv", &[3, 4]).is_err());
-        assert!(square("inv", &[3]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_200() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::plan_solve;
-        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
-        assert!(p.batched && !p.factor_once);
-        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
-        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
-        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_356() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::{plan_solve, solve_blocks};
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
-        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_379() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::compose_pivots;
-        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
-        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
-    }
-    run().outcome()
-}
-
 pub fn ops_matmul_217() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
@@ -4215,7 +4215,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_253() -> Result<(), String> {
+pub fn random_mod_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4232,7 @@ pub fn random_mod_253() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_286() -> Result<(), String> {
+pub fn random_mod_287() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4246,7 @@ pub fn random_mod_286() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_319() -> Result<(), String> {
+pub fn random_mod_320() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4257,7 @@ pub fn random_mod_319() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_332() -> Result<(), String> {
+pub fn random_mod_333() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4271,7 @@ pub fn random_mod_332() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_349() -> Result<(), String> {
+pub fn random_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4285,7 @@ pub fn random_mod_349() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_379() -> Result<(), String> {
+pub fn random_mod_380() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4296,7 @@ pub fn random_mod_379() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_397() -> Result<(), String> {
+pub fn random_mod_398() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4307,7 @@ pub fn random_mod_397() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_420() -> Result<(), String> {
+pub fn random_mod_421() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4318,7 @@ pub fn random_mod_420() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_437() -> Result<(), String> {
+pub fn random_mod_438() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4328,7 @@ pub fn random_mod_437() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_458() -> Result<(), String> {
+pub fn random_mod_459() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4340,7 @@ pub fn random_mod_458() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_480() -> Result<(), String> {
+pub fn random_mod_481() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4350,7 @@ pub fn random_mod_480() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_495() -> Result<(), String> {
+pub fn random_mod_496() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4360,7 @@ pub fn random_mod_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_518() -> Result<(), String> {
+pub fn random_mod_519() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4372,7 @@ pub fn random_mod_518() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_535() -> Result<(), String> {
+pub fn random_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4387,7 @@ pub fn random_mod_535() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_588() -> Result<(), String> {
+pub fn random_mod_589() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4400,7 @@ pub fn random_mod_588() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_605() -> Result<(), String> {
+pub fn random_mod_606() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4410,7 @@ pub fn random_mod_605() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_631() -> Result<(), String> {
+pub fn random_mod_632() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4419,7 @@ pub fn random_mod_631() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_642() -> Result<(), String> {
+pub fn random_mod_643() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4431,7 @@ pub fn random_mod_642() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_656() -> Result<(), String> {
+pub fn random_mod_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4443,7 @@ pub fn random_mod_656() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_693() -> Result<(), String> {
+pub fn random_mod_694() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4454,7 @@ pub fn random_mod_693() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_711() -> Result<(), String> {
+pub fn random_mod_712() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4464,7 @@ pub fn random_mod_711() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_726() -> Result<(), String> {
+pub fn random_mod_727() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4474,7 @@ pub fn random_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_743() -> Result<(), String> {
+pub fn random_mod_744() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4485,7 @@ pub fn random_mod_743() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_760() -> Result<(), String> {
+pub fn random_mod_761() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4496,7 @@ pub fn random_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_777() -> Result<(), String> {
+pub fn random_mod_778() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4506,7 @@ pub fn random_mod_777() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_793() -> Result<(), String> {
+pub fn random_mod_794() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -5276,8 +5276,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
-    ("src/array/linalg.rs:33", array_linalg_33, 1),
-    ("src/array/linalg.rs:64", array_linalg_64, 1),
+    ("src/array/matmul.rs:33", array_matmul_33, 1),
+    ("src/array/matmul.rs:64", array_matmul_64, 1),
     ("src/array/mod.rs:81", array_mod_81, 1),
     ("src/array/mod.rs:153", array_mod_153, 1),
     ("src/array/mod.rs:166", array_mod_166, 1),
@@ -5457,26 +5457,26 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/element.rs:363", element_363, 1),
     ("src/element.rs:387", element_387, 1),
     ("src/error.rs:17", error_17, 1),
+    ("src/fft/helpers.rs:84", fft_helpers_84, 1),
+    ("src/fft/helpers.rs:101", fft_helpers_101, 1),
+    ("src/fft/helpers.rs:120", fft_helpers_120, 1),
+    ("src/fft/helpers.rs:152", fft_helpers_152, 1),
     ("src/fft/mod.rs:6", fft_mod_6, 1),
-    ("src/fft/mod.rs:100", fft_mod_100, 1),
-    ("src/fft/mod.rs:492", fft_mod_492, 1),
-    ("src/fft/mod.rs:524", fft_mod_524, 1),
-    ("src/fft/mod.rs:557", fft_mod_557, 1),
-    ("src/fft/mod.rs:584", fft_mod_584, 1),
-    ("src/fft/mod.rs:625", fft_mod_625, 1),
-    ("src/fft/mod.rs:643", fft_mod_643, 1),
-    ("src/fft/mod.rs:664", fft_mod_664, 1),
-    ("src/fft/mod.rs:684", fft_mod_684, 1),
-    ("src/fft/mod.rs:706", fft_mod_706, 1),
-    ("src/fft/mod.rs:726", fft_mod_726, 1),
-    ("src/fft/mod.rs:746", fft_mod_746, 1),
-    ("src/fft/mod.rs:765", fft_mod_765, 1),
-    ("src/fft/mod.rs:855", fft_mod_855, 1),
-    ("src/fft/mod.rs:872", fft_mod_872, 1),
-    ("src/fft/mod.rs:891", fft_mod_891, 1),
-    ("src/fft/mod.rs:923", fft_mod_923, 1),
-    ("src/fft/mod.rs:952", fft_mod_952, 1),
-    ("src/fft/mod.rs:967", fft_mod_967, 1),
+    ("src/fft/mod.rs:106", fft_mod_106, 1),
+    ("src/fft/mod.rs:141", fft_mod_141, 1),
+    ("src/fft/mod.rs:156", fft_mod_156, 1),
+    ("src/fft/transform.rs:375", fft_transform_375, 1),
+    ("src/fft/transform.rs:407", fft_transform_407, 1),
+    ("src/fft/transform.rs:440", fft_transform_440, 1),
+    ("src/fft/transform.rs:467", fft_transform_467, 1),
+    ("src/fft/transform.rs:508", fft_transform_508, 1),
+    ("src/fft/transform.rs:526", fft_transform_526, 1),
+    ("src/fft/transform.rs:547", fft_transform_547, 1),
+    ("src/fft/transform.rs:567", fft_transform_567, 1),
+    ("src/fft/transform.rs:589", fft_transform_589, 1),
+    ("src/fft/transform.rs:609", fft_transform_609, 1),
+    ("src/fft/transform.rs:629", fft_transform_629, 1),
+    ("src/fft/transform.rs:648", fft_transform_648, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
     ("src/fusion/mod.rs:100", fusion_mod_100, 1),
     ("src/fusion/mod.rs:186", fusion_mod_186, 1),
@@ -5512,36 +5512,42 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/mod.rs:112", kernels_mod_112, 1),
     ("src/kernels/mod.rs:164", kernels_mod_164, 1),
     ("src/lib.rs:13", lib_13, 1),
+    ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
+    ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
+    ("src/linalg/common.rs:91", linalg_common_91, 1),
+    ("src/linalg/common.rs:115", linalg_common_115, 1),
+    ("src/linalg/common.rs:133", linalg_common_133, 1),
+    ("src/linalg/eigh.rs:35", linalg_eigh_35, 1),
+    ("src/linalg/eigh.rs:56", linalg_eigh_56, 1),
+    ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
+    ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/mod.rs:147", linalg_mod_147, 1),
-    ("src/linalg/mod.rs:224", linalg_mod_224, 1),
-    ("src/linalg/mod.rs:254", linalg_mod_254, 1),
-    ("src/linalg/mod.rs:277", linalg_mod_277, 1),
-    ("src/linalg/mod.rs:336", linalg_mod_336, 1),
-    ("src/linalg/mod.rs:354", linalg_mod_354, 1),
-    ("src/linalg/mod.rs:380", linalg_mod_380, 1),
-    ("src/linalg/mod.rs:412", linalg_mod_412, 1),
-    ("src/linalg/mod.rs:436", linalg_mod_436, 1),
-    ("src/linalg/mod.rs:569", linalg_mod_569, 1),
-    ("src/linalg/mod.rs:593", linalg_mod_593, 1),
-    ("src/linalg/mod.rs:625", linalg_mod_625, 1),
-    ("src/linalg/mod.rs:646", linalg_mod_646, 1),
-    ("src/linalg/mod.rs:683", linalg_mod_683, 1),
-    ("src/linalg/mod.rs:760", linalg_mod_760, 1),
-    ("src/linalg/mod.rs:788", linalg_mod_788, 1),
-    ("src/linalg/mod.rs:920", linalg_mod_920, 1),
-    ("src/linalg/mod.rs:948", linalg_mod_948, 1),
-    ("src/linalg/mod.rs:972", linalg_mod_972, 1),
+    ("src/linalg/norms.rs:13", linalg_norms_13, 1),
+    ("src/linalg/norms.rs:145", linalg_norms_145, 1),
+    ("src/linalg/norms.rs:173", linalg_norms_173, 1),
+    ("src/linalg/norms.rs:197", linalg_norms_197, 1),
+    ("src/linalg/qr.rs:22", linalg_qr_22, 1),
+    ("src/linalg/solve.rs:39", linalg_solve_39, 1),
+    ("src/linalg/solve.rs:116", linalg_solve_116, 1),
+    ("src/linalg/solve.rs:146", linalg_solve_146, 1),
+    ("src/linalg/solve.rs:169", linalg_solve_169, 1),
+    ("src/linalg/solve.rs:228", linalg_solve_228, 1),
+    ("src/linalg/solve.rs:246", linalg_solve_246, 1),
+    ("src/linalg/solve.rs:287", linalg_solve_287, 1),
+    ("src/linalg/solve.rs:352", linalg_solve_352, 1),
+    ("src/linalg/solve.rs:375", linalg_solve_375, 1),
+    ("src/linalg/svd.rs:138", linalg_svd_138, 1),
+    ("src/linalg/svd.rs:162", linalg_svd_162, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
-    ("src/nccl/mod.rs:139", nccl_mod_139, 1),
-    ("src/nccl/mod.rs:294", nccl_mod_294, 2),
-    ("src/nccl/mod.rs:478", nccl_mod_478, 2),
-    ("src/nccl/mod.rs:534", nccl_mod_534, 2),
-    ("src/nccl/mod.rs:643", nccl_mod_643, 1),
-    ("src/nccl/mod.rs:673", nccl_mod_673, 1),
-    ("src/nccl/mod.rs:698", nccl_mod_698, 1),
-    ("src/nccl/mod.rs:729", nccl_mod_729, 1),
-    ("src/nccl/mod.rs:786", nccl_mod_786, 1),
+    ("src/nccl/mod.rs:141", nccl_mod_141, 1),
+    ("src/nccl/mod.rs:296", nccl_mod_296, 2),
+    ("src/nccl/mod.rs:480", nccl_mod_480, 2),
+    ("src/nccl/mod.rs:536", nccl_mod_536, 2),
+    ("src/nccl/mod.rs:645", nccl_mod_645, 1),
+    ("src/nccl/mod.rs:675", nccl_mod_675, 1),
+    ("src/nccl/mod.rs:700", nccl_mod_700, 1),
+    ("src/nccl/mod.rs:731", nccl_mod_731, 1),
+    ("src/nccl/mod.rs:788", nccl_mod_788, 1),
     ("src/npy.rs:61", npy_61, 1),
     ("src/npy.rs:87", npy_87, 1),
     ("src/npy.rs:113", npy_113, 1),
@@ -5557,12 +5563,6 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/linalg.rs:97", ops_linalg_97, 1),
-    ("src/ops/linalg.rs:121", ops_linalg_121, 1),
-    ("src/ops/linalg.rs:139", ops_linalg_139, 1),
-    ("src/ops/linalg.rs:200", ops_linalg_200, 1),
-    ("src/ops/linalg.rs:356", ops_linalg_356, 1),
-    ("src/ops/linalg.rs:379", ops_linalg_379, 1),
     ("src/ops/matmul.rs:217", ops_matmul_217, 1),
     ("src/ops/matmul.rs:296", ops_matmul_296, 1),
     ("src/ops/matmul.rs:344", ops_matmul_344, 1),
@@ -5572,32 +5572,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/select.rs:33", ops_select_33, 1),
     ("src/ops/sort.rs:199", ops_sort_199, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:253", random_mod_253, 1),
-    ("src/random/mod.rs:286", random_mod_286, 1),
-    ("src/random/mod.rs:319", random_mod_319, 1),
-    ("src/random/mod.rs:332", random_mod_332, 1),
-    ("src/random/mod.rs:349", random_mod_349, 1),
-    ("src/random/mod.rs:379", random_mod_379, 1),
-    ("src/random/mod.rs:397", random_mod_397, 1),
-    ("src/random/mod.rs:420", random_mod_420, 1),
-    ("src/random/mod.rs:437", random_mod_437, 1),
-    ("src/random/mod.rs:458", random_mod_458, 1),
-    ("src/random/mod.rs:480", random_mod_480, 1),
-    ("src/random/mod.rs:495", random_mod_495, 1),
-    ("src/random/mod.rs:518", random_mod_518, 1),
-    ("src/random/mod.rs:535", random_mod_535, 1),
-    ("src/random/mod.rs:588", random_mod_588, 1),
-    ("src/random/mod.rs:605", random_mod_605, 1),
-    ("src/random/mod.rs:631", random_mod_631, 1),
-    ("src/random/mod.rs:642", random_mod_642, 1),
-    ("src/random/mod.rs:656", random_mod_656, 1),
-    ("src/random/mod.rs:693", random_mod_693, 1),
-    ("src/random/mod.rs:711", random_mod_711, 1),
-    ("src/random/mod.rs:726", random_mod_726, 1),
-    ("src/random/mod.rs:743", random_mod_743, 1),
-    ("src/random/mod.rs:760", random_mod_760, 1),
-    ("src/random/mod.rs:777", random_mod_777, 1),
-    ("src/random/mod.rs:793", random_mod_793, 1),
+    ("src/random/mod.rs:254", random_mod_254, 1),
+    ("src/random/mod.rs:287", random_mod_287, 1),
+    ("src/random/mod.rs:320", random_mod_320, 1),
+    ("src/random/mod.rs:333", random_mod_333, 1),
+    ("src/random/mod.rs:350", random_mod_350, 1),
+    ("src/random/mod.rs:380", random_mod_380, 1),
+    ("src/random/mod.rs:398", random_mod_398, 1),
+    ("src/random/mod.rs:421", random_mod_421, 1),
+    ("src/random/mod.rs:438", random_mod_438, 1),
+    ("src/random/mod.rs:459", random_mod_459, 1),
+    ("src/random/mod.rs:481", random_mod_481, 1),
+    ("src/random/mod.rs:496", random_mod_496, 1),
+    ("src/random/mod.rs:519", random_mod_519, 1),
+    ("src/random/mod.rs:536", random_mod_536, 1),
+    ("src/random/mod.rs:589", random_mod_589, 1),
+    ("src/random/mod.rs:606", random_mod_606, 1),
+    ("src/random/mod.rs:632", random_mod_632, 1),
+    ("src/random/mod.rs:643", random_mod_643, 1),
+    ("src/random/mod.rs:657", random_mod_657, 1),
+    ("src/random/mod.rs:694", random_mod_694, 1),
+    ("src/random/mod.rs:712", random_mod_712, 1),
+    ("src/random/mod.rs:727", random_mod_727, 1),
+    ("src/random/mod.rs:744", random_mod_744, 1),
+    ("src/random/mod.rs:761", random_mod_761, 1),
+    ("src/random/mod.rs:778", random_mod_778, 1),
+    ("src/random/mod.rs:794", random_mod_794, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
