@@ -1,7 +1,7 @@
 //! What every NVIDIA library behind cuarray shares: the per-device handle pattern and the
 //! workspaces a call takes from the memory pool. cuBLAS (`blas.rs`) lives here because
 //! several features use it (matmul, linear algebra); each other library's driver lives in
-//! the folder of the feature it serves (`linalg/cusolver.rs`, `fft/cufft.rs`,
+//! the folder of the feature it serves (`linalg/cusolver/`, `fft/cufft.rs`,
 //! `nccl/driver.rs`).
 //!
 //! A library handle (cuBLAS's, cuSOLVER's, later cuSPARSE's) is one type implementing

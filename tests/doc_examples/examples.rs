@@ -2696,6 +2696,52 @@ pub fn error_17() -> Result<(), String> {
     m_error_17::main().outcome()
 }
 
+pub fn fft_helpers_84() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{fft, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let f = fft::fftfreq(&dev, 5, 1.0)?;                        // [0, .2, .4, -.4, -.2]
+        let s = fft::fftshift(&f, None)?;
+        assert_eq!(s.to_host()?, vec![-0.4, -0.2, 0.0, 0.2, 0.4]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_helpers_101() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fft};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[-2, -1, 0, 1, 2])?;
+        assert_eq!(fft::ifftshift(&a, None)?.to_host()?, vec![0, 1, 2, -2, -1]);
+        assert_eq!(fft::fftshift(&fft::ifftshift(&a, None)?, None)?.to_host()?, a.to_host()?);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_helpers_120() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fft};
+        let dev = Device::new(0)?;
+        let f = fft::fftfreq(&dev, 4, 0.5)?; // NumPy's np.fft.fftfreq(4, 0.5)
+        assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_helpers_152() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fft};
+        let dev = Device::new(0)?;
+        let f = fft::rfftfreq(&dev, 4, 0.5)?;
+        assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn fft_mod_6() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Complex32, Device, DeviceArray};
@@ -2709,7 +2755,7 @@ pub fn fft_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_103() -> Result<(), String> {
+pub fn fft_mod_106() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2724,7 +2770,34 @@ pub fn fft_mod_103() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_495() -> Result<(), String> {
+pub fn fft_mod_141() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        use cuarray::fft::{self, Norm};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
+        fft::rfft(&x, None, -1, Norm::Backward)?;
+        assert!(fft::cached_plans(&dev) >= 1); // kept for the next transform of this shape
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_mod_156() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        use cuarray::fft::{self, Norm};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
+        fft::rfft(&x, None, -1, Norm::Backward)?;
+        fft::clear_plan_cache(&dev);
+        assert_eq!(fft::cached_plans(&dev), 0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fft_transform_375() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2736,7 +2809,7 @@ pub fn fft_mod_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_527() -> Result<(), String> {
+pub fn fft_transform_407() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2749,7 +2822,7 @@ pub fn fft_mod_527() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_560() -> Result<(), String> {
+pub fn fft_transform_440() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2763,7 +2836,7 @@ pub fn fft_mod_560() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_587() -> Result<(), String> {
+pub fn fft_transform_467() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2777,7 +2850,7 @@ pub fn fft_mod_587() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_628() -> Result<(), String> {
+pub fn fft_transform_508() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2789,7 +2862,7 @@ pub fn fft_mod_628() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_646() -> Result<(), String> {
+pub fn fft_transform_526() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2803,7 +2876,7 @@ pub fn fft_mod_646() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_667() -> Result<(), String> {
+pub fn fft_transform_547() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2816,7 +2889,7 @@ pub fn fft_mod_667() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_687() -> Result<(), String> {
+pub fn fft_transform_567() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2831,7 +2904,7 @@ pub fn fft_mod_687() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_709() -> Result<(), String> {
+pub fn fft_transform_589() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2845,7 +2918,7 @@ pub fn fft_mod_709() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_729() -> Result<(), String> {
+pub fn fft_transform_609() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2859,7 +2932,7 @@ pub fn fft_mod_729() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_749() -> Result<(), String> {
+pub fn fft_transform_629() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2872,7 +2945,7 @@ pub fn fft_mod_749() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_768() -> Result<(), String> {
+pub fn fft_transform_648() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2881,79 +2954,6 @@ pub fn fft_mod_768() -> Result<(), String> {
         let f = fft::rfftn(&a, None, &[], Norm::Backward)?;
         let back = fft::irfftn(&f, Some(&[2, 3, 4][..]), &[], Norm::Backward)?;
         assert!(back.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-5));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_858() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{fft, Device, DeviceArray};
-        let dev = Device::new(0)?;
-        let f = fft::fftfreq(&dev, 5, 1.0)?;                        // [0, .2, .4, -.4, -.2]
-        let s = fft::fftshift(&f, None)?;
-        assert_eq!(s.to_host()?, vec![-0.4, -0.2, 0.0, 0.2, 0.4]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_875() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, fft};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_slice(&dev, &[-2, -1, 0, 1, 2])?;
-        assert_eq!(fft::ifftshift(&a, None)?.to_host()?, vec![0, 1, 2, -2, -1]);
-        assert_eq!(fft::fftshift(&fft::ifftshift(&a, None)?, None)?.to_host()?, a.to_host()?);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_894() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, fft};
-        let dev = Device::new(0)?;
-        let f = fft::fftfreq(&dev, 4, 0.5)?; // NumPy's np.fft.fftfreq(4, 0.5)
-        assert_eq!(f.to_host()?, vec![0.0, 0.5, -1.0, -0.5]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_926() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, fft};
-        let dev = Device::new(0)?;
-        let f = fft::rfftfreq(&dev, 4, 0.5)?;
-        assert_eq!(f.to_host()?, vec![0.0, 0.5, 1.0]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_955() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray};
-        use cuarray::fft::{self, Norm};
-        let dev = Device::new(0)?;
-        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
-        fft::rfft(&x, None, -1, Norm::Backward)?;
-        assert!(fft::cached_plans(&dev) >= 1); // kept for the next transform of this shape
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fft_mod_970() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray};
-        use cuarray::fft::{self, Norm};
-        let dev = Device::new(0)?;
-        let x = DeviceArray::<f32>::ones(&dev, &[64])?;
-        fft::rfft(&x, None, -1, Norm::Backward)?;
-        fft::clear_plan_cache(&dev);
-        assert_eq!(fft::cached_plans(&dev), 0);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -3429,6 +3429,113 @@ pub fn lib_13() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn linalg_cholesky_23() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[4.0f64, 2.0, 2.0, 5.0], &[2, 2])?;
+        let l = linalg::cholesky(&a)?.to_host()?; // a = l @ l.T
+        assert!(l.iter().zip([2.0, 0.0, 1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_cholesky_55() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 1.0], &[2, 2])?; // indefinite
+        let (_l, info) = linalg::cholesky_ex(&a)?;
+        assert_eq!(info.to_host()?, vec![2]); // the leading minor of order 2 is not positive
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_common_91() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+    run().outcome()
+}
+
+pub fn linalg_common_115() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::prefers_fortran;
+        use cuarray::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+    run().outcome()
+}
+
+pub fn linalg_common_133() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_eigh_35() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+        let (w, v) = linalg::eigh(&a)?; // a @ v = v * w, ascending w
+        assert!(w.to_host()?.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+        assert_eq!(v.shape(), &[2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_eigh_56() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+        let w = linalg::eigvalsh(&a)?.to_host()?;
+        assert!(w.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_lstsq_33() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        // Fit y = 2 t + 1 through (0, 1), (1, 3), (2, 5): columns t and 1.
+        let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 1.0, 2.0, 1.0], &[3, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[1.0f64, 3.0, 5.0])?;
+        let (x, _residuals, rank, _s) = linalg::lstsq(&a, &b)?;
+        assert_eq!(rank, 2);
+        assert!(x.to_host()?.iter().zip([2.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_lstsq_110() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0], &[3, 2])?;
+        let p = linalg::pinv(&a)?;
+        assert_eq!(p.shape(), &[2, 3]);
+        let want = [1.0, 0.0, 0.0, 0.0, 0.5, 0.0];
+        assert!(p.to_host()?.iter().zip(want).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn linalg_mod_6() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
@@ -3445,197 +3552,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_151() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{linalg, DeviceArray};
-        let dev = cuarray::Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[3.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
-        let b = DeviceArray::from_slice(&dev, &[9.0f64, 8.0])?;
-        assert_eq!(linalg::solve(&a, &b)?.to_host()?, vec![2.0, 3.0]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_228() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
-        let b = DeviceArray::from_slice(&dev, &[3.0f64, 2.0])?;
-        let (x, info) = linalg::solve_ex(&a, &b)?; // queued; nothing waits
-        assert_eq!(info.to_host()?, vec![0]); // 0: solved
-        assert!(x.to_host()?.iter().zip([1.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_258() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
-        let ai = linalg::inv(&a)?.to_host()?;
-        assert!(ai.iter().zip([1.0, -1.0, -1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_281() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 2.0, 4.0], &[2, 2])?; // singular
-        let (_ai, info) = linalg::inv_ex(&a)?;
-        assert!(info.to_host()?[0] > 0); // the zero pivot's position, counted from 1
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_340() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        let dev = cuarray::Device::new(0)?;
-        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
-        assert!((cuarray::linalg::det(&a)?.to_scalar()? + 2.0).abs() < 1e-12);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_358() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, -3.0], &[2, 2])?;
-        let (sign, logabs) = linalg::slogdet(&a)?; // det = sign * exp(logabs) = -6
-        assert_eq!(sign.to_scalar()?, -1.0);
-        assert!((logabs.to_scalar()? - 6.0f64.ln()).abs() < 1e-12);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_384() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[4.0f64, 2.0, 2.0, 5.0], &[2, 2])?;
-        let l = linalg::cholesky(&a)?.to_host()?; // a = l @ l.T
-        assert!(l.iter().zip([2.0, 0.0, 1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_416() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 1.0], &[2, 2])?; // indefinite
-        let (_l, info) = linalg::cholesky_ex(&a)?;
-        assert_eq!(info.to_host()?, vec![2]); // the leading minor of order 2 is not positive
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_440() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
-        let (q, r) = linalg::qr(&a)?;
-        assert_eq!((q.shape(), r.shape()), (&[3, 2][..], &[2, 2][..]));
-        let qr = q.matmul(&r)?.to_host()?; // a again
-        assert!(qr.iter().zip(a.to_host()?).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_571() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
-        let (u, s, vh) = linalg::svd(&a, false)?; // a = u @ diag(s) @ vh
-        assert!(s.to_host()?.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        assert_eq!((u.shape(), vh.shape()), (&[2, 2][..], &[2, 2][..]));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_595() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
-        let s = linalg::svdvals(&a)?.to_host()?; // descending
-        assert!(s.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_627() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
-        let (w, v) = linalg::eigh(&a)?; // a @ v = v * w, ascending w
-        assert!(w.to_host()?.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
-        assert_eq!(v.shape(), &[2, 2]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_648() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
-        let w = linalg::eigvalsh(&a)?.to_host()?;
-        assert!(w.iter().zip([1.0, 3.0]).all(|(x, y)| (x - y).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_685() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        // Fit y = 2 t + 1 through (0, 1), (1, 3), (2, 5): columns t and 1.
-        let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 1.0, 2.0, 1.0], &[3, 2])?;
-        let b = DeviceArray::from_slice(&dev, &[1.0f64, 3.0, 5.0])?;
-        let (x, _residuals, rank, _s) = linalg::lstsq(&a, &b)?;
-        assert_eq!(rank, 2);
-        assert!(x.to_host()?.iter().zip([2.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_762() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, linalg};
-        let dev = Device::new(0)?;
-        let a = DeviceArray::from_host(&dev, &[1.0f64, 0.0, 0.0, 2.0, 0.0, 0.0], &[3, 2])?;
-        let p = linalg::pinv(&a)?;
-        assert_eq!(p.shape(), &[2, 3]);
-        let want = [1.0, 0.0, 0.0, 0.0, 0.5, 0.0];
-        assert!(p.to_host()?.iter().zip(want).all(|(v, w)| (v - w).abs() < 1e-12));
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn linalg_mod_790() -> Result<(), String> {
+pub fn linalg_norms_13() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3566,7 @@ pub fn linalg_mod_790() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_922() -> Result<(), String> {
+pub fn linalg_norms_145() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3579,7 @@ pub fn linalg_mod_922() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_950() -> Result<(), String> {
+pub fn linalg_norms_173() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3592,7 @@ pub fn linalg_mod_950() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_974() -> Result<(), String> {
+pub fn linalg_norms_197() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3688,36 +3605,94 @@ pub fn linalg_mod_974() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_plan_97() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::Stack;
-        let l = Stack::new(&[2], 3, 4, true).layout();
-        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+pub fn linalg_qr_22() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])?;
+        let (q, r) = linalg::qr(&a)?;
+        assert_eq!((q.shape(), r.shape()), (&[3, 2][..], &[2, 2][..]));
+        let qr = q.matmul(&r)?.to_host()?; // a again
+        assert!(qr.iter().zip(a.to_host()?).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn linalg_plan_121() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::prefers_fortran;
-        use cuarray::shape::Layout;
-        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+pub fn linalg_solve_39() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[3.0f64, 1.0, 1.0, 2.0], &[2, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[9.0f64, 8.0])?;
+        assert_eq!(linalg::solve(&a, &b)?.to_host()?, vec![2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn linalg_plan_139() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::square;
-        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-        assert!(square("inv", &[3, 4]).is_err());
-        assert!(square("inv", &[3]).is_err());
+pub fn linalg_solve_116() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[3.0f64, 2.0])?;
+        let (x, info) = linalg::solve_ex(&a, &b)?; // queued; nothing waits
+        assert_eq!(info.to_host()?, vec![0]); // 0: solved
+        assert!(x.to_host()?.iter().zip([1.0, 1.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn linalg_plan_200() -> Result<(), String> {
+pub fn linalg_solve_146() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 1.0, 1.0, 1.0], &[2, 2])?;
+        let ai = linalg::inv(&a)?.to_host()?;
+        assert!(ai.iter().zip([1.0, -1.0, -1.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_169() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 2.0, 4.0], &[2, 2])?; // singular
+        let (_ai, info) = linalg::inv_ex(&a)?;
+        assert!(info.to_host()?[0] > 0); // the zero pivot's position, counted from 1
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_228() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        assert!((cuarray::linalg::det(&a)?.to_scalar()? + 2.0).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_246() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, -3.0], &[2, 2])?;
+        let (sign, logabs) = linalg::slogdet(&a)?; // det = sign * exp(logabs) = -6
+        assert_eq!(sign.to_scalar()?, -1.0);
+        assert!((logabs.to_scalar()? - 6.0f64.ln()).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_solve_287() -> Result<(), String> {
     fn run() {
         use cuarray::linalg::plan::plan_solve;
         let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
@@ -3729,7 +3704,7 @@ pub fn linalg_plan_200() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_plan_356() -> Result<(), String> {
+pub fn linalg_solve_352() -> Result<(), String> {
     fn run() {
         use cuarray::linalg::plan::{plan_solve, solve_blocks};
         assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
@@ -3740,11 +3715,36 @@ pub fn linalg_plan_356() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_plan_379() -> Result<(), String> {
+pub fn linalg_solve_375() -> Result<(), String> {
     fn run() {
         use cuarray::linalg::plan::compose_pivots;
         assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
         assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
+    }
+    run().outcome()
+}
+
+pub fn linalg_svd_138() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
+        let (u, s, vh) = linalg::svd(&a, false)?; // a = u @ diag(s) @ vh
+        assert!(s.to_host()?.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        assert_eq!((u.shape(), vh.shape()), (&[2, 2][..], &[2, 2][..]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_svd_162() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, linalg};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[3.0f64, 0.0, 0.0, -2.0], &[2, 2])?;
+        let s = linalg::svdvals(&a)?.to_host()?; // descending
+        assert!(s.iter().zip([3.0, 2.0]).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
@@ -5457,26 +5457,26 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/element.rs:363", element_363, 1),
     ("src/element.rs:387", element_387, 1),
     ("src/error.rs:17", error_17, 1),
+    ("src/fft/helpers.rs:84", fft_helpers_84, 1),
+    ("src/fft/helpers.rs:101", fft_helpers_101, 1),
+    ("src/fft/helpers.rs:120", fft_helpers_120, 1),
+    ("src/fft/helpers.rs:152", fft_helpers_152, 1),
     ("src/fft/mod.rs:6", fft_mod_6, 1),
-    ("src/fft/mod.rs:103", fft_mod_103, 1),
-    ("src/fft/mod.rs:495", fft_mod_495, 1),
-    ("src/fft/mod.rs:527", fft_mod_527, 1),
-    ("src/fft/mod.rs:560", fft_mod_560, 1),
-    ("src/fft/mod.rs:587", fft_mod_587, 1),
-    ("src/fft/mod.rs:628", fft_mod_628, 1),
-    ("src/fft/mod.rs:646", fft_mod_646, 1),
-    ("src/fft/mod.rs:667", fft_mod_667, 1),
-    ("src/fft/mod.rs:687", fft_mod_687, 1),
-    ("src/fft/mod.rs:709", fft_mod_709, 1),
-    ("src/fft/mod.rs:729", fft_mod_729, 1),
-    ("src/fft/mod.rs:749", fft_mod_749, 1),
-    ("src/fft/mod.rs:768", fft_mod_768, 1),
-    ("src/fft/mod.rs:858", fft_mod_858, 1),
-    ("src/fft/mod.rs:875", fft_mod_875, 1),
-    ("src/fft/mod.rs:894", fft_mod_894, 1),
-    ("src/fft/mod.rs:926", fft_mod_926, 1),
-    ("src/fft/mod.rs:955", fft_mod_955, 1),
-    ("src/fft/mod.rs:970", fft_mod_970, 1),
+    ("src/fft/mod.rs:106", fft_mod_106, 1),
+    ("src/fft/mod.rs:141", fft_mod_141, 1),
+    ("src/fft/mod.rs:156", fft_mod_156, 1),
+    ("src/fft/transform.rs:375", fft_transform_375, 1),
+    ("src/fft/transform.rs:407", fft_transform_407, 1),
+    ("src/fft/transform.rs:440", fft_transform_440, 1),
+    ("src/fft/transform.rs:467", fft_transform_467, 1),
+    ("src/fft/transform.rs:508", fft_transform_508, 1),
+    ("src/fft/transform.rs:526", fft_transform_526, 1),
+    ("src/fft/transform.rs:547", fft_transform_547, 1),
+    ("src/fft/transform.rs:567", fft_transform_567, 1),
+    ("src/fft/transform.rs:589", fft_transform_589, 1),
+    ("src/fft/transform.rs:609", fft_transform_609, 1),
+    ("src/fft/transform.rs:629", fft_transform_629, 1),
+    ("src/fft/transform.rs:648", fft_transform_648, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
     ("src/fusion/mod.rs:100", fusion_mod_100, 1),
     ("src/fusion/mod.rs:186", fusion_mod_186, 1),
@@ -5512,32 +5512,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/mod.rs:112", kernels_mod_112, 1),
     ("src/kernels/mod.rs:164", kernels_mod_164, 1),
     ("src/lib.rs:13", lib_13, 1),
+    ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
+    ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
+    ("src/linalg/common.rs:91", linalg_common_91, 1),
+    ("src/linalg/common.rs:115", linalg_common_115, 1),
+    ("src/linalg/common.rs:133", linalg_common_133, 1),
+    ("src/linalg/eigh.rs:35", linalg_eigh_35, 1),
+    ("src/linalg/eigh.rs:56", linalg_eigh_56, 1),
+    ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
+    ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/mod.rs:151", linalg_mod_151, 1),
-    ("src/linalg/mod.rs:228", linalg_mod_228, 1),
-    ("src/linalg/mod.rs:258", linalg_mod_258, 1),
-    ("src/linalg/mod.rs:281", linalg_mod_281, 1),
-    ("src/linalg/mod.rs:340", linalg_mod_340, 1),
-    ("src/linalg/mod.rs:358", linalg_mod_358, 1),
-    ("src/linalg/mod.rs:384", linalg_mod_384, 1),
-    ("src/linalg/mod.rs:416", linalg_mod_416, 1),
-    ("src/linalg/mod.rs:440", linalg_mod_440, 1),
-    ("src/linalg/mod.rs:571", linalg_mod_571, 1),
-    ("src/linalg/mod.rs:595", linalg_mod_595, 1),
-    ("src/linalg/mod.rs:627", linalg_mod_627, 1),
-    ("src/linalg/mod.rs:648", linalg_mod_648, 1),
-    ("src/linalg/mod.rs:685", linalg_mod_685, 1),
-    ("src/linalg/mod.rs:762", linalg_mod_762, 1),
-    ("src/linalg/mod.rs:790", linalg_mod_790, 1),
-    ("src/linalg/mod.rs:922", linalg_mod_922, 1),
-    ("src/linalg/mod.rs:950", linalg_mod_950, 1),
-    ("src/linalg/mod.rs:974", linalg_mod_974, 1),
-    ("src/linalg/plan.rs:97", linalg_plan_97, 1),
-    ("src/linalg/plan.rs:121", linalg_plan_121, 1),
-    ("src/linalg/plan.rs:139", linalg_plan_139, 1),
-    ("src/linalg/plan.rs:200", linalg_plan_200, 1),
-    ("src/linalg/plan.rs:356", linalg_plan_356, 1),
-    ("src/linalg/plan.rs:379", linalg_plan_379, 1),
+    ("src/linalg/norms.rs:13", linalg_norms_13, 1),
+    ("src/linalg/norms.rs:145", linalg_norms_145, 1),
+    ("src/linalg/norms.rs:173", linalg_norms_173, 1),
+    ("src/linalg/norms.rs:197", linalg_norms_197, 1),
+    ("src/linalg/qr.rs:22", linalg_qr_22, 1),
+    ("src/linalg/solve.rs:39", linalg_solve_39, 1),
+    ("src/linalg/solve.rs:116", linalg_solve_116, 1),
+    ("src/linalg/solve.rs:146", linalg_solve_146, 1),
+    ("src/linalg/solve.rs:169", linalg_solve_169, 1),
+    ("src/linalg/solve.rs:228", linalg_solve_228, 1),
+    ("src/linalg/solve.rs:246", linalg_solve_246, 1),
+    ("src/linalg/solve.rs:287", linalg_solve_287, 1),
+    ("src/linalg/solve.rs:352", linalg_solve_352, 1),
+    ("src/linalg/solve.rs:375", linalg_solve_375, 1),
+    ("src/linalg/svd.rs:138", linalg_svd_138, 1),
+    ("src/linalg/svd.rs:162", linalg_svd_162, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
     ("src/nccl/mod.rs:141", nccl_mod_141, 1),
     ("src/nccl/mod.rs:296", nccl_mod_296, 2),
