@@ -7,8 +7,8 @@
 //! `Xgetrs`, whose row-by-row walk is a seventh of a 4096 x 4096 solve.
 
 use super::common::{
-    alloc, check_singular, copy_stack, full, info_array, matrices, pointer_array, prefers_fortran,
-    scratch_info, square, wrap, Out, Stack, EYES_BODY, SMALL_N,
+    alloc, check_singular, copy_stack, full, info_array, matrices, pointer_array, scratch_info,
+    square, wrap, Out, Stack, EYES_BODY, SMALL_N,
 };
 use super::cusolver::{self as solver, with_solver, SolverElement};
 use super::RealElement;
@@ -728,7 +728,8 @@ pub(crate) fn run_solve<T: SolverElement>(
 }
 
 /// The LU factorisation of the square matrices of `a` (shape `(batch..., n, n)`): the
-/// factors (of `a` or of `aᵀ`, whichever order `a` lies in: the same determinant),
+/// factors of `a` itself (a column-major copy, as LAPACK factorises NumPy's copy, so that
+/// partial pivoting meets the same pivots, and an exact zero pivot where NumPy meets one),
 /// the 1-based pivots as `i64` `(batch..., n)`, and the info array.
 pub(crate) fn run_lu<T: SolverElement>(
     device: &Device,
@@ -738,7 +739,7 @@ pub(crate) fn run_lu<T: SolverElement>(
 ) -> Result<(Out, Out, Out)> {
     let count: usize = batch.iter().product();
     let size = std::mem::size_of::<T>();
-    let stack = Stack::new(batch, n, n, prefers_fortran(a.layout()));
+    let stack = Stack::new(batch, n, n, true);
     let lu = copy_stack(device, a, &stack)?;
     let mut piv_shape = batch.to_vec();
     piv_shape.push(n);

@@ -1043,6 +1043,31 @@ fn empties<T: RealElement>(dev: &Device, _rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// A matrix whose LU meets an exact zero pivot when factorised as LAPACK factorises
+/// NumPy's copy (partial pivoting on the matrix itself, not its transpose): NumPy gives
+/// `det = 0.0` and `slogdet = (0.0, -inf)`; C order, Fortran order, and in a batch.
+fn exactly_singular<T: RealElement>(dev: &Device, _rng: &mut Rng) -> TResult {
+    let rows = [1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 1.0, 0.0, 1.0];
+    let host: Vec<T> = rows.iter().map(|&v| T::from_f64(v)).collect();
+    let a = DeviceArray::from_host(dev, &host, &[3, 3])?;
+    let at = DeviceArray::from_host(dev, &host, &[3, 3])?
+        .t()
+        .contiguous()?
+        .t();
+    let stack = DeviceArray::from_host(dev, &[host.clone(), host].concat(), &[2, 3, 3])?;
+    for (what, m) in [("C order", &a), ("Fortran order", &at), ("batch", &stack)] {
+        let d = down(&linalg::det(m)?)?;
+        ensure!(d.iter().all(|&v| v == 0.0), "{what}: det {d:?}");
+        let (sign, logabs) = linalg::slogdet(m)?;
+        let (sign, logabs) = (down(&sign)?, down(&logabs)?);
+        ensure!(
+            sign.iter().all(|&v| v == 0.0) && logabs.iter().all(|&v| v == f64::NEG_INFINITY),
+            "{what}: slogdet {sign:?} {logabs:?}"
+        );
+    }
+    Ok(())
+}
+
 fn cases<T: RealElement>(out: &mut Vec<Trial>) {
     let t = T::DTYPE.name();
     macro_rules! case {
@@ -1059,6 +1084,7 @@ fn cases<T: RealElement>(out: &mut Vec<Trial>) {
     case!("solve/singular", solve_singular);
     case!("inv", inverses);
     case!("det", determinants);
+    case!("det/exactly_singular", exactly_singular);
     case!("cholesky", choleskys);
     case!("qr", qrs);
     case!("svd", svds);
