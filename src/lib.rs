@@ -121,6 +121,7 @@ pub mod random;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
+pub mod tuning;
 pub mod user_kernels;
 
 pub use array::{
