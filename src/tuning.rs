@@ -28,6 +28,7 @@
 //! | variable | default | valid values | effect |
 //! | --- | --- | --- | --- |
 //! | `CUARRAY_CUDA_LIB_DIR` | unset | folders, `:`-separated | searched first for NVRTC, cuBLAS, cuFFT, cuSOLVER and NCCL ([`cuda_lib_dirs`]) |
+//! | `CUDA_PATH`, `CUDA_HOME` | unset | a CUDA installation folder | their `lib64` is searched after `CUARRAY_CUDA_LIB_DIR` |
 //! | `CUARRAY_CACHE` | on | `off` or `0` turns it off | the kernel disk cache; kernels are still cached in memory when it is off ([`disk_cache_enabled`]) |
 //! | `CUARRAY_CACHE_DIR` | `$XDG_CACHE_HOME/cuarray/kernels`, else `~/.cache/cuarray/kernels` | a folder (empty counts as unset) | where the disk cache keeps compiled kernels ([`disk_cache_dir`]) |
 //! | `CUARRAY_DUMP_KERNELS` | unset | a folder | the generated source of each compiled kernel is written there as `<name>.cu` ([`dump_kernels_dir`]) |

@@ -525,7 +525,7 @@ pub fn array_interop_43() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_33() -> Result<(), String> {
+pub fn array_matmul_33() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
@@ -536,7 +536,7 @@ pub fn array_linalg_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_64() -> Result<(), String> {
+pub fn array_matmul_64() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2314,7 +2314,7 @@ pub fn device_pinned_164() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_probe_246() -> Result<(), String> {
+pub fn device_probe_244() -> Result<(), String> {
     fn run() {
         if !cuarray::is_available() {
             eprintln!("no GPU here");
@@ -2323,7 +2323,7 @@ pub fn device_probe_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_probe_258() -> Result<(), String> {
+pub fn device_probe_256() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         if let Some(why) = cuarray::unavailable_reason() {
             eprintln!("running on the CPU only: {why}");
@@ -2648,7 +2648,17 @@ pub fn element_198() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn element_363() -> Result<(), String> {
+pub fn element_233() -> Result<(), String> {
+    fn run() {
+        let v = [1.0f32, -2.0];
+        let bytes: &[u8] = bytemuck::cast_slice(&v); // any `Element` slice, as bytes
+        assert_eq!(bytes.len(), 8);
+        assert!(bytemuck::checked::try_cast_slice::<u8, bool>(&[0, 1, 2]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn element_376() -> Result<(), String> {
     fn run() {
         use cuarray::{Complex32, ComplexElement};
         let z = Complex32::from_parts(1.0, -2.0);
@@ -2657,7 +2667,7 @@ pub fn element_363() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn element_387() -> Result<(), String> {
+pub fn element_400() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{DeviceArray, FloatElement};
 
@@ -2709,7 +2719,7 @@ pub fn fft_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_100() -> Result<(), String> {
+pub fn fft_mod_103() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2724,7 +2734,7 @@ pub fn fft_mod_100() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_492() -> Result<(), String> {
+pub fn fft_mod_495() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2736,7 +2746,7 @@ pub fn fft_mod_492() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_524() -> Result<(), String> {
+pub fn fft_mod_527() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2749,7 +2759,7 @@ pub fn fft_mod_524() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_557() -> Result<(), String> {
+pub fn fft_mod_560() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2763,7 +2773,7 @@ pub fn fft_mod_557() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_584() -> Result<(), String> {
+pub fn fft_mod_587() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2777,7 +2787,7 @@ pub fn fft_mod_584() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_625() -> Result<(), String> {
+pub fn fft_mod_628() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2789,7 +2799,7 @@ pub fn fft_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_643() -> Result<(), String> {
+pub fn fft_mod_646() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2803,7 +2813,7 @@ pub fn fft_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_664() -> Result<(), String> {
+pub fn fft_mod_667() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2816,7 +2826,7 @@ pub fn fft_mod_664() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_684() -> Result<(), String> {
+pub fn fft_mod_687() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2831,7 +2841,7 @@ pub fn fft_mod_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_706() -> Result<(), String> {
+pub fn fft_mod_709() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2845,7 +2855,7 @@ pub fn fft_mod_706() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_726() -> Result<(), String> {
+pub fn fft_mod_729() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2859,7 +2869,7 @@ pub fn fft_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_746() -> Result<(), String> {
+pub fn fft_mod_749() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2872,7 +2882,7 @@ pub fn fft_mod_746() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_765() -> Result<(), String> {
+pub fn fft_mod_768() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2886,7 +2896,7 @@ pub fn fft_mod_765() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_855() -> Result<(), String> {
+pub fn fft_mod_858() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2898,7 +2908,7 @@ pub fn fft_mod_855() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_872() -> Result<(), String> {
+pub fn fft_mod_875() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2910,7 +2920,7 @@ pub fn fft_mod_872() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_891() -> Result<(), String> {
+pub fn fft_mod_894() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2921,7 +2931,7 @@ pub fn fft_mod_891() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_923() -> Result<(), String> {
+pub fn fft_mod_926() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2932,7 +2942,7 @@ pub fn fft_mod_923() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_952() -> Result<(), String> {
+pub fn fft_mod_955() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2945,7 +2955,7 @@ pub fn fft_mod_952() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_967() -> Result<(), String> {
+pub fn fft_mod_970() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -3323,7 +3333,7 @@ pub fn graph_282() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_236() -> Result<(), String> {
+pub fn kernels_cache_233() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3335,7 +3345,7 @@ pub fn kernels_cache_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_263() -> Result<(), String> {
+pub fn kernels_cache_260() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3445,7 +3455,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_147() -> Result<(), String> {
+pub fn linalg_mod_151() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -3457,7 +3467,7 @@ pub fn linalg_mod_147() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_224() -> Result<(), String> {
+pub fn linalg_mod_228() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3471,7 +3481,7 @@ pub fn linalg_mod_224() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_254() -> Result<(), String> {
+pub fn linalg_mod_258() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3483,7 +3493,7 @@ pub fn linalg_mod_254() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_277() -> Result<(), String> {
+pub fn linalg_mod_281() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3495,7 +3505,7 @@ pub fn linalg_mod_277() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_336() -> Result<(), String> {
+pub fn linalg_mod_340() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3505,7 +3515,7 @@ pub fn linalg_mod_336() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_354() -> Result<(), String> {
+pub fn linalg_mod_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3518,7 +3528,7 @@ pub fn linalg_mod_354() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_380() -> Result<(), String> {
+pub fn linalg_mod_384() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3530,7 +3540,7 @@ pub fn linalg_mod_380() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_412() -> Result<(), String> {
+pub fn linalg_mod_416() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3542,7 +3552,7 @@ pub fn linalg_mod_412() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_436() -> Result<(), String> {
+pub fn linalg_mod_440() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3556,7 +3566,7 @@ pub fn linalg_mod_436() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_569() -> Result<(), String> {
+pub fn linalg_mod_571() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3569,7 +3579,7 @@ pub fn linalg_mod_569() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_593() -> Result<(), String> {
+pub fn linalg_mod_595() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3581,7 +3591,7 @@ pub fn linalg_mod_593() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_625() -> Result<(), String> {
+pub fn linalg_mod_627() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3594,7 +3604,7 @@ pub fn linalg_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_646() -> Result<(), String> {
+pub fn linalg_mod_648() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3606,7 +3616,7 @@ pub fn linalg_mod_646() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_683() -> Result<(), String> {
+pub fn linalg_mod_685() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3621,7 +3631,7 @@ pub fn linalg_mod_683() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_760() -> Result<(), String> {
+pub fn linalg_mod_762() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3635,7 +3645,7 @@ pub fn linalg_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_788() -> Result<(), String> {
+pub fn linalg_mod_790() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3659,7 @@ pub fn linalg_mod_788() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_920() -> Result<(), String> {
+pub fn linalg_mod_922() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3672,7 @@ pub fn linalg_mod_920() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_948() -> Result<(), String> {
+pub fn linalg_mod_950() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3685,7 @@ pub fn linalg_mod_948() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_972() -> Result<(), String> {
+pub fn linalg_mod_974() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3684,6 +3694,67 @@ pub fn linalg_mod_972() -> Result<(), String> {
         let ones = norm_axes(&a, Some(NormOrd::P(1.0)), &[1, 2], true)?;   // shape [5, 1, 1]
         assert_eq!(ones.shape(), &[5, 1, 1]);
         Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_97() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_121() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::prefers_fortran;
+        use cuarray::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_139() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_200() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::plan_solve;
+        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
+        assert!(p.batched && !p.factor_once);
+        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
+        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
+        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_356() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::{plan_solve, solve_blocks};
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
+        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_379() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::compose_pivots;
+        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
+        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
     }
     run().outcome()
 }
@@ -3712,7 +3783,7 @@ pub fn nccl_mod_24() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_139() -> Result<(), String> {
+pub fn nccl_mod_141() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Id;
         let id = Id::new()?;                         // on rank 0
@@ -3724,7 +3795,7 @@ pub fn nccl_mod_139() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_294() -> Result<(), String> {
+pub fn nccl_mod_296() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm};
         use cuarray::{Device, DeviceArray};
@@ -3745,7 +3816,7 @@ pub fn nccl_mod_294() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_478() -> Result<(), String> {
+pub fn nccl_mod_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{nccl::Comm, Device};
         let comms = Comm::new_group(&[Device::new(0)?, Device::new(1)?])?;
@@ -3755,7 +3826,7 @@ pub fn nccl_mod_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_534() -> Result<(), String> {
+pub fn nccl_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, Id};
         use cuarray::Device;
@@ -3770,7 +3841,7 @@ pub fn nccl_mod_534() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_643() -> Result<(), String> {
+pub fn nccl_mod_645() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3783,7 +3854,7 @@ pub fn nccl_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_673() -> Result<(), String> {
+pub fn nccl_mod_675() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3796,7 +3867,7 @@ pub fn nccl_mod_673() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_698() -> Result<(), String> {
+pub fn nccl_mod_700() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3809,7 +3880,7 @@ pub fn nccl_mod_698() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_729() -> Result<(), String> {
+pub fn nccl_mod_731() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3823,7 +3894,7 @@ pub fn nccl_mod_729() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_786() -> Result<(), String> {
+pub fn nccl_mod_788() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3837,7 +3908,7 @@ pub fn nccl_mod_786() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_61() -> Result<(), String> {
+pub fn npy_63() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3849,7 +3920,7 @@ pub fn npy_61() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_87() -> Result<(), String> {
+pub fn npy_89() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3864,7 +3935,7 @@ pub fn npy_87() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_113() -> Result<(), String> {
+pub fn npy_115() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::<f64>::linspace(&dev, 0.0, 1.0, 5)?;
@@ -3877,7 +3948,7 @@ pub fn npy_113() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_136() -> Result<(), String> {
+pub fn npy_138() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3893,7 +3964,7 @@ pub fn npy_136() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_168() -> Result<(), String> {
+pub fn npy_170() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let w = cuarray::DeviceArray::<f32>::ones(&dev, &[3, 3])?;
@@ -3907,7 +3978,7 @@ pub fn npy_168() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_186() -> Result<(), String> {
+pub fn npy_188() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3920,7 +3991,7 @@ pub fn npy_186() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_209() -> Result<(), String> {
+pub fn npy_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3934,7 +4005,7 @@ pub fn npy_209() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_234() -> Result<(), String> {
+pub fn npy_236() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3948,7 +4019,7 @@ pub fn npy_234() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_257() -> Result<(), String> {
+pub fn npy_259() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3968,7 +4039,7 @@ pub fn npy_257() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_281() -> Result<(), String> {
+pub fn npy_283() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3986,7 +4057,7 @@ pub fn npy_281() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_307() -> Result<(), String> {
+pub fn npy_309() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4002,7 +4073,7 @@ pub fn npy_307() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_328() -> Result<(), String> {
+pub fn npy_330() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4053,68 +4124,7 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_97() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::Stack;
-        let l = Stack::new(&[2], 3, 4, true).layout();
-        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_121() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::prefers_fortran;
-        use cuarray::shape::Layout;
-        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_139() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::square;
-        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-        assert!(square("inv", &[3, 4]).is_err());
-        assert!(square("inv", &[3]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_200() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::plan_solve;
-        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
-        assert!(p.batched && !p.factor_once);
-        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
-        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
-        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_356() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::{plan_solve, solve_blocks};
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
-        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_379() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::compose_pivots;
-        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
-        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
-    }
-    run().outcome()
-}
-
-pub fn ops_matmul_217() -> Result<(), String> {
+pub fn ops_matmul_206() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
         assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
@@ -4122,7 +4132,7 @@ pub fn ops_matmul_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_296() -> Result<(), String> {
+pub fn ops_matmul_285() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::{mat_operand, MatOperand};
         assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
@@ -4132,7 +4142,7 @@ pub fn ops_matmul_296() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_344() -> Result<(), String> {
+pub fn ops_matmul_333() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::plan_gemm;
         use cuarray::shape::Layout;
@@ -4189,7 +4199,7 @@ pub fn ops_select_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_sort_199() -> Result<(), String> {
+pub fn ops_sort_170() -> Result<(), String> {
     fn run() {
         use cuarray::ops::sort::{plan_sort, SortStrategy};
         use cuarray::shape::Layout;
@@ -4215,7 +4225,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_253() -> Result<(), String> {
+pub fn random_mod_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4242,7 @@ pub fn random_mod_253() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_286() -> Result<(), String> {
+pub fn random_mod_287() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4256,7 @@ pub fn random_mod_286() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_319() -> Result<(), String> {
+pub fn random_mod_320() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4267,7 @@ pub fn random_mod_319() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_332() -> Result<(), String> {
+pub fn random_mod_333() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4281,7 @@ pub fn random_mod_332() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_349() -> Result<(), String> {
+pub fn random_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4295,7 @@ pub fn random_mod_349() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_379() -> Result<(), String> {
+pub fn random_mod_380() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4306,7 @@ pub fn random_mod_379() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_397() -> Result<(), String> {
+pub fn random_mod_398() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4317,7 @@ pub fn random_mod_397() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_420() -> Result<(), String> {
+pub fn random_mod_421() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4328,7 @@ pub fn random_mod_420() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_437() -> Result<(), String> {
+pub fn random_mod_438() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4338,7 @@ pub fn random_mod_437() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_458() -> Result<(), String> {
+pub fn random_mod_459() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4350,7 @@ pub fn random_mod_458() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_480() -> Result<(), String> {
+pub fn random_mod_481() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4360,7 @@ pub fn random_mod_480() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_495() -> Result<(), String> {
+pub fn random_mod_496() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4370,7 @@ pub fn random_mod_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_518() -> Result<(), String> {
+pub fn random_mod_519() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4382,7 @@ pub fn random_mod_518() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_535() -> Result<(), String> {
+pub fn random_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4397,7 @@ pub fn random_mod_535() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_588() -> Result<(), String> {
+pub fn random_mod_589() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4410,7 @@ pub fn random_mod_588() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_605() -> Result<(), String> {
+pub fn random_mod_606() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4420,7 @@ pub fn random_mod_605() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_631() -> Result<(), String> {
+pub fn random_mod_632() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4429,7 @@ pub fn random_mod_631() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_642() -> Result<(), String> {
+pub fn random_mod_643() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4441,7 @@ pub fn random_mod_642() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_656() -> Result<(), String> {
+pub fn random_mod_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4453,7 @@ pub fn random_mod_656() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_693() -> Result<(), String> {
+pub fn random_mod_694() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4464,7 @@ pub fn random_mod_693() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_711() -> Result<(), String> {
+pub fn random_mod_712() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4474,7 @@ pub fn random_mod_711() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_726() -> Result<(), String> {
+pub fn random_mod_727() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4484,7 @@ pub fn random_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_743() -> Result<(), String> {
+pub fn random_mod_744() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4495,7 @@ pub fn random_mod_743() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_760() -> Result<(), String> {
+pub fn random_mod_761() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4506,7 @@ pub fn random_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_777() -> Result<(), String> {
+pub fn random_mod_778() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4516,7 @@ pub fn random_mod_777() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_793() -> Result<(), String> {
+pub fn random_mod_794() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -4909,6 +4919,179 @@ pub fn shape_slice_197() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn tuning_52() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_small_gemm_limit(0); // every matrix product through cuBLAS
+        assert_eq!(tuning::small_gemm_limit(), 0);
+        tuning::set_small_gemm_limit(tuning::SMALL_GEMM_FLOPS); // back to the default
+        assert_eq!(tuning::svd_algorithm(), tuning::SvdAlgorithm::Auto);
+    }
+    run().outcome()
+}
+
+pub fn tuning_75() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::small_gemm_limit() <= usize::MAX);
+    }
+    run().outcome()
+}
+
+pub fn tuning_86() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_small_gemm_limit(0);
+        assert_eq!(tuning::small_gemm_limit(), 0);
+        tuning::set_small_gemm_limit(tuning::SMALL_GEMM_FLOPS);
+    }
+    run().outcome()
+}
+
+pub fn tuning_105() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::solve_block() <= u32::MAX);
+    }
+    run().outcome()
+}
+
+pub fn tuning_116() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_solve_block(0);
+        assert_eq!(tuning::solve_block(), 0);
+        tuning::set_solve_block(tuning::DEFAULT_SOLVE_BLOCK);
+    }
+    run().outcome()
+}
+
+pub fn tuning_151() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning::{svd_algorithm, SvdAlgorithm};
+        assert_eq!(svd_algorithm(), SvdAlgorithm::Auto);
+    }
+    run().outcome()
+}
+
+pub fn tuning_167() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
+        set_svd_algorithm(SvdAlgorithm::Jacobi);
+        // ... SVDs by gesvdj ...
+        set_svd_algorithm(SvdAlgorithm::Auto);
+    }
+    run().outcome()
+}
+
+pub fn tuning_188() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::getrf_algorithm() <= 1);
+    }
+    run().outcome()
+}
+
+pub fn tuning_198() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_getrf_algorithm(1);
+        assert_eq!(tuning::getrf_algorithm(), 1);
+        tuning::set_getrf_algorithm(0);
+    }
+    run().outcome()
+}
+
+pub fn tuning_229() -> Result<(), String> {
+    fn run() {
+        let first_places: Vec<std::path::PathBuf> = cuarray::tuning::cuda_lib_dirs();
+    }
+    run().outcome()
+}
+
+pub fn tuning_241() -> Result<(), String> {
+    fn run() {
+        let on: bool = cuarray::tuning::disk_cache_enabled();
+    }
+    run().outcome()
+}
+
+pub fn tuning_253() -> Result<(), String> {
+    fn run() {
+        if let Some(dir) = cuarray::tuning::disk_cache_dir() {
+            println!("kernels are cached in {}", dir.display());
+        }
+    }
+    run().outcome()
+}
+
+pub fn tuning_272() -> Result<(), String> {
+    fn run() {
+        let dump = cuarray::tuning::dump_kernels_dir();
+    }
+    run().outcome()
+}
+
+pub fn tuning_283() -> Result<(), String> {
+    fn run() {
+        let overlapped: bool = cuarray::tuning::dependent_launch();
+    }
+    run().outcome()
+}
+
+pub fn tuning_297() -> Result<(), String> {
+    fn run() {
+        assert!((1..=64).contains(&cuarray::tuning::random_blocks_per_sm()));
+    }
+    run().outcome()
+}
+
+pub fn tuning_328() -> Result<(), String> {
+    fn run() {
+        assert_eq!(cuarray::tuning::sort_rows(), None); // unless CUARRAY_SORT_ROWS is set
+    }
+    run().outcome()
+}
+
+pub fn tuning_340() -> Result<(), String> {
+    fn run() {
+        assert_eq!(cuarray::tuning::sort_pass(), None); // unless CUARRAY_SORT_PASS is set
+    }
+    run().outcome()
+}
+
+pub fn tuning_351() -> Result<(), String> {
+    fn run() {
+        let forced: Option<u8> = cuarray::tuning::sort_variant();
+    }
+    run().outcome()
+}
+
+pub fn tuning_362() -> Result<(), String> {
+    fn run() {
+        let copies: Option<u8> = cuarray::tuning::sort_hist_copies();
+    }
+    run().outcome()
+}
+
+pub fn tuning_375() -> Result<(), String> {
+    fn run() {
+        let clear: Option<bool> = cuarray::tuning::sort_clear();
+    }
+    run().outcome()
+}
+
+pub fn tuning_387() -> Result<(), String> {
+    fn run() {
+        let ahead: Option<u32> = cuarray::tuning::sort_ahead();
+    }
+    run().outcome()
+}
+
+pub fn tuning_398() -> Result<(), String> {
+    fn run() {
+        if !cuarray::tuning::require_gpu() { /* a machine without a GPU may skip */ }
+    }
+    run().outcome()
+}
+
 pub fn user_kernels_elementwise_29() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, ElementwiseKernel};
@@ -5276,8 +5459,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
-    ("src/array/linalg.rs:33", array_linalg_33, 1),
-    ("src/array/linalg.rs:64", array_linalg_64, 1),
+    ("src/array/matmul.rs:33", array_matmul_33, 1),
+    ("src/array/matmul.rs:64", array_matmul_64, 1),
     ("src/array/mod.rs:81", array_mod_81, 1),
     ("src/array/mod.rs:153", array_mod_153, 1),
     ("src/array/mod.rs:166", array_mod_166, 1),
@@ -5426,8 +5609,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/pinned.rs:132", device_pinned_132, 1),
     ("src/device/pinned.rs:144", device_pinned_144, 1),
     ("src/device/pinned.rs:164", device_pinned_164, 1),
-    ("src/device/probe.rs:246", device_probe_246, 1),
-    ("src/device/probe.rs:258", device_probe_258, 1),
+    ("src/device/probe.rs:244", device_probe_244, 1),
+    ("src/device/probe.rs:256", device_probe_256, 1),
     ("src/device/stream.rs:33", device_stream_33, 1),
     ("src/device/stream.rs:104", device_stream_104, 1),
     ("src/device/stream.rs:127", device_stream_127, 1),
@@ -5454,29 +5637,30 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/element.rs:170", element_170, 1),
     ("src/element.rs:182", element_182, 1),
     ("src/element.rs:198", element_198, 1),
-    ("src/element.rs:363", element_363, 1),
-    ("src/element.rs:387", element_387, 1),
+    ("src/element.rs:233", element_233, 1),
+    ("src/element.rs:376", element_376, 1),
+    ("src/element.rs:400", element_400, 1),
     ("src/error.rs:17", error_17, 1),
     ("src/fft/mod.rs:6", fft_mod_6, 1),
-    ("src/fft/mod.rs:100", fft_mod_100, 1),
-    ("src/fft/mod.rs:492", fft_mod_492, 1),
-    ("src/fft/mod.rs:524", fft_mod_524, 1),
-    ("src/fft/mod.rs:557", fft_mod_557, 1),
-    ("src/fft/mod.rs:584", fft_mod_584, 1),
-    ("src/fft/mod.rs:625", fft_mod_625, 1),
-    ("src/fft/mod.rs:643", fft_mod_643, 1),
-    ("src/fft/mod.rs:664", fft_mod_664, 1),
-    ("src/fft/mod.rs:684", fft_mod_684, 1),
-    ("src/fft/mod.rs:706", fft_mod_706, 1),
-    ("src/fft/mod.rs:726", fft_mod_726, 1),
-    ("src/fft/mod.rs:746", fft_mod_746, 1),
-    ("src/fft/mod.rs:765", fft_mod_765, 1),
-    ("src/fft/mod.rs:855", fft_mod_855, 1),
-    ("src/fft/mod.rs:872", fft_mod_872, 1),
-    ("src/fft/mod.rs:891", fft_mod_891, 1),
-    ("src/fft/mod.rs:923", fft_mod_923, 1),
-    ("src/fft/mod.rs:952", fft_mod_952, 1),
-    ("src/fft/mod.rs:967", fft_mod_967, 1),
+    ("src/fft/mod.rs:103", fft_mod_103, 1),
+    ("src/fft/mod.rs:495", fft_mod_495, 1),
+    ("src/fft/mod.rs:527", fft_mod_527, 1),
+    ("src/fft/mod.rs:560", fft_mod_560, 1),
+    ("src/fft/mod.rs:587", fft_mod_587, 1),
+    ("src/fft/mod.rs:628", fft_mod_628, 1),
+    ("src/fft/mod.rs:646", fft_mod_646, 1),
+    ("src/fft/mod.rs:667", fft_mod_667, 1),
+    ("src/fft/mod.rs:687", fft_mod_687, 1),
+    ("src/fft/mod.rs:709", fft_mod_709, 1),
+    ("src/fft/mod.rs:729", fft_mod_729, 1),
+    ("src/fft/mod.rs:749", fft_mod_749, 1),
+    ("src/fft/mod.rs:768", fft_mod_768, 1),
+    ("src/fft/mod.rs:858", fft_mod_858, 1),
+    ("src/fft/mod.rs:875", fft_mod_875, 1),
+    ("src/fft/mod.rs:894", fft_mod_894, 1),
+    ("src/fft/mod.rs:926", fft_mod_926, 1),
+    ("src/fft/mod.rs:955", fft_mod_955, 1),
+    ("src/fft/mod.rs:970", fft_mod_970, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
     ("src/fusion/mod.rs:100", fusion_mod_100, 1),
     ("src/fusion/mod.rs:186", fusion_mod_186, 1),
@@ -5504,8 +5688,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:155", graph_155, 1),
     ("src/graph.rs:169", graph_169, 1),
     ("src/graph.rs:282", graph_282, 1),
-    ("src/kernels/cache.rs:236", kernels_cache_236, 1),
-    ("src/kernels/cache.rs:263", kernels_cache_263, 1),
+    ("src/kernels/cache.rs:233", kernels_cache_233, 1),
+    ("src/kernels/cache.rs:260", kernels_cache_260, 1),
     ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
     ("src/kernels/family/random.rs:104", kernels_family_random_104, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
@@ -5513,91 +5697,91 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/mod.rs:164", kernels_mod_164, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/mod.rs:147", linalg_mod_147, 1),
-    ("src/linalg/mod.rs:224", linalg_mod_224, 1),
-    ("src/linalg/mod.rs:254", linalg_mod_254, 1),
-    ("src/linalg/mod.rs:277", linalg_mod_277, 1),
-    ("src/linalg/mod.rs:336", linalg_mod_336, 1),
-    ("src/linalg/mod.rs:354", linalg_mod_354, 1),
-    ("src/linalg/mod.rs:380", linalg_mod_380, 1),
-    ("src/linalg/mod.rs:412", linalg_mod_412, 1),
-    ("src/linalg/mod.rs:436", linalg_mod_436, 1),
-    ("src/linalg/mod.rs:569", linalg_mod_569, 1),
-    ("src/linalg/mod.rs:593", linalg_mod_593, 1),
-    ("src/linalg/mod.rs:625", linalg_mod_625, 1),
-    ("src/linalg/mod.rs:646", linalg_mod_646, 1),
-    ("src/linalg/mod.rs:683", linalg_mod_683, 1),
-    ("src/linalg/mod.rs:760", linalg_mod_760, 1),
-    ("src/linalg/mod.rs:788", linalg_mod_788, 1),
-    ("src/linalg/mod.rs:920", linalg_mod_920, 1),
-    ("src/linalg/mod.rs:948", linalg_mod_948, 1),
-    ("src/linalg/mod.rs:972", linalg_mod_972, 1),
+    ("src/linalg/mod.rs:151", linalg_mod_151, 1),
+    ("src/linalg/mod.rs:228", linalg_mod_228, 1),
+    ("src/linalg/mod.rs:258", linalg_mod_258, 1),
+    ("src/linalg/mod.rs:281", linalg_mod_281, 1),
+    ("src/linalg/mod.rs:340", linalg_mod_340, 1),
+    ("src/linalg/mod.rs:358", linalg_mod_358, 1),
+    ("src/linalg/mod.rs:384", linalg_mod_384, 1),
+    ("src/linalg/mod.rs:416", linalg_mod_416, 1),
+    ("src/linalg/mod.rs:440", linalg_mod_440, 1),
+    ("src/linalg/mod.rs:571", linalg_mod_571, 1),
+    ("src/linalg/mod.rs:595", linalg_mod_595, 1),
+    ("src/linalg/mod.rs:627", linalg_mod_627, 1),
+    ("src/linalg/mod.rs:648", linalg_mod_648, 1),
+    ("src/linalg/mod.rs:685", linalg_mod_685, 1),
+    ("src/linalg/mod.rs:762", linalg_mod_762, 1),
+    ("src/linalg/mod.rs:790", linalg_mod_790, 1),
+    ("src/linalg/mod.rs:922", linalg_mod_922, 1),
+    ("src/linalg/mod.rs:950", linalg_mod_950, 1),
+    ("src/linalg/mod.rs:974", linalg_mod_974, 1),
+    ("src/linalg/plan.rs:97", linalg_plan_97, 1),
+    ("src/linalg/plan.rs:121", linalg_plan_121, 1),
+    ("src/linalg/plan.rs:139", linalg_plan_139, 1),
+    ("src/linalg/plan.rs:200", linalg_plan_200, 1),
+    ("src/linalg/plan.rs:356", linalg_plan_356, 1),
+    ("src/linalg/plan.rs:379", linalg_plan_379, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
-    ("src/nccl/mod.rs:139", nccl_mod_139, 1),
-    ("src/nccl/mod.rs:294", nccl_mod_294, 2),
-    ("src/nccl/mod.rs:478", nccl_mod_478, 2),
-    ("src/nccl/mod.rs:534", nccl_mod_534, 2),
-    ("src/nccl/mod.rs:643", nccl_mod_643, 1),
-    ("src/nccl/mod.rs:673", nccl_mod_673, 1),
-    ("src/nccl/mod.rs:698", nccl_mod_698, 1),
-    ("src/nccl/mod.rs:729", nccl_mod_729, 1),
-    ("src/nccl/mod.rs:786", nccl_mod_786, 1),
-    ("src/npy.rs:61", npy_61, 1),
-    ("src/npy.rs:87", npy_87, 1),
-    ("src/npy.rs:113", npy_113, 1),
-    ("src/npy.rs:136", npy_136, 1),
-    ("src/npy.rs:168", npy_168, 1),
-    ("src/npy.rs:186", npy_186, 1),
-    ("src/npy.rs:209", npy_209, 1),
-    ("src/npy.rs:234", npy_234, 1),
-    ("src/npy.rs:257", npy_257, 1),
-    ("src/npy.rs:281", npy_281, 1),
-    ("src/npy.rs:307", npy_307, 1),
-    ("src/npy.rs:328", npy_328, 1),
+    ("src/nccl/mod.rs:141", nccl_mod_141, 1),
+    ("src/nccl/mod.rs:296", nccl_mod_296, 2),
+    ("src/nccl/mod.rs:480", nccl_mod_480, 2),
+    ("src/nccl/mod.rs:536", nccl_mod_536, 2),
+    ("src/nccl/mod.rs:645", nccl_mod_645, 1),
+    ("src/nccl/mod.rs:675", nccl_mod_675, 1),
+    ("src/nccl/mod.rs:700", nccl_mod_700, 1),
+    ("src/nccl/mod.rs:731", nccl_mod_731, 1),
+    ("src/nccl/mod.rs:788", nccl_mod_788, 1),
+    ("src/npy.rs:63", npy_63, 1),
+    ("src/npy.rs:89", npy_89, 1),
+    ("src/npy.rs:115", npy_115, 1),
+    ("src/npy.rs:138", npy_138, 1),
+    ("src/npy.rs:170", npy_170, 1),
+    ("src/npy.rs:188", npy_188, 1),
+    ("src/npy.rs:211", npy_211, 1),
+    ("src/npy.rs:236", npy_236, 1),
+    ("src/npy.rs:259", npy_259, 1),
+    ("src/npy.rs:283", npy_283, 1),
+    ("src/npy.rs:309", npy_309, 1),
+    ("src/npy.rs:330", npy_330, 1),
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/linalg.rs:97", ops_linalg_97, 1),
-    ("src/ops/linalg.rs:121", ops_linalg_121, 1),
-    ("src/ops/linalg.rs:139", ops_linalg_139, 1),
-    ("src/ops/linalg.rs:200", ops_linalg_200, 1),
-    ("src/ops/linalg.rs:356", ops_linalg_356, 1),
-    ("src/ops/linalg.rs:379", ops_linalg_379, 1),
-    ("src/ops/matmul.rs:217", ops_matmul_217, 1),
-    ("src/ops/matmul.rs:296", ops_matmul_296, 1),
-    ("src/ops/matmul.rs:344", ops_matmul_344, 1),
+    ("src/ops/matmul.rs:206", ops_matmul_206, 1),
+    ("src/ops/matmul.rs:285", ops_matmul_285, 1),
+    ("src/ops/matmul.rs:333", ops_matmul_333, 1),
     ("src/ops/reduce.rs:70", ops_reduce_70, 1),
     ("src/ops/scan.rs:39", ops_scan_39, 1),
     ("src/ops/scan.rs:110", ops_scan_110, 1),
     ("src/ops/select.rs:33", ops_select_33, 1),
-    ("src/ops/sort.rs:199", ops_sort_199, 1),
+    ("src/ops/sort.rs:170", ops_sort_170, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:253", random_mod_253, 1),
-    ("src/random/mod.rs:286", random_mod_286, 1),
-    ("src/random/mod.rs:319", random_mod_319, 1),
-    ("src/random/mod.rs:332", random_mod_332, 1),
-    ("src/random/mod.rs:349", random_mod_349, 1),
-    ("src/random/mod.rs:379", random_mod_379, 1),
-    ("src/random/mod.rs:397", random_mod_397, 1),
-    ("src/random/mod.rs:420", random_mod_420, 1),
-    ("src/random/mod.rs:437", random_mod_437, 1),
-    ("src/random/mod.rs:458", random_mod_458, 1),
-    ("src/random/mod.rs:480", random_mod_480, 1),
-    ("src/random/mod.rs:495", random_mod_495, 1),
-    ("src/random/mod.rs:518", random_mod_518, 1),
-    ("src/random/mod.rs:535", random_mod_535, 1),
-    ("src/random/mod.rs:588", random_mod_588, 1),
-    ("src/random/mod.rs:605", random_mod_605, 1),
-    ("src/random/mod.rs:631", random_mod_631, 1),
-    ("src/random/mod.rs:642", random_mod_642, 1),
-    ("src/random/mod.rs:656", random_mod_656, 1),
-    ("src/random/mod.rs:693", random_mod_693, 1),
-    ("src/random/mod.rs:711", random_mod_711, 1),
-    ("src/random/mod.rs:726", random_mod_726, 1),
-    ("src/random/mod.rs:743", random_mod_743, 1),
-    ("src/random/mod.rs:760", random_mod_760, 1),
-    ("src/random/mod.rs:777", random_mod_777, 1),
-    ("src/random/mod.rs:793", random_mod_793, 1),
+    ("src/random/mod.rs:254", random_mod_254, 1),
+    ("src/random/mod.rs:287", random_mod_287, 1),
+    ("src/random/mod.rs:320", random_mod_320, 1),
+    ("src/random/mod.rs:333", random_mod_333, 1),
+    ("src/random/mod.rs:350", random_mod_350, 1),
+    ("src/random/mod.rs:380", random_mod_380, 1),
+    ("src/random/mod.rs:398", random_mod_398, 1),
+    ("src/random/mod.rs:421", random_mod_421, 1),
+    ("src/random/mod.rs:438", random_mod_438, 1),
+    ("src/random/mod.rs:459", random_mod_459, 1),
+    ("src/random/mod.rs:481", random_mod_481, 1),
+    ("src/random/mod.rs:496", random_mod_496, 1),
+    ("src/random/mod.rs:519", random_mod_519, 1),
+    ("src/random/mod.rs:536", random_mod_536, 1),
+    ("src/random/mod.rs:589", random_mod_589, 1),
+    ("src/random/mod.rs:606", random_mod_606, 1),
+    ("src/random/mod.rs:632", random_mod_632, 1),
+    ("src/random/mod.rs:643", random_mod_643, 1),
+    ("src/random/mod.rs:657", random_mod_657, 1),
+    ("src/random/mod.rs:694", random_mod_694, 1),
+    ("src/random/mod.rs:712", random_mod_712, 1),
+    ("src/random/mod.rs:727", random_mod_727, 1),
+    ("src/random/mod.rs:744", random_mod_744, 1),
+    ("src/random/mod.rs:761", random_mod_761, 1),
+    ("src/random/mod.rs:778", random_mod_778, 1),
+    ("src/random/mod.rs:794", random_mod_794, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
@@ -5636,6 +5820,28 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:197", shape_slice_197, 1),
+    ("src/tuning.rs:52", tuning_52, 1),
+    ("src/tuning.rs:75", tuning_75, 1),
+    ("src/tuning.rs:86", tuning_86, 1),
+    ("src/tuning.rs:105", tuning_105, 1),
+    ("src/tuning.rs:116", tuning_116, 1),
+    ("src/tuning.rs:151", tuning_151, 1),
+    ("src/tuning.rs:167", tuning_167, 1),
+    ("src/tuning.rs:188", tuning_188, 1),
+    ("src/tuning.rs:198", tuning_198, 1),
+    ("src/tuning.rs:229", tuning_229, 1),
+    ("src/tuning.rs:241", tuning_241, 1),
+    ("src/tuning.rs:253", tuning_253, 1),
+    ("src/tuning.rs:272", tuning_272, 1),
+    ("src/tuning.rs:283", tuning_283, 1),
+    ("src/tuning.rs:297", tuning_297, 1),
+    ("src/tuning.rs:328", tuning_328, 1),
+    ("src/tuning.rs:340", tuning_340, 1),
+    ("src/tuning.rs:351", tuning_351, 1),
+    ("src/tuning.rs:362", tuning_362, 1),
+    ("src/tuning.rs:375", tuning_375, 1),
+    ("src/tuning.rs:387", tuning_387, 1),
+    ("src/tuning.rs:398", tuning_398, 1),
     ("src/user_kernels/elementwise.rs:29", user_kernels_elementwise_29, 1),
     ("src/user_kernels/elementwise.rs:79", user_kernels_elementwise_79, 1),
     ("src/user_kernels/elementwise.rs:104", user_kernels_elementwise_104, 1),
