@@ -223,10 +223,23 @@ mod sealed {
 ///
 /// Every element type is a plain value without padding whose bytes are its device
 /// representation (num-complex's `Complex<T>` is `#[repr(C)]`, real part first), so
-/// transfers copy bytes; the trait does not require cudarc's `DeviceRepr` (cuarray passes
-/// kernel arguments as bytes of its own), which num-complex's types could not implement.
+/// transfers copy bytes. The trait says so through bytemuck: every element type is
+/// [`bytemuck::NoUninit`] (its bytes can be viewed as `&[u8]`) and
+/// [`bytemuck::CheckedBitPattern`] (bytes can be checked and read as one: any bytes for
+/// the numbers, 0 or 1 for `bool`). It does not require cudarc's `DeviceRepr` (cuarray
+/// passes kernel arguments as bytes of its own), which num-complex's types could not
+/// implement.
+///
+/// ```
+/// let v = [1.0f32, -2.0];
+/// let bytes: &[u8] = bytemuck::cast_slice(&v); // any `Element` slice, as bytes
+/// assert_eq!(bytes.len(), 8);
+/// assert!(bytemuck::checked::try_cast_slice::<u8, bool>(&[0, 1, 2]).is_err());
+/// ```
 pub trait Element:
     sealed::Sealed
+    + bytemuck::NoUninit
+    + bytemuck::CheckedBitPattern
     + Copy
     + Default
     + PartialEq

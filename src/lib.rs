@@ -92,11 +92,12 @@
 //! - **Errors, not panics.** Missing driver or library, shape mismatch, out of memory,
 //!   compile failure: each is an [`Error`] with the details needed to act on it.
 //!
-//! ## Environment variables
-//! `CUARRAY_CUDA_LIB_DIR` (where to look for NVRTC, cuBLAS and cuSOLVER), `CUARRAY_CACHE_DIR` and
-//! `CUARRAY_CACHE=off` (the kernel disk cache), `CUARRAY_DUMP_KERNELS` (write generated
-//! kernel sources to a folder), `CUARRAY_REQUIRE_GPU=1` (tests fail instead of skipping
-//! without a GPU).
+//! ## Environment variables and tuning
+//! `CUARRAY_CUDA_LIB_DIR` (where to look for NVRTC, cuBLAS, cuFFT, cuSOLVER and NCCL),
+//! `CUARRAY_CACHE_DIR` and `CUARRAY_CACHE=off` (the kernel disk cache),
+//! `CUARRAY_DUMP_KERNELS` (write generated kernel sources to a folder),
+//! `CUARRAY_REQUIRE_GPU=1` (tests fail instead of skipping without a GPU). The [`tuning`]
+//! module lists every variable and every run-time setting, with defaults and valid values.
 
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -121,6 +122,7 @@ pub mod random;
 pub mod shape;
 #[doc(hidden)]
 pub mod testing;
+pub mod tuning;
 pub mod user_kernels;
 
 pub use array::{

@@ -18,7 +18,9 @@
 
 use crate::element::{DType, Element};
 use crate::{Device, DeviceArray, Error, Result};
+use bytemuck::checked::CheckedCastError;
 use npyz::{TypeChar, WriterBuilder};
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -393,7 +395,7 @@ fn write_npy<T: Element, W: Write>(w: &mut W, a: &DeviceArray<T>) -> Result<(), 
         .shape(&shape)
         .writer(&mut *w)
         .write_header_only()?;
-    w.write_all(as_bytes(&values))?;
+    w.write_all(bytemuck::cast_slice(&values))?;
     Ok(())
 }
 
@@ -473,33 +475,19 @@ fn read_npy<T: Element, R: Read>(device: &Device, r: R) -> Result<DeviceArray<T>
     Ok(a.permute(axes.as_slice())?.copy()?)
 }
 
-/// The bytes of `values`, in memory order.
-fn as_bytes<T: Element>(values: &[T]) -> &[u8] {
-    // SAFETY: every `Element` type is plain data without padding (integers, floats, `bool`,
-    // `f16`/`bf16`), so its bytes are initialised; the slice covers exactly `values`.
-    unsafe {
-        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+/// `bytes` (a whole number of elements, in memory order) as values of `T`, borrowed where
+/// the bytes are aligned for `T` (as a fresh allocation's are) and copied otherwise;
+/// `None` when a `bool` byte is neither 0 nor 1.
+fn from_bytes<T: Element>(bytes: &[u8]) -> Option<Cow<'_, [T]>> {
+    match bytemuck::checked::try_cast_slice::<u8, T>(bytes) {
+        Ok(values) => Some(Cow::Borrowed(values)),
+        Err(CheckedCastError::InvalidBitPattern) => None,
+        Err(_) => bytes
+            .chunks_exact(std::mem::size_of::<T>())
+            .map(|item| bytemuck::checked::try_pod_read_unaligned::<T>(item).ok())
+            .collect::<Option<Vec<T>>>()
+            .map(Cow::Owned),
     }
-}
-
-/// `bytes` (a whole number of elements, little-endian) as values of `T`; `None` when a
-/// `bool` byte is neither 0 nor 1.
-fn from_bytes<T: Element>(bytes: &[u8]) -> Option<Vec<T>> {
-    if T::DTYPE == DType::Bool && bytes.iter().any(|&b| b > 1) {
-        return None;
-    }
-    let n = bytes.len() / T::DTYPE.size();
-    let mut values = vec![T::ZERO; n];
-    // SAFETY: `values` owns `n * size_of::<T>() == bytes.len()` bytes; every bit pattern is
-    // a valid value of every `Element` type except `bool`, whose bytes were checked above.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            bytes.as_ptr(),
-            values.as_mut_ptr().cast::<u8>(),
-            bytes.len(),
-        );
-    }
-    Some(values)
 }
 
 #[cfg(test)]
@@ -524,13 +512,25 @@ mod tests {
     #[test]
     fn bytes_round_trip_and_bool_check() {
         let v = [1.5f32, -2.0, f32::NAN];
-        let back = from_bytes::<f32>(as_bytes(&v)).unwrap();
+        let back = from_bytes::<f32>(bytemuck::cast_slice(&v)).unwrap();
         assert_eq!(back[..2], v[..2]);
         assert!(back[2].is_nan());
         assert_eq!(
-            from_bytes::<bool>(&[0, 1, 1]),
-            Some(vec![false, true, true])
+            from_bytes::<bool>(&[0, 1, 1]).as_deref(),
+            Some(&[false, true, true][..])
         );
         assert_eq!(from_bytes::<bool>(&[0, 2]), None);
+        // Bytes not aligned for the type are read one element at a time.
+        let words = [0u32, 0x0403_0201, 0x0807_0605];
+        let shifted = &bytemuck::cast_slice::<u32, u8>(&words)[1..9];
+        let back = from_bytes::<u32>(shifted).unwrap();
+        assert!(matches!(back, Cow::Owned(_)));
+        assert_eq!(
+            back[..],
+            [
+                u32::from_ne_bytes(shifted[..4].try_into().unwrap()),
+                u32::from_ne_bytes(shifted[4..].try_into().unwrap())
+            ]
+        );
     }
 }

@@ -5,9 +5,10 @@ use crate::Device;
 /// How `DeviceArray::to_device_via` moves data (each route is tested on one GPU).
 pub use crate::array::PeerRoute;
 
-/// Whether GPU tests must run (`CUARRAY_REQUIRE_GPU=1`): then a missing GPU is a failure.
+/// Whether GPU tests must run (`CUARRAY_REQUIRE_GPU=1`, see
+/// [`tuning::require_gpu`](crate::tuning::require_gpu)): then a missing GPU is a failure.
 pub fn gpu_required() -> bool {
-    std::env::var("CUARRAY_REQUIRE_GPU").is_ok_and(|v| v == "1")
+    crate::tuning::require_gpu()
 }
 
 /// Device 0 when a GPU and NVRTC are usable, else the reason they are not.
@@ -27,9 +28,10 @@ pub fn nvrtc_available() -> bool {
 }
 
 /// Sets the size (multiply-adds) up to which matrix products run as cuarray's own kernel
-/// instead of a cuBLAS call; 0 sends every product to cuBLAS. For tests of both paths.
+/// instead of a cuBLAS call; 0 sends every product to cuBLAS. For tests of both paths; the
+/// same as [`tuning::set_small_gemm_limit`](crate::tuning::set_small_gemm_limit).
 pub fn set_small_gemm_limit(flops: usize) {
-    crate::ops::matmul::set_small_gemm_limit(flops)
+    crate::tuning::set_small_gemm_limit(flops)
 }
 
 /// Runs `f` with every kernel launch of the calling thread skipped: everything an

@@ -50,9 +50,9 @@ impl<T: Element> DeviceArray<T> {
         if n > 0 {
             device.counters().h2d(bytes);
             device.bind()?;
-            // SAFETY: `data` is `bytes` readable bytes; `out` owns at least `bytes`.
+            // SAFETY: `out` owns at least `bytes` bytes, as many as `data` has.
             let staged = bytes >= STAGE_MIN
-                && unsafe { stage_in(device, out.first_ptr(), data.as_ptr() as *const u8, bytes) }
+                && unsafe { stage_in(device, out.first_ptr(), bytemuck::cast_slice(data)) }
                     .transpose()?
                     .is_some();
             if !staged {
@@ -424,14 +424,10 @@ fn with_staging<R>(
 /// the staging buffers are not available to this thread (see `with_staging`).
 ///
 /// # Safety
-/// `src` must be valid for reads of `bytes` bytes and `dst` device memory of as many.
-unsafe fn stage_in(
-    device: &Device,
-    dst: CUdeviceptr,
-    src: *const u8,
-    bytes: usize,
-) -> Option<Result<()>> {
+/// `dst` must be device memory of at least `src.len()` bytes.
+unsafe fn stage_in(device: &Device, dst: CUdeviceptr, src: &[u8]) -> Option<Result<()>> {
     let stream = device.cuda_stream();
+    let bytes = src.len();
     with_staging(device, |st| {
         let piece = piece_bytes(bytes);
         for (i, off) in (0..bytes).step_by(piece).enumerate() {
@@ -439,9 +435,10 @@ unsafe fn stage_in(
             let slot = &mut st.slots[i % 2];
             slot.wait()?;
             let host = slot.begin_transfer(stream)?;
-            // SAFETY: the slot holds STAGE_BYTES >= piece >= len bytes and no copy uses it (waited
-            // above); `src + off` has `len` readable bytes (caller).
-            unsafe { par_copy(host, src.add(off), len, false) };
+            let piece = &src[off..off + len];
+            // SAFETY: the slot holds STAGE_BYTES >= piece >= len bytes and no copy uses it
+            // (waited above); `piece` has `len` bytes.
+            unsafe { par_copy(host, piece.as_ptr(), len, false) };
             // SAFETY: `host` is page-locked and stays untouched until the event recorded
             // by `end_transfer`; `dst + off` has `len` bytes (caller).
             unsafe {

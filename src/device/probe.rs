@@ -126,9 +126,7 @@ fn wheel_dirs(lib: Lib) -> &'static [&'static str] {
 /// Folders searched for `lib` beyond the loader's path, in order (see the module docs).
 pub(crate) fn search_dirs(lib: Lib) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(v) = std::env::var_os("CUARRAY_CUDA_LIB_DIR") {
-        dirs.extend(std::env::split_paths(&v));
-    }
+    dirs.extend(crate::tuning::cuda_lib_dirs());
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         if let Some(v) = std::env::var_os(var) {
             dirs.push(Path::new(&v).join("lib64"));

@@ -30,12 +30,8 @@ impl Scalar {
             )
         };
         let mut bytes = [0u8; 16];
-        let size = std::mem::size_of::<T>();
-        // SAFETY: every Element is a plain value with no padding (bool is one byte, 0 or
-        // 1; a complex number two floats), of at most 16 bytes (checked at compile time above); we copy exactly its
-        // bytes.
-        let src = unsafe { std::slice::from_raw_parts(&v as *const T as *const u8, size) };
-        bytes[..size].copy_from_slice(src);
+        let src = bytemuck::bytes_of(&v);
+        bytes[..src.len()].copy_from_slice(src);
         Scalar {
             dtype: T::DTYPE,
             bytes,

@@ -77,13 +77,10 @@ pub(crate) struct Kernel {
 }
 
 /// Whether kernels that wait for the grid before them themselves are launched so that
-/// they may overlap it: on unless `CUARRAY_DEPENDENT_LAUNCH` is `0` or `off` (read once).
+/// they may overlap it: on unless `CUARRAY_DEPENDENT_LAUNCH` is `0` or `off` (see
+/// [`tuning::dependent_launch`](crate::tuning::dependent_launch)).
 fn dependent_launch_allowed() -> bool {
-    static ALLOWED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ALLOWED.get_or_init(|| {
-        !std::env::var("CUARRAY_DEPENDENT_LAUNCH")
-            .is_ok_and(|v| v == "0" || v.eq_ignore_ascii_case("off"))
-    })
+    crate::tuning::dependent_launch()
 }
 
 /// A loaded kernel with the spec it was built from (of the family named by the key).
@@ -302,8 +299,7 @@ impl Hasher for Fnv {
 
 /// Writes the rendered source to `$CUARRAY_DUMP_KERNELS/<symbol>.cu` when that is set.
 fn dump_source(symbol: &str, source: &str) {
-    if let Some(dir) = std::env::var_os("CUARRAY_DUMP_KERNELS") {
-        let dir = PathBuf::from(dir);
+    if let Some(dir) = crate::tuning::dump_kernels_dir() {
         let _ = std::fs::create_dir_all(&dir);
         let _ = std::fs::write(dir.join(format!("{symbol}.cu")), source);
     }
@@ -339,21 +335,18 @@ pub struct DiskCache {
 
 impl DiskCache {
     /// The cache configured by the environment, or `None` when `CUARRAY_CACHE=off` or no
-    /// directory can be determined.
+    /// directory can be determined (see [`tuning::disk_cache_enabled`] and
+    /// [`tuning::disk_cache_dir`]).
+    ///
+    /// [`tuning::disk_cache_enabled`]: crate::tuning::disk_cache_enabled
+    /// [`tuning::disk_cache_dir`]: crate::tuning::disk_cache_dir
     pub fn from_env() -> Option<DiskCache> {
-        if std::env::var("CUARRAY_CACHE").is_ok_and(|v| v.eq_ignore_ascii_case("off") || v == "0") {
+        if !crate::tuning::disk_cache_enabled() {
             return None;
         }
-        // An empty value counts as unset (never the working directory).
-        let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        let dir = if let Some(d) = set("CUARRAY_CACHE_DIR") {
-            PathBuf::from(d)
-        } else if let Some(d) = set("XDG_CACHE_HOME") {
-            PathBuf::from(d).join("cuarray/kernels")
-        } else {
-            PathBuf::from(set("HOME")?).join(".cache/cuarray/kernels")
-        };
-        Some(DiskCache { dir })
+        Some(DiskCache {
+            dir: crate::tuning::disk_cache_dir()?,
+        })
     }
 
     /// A cache in `dir`.

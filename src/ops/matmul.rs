@@ -28,22 +28,11 @@ use crate::ops::reduce::{plan_reduce, run_def_with};
 use crate::shape::{broadcast_shapes, collapse, Layout};
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::tuning::small_gemm_limit;
 /// Multiply-adds (batch x m x n x k) up to which a product runs as one kernel of ours
-/// rather than a cuBLAS call: 64 x 64 x 64.
-pub const SMALL_GEMM_FLOPS: usize = 1 << 18;
-
-static SMALL_GEMM_LIMIT: AtomicUsize = AtomicUsize::new(SMALL_GEMM_FLOPS);
-
-/// The limit in force (tests lower it to 0 to send every product to cuBLAS).
-pub(crate) fn small_gemm_limit() -> usize {
-    SMALL_GEMM_LIMIT.load(Ordering::Relaxed)
-}
-
-pub(crate) fn set_small_gemm_limit(flops: usize) {
-    SMALL_GEMM_LIMIT.store(flops, Ordering::Relaxed)
-}
+/// by default (see [`tuning::small_gemm_limit`](crate::tuning::small_gemm_limit)).
+pub use crate::tuning::SMALL_GEMM_FLOPS;
 
 /// The arguments of the small-product kernel (render_gemm's signature): C, A, B, then the
 /// `GemmShape` struct.

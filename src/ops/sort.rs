@@ -22,6 +22,7 @@ use crate::kernels::family::sort::{
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
 use crate::shape::{c_strides, collapse, normalize_axis, Layout};
+use crate::tuning;
 use crate::{Device, Error, Result};
 
 /// How a sort is laid out on the GPU.
@@ -100,53 +101,28 @@ fn row_variant(len: usize) -> (u16, u8) {
         .unwrap_or(ROW_VARIANTS[ROW_VARIANTS.len() - 1])
 }
 
-/// `(threads, elements per thread, min blocks)` from a variable of the form `512,8,2`:
-/// a tuning override for measurements (`CUARRAY_SORT_ROWS` for rows of 2049 to 4096,
-/// `CUARRAY_SORT_PASS` for one-sweep passes), read once.
-fn tuning(var: &'static str) -> Option<(u16, u8, u8)> {
-    let parse = |v: String| -> Option<(u16, u8, u8)> {
-        let mut it = v.split(',').map(|x| x.trim().parse::<u16>().ok());
-        let (t, i, m) = (it.next()??, it.next()??, it.next().flatten().unwrap_or(0));
-        ([32, 128, 256, 512].contains(&t) && (1..=64).contains(&i) && m <= 8)
-            .then_some((t, i as u8, m as u8))
-    };
-    std::env::var(var).ok().and_then(parse)
-}
-
+/// `CUARRAY_SORT_ROWS`'s block shape for rows of 2049 to 4096, where set (see
+/// [`tuning::sort_rows`]).
 fn rows_tuning() -> Option<(u16, u8, u8)> {
-    static T: std::sync::OnceLock<Option<(u16, u8, u8)>> = std::sync::OnceLock::new();
-    *T.get_or_init(|| tuning("CUARRAY_SORT_ROWS"))
-}
-
-/// A measurement override: `var` parsed as a `u8`, where set.
-fn env_u8(var: &str) -> Option<u8> {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.trim().parse::<u8>().ok())
+    tuning::sort_rows()
 }
 
 /// `radix_pass`'s variant bits (see [`pass_variant_default`]), or `CUARRAY_SORT_VARIANT`'s
-/// (read once) where set, for measurements.
+/// where set ([`tuning::sort_variant`]).
 fn pass_variant(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
-    static V: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    V.get_or_init(|| env_u8("CUARRAY_SORT_VARIANT"))
-        .unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
+    tuning::sort_variant().unwrap_or_else(|| pass_variant_default(key_bytes, value_bytes, values))
 }
 
 /// The histogram kernel's copies of each bin ([`HIST_COPIES`]), or `CUARRAY_SORT_HIST`'s
-/// (read once, 1 to 32) where set, for measurements.
+/// where set ([`tuning::sort_hist_copies`]).
 fn hist_copies() -> u8 {
-    static C: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    C.get_or_init(|| env_u8("CUARRAY_SORT_HIST").filter(|c| (1..=32).contains(c)))
-        .unwrap_or(HIST_COPIES)
+    tuning::sort_hist_copies().unwrap_or(HIST_COPIES)
 }
 
 /// Whether the histogram kernel zeroes the later passes' look-back words (else the memset
-/// before it does): `CUARRAY_SORT_CLEAR` (read once, 0 or 1) where set, for measurements.
+/// before it does): `CUARRAY_SORT_CLEAR` where set ([`tuning::sort_clear`]).
 fn hist_clears() -> bool {
-    static C: std::sync::OnceLock<Option<u8>> = std::sync::OnceLock::new();
-    C.get_or_init(|| env_u8("CUARRAY_SORT_CLEAR"))
-        .map_or(HIST_CLEARS, |c| c != 0)
+    tuning::sort_clear().unwrap_or(HIST_CLEARS)
 }
 
 /// The histogram kernel zeroes the later passes' look-back words by default (sort of
@@ -155,26 +131,21 @@ const HIST_CLEARS: bool = true;
 
 /// How many tiles ahead of its own each block of a pass asks L2 for the input of: a
 /// quarter of the `resident` blocks (a quarter of a wave: the tile's block then finds its
-/// keys in L2 instead of waiting on DRAM), or `CUARRAY_SORT_AHEAD`'s (read once; 0: no
-/// prefetch) where set, for measurements.
+/// keys in L2 instead of waiting on DRAM), or `CUARRAY_SORT_AHEAD`'s (0: no prefetch)
+/// where set ([`tuning::sort_ahead`]).
 ///
 /// Measured on an H200, 2^26 f32, sort (396 resident blocks) / argsort (264), us: none
 /// 1200 / 1898; 44 tiles 1178 / 1854-1864, 66 1176 / 1856, 88 1176 / 1848-1856, 110
 /// 1175-1176 / 1851-1854, 132 1176-1178 / 1852-1856, 198 1177 / 1870, 396 1189 / 2040,
 /// 792 1226 / 2074 (the prefetched tiles leave L2 before their blocks come).
 fn pass_ahead(resident: u32) -> u32 {
-    static A: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    A.get_or_init(|| {
-        std::env::var("CUARRAY_SORT_AHEAD")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-    })
-    .unwrap_or((resident / 4).max(1))
+    tuning::sort_ahead().unwrap_or((resident / 4).max(1))
 }
 
+/// `CUARRAY_SORT_PASS`'s block shape for one-sweep passes, where set (see
+/// [`tuning::sort_pass`]).
 fn pass_tuning() -> Option<(u16, u8, u8)> {
-    static T: std::sync::OnceLock<Option<(u16, u8, u8)>> = std::sync::OnceLock::new();
-    *T.get_or_init(|| tuning("CUARRAY_SORT_PASS"))
+    tuning::sort_pass()
 }
 
 /// Collapses `shape` with `strides`, padded with leading extents of 1 to `rank`.

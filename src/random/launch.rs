@@ -87,14 +87,8 @@ pub(crate) fn run(
 /// The grid's cap in blocks per multiprocessor (the kernel's grid-stride loop does the
 /// rest): 16 (H200, 2^28 f32: uniform 3053 GB/s, normal 1726, integers 1972, against
 /// 2632, 1492 and 1655 with one trip per thread; 4, 8 and 32 within 2% of 16), or
-/// `CUARRAY_RANDOM_BLOCKS_PER_SM` (1 to 64), for benchmarks comparing grids.
+/// `CUARRAY_RANDOM_BLOCKS_PER_SM` (1 to 64), for benchmarks comparing grids (see
+/// [`tuning::random_blocks_per_sm`](crate::tuning::random_blocks_per_sm)).
 fn blocks_per_sm() -> u32 {
-    static CAP: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| {
-        std::env::var("CUARRAY_RANDOM_BLOCKS_PER_SM")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .filter(|k| (1..=64).contains(k))
-            .unwrap_or(16)
-    })
+    crate::tuning::random_blocks_per_sm()
 }

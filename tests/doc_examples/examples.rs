@@ -2314,7 +2314,7 @@ pub fn device_pinned_164() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_probe_246() -> Result<(), String> {
+pub fn device_probe_244() -> Result<(), String> {
     fn run() {
         if !cuarray::is_available() {
             eprintln!("no GPU here");
@@ -2323,7 +2323,7 @@ pub fn device_probe_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_probe_258() -> Result<(), String> {
+pub fn device_probe_256() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         if let Some(why) = cuarray::unavailable_reason() {
             eprintln!("running on the CPU only: {why}");
@@ -2648,7 +2648,17 @@ pub fn element_198() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn element_363() -> Result<(), String> {
+pub fn element_233() -> Result<(), String> {
+    fn run() {
+        let v = [1.0f32, -2.0];
+        let bytes: &[u8] = bytemuck::cast_slice(&v); // any `Element` slice, as bytes
+        assert_eq!(bytes.len(), 8);
+        assert!(bytemuck::checked::try_cast_slice::<u8, bool>(&[0, 1, 2]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn element_376() -> Result<(), String> {
     fn run() {
         use cuarray::{Complex32, ComplexElement};
         let z = Complex32::from_parts(1.0, -2.0);
@@ -2657,7 +2667,7 @@ pub fn element_363() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn element_387() -> Result<(), String> {
+pub fn element_400() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{DeviceArray, FloatElement};
 
@@ -3323,7 +3333,7 @@ pub fn graph_282() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_236() -> Result<(), String> {
+pub fn kernels_cache_233() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3335,7 +3345,7 @@ pub fn kernels_cache_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_cache_263() -> Result<(), String> {
+pub fn kernels_cache_260() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1024])?;
@@ -3898,7 +3908,7 @@ pub fn nccl_mod_788() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_61() -> Result<(), String> {
+pub fn npy_63() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3910,7 +3920,7 @@ pub fn npy_61() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_87() -> Result<(), String> {
+pub fn npy_89() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3925,7 +3935,7 @@ pub fn npy_87() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_113() -> Result<(), String> {
+pub fn npy_115() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::<f64>::linspace(&dev, 0.0, 1.0, 5)?;
@@ -3938,7 +3948,7 @@ pub fn npy_113() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_136() -> Result<(), String> {
+pub fn npy_138() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3954,7 +3964,7 @@ pub fn npy_136() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_168() -> Result<(), String> {
+pub fn npy_170() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let w = cuarray::DeviceArray::<f32>::ones(&dev, &[3, 3])?;
@@ -3968,7 +3978,7 @@ pub fn npy_168() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_186() -> Result<(), String> {
+pub fn npy_188() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3981,7 +3991,7 @@ pub fn npy_186() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_209() -> Result<(), String> {
+pub fn npy_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3995,7 +4005,7 @@ pub fn npy_209() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_234() -> Result<(), String> {
+pub fn npy_236() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4009,7 +4019,7 @@ pub fn npy_234() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_257() -> Result<(), String> {
+pub fn npy_259() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4029,7 +4039,7 @@ pub fn npy_257() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_281() -> Result<(), String> {
+pub fn npy_283() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4047,7 +4057,7 @@ pub fn npy_281() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_307() -> Result<(), String> {
+pub fn npy_309() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4063,7 +4073,7 @@ pub fn npy_307() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_328() -> Result<(), String> {
+pub fn npy_330() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4114,7 +4124,7 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_217() -> Result<(), String> {
+pub fn ops_matmul_206() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
         assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
@@ -4122,7 +4132,7 @@ pub fn ops_matmul_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_296() -> Result<(), String> {
+pub fn ops_matmul_285() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::{mat_operand, MatOperand};
         assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
@@ -4132,7 +4142,7 @@ pub fn ops_matmul_296() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_344() -> Result<(), String> {
+pub fn ops_matmul_333() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::plan_gemm;
         use cuarray::shape::Layout;
@@ -4189,7 +4199,7 @@ pub fn ops_select_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_sort_199() -> Result<(), String> {
+pub fn ops_sort_170() -> Result<(), String> {
     fn run() {
         use cuarray::ops::sort::{plan_sort, SortStrategy};
         use cuarray::shape::Layout;
@@ -4909,6 +4919,179 @@ pub fn shape_slice_197() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn tuning_52() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_small_gemm_limit(0); // every matrix product through cuBLAS
+        assert_eq!(tuning::small_gemm_limit(), 0);
+        tuning::set_small_gemm_limit(tuning::SMALL_GEMM_FLOPS); // back to the default
+        assert_eq!(tuning::svd_algorithm(), tuning::SvdAlgorithm::Auto);
+    }
+    run().outcome()
+}
+
+pub fn tuning_75() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::small_gemm_limit() <= usize::MAX);
+    }
+    run().outcome()
+}
+
+pub fn tuning_86() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_small_gemm_limit(0);
+        assert_eq!(tuning::small_gemm_limit(), 0);
+        tuning::set_small_gemm_limit(tuning::SMALL_GEMM_FLOPS);
+    }
+    run().outcome()
+}
+
+pub fn tuning_105() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::solve_block() <= u32::MAX);
+    }
+    run().outcome()
+}
+
+pub fn tuning_116() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_solve_block(0);
+        assert_eq!(tuning::solve_block(), 0);
+        tuning::set_solve_block(tuning::DEFAULT_SOLVE_BLOCK);
+    }
+    run().outcome()
+}
+
+pub fn tuning_151() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning::{svd_algorithm, SvdAlgorithm};
+        assert_eq!(svd_algorithm(), SvdAlgorithm::Auto);
+    }
+    run().outcome()
+}
+
+pub fn tuning_167() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
+        set_svd_algorithm(SvdAlgorithm::Jacobi);
+        // ... SVDs by gesvdj ...
+        set_svd_algorithm(SvdAlgorithm::Auto);
+    }
+    run().outcome()
+}
+
+pub fn tuning_188() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::getrf_algorithm() <= 1);
+    }
+    run().outcome()
+}
+
+pub fn tuning_198() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_getrf_algorithm(1);
+        assert_eq!(tuning::getrf_algorithm(), 1);
+        tuning::set_getrf_algorithm(0);
+    }
+    run().outcome()
+}
+
+pub fn tuning_229() -> Result<(), String> {
+    fn run() {
+        let first_places: Vec<std::path::PathBuf> = cuarray::tuning::cuda_lib_dirs();
+    }
+    run().outcome()
+}
+
+pub fn tuning_241() -> Result<(), String> {
+    fn run() {
+        let on: bool = cuarray::tuning::disk_cache_enabled();
+    }
+    run().outcome()
+}
+
+pub fn tuning_253() -> Result<(), String> {
+    fn run() {
+        if let Some(dir) = cuarray::tuning::disk_cache_dir() {
+            println!("kernels are cached in {}", dir.display());
+        }
+    }
+    run().outcome()
+}
+
+pub fn tuning_272() -> Result<(), String> {
+    fn run() {
+        let dump = cuarray::tuning::dump_kernels_dir();
+    }
+    run().outcome()
+}
+
+pub fn tuning_283() -> Result<(), String> {
+    fn run() {
+        let overlapped: bool = cuarray::tuning::dependent_launch();
+    }
+    run().outcome()
+}
+
+pub fn tuning_297() -> Result<(), String> {
+    fn run() {
+        assert!((1..=64).contains(&cuarray::tuning::random_blocks_per_sm()));
+    }
+    run().outcome()
+}
+
+pub fn tuning_328() -> Result<(), String> {
+    fn run() {
+        assert_eq!(cuarray::tuning::sort_rows(), None); // unless CUARRAY_SORT_ROWS is set
+    }
+    run().outcome()
+}
+
+pub fn tuning_340() -> Result<(), String> {
+    fn run() {
+        assert_eq!(cuarray::tuning::sort_pass(), None); // unless CUARRAY_SORT_PASS is set
+    }
+    run().outcome()
+}
+
+pub fn tuning_351() -> Result<(), String> {
+    fn run() {
+        let forced: Option<u8> = cuarray::tuning::sort_variant();
+    }
+    run().outcome()
+}
+
+pub fn tuning_362() -> Result<(), String> {
+    fn run() {
+        let copies: Option<u8> = cuarray::tuning::sort_hist_copies();
+    }
+    run().outcome()
+}
+
+pub fn tuning_375() -> Result<(), String> {
+    fn run() {
+        let clear: Option<bool> = cuarray::tuning::sort_clear();
+    }
+    run().outcome()
+}
+
+pub fn tuning_387() -> Result<(), String> {
+    fn run() {
+        let ahead: Option<u32> = cuarray::tuning::sort_ahead();
+    }
+    run().outcome()
+}
+
+pub fn tuning_398() -> Result<(), String> {
+    fn run() {
+        if !cuarray::tuning::require_gpu() { /* a machine without a GPU may skip */ }
+    }
+    run().outcome()
+}
+
 pub fn user_kernels_elementwise_29() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, ElementwiseKernel};
@@ -5426,8 +5609,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/pinned.rs:132", device_pinned_132, 1),
     ("src/device/pinned.rs:144", device_pinned_144, 1),
     ("src/device/pinned.rs:164", device_pinned_164, 1),
-    ("src/device/probe.rs:246", device_probe_246, 1),
-    ("src/device/probe.rs:258", device_probe_258, 1),
+    ("src/device/probe.rs:244", device_probe_244, 1),
+    ("src/device/probe.rs:256", device_probe_256, 1),
     ("src/device/stream.rs:33", device_stream_33, 1),
     ("src/device/stream.rs:104", device_stream_104, 1),
     ("src/device/stream.rs:127", device_stream_127, 1),
@@ -5454,8 +5637,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/element.rs:170", element_170, 1),
     ("src/element.rs:182", element_182, 1),
     ("src/element.rs:198", element_198, 1),
-    ("src/element.rs:363", element_363, 1),
-    ("src/element.rs:387", element_387, 1),
+    ("src/element.rs:233", element_233, 1),
+    ("src/element.rs:376", element_376, 1),
+    ("src/element.rs:400", element_400, 1),
     ("src/error.rs:17", error_17, 1),
     ("src/fft/helpers.rs:84", fft_helpers_84, 1),
     ("src/fft/helpers.rs:101", fft_helpers_101, 1),
@@ -5504,8 +5688,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:155", graph_155, 1),
     ("src/graph.rs:169", graph_169, 1),
     ("src/graph.rs:282", graph_282, 1),
-    ("src/kernels/cache.rs:236", kernels_cache_236, 1),
-    ("src/kernels/cache.rs:263", kernels_cache_263, 1),
+    ("src/kernels/cache.rs:233", kernels_cache_233, 1),
+    ("src/kernels/cache.rs:260", kernels_cache_260, 1),
     ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
     ("src/kernels/family/random.rs:104", kernels_family_random_104, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
@@ -5548,29 +5732,29 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/nccl/mod.rs:700", nccl_mod_700, 1),
     ("src/nccl/mod.rs:731", nccl_mod_731, 1),
     ("src/nccl/mod.rs:788", nccl_mod_788, 1),
-    ("src/npy.rs:61", npy_61, 1),
-    ("src/npy.rs:87", npy_87, 1),
-    ("src/npy.rs:113", npy_113, 1),
-    ("src/npy.rs:136", npy_136, 1),
-    ("src/npy.rs:168", npy_168, 1),
-    ("src/npy.rs:186", npy_186, 1),
-    ("src/npy.rs:209", npy_209, 1),
-    ("src/npy.rs:234", npy_234, 1),
-    ("src/npy.rs:257", npy_257, 1),
-    ("src/npy.rs:281", npy_281, 1),
-    ("src/npy.rs:307", npy_307, 1),
-    ("src/npy.rs:328", npy_328, 1),
+    ("src/npy.rs:63", npy_63, 1),
+    ("src/npy.rs:89", npy_89, 1),
+    ("src/npy.rs:115", npy_115, 1),
+    ("src/npy.rs:138", npy_138, 1),
+    ("src/npy.rs:170", npy_170, 1),
+    ("src/npy.rs:188", npy_188, 1),
+    ("src/npy.rs:211", npy_211, 1),
+    ("src/npy.rs:236", npy_236, 1),
+    ("src/npy.rs:259", npy_259, 1),
+    ("src/npy.rs:283", npy_283, 1),
+    ("src/npy.rs:309", npy_309, 1),
+    ("src/npy.rs:330", npy_330, 1),
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/matmul.rs:217", ops_matmul_217, 1),
-    ("src/ops/matmul.rs:296", ops_matmul_296, 1),
-    ("src/ops/matmul.rs:344", ops_matmul_344, 1),
+    ("src/ops/matmul.rs:206", ops_matmul_206, 1),
+    ("src/ops/matmul.rs:285", ops_matmul_285, 1),
+    ("src/ops/matmul.rs:333", ops_matmul_333, 1),
     ("src/ops/reduce.rs:70", ops_reduce_70, 1),
     ("src/ops/scan.rs:39", ops_scan_39, 1),
     ("src/ops/scan.rs:110", ops_scan_110, 1),
     ("src/ops/select.rs:33", ops_select_33, 1),
-    ("src/ops/sort.rs:199", ops_sort_199, 1),
+    ("src/ops/sort.rs:170", ops_sort_170, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:254", random_mod_254, 1),
     ("src/random/mod.rs:287", random_mod_287, 1),
@@ -5636,6 +5820,28 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:197", shape_slice_197, 1),
+    ("src/tuning.rs:52", tuning_52, 1),
+    ("src/tuning.rs:75", tuning_75, 1),
+    ("src/tuning.rs:86", tuning_86, 1),
+    ("src/tuning.rs:105", tuning_105, 1),
+    ("src/tuning.rs:116", tuning_116, 1),
+    ("src/tuning.rs:151", tuning_151, 1),
+    ("src/tuning.rs:167", tuning_167, 1),
+    ("src/tuning.rs:188", tuning_188, 1),
+    ("src/tuning.rs:198", tuning_198, 1),
+    ("src/tuning.rs:229", tuning_229, 1),
+    ("src/tuning.rs:241", tuning_241, 1),
+    ("src/tuning.rs:253", tuning_253, 1),
+    ("src/tuning.rs:272", tuning_272, 1),
+    ("src/tuning.rs:283", tuning_283, 1),
+    ("src/tuning.rs:297", tuning_297, 1),
+    ("src/tuning.rs:328", tuning_328, 1),
+    ("src/tuning.rs:340", tuning_340, 1),
+    ("src/tuning.rs:351", tuning_351, 1),
+    ("src/tuning.rs:362", tuning_362, 1),
+    ("src/tuning.rs:375", tuning_375, 1),
+    ("src/tuning.rs:387", tuning_387, 1),
+    ("src/tuning.rs:398", tuning_398, 1),
     ("src/user_kernels/elementwise.rs:29", user_kernels_elementwise_29, 1),
     ("src/user_kernels/elementwise.rs:79", user_kernels_elementwise_79, 1),
     ("src/user_kernels/elementwise.rs:104", user_kernels_elementwise_104, 1),
