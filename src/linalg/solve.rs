@@ -22,7 +22,6 @@ use crate::ops::Operand;
 use crate::shape::Layout;
 use crate::{Error, Result};
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 /// Solves `a @ x = b` for `x` (NumPy's `linalg.solve`): `a` is `(..., n, n)`, `b` is
@@ -321,16 +320,8 @@ pub fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
     })
 }
 
-/// The diagonal block size of the blocked triangular solves of a checked `solve`
-/// ([`solve_blocks`]); 0 takes `Xgetrs` instead. Set by benchmarks comparing them.
-static SOLVE_BLOCK: AtomicU32 = AtomicU32::new(256);
-
-/// Sets the diagonal block size of a checked `solve`'s triangular solves (0: cuSOLVER's
-/// `Xgetrs`), for benchmarks comparing them.
 #[doc(hidden)]
-pub fn set_solve_block(nb: u32) {
-    SOLVE_BLOCK.store(nb, Ordering::Relaxed)
-}
+pub use crate::tuning::set_solve_block;
 
 /// The smallest `n` whose checked solve takes the blocked triangular solves
 /// ([`solve_blocks`]).
@@ -357,7 +348,7 @@ pub const BLOCKED_SOLVE_MIN_N: usize = 1024;
 /// assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
 /// ```
 pub fn solve_blocks(p: &SolvePlan) -> Option<usize> {
-    let nb = SOLVE_BLOCK.load(Ordering::Relaxed) as usize;
+    let nb = crate::tuning::solve_block() as usize;
     let count: usize = p.batch.iter().product();
     let cols = count.saturating_mul(p.k);
     let fits = |v: usize| i32::try_from(v).is_ok();
@@ -810,12 +801,8 @@ pub(crate) fn run_lu<T: SolverElement>(
     ))
 }
 
-/// Chooses `Xgetrf`'s algorithm, `CUSOLVER_ALG_0` (0, the default) or `_1` (for
-/// benchmarks comparing them).
 #[doc(hidden)]
-pub fn set_getrf_algorithm(alg: u32) {
-    solver::set_getrf_algorithm(alg)
-}
+pub use crate::tuning::set_getrf_algorithm;
 
 #[cfg(test)]
 mod tests {

@@ -20,7 +20,6 @@ use crate::shape::{c_strides, Layout};
 use crate::Error;
 use crate::Result;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 /// SVD with the Jacobi method (large matrices with vectors: the polar decomposition in
@@ -174,27 +173,8 @@ pub fn svdvals<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     Ok(svd_impl("svdvals", a, false, false)?.1)
 }
 
-/// How the SVD of a matrix that is not one of many small ones is computed. Whatever the
-/// choice, a matrix where it fails (info not zero) is redone by the QR method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[doc(hidden)]
-pub enum SvdAlgorithm {
-    /// The default: the polar decomposition in f64 (checked) for large matrices with
-    /// vectors, f32 ones included (see `polar_by_default`), else `Jacobi`. (Measured on an
-    /// H200, f32 2048 x 2048 Gaussian: `gesvdj` 213 ms, `gesvd` 341 ms; f32 `Xgesvdp`
-    /// fails the accuracy check there, which then costs a Jacobi SVD on top: 290 ms.)
-    Auto,
-    /// `gesvdj`.
-    Jacobi,
-    /// `Xgesvdp` (polar decomposition), economy size or square only; waits for the GPU.
-    /// Its accuracy depends on the condition number: `linalg::svd` checks its results
-    /// (`U S Vh = A`, orthonormal factors) and redoes failures by the Jacobi method.
-    Polar,
-    /// `Xgesvd` (QR iteration).
-    Qr,
-}
-
-static SVD_ALGORITHM: AtomicU32 = AtomicU32::new(0);
+use crate::tuning::svd_algorithm;
+pub use crate::tuning::SvdAlgorithm;
 
 /// The smallest dimension from which [`SvdAlgorithm::Auto`] takes the polar decomposition.
 const POLAR_MIN: usize = 512;
@@ -208,20 +188,8 @@ pub(crate) fn polar_by_default((m, n): (usize, usize), full: bool, vectors: bool
     svd_algorithm() == SvdAlgorithm::Auto && vectors && (!full || m == n) && m.min(n) >= POLAR_MIN
 }
 
-/// Chooses the routine of large single SVDs (for benchmarks comparing them).
 #[doc(hidden)]
-pub fn set_svd_algorithm(a: SvdAlgorithm) {
-    SVD_ALGORITHM.store(a as u32, Ordering::Relaxed)
-}
-
-fn svd_algorithm() -> SvdAlgorithm {
-    match SVD_ALGORITHM.load(Ordering::Relaxed) {
-        1 => SvdAlgorithm::Jacobi,
-        2 => SvdAlgorithm::Polar,
-        3 => SvdAlgorithm::Qr,
-        _ => SvdAlgorithm::Auto,
-    }
-}
+pub use crate::tuning::set_svd_algorithm;
 
 /// The outputs of an SVD: `U` `(batch..., m, ucols)`, `S` `(batch..., k)`, `Vh`
 /// `(batch..., vrows, n)` (`U`, `Vh` empty stacks without vectors), info.

@@ -200,7 +200,7 @@ impl LibraryHandle for Solver {
     }
 
     fn prepare(&mut self) -> Result<()> {
-        self.set_getrf_algorithm(getrf_algorithm())
+        self.set_getrf_algorithm(crate::tuning::getrf_algorithm())
     }
 }
 
@@ -243,19 +243,4 @@ impl Dn<'_> {
     fn workspace(&self, device_bytes: usize, host_bytes: usize) -> Result<Workspace> {
         Workspace::new(self.device, device_bytes, host_bytes)
     }
-}
-
-// ---- tuning knobs (for benchmarks) ------------------------------------------------------------
-
-use std::sync::atomic::{AtomicU32, Ordering};
-
-static GETRF_ALGORITHM: AtomicU32 = AtomicU32::new(0);
-
-/// `Xgetrf`'s algorithm (`CUSOLVER_ALG_0` or `_1`), set by benchmarks comparing them.
-pub(crate) fn getrf_algorithm() -> u32 {
-    GETRF_ALGORITHM.load(Ordering::Relaxed)
-}
-
-pub(crate) fn set_getrf_algorithm(alg: u32) {
-    GETRF_ALGORITHM.store(alg, Ordering::Relaxed)
 }
