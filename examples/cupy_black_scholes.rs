@@ -93,19 +93,40 @@ fn main() {
 /// The original's `black_scholes(xp, ...)` on the GPU, operation by operation.
 fn black_scholes(s: &A, x: &A, t: &A, r: f64, v: f64) -> Result<(A, A)> {
     let sqrt_t = t.sqrt()?;
-    let d1 = s.div(x)?.log()?.add(t.mul(r + v * v / 2.0))?.div(sqrt_t.mul(v))?;
+    let d1 = s
+        .div(x)?
+        .log()?
+        .add(t.mul(r + v * v / 2.0))?
+        .div(sqrt_t.mul(v))?;
     let d2 = d1.sub(sqrt_t.mul(v))?;
     let cnd = |x: &A| -> Result<A> {
         let k = (1.0f64 / &x.abs()?.mul(W)?.add(1.0)?)?;
-        let poly = k.mul(A5)?.add(A4)?.mul(&k)?.add(A3)?.mul(&k)?.add(A2)?.mul(&k)?.add(A1)?;
-        let cnd = x.neg()?.mul(x)?.div(2.0)?.exp()?.mul(RSQRT2PI)?.mul(k.mul(&poly))?;
+        let poly = k
+            .mul(A5)?
+            .add(A4)?
+            .mul(&k)?
+            .add(A3)?
+            .mul(&k)?
+            .add(A2)?
+            .mul(&k)?
+            .add(A1)?;
+        let cnd = x
+            .neg()?
+            .mul(x)?
+            .div(2.0)?
+            .exp()?
+            .mul(RSQRT2PI)?
+            .mul(k.mul(&poly))?;
         where_(x.gt(0.0), (1.0f64 - &cnd)?, &cnd)
     };
     let cnd_d1 = cnd(&d1)?;
     let cnd_d2 = cnd(&d2)?;
     let exp_rt = t.mul(-r)?.exp()?;
     let call = s.mul(&cnd_d1)?.sub(x.mul(&exp_rt)?.mul(&cnd_d2))?;
-    let put = x.mul(&exp_rt)?.mul((1.0f64 - &cnd_d2)?)?.sub(s.mul((1.0f64 - &cnd_d1)?))?;
+    let put = x
+        .mul(&exp_rt)?
+        .mul((1.0f64 - &cnd_d2)?)?
+        .sub(s.mul((1.0f64 - &cnd_d1)?))?;
     Ok((call, put))
 }
 
@@ -115,7 +136,8 @@ fn host_black_scholes(s: f64, x: f64, t: f64, r: f64, v: f64) -> (f64, f64) {
     let d2 = d1 - v * sqrt_t;
     let cnd = |x: f64| {
         let k = 1.0 / (1.0 + W * x.abs());
-        let c = RSQRT2PI * (-x * x / 2.0).exp() * (k * (A1 + k * (A2 + k * (A3 + k * (A4 + k * A5)))));
+        let c =
+            RSQRT2PI * (-x * x / 2.0).exp() * (k * (A1 + k * (A2 + k * (A3 + k * (A4 + k * A5)))));
         if x > 0.0 {
             1.0 - c
         } else {
@@ -124,7 +146,10 @@ fn host_black_scholes(s: f64, x: f64, t: f64, r: f64, v: f64) -> (f64, f64) {
     };
     let (c1, c2) = (cnd(d1), cnd(d2));
     let exp_rt = (-r * t).exp();
-    (s * c1 - x * exp_rt * c2, x * exp_rt * (1.0 - c2) - s * (1.0 - c1))
+    (
+        s * c1 - x * exp_rt * c2,
+        x * exp_rt * (1.0 - c2) - s * (1.0 - c1),
+    )
 }
 
 fn rand_range(rng: &mut Generator, n: usize, lo: f64, hi: f64) -> Result<A> {
@@ -132,7 +157,10 @@ fn rand_range(rng: &mut Generator, n: usize, lo: f64, hi: f64) -> Result<A> {
 }
 
 fn json(case: &str, secs: f64) {
-    println!("{{\"lib\": \"cuarray\", \"case\": \"{case}\", \"kind\": \"wall\", \"us\": {:.1}}}", secs * 1e6);
+    println!(
+        "{{\"lib\": \"cuarray\", \"case\": \"{case}\", \"kind\": \"wall\", \"us\": {:.1}}}",
+        secs * 1e6
+    );
 }
 
 fn run(dev: &Device, n_options: usize) -> Result<bool> {
@@ -143,19 +171,32 @@ fn run(dev: &Device, n_options: usize) -> Result<bool> {
     let option_years = rand_range(&mut rng, n_options, 0.25, 10.0)?;
     let (risk_free, volatility) = (0.02, 0.3);
     let kernel = ElementwiseKernel::with_preamble(BS_IN, BS_OUT, BS_OP, BS_NAME, BS_PREAMBLE)?;
-    let bs_kernel = |s: &A, x: &A, t: &A| -> Result<(A, A)> { kernel.call((s, x, t, risk_free, volatility)) };
+    let bs_kernel =
+        |s: &A, x: &A, t: &A| -> Result<(A, A)> { kernel.call((s, x, t, risk_free, volatility)) };
 
     // Compiles or loads the kernels on a small slice, not timed.
     {
         let w = |a: &A| a.slice(s![..1024]);
-        black_scholes(&w(&stock_price)?, &w(&option_strike)?, &w(&option_years)?, risk_free, volatility)?;
+        black_scholes(
+            &w(&stock_price)?,
+            &w(&option_strike)?,
+            &w(&option_years)?,
+            risk_free,
+            volatility,
+        )?;
         bs_kernel(&w(&stock_price)?, &w(&option_strike)?, &w(&option_years)?)?;
     }
 
     println!("start computation");
     dev.synchronize()?;
     let t = Instant::now();
-    let (call1, put1) = black_scholes(&stock_price, &option_strike, &option_years, risk_free, volatility)?;
+    let (call1, put1) = black_scholes(
+        &stock_price,
+        &option_strike,
+        &option_years,
+        risk_free,
+        volatility,
+    )?;
     dev.synchronize()?;
     let naive = t.elapsed().as_secs_f64();
     println!(" GPU (cuarray, Naive implementation):\t{naive:.6} sec");
@@ -170,7 +211,11 @@ fn run(dev: &Device, n_options: usize) -> Result<bool> {
     // The host formula on a sample of 10000 options spread over the array.
     let step = (n_options / 10_000).max(1) as isize;
     let sample = |a: &A| a.slice(s![..;step])?.to_host();
-    let (s_h, x_h, t_h) = (sample(&stock_price)?, sample(&option_strike)?, sample(&option_years)?);
+    let (s_h, x_h, t_h) = (
+        sample(&stock_price)?,
+        sample(&option_strike)?,
+        sample(&option_years)?,
+    );
     let mut ok = true;
     for (name, call, put) in [("naive", &call1, &put1), ("kernel", &call2, &put2)] {
         let (c, p) = (sample(call)?, sample(put)?);

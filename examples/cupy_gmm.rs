@@ -177,12 +177,30 @@ fn run(dev: &Device, num: usize, dim: usize, max_iter: usize, tol: f64) -> Resul
 
     // Compiles or loads the kernels on a small copy, not timed.
     let small = x_train.slice(cuarray::s![..1000])?;
-    calc_acc(&small, &y_train.slice(cuarray::s![..1000])?, &x_test, &y_test, 2, tol, &means, &covariances)?;
+    calc_acc(
+        &small,
+        &y_train.slice(cuarray::s![..1000])?,
+        &x_test,
+        &y_test,
+        2,
+        tol,
+        &means,
+        &covariances,
+    )?;
 
     println!("Running GPU...");
     dev.synchronize()?;
     let t = Instant::now();
-    let (train, test) = calc_acc(&x_train, &y_train, &x_test, &y_test, max_iter, tol, &means, &covariances)?;
+    let (train, test) = calc_acc(
+        &x_train,
+        &y_train,
+        &x_test,
+        &y_test,
+        max_iter,
+        tol,
+        &means,
+        &covariances,
+    )?;
     dev.synchronize()?;
     let secs = t.elapsed().as_secs_f64();
     println!(" GPU :  {secs:.6} sec");

@@ -37,7 +37,15 @@ const VAR_KERNEL: [&str; 4] = [
     "out = (x0 - c0) * (x0 - c0) + (x1 - c1) * (x1 - c1)",
     "var_kernel",
 ];
-const SUM_KERNEL: [&str; 7] = ["T x, S mask", "T out", "mask ? x : 0", "a + b", "out = a", "0", "sum_kernel"];
+const SUM_KERNEL: [&str; 7] = [
+    "T x, S mask",
+    "T out",
+    "mask ? x : 0",
+    "a + b",
+    "out = a",
+    "0",
+    "sum_kernel",
+];
 const COUNT_KERNEL: [&str; 7] = [
     "T mask",
     "float32 out",
@@ -61,7 +69,8 @@ fn main() {
     let n_clusters = arg(&["--n-clusters", "-n"], 2usize);
     let num = arg(&["--num"], 5_000_000usize);
     let max_iter = arg(&["--max-iter", "-m"], 10usize);
-    let custom = std::env::args().any(|a| a == "--use-custom-kernel" || a == "--use-custom-kernels");
+    let custom =
+        std::env::args().any(|a| a == "--use-custom-kernel" || a == "--use-custom-kernels");
     let dev = match Device::new(arg(&["--gpu-id", "-g"], 0usize)) {
         Ok(d) => d,
         Err(e) => {
@@ -92,14 +101,24 @@ fn choice(dev: &Device, rng: &mut HostGenerator, n: usize, k: usize) -> Result<D
     DeviceArray::from_slice(dev, &picked)
 }
 
-fn fit_xp(x: &A, n_clusters: usize, max_iter: usize, rng: &mut HostGenerator) -> Result<(A, DeviceArray<i64>)> {
+fn fit_xp(
+    x: &A,
+    n_clusters: usize,
+    max_iter: usize,
+    rng: &mut HostGenerator,
+) -> Result<(A, DeviceArray<i64>)> {
     let dev = x.device();
     let n_samples = x.shape()[0];
     let mut pred = DeviceArray::<i64>::zeros(dev, &[n_samples])?;
     let initial_indexes = choice(dev, rng, n_samples, n_clusters)?;
     let mut centers = x.take(&initial_indexes, Some(0))?;
     for _ in 0..max_iter {
-        let distances = norm_axis(&x.slice(s![.., None, ..])?.sub(centers.slice(s![None, .., ..]))?, None, 2)?;
+        let distances = norm_axis(
+            &x.slice(s![.., None, ..])?
+                .sub(centers.slice(s![None, .., ..]))?,
+            None,
+            2,
+        )?;
         let new_pred = distances.argmin_axis(1)?;
         if new_pred.eq(&pred)?.all()?.to_scalar()? {
             break;
@@ -130,7 +149,12 @@ impl Kernels {
         let sum = ReductionKernel::new(i, o, m, r, p, id, name)?;
         let [i, o, m, r, p, id, name] = COUNT_KERNEL;
         let count = ReductionKernel::new(i, o, m, r, p, id, name)?;
-        Ok(Kernels { var, sum, sum_split: None, count })
+        Ok(Kernels {
+            var,
+            sum,
+            sum_split: None,
+            count,
+        })
     }
 
     /// `sum_kernel(x, mask, axis=1)`.
@@ -142,7 +166,12 @@ impl Kernels {
                     // map_expr as an elementwise kernel; reduce_expr, post_map_expr and
                     // identity as a one-array reduction of its result.
                     let [i, o, m, r, p, id, name] = SUM_KERNEL;
-                    let map = ElementwiseKernel::new(i, "T mapped", &format!("mapped = {m}"), &format!("{name}_map"))?;
+                    let map = ElementwiseKernel::new(
+                        i,
+                        "T mapped",
+                        &format!("mapped = {m}"),
+                        &format!("{name}_map"),
+                    )?;
                     let reduce = ReductionKernel::new("T mapped", o, "mapped", r, p, id, name)?;
                     self.sum_split = Some((map, reduce));
                 }
@@ -181,7 +210,10 @@ fn fit_custom(
         let i = DeviceArray::<i64>::arange(dev, 0, n_clusters as i64, 1)?;
         let mask = pred.eq(i.slice(s![.., None]))?;
         let sums = k.sum(x, &mask.slice(s![.., .., None])?)?;
-        let counts = k.count.call::<f32>((&mask,), Some(&[1]), false)?.reshape(&[n_clusters, 1])?;
+        let counts = k
+            .count
+            .call::<f32>((&mask,), Some(&[1]), false)?
+            .reshape(&[n_clusters, 1])?;
         centers = sums.div(counts.astype::<f64>())?;
     }
     Ok((centers, pred))
@@ -227,23 +259,37 @@ fn run(dev: &Device, n_clusters: usize, num: usize, max_iter: usize, custom: boo
         for d in 0..2 {
             let mean = sum[2 * l + d] / cnt[l] as f64;
             if (mean - c[2 * l + d]).abs() > 1e-9 * (1.0 + mean.abs()) {
-                eprintln!("wrong result: center {l} coordinate {d} is {}, its points' mean {mean}", c[2 * l + d]);
+                eprintln!(
+                    "wrong result: center {l} coordinate {d} is {}, its points' mean {mean}",
+                    c[2 * l + d]
+                );
                 ok = false;
             }
         }
     }
     println!("centers {c:?}, counts {cnt:?}");
     if n_clusters == 2 {
-        let same = labels[..num].iter().filter(|&&l| l == 0).count() + labels[num..].iter().filter(|&&l| l == 1).count();
+        let same = labels[..num].iter().filter(|&&l| l == 0).count()
+            + labels[num..].iter().filter(|&&l| l == 1).count();
         let agree = same as f64 / (2 * num) as f64;
         let agree = agree.max(1.0 - agree);
-        println!("labels agree with the generating clouds for {:.2}% of the points", agree * 100.0);
+        println!(
+            "labels agree with the generating clouds for {:.2}% of the points",
+            agree * 100.0
+        );
         if agree < 0.9 {
-            eprintln!("wrong result: the labels split the clouds for only {:.2}%", agree * 100.0);
+            eprintln!(
+                "wrong result: the labels split the clouds for only {:.2}%",
+                agree * 100.0
+            );
             ok = false;
         }
     }
-    let case = if custom { "cupy_example_kmeans_custom" } else { "cupy_example_kmeans" };
+    let case = if custom {
+        "cupy_example_kmeans_custom"
+    } else {
+        "cupy_example_kmeans"
+    };
     println!(
         "{{\"lib\": \"cuarray\", \"case\": \"{case}\", \"kind\": \"wall\", \"us\": {:.1}}}",
         secs * 1e6

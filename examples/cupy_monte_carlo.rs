@@ -200,7 +200,17 @@ fn run(dev: &Device, n_options: usize, n_samples: usize, n_threads: usize) -> Re
     let bs = ElementwiseKernel::with_preamble(BS_IN, BS_OUT, BS_OP, BS_NAME, BS_PREAMBLE)?;
 
     // Compiles or loads the kernel on a small problem, not timed.
-    compute_option_prices(&mc, &stock_price, &option_strike, &option_years, risk_free, volatility, 4, 4, 0)?;
+    compute_option_prices(
+        &mc,
+        &stock_price,
+        &option_strike,
+        &option_years,
+        risk_free,
+        volatility,
+        4,
+        4,
+        0,
+    )?;
 
     println!("start computation");
     println!("    # of options: {n_options}");
@@ -222,7 +232,13 @@ fn run(dev: &Device, n_options: usize, n_samples: usize, n_threads: usize) -> Re
     let secs = t.elapsed().as_secs_f64();
     println!("GPU (cuarray, Monte Carlo method):\t{secs:.6} sec");
 
-    let (call_bs, _put): (A, A) = bs.call((&stock_price, &option_strike, &option_years, risk_free, volatility))?;
+    let (call_bs, _put): (A, A) = bs.call((
+        &stock_price,
+        &option_strike,
+        &option_years,
+        risk_free,
+        volatility,
+    ))?;
     let error = call_mc.sub(&call_bs)?.std(0)?.to_scalar()?;
     println!("Error: {error:.6}");
     let ok = error < 0.05;

@@ -287,7 +287,11 @@ fn main() {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0),
     );
-    let mut rnd = |lo: usize, hi: usize| pick.integers(lo as u64, hi as u64, &[1]).map(|v| v[0] as usize).unwrap_or(lo);
+    let mut rnd = |lo: usize, hi: usize| {
+        pick.integers(lo as u64, hi as u64, &[1])
+            .map(|v| v[0] as usize)
+            .unwrap_or(lo)
+    };
     let m = arg(&["--m"], rnd(1000, 1500));
     let n = arg(&["--n"], rnd(1000, 1500));
     let k = arg(&["--k"], rnd(500, 3000));
@@ -332,7 +336,11 @@ fn run(dev: &Device, m: usize, n: usize, k: usize) -> Result<bool> {
     let b = rng.uniform(-1.0f32, 1.0, &[k, n])?;
 
     // check correctness (assert_array_almost_equal, decimal=3)
-    let diff = sgemm(&a, &b)?.sub(a.matmul(&b))?.abs()?.max()?.to_scalar()?;
+    let diff = sgemm(&a, &b)?
+        .sub(a.matmul(&b))?
+        .abs()?
+        .max()?
+        .to_scalar()?;
     let ok = diff < 1.5e-3;
     if !ok {
         eprintln!("wrong result: max |sgemm - matmul| = {diff}");
@@ -350,7 +358,10 @@ fn run(dev: &Device, m: usize, n: usize, k: usize) -> Result<bool> {
     println!("=============================Result===============================");
     println!("hand written kernel time {} ms", mean(&kernel_times));
     println!("cuBLAS              time {} ms", mean(&cublas_times));
-    for (case, t) in [("cupy_example_sgemm", &kernel_times), ("cupy_example_sgemm_cublas", &cublas_times)] {
+    for (case, t) in [
+        ("cupy_example_sgemm", &kernel_times),
+        ("cupy_example_sgemm_cublas", &cublas_times),
+    ] {
         println!(
             "{{\"lib\": \"cuarray\", \"case\": \"{case}\", \"kind\": \"wall\", \"us\": {:.1}}}",
             mean(t) * 1e3
