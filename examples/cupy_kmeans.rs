@@ -258,7 +258,7 @@ fn run(dev: &Device, n_clusters: usize, num: usize, max_iter: usize, custom: boo
     for l in 0..n_clusters {
         for d in 0..2 {
             let mean = sum[2 * l + d] / cnt[l] as f64;
-            if (mean - c[2 * l + d]).abs() > 1e-9 * (1.0 + mean.abs()) {
+            if (mean - c[2 * l + d]).abs() > 1e-7 * (1.0 + mean.abs()) {
                 eprintln!(
                     "wrong result: center {l} coordinate {d} is {}, its points' mean {mean}",
                     c[2 * l + d]
