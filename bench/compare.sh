@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cuarray against CuPy and PyTorch on this machine's GPU, one run, one table.
 #
-#   ../shared/gpu/pack benches   (here; builds .gpu/benches/compare)
+#   ../shared/gpu/pack benches examples   (here; builds .gpu/benches/compare and .gpu/examples/)
 #   bash bench/compare.sh [FILTER ...]   (on the GPU machine)
 #
 # Writes results.jsonl and table.md under $OUT (or /tmp/cuarray-bench), and sweep.png
@@ -35,6 +35,18 @@ for run in cold warm; do
   emit pytorch $run "$t0" "$t1"
 done
 rm -rf "$cache" "$peer_cache"
+echo "== CuPy's examples (examples/cupy_*.rs against CuPy's code in bench/cupy_examples.py)"
+# SGEMM's sizes are random in the original: both sides get the same fixed ones.
+sgemm_size=(--m 1280 --n 1280 --k 1750)
+for ex in cg gmm kmeans "kmeans --use-custom-kernel" black_scholes monte_carlo "sgemm ${sgemm_size[*]}"; do
+  read -r name args <<< "$ex"
+  log="$out/cupy_example_$name${args:+_${args//[^a-z0-9]/}}.log"
+  # shellcheck disable=SC2086  # args is a list of words
+  .gpu/examples/cupy_$name $args > "$log" 2>&1 || echo "cupy_$name $args FAILED (exit $?): see $log"
+  grep '^{"lib"' "$log" | tee -a "$out/results.jsonl"
+done
+PYTHONUNBUFFERED=1 python3 bench/cupy_examples.py "${sgemm_size[@]}" 2> "$out/cupy_examples_py.log" | tee -a "$out/results.jsonl" \
+  || echo "bench/cupy_examples.py FAILED: see $out/cupy_examples_py.log"
 python3 bench/report.py "$out/results.jsonl" --markdown > "$out/table.md"
 python3 bench/report.py "$out/results.jsonl"
 if python3 -c 'import matplotlib' 2>/dev/null; then
