@@ -525,7 +525,7 @@ pub fn array_interop_43() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_33() -> Result<(), String> {
+pub fn array_matmul_33() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
@@ -536,7 +536,7 @@ pub fn array_linalg_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_linalg_64() -> Result<(), String> {
+pub fn array_matmul_64() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2001,7 +2001,7 @@ pub fn device_memory_745() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_110() -> Result<(), String> {
+pub fn device_mod_92() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         println!("{} (sm_{}{})", dev.name()?, dev.compute_capability()?.0, dev.compute_capability()?.1);
@@ -2010,22 +2010,7 @@ pub fn device_mod_110() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_148() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray};
-        let dev = Device::new(0)?;
-        let before = dev.transfer_stats();
-        let a = DeviceArray::<f32>::ones(&dev, &[256])?;
-        let total = a.sum()?.to_scalar()?; // one 4-byte copy back
-        let after = dev.transfer_stats();
-        assert_eq!(after.d2h_calls - before.d2h_calls, 1);
-        assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn device_mod_207() -> Result<(), String> {
+pub fn device_mod_130() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match cuarray::device_count() {
@@ -2037,7 +2022,7 @@ pub fn device_mod_207() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_227() -> Result<(), String> {
+pub fn device_mod_150() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match Device::new(0) {
@@ -2049,7 +2034,7 @@ pub fn device_mod_227() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_292() -> Result<(), String> {
+pub fn device_mod_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2059,7 +2044,7 @@ pub fn device_mod_292() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_304() -> Result<(), String> {
+pub fn device_mod_227() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2069,7 +2054,7 @@ pub fn device_mod_304() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_322() -> Result<(), String> {
+pub fn device_mod_245() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2080,7 +2065,7 @@ pub fn device_mod_322() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_338() -> Result<(), String> {
+pub fn device_mod_261() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2090,7 +2075,7 @@ pub fn device_mod_338() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_350() -> Result<(), String> {
+pub fn device_mod_273() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2102,7 +2087,7 @@ pub fn device_mod_350() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_372() -> Result<(), String> {
+pub fn device_mod_295() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2114,7 +2099,7 @@ pub fn device_mod_372() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_399() -> Result<(), String> {
+pub fn device_mod_322() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2127,7 +2112,7 @@ pub fn device_mod_399() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_427() -> Result<(), String> {
+pub fn device_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = dev.new_stream()?;
@@ -2139,7 +2124,7 @@ pub fn device_mod_427() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_447() -> Result<(), String> {
+pub fn device_mod_370() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2151,7 +2136,7 @@ pub fn device_mod_447() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_465() -> Result<(), String> {
+pub fn device_mod_388() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2164,7 +2149,7 @@ pub fn device_mod_465() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_483() -> Result<(), String> {
+pub fn device_mod_406() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2176,7 +2161,7 @@ pub fn device_mod_483() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_497() -> Result<(), String> {
+pub fn device_mod_420() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2188,7 +2173,7 @@ pub fn device_mod_497() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_513() -> Result<(), String> {
+pub fn device_mod_436() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2204,7 +2189,7 @@ pub fn device_mod_513() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_532() -> Result<(), String> {
+pub fn device_mod_455() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2215,7 +2200,7 @@ pub fn device_mod_532() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_545() -> Result<(), String> {
+pub fn device_mod_468() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2565,6 +2550,21 @@ pub fn device_timing_77() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn device_transfers_7() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let before = dev.transfer_stats();
+        let a = DeviceArray::<f32>::ones(&dev, &[256])?;
+        let total = a.sum()?.to_scalar()?; // one 4-byte copy back
+        let after = dev.transfer_stats();
+        assert_eq!(after.d2h_calls - before.d2h_calls, 1);
+        assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn element_16() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType, Element};
@@ -2709,7 +2709,7 @@ pub fn fft_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_100() -> Result<(), String> {
+pub fn fft_mod_103() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2724,7 +2724,7 @@ pub fn fft_mod_100() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_492() -> Result<(), String> {
+pub fn fft_mod_495() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2736,7 +2736,7 @@ pub fn fft_mod_492() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_524() -> Result<(), String> {
+pub fn fft_mod_527() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2749,7 +2749,7 @@ pub fn fft_mod_524() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_557() -> Result<(), String> {
+pub fn fft_mod_560() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2763,7 +2763,7 @@ pub fn fft_mod_557() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_584() -> Result<(), String> {
+pub fn fft_mod_587() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2777,7 +2777,7 @@ pub fn fft_mod_584() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_625() -> Result<(), String> {
+pub fn fft_mod_628() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2789,7 +2789,7 @@ pub fn fft_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_643() -> Result<(), String> {
+pub fn fft_mod_646() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2803,7 +2803,7 @@ pub fn fft_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_664() -> Result<(), String> {
+pub fn fft_mod_667() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2816,7 +2816,7 @@ pub fn fft_mod_664() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_684() -> Result<(), String> {
+pub fn fft_mod_687() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2831,7 +2831,7 @@ pub fn fft_mod_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_706() -> Result<(), String> {
+pub fn fft_mod_709() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2845,7 +2845,7 @@ pub fn fft_mod_706() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_726() -> Result<(), String> {
+pub fn fft_mod_729() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2859,7 +2859,7 @@ pub fn fft_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_746() -> Result<(), String> {
+pub fn fft_mod_749() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2872,7 +2872,7 @@ pub fn fft_mod_746() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_765() -> Result<(), String> {
+pub fn fft_mod_768() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2886,7 +2886,7 @@ pub fn fft_mod_765() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_855() -> Result<(), String> {
+pub fn fft_mod_858() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2898,7 +2898,7 @@ pub fn fft_mod_855() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_872() -> Result<(), String> {
+pub fn fft_mod_875() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2910,7 +2910,7 @@ pub fn fft_mod_872() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_891() -> Result<(), String> {
+pub fn fft_mod_894() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2921,7 +2921,7 @@ pub fn fft_mod_891() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_923() -> Result<(), String> {
+pub fn fft_mod_926() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fft};
         let dev = Device::new(0)?;
@@ -2932,7 +2932,7 @@ pub fn fft_mod_923() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_952() -> Result<(), String> {
+pub fn fft_mod_955() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2945,7 +2945,7 @@ pub fn fft_mod_952() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_mod_967() -> Result<(), String> {
+pub fn fft_mod_970() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -2959,22 +2959,7 @@ pub fn fft_mod_967() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_8() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{fuse, Device, DeviceArray, Expr};
-        let dev = Device::new(0)?;
-        let fma = fuse(|x: Expr<f32>, y: Expr<f32>| x * y + 1.0);   // traced here, once
-        let a = DeviceArray::<f32>::full(&dev, &[1000], 2.0)?;
-        let b = DeviceArray::<f32>::full(&dev, &[1000], 3.0)?;
-        let c = fma.call(&a, &b)?;                                    // one kernel
-        assert_eq!(c.to_host()?, vec![7.0; 1000]);
-        let d = fma.call(&a, 0.5f32)?;                                // a scalar argument
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fusion_mod_100() -> Result<(), String> {
+pub fn fusion_expr_19() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -2990,7 +2975,7 @@ pub fn fusion_mod_100() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_186() -> Result<(), String> {
+pub fn fusion_expr_105() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3002,7 +2987,7 @@ pub fn fusion_mod_186() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_199() -> Result<(), String> {
+pub fn fusion_expr_118() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3014,7 +2999,7 @@ pub fn fusion_mod_199() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_213() -> Result<(), String> {
+pub fn fusion_expr_132() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3026,7 +3011,7 @@ pub fn fusion_mod_213() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_230() -> Result<(), String> {
+pub fn fusion_expr_149() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3038,7 +3023,7 @@ pub fn fusion_mod_230() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_389() -> Result<(), String> {
+pub fn fusion_expr_308() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3050,7 +3035,7 @@ pub fn fusion_mod_389() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_409() -> Result<(), String> {
+pub fn fusion_expr_328() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3062,7 +3047,7 @@ pub fn fusion_mod_409() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_426() -> Result<(), String> {
+pub fn fusion_expr_345() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3074,7 +3059,7 @@ pub fn fusion_mod_426() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_439() -> Result<(), String> {
+pub fn fusion_expr_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3086,7 +3071,7 @@ pub fn fusion_mod_439() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_452() -> Result<(), String> {
+pub fn fusion_expr_371() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3099,7 +3084,7 @@ pub fn fusion_mod_452() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_466() -> Result<(), String> {
+pub fn fusion_expr_385() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3111,7 +3096,7 @@ pub fn fusion_mod_466() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_483() -> Result<(), String> {
+pub fn fusion_expr_402() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, lit, Expr};
         let dev = Device::new(0)?;
@@ -3123,7 +3108,7 @@ pub fn fusion_mod_483() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_501() -> Result<(), String> {
+pub fn fusion_expr_420() -> Result<(), String> {
     fn run() {
         use cuarray::{fuse, select, Expr};
         let leaky = fuse(|x: Expr<f32>| select(x.gt(0.0), x, x * 0.01));
@@ -3131,7 +3116,7 @@ pub fn fusion_mod_501() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_590() -> Result<(), String> {
+pub fn fusion_expr_509() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3144,7 +3129,7 @@ pub fn fusion_mod_590() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_810() -> Result<(), String> {
+pub fn fusion_fused_115() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3158,7 +3143,7 @@ pub fn fusion_mod_810() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_860() -> Result<(), String> {
+pub fn fusion_fused_165() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3181,7 +3166,7 @@ pub fn fusion_mod_860() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_911() -> Result<(), String> {
+pub fn fusion_fused_213() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3195,7 +3180,7 @@ pub fn fusion_mod_911() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_939() -> Result<(), String> {
+pub fn fusion_fused_241() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3209,11 +3194,26 @@ pub fn fusion_mod_939() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_981() -> Result<(), String> {
+pub fn fusion_fused_283() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Expr};
         let f = fuse(|x: Expr<f32>| (x * 2.0).exp());
         f.check()?; // the trace is usable: calls will not fail with Error::Fusion
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fusion_mod_8() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{fuse, Device, DeviceArray, Expr};
+        let dev = Device::new(0)?;
+        let fma = fuse(|x: Expr<f32>, y: Expr<f32>| x * y + 1.0);   // traced here, once
+        let a = DeviceArray::<f32>::full(&dev, &[1000], 2.0)?;
+        let b = DeviceArray::<f32>::full(&dev, &[1000], 3.0)?;
+        let c = fma.call(&a, &b)?;                                    // one kernel
+        assert_eq!(c.to_host()?, vec![7.0; 1000]);
+        let d = fma.call(&a, 0.5f32)?;                                // a scalar argument
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -3445,7 +3445,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_147() -> Result<(), String> {
+pub fn linalg_mod_151() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -3457,7 +3457,7 @@ pub fn linalg_mod_147() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_224() -> Result<(), String> {
+pub fn linalg_mod_228() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3471,7 +3471,7 @@ pub fn linalg_mod_224() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_254() -> Result<(), String> {
+pub fn linalg_mod_258() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3483,7 +3483,7 @@ pub fn linalg_mod_254() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_277() -> Result<(), String> {
+pub fn linalg_mod_281() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3495,7 +3495,7 @@ pub fn linalg_mod_277() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_336() -> Result<(), String> {
+pub fn linalg_mod_340() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -3505,7 +3505,7 @@ pub fn linalg_mod_336() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_354() -> Result<(), String> {
+pub fn linalg_mod_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3518,7 +3518,7 @@ pub fn linalg_mod_354() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_380() -> Result<(), String> {
+pub fn linalg_mod_384() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3530,7 +3530,7 @@ pub fn linalg_mod_380() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_412() -> Result<(), String> {
+pub fn linalg_mod_416() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3542,7 +3542,7 @@ pub fn linalg_mod_412() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_436() -> Result<(), String> {
+pub fn linalg_mod_440() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3556,7 +3556,7 @@ pub fn linalg_mod_436() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_569() -> Result<(), String> {
+pub fn linalg_mod_571() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3569,7 +3569,7 @@ pub fn linalg_mod_569() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_593() -> Result<(), String> {
+pub fn linalg_mod_595() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3581,7 +3581,7 @@ pub fn linalg_mod_593() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_625() -> Result<(), String> {
+pub fn linalg_mod_627() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3594,7 +3594,7 @@ pub fn linalg_mod_625() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_646() -> Result<(), String> {
+pub fn linalg_mod_648() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3606,7 +3606,7 @@ pub fn linalg_mod_646() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_683() -> Result<(), String> {
+pub fn linalg_mod_685() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3621,7 +3621,7 @@ pub fn linalg_mod_683() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_760() -> Result<(), String> {
+pub fn linalg_mod_762() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3635,7 +3635,7 @@ pub fn linalg_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_788() -> Result<(), String> {
+pub fn linalg_mod_790() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -3649,7 +3649,7 @@ pub fn linalg_mod_788() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_920() -> Result<(), String> {
+pub fn linalg_mod_922() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3662,7 +3662,7 @@ pub fn linalg_mod_920() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_948() -> Result<(), String> {
+pub fn linalg_mod_950() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -3675,7 +3675,7 @@ pub fn linalg_mod_948() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_mod_972() -> Result<(), String> {
+pub fn linalg_mod_974() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -3684,6 +3684,67 @@ pub fn linalg_mod_972() -> Result<(), String> {
         let ones = norm_axes(&a, Some(NormOrd::P(1.0)), &[1, 2], true)?;   // shape [5, 1, 1]
         assert_eq!(ones.shape(), &[5, 1, 1]);
         Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_97() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_121() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::prefers_fortran;
+        use cuarray::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_139() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_200() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::plan_solve;
+        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
+        assert!(p.batched && !p.factor_once);
+        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
+        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
+        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_356() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::{plan_solve, solve_blocks};
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
+        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
+        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
+    }
+    run().outcome()
+}
+
+pub fn linalg_plan_379() -> Result<(), String> {
+    fn run() {
+        use cuarray::linalg::plan::compose_pivots;
+        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
+        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
     }
     run().outcome()
 }
@@ -3712,7 +3773,7 @@ pub fn nccl_mod_24() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_139() -> Result<(), String> {
+pub fn nccl_mod_141() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Id;
         let id = Id::new()?;                         // on rank 0
@@ -3724,7 +3785,7 @@ pub fn nccl_mod_139() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_294() -> Result<(), String> {
+pub fn nccl_mod_296() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm};
         use cuarray::{Device, DeviceArray};
@@ -3745,7 +3806,7 @@ pub fn nccl_mod_294() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_478() -> Result<(), String> {
+pub fn nccl_mod_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{nccl::Comm, Device};
         let comms = Comm::new_group(&[Device::new(0)?, Device::new(1)?])?;
@@ -3755,7 +3816,7 @@ pub fn nccl_mod_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_534() -> Result<(), String> {
+pub fn nccl_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, Id};
         use cuarray::Device;
@@ -3770,7 +3831,7 @@ pub fn nccl_mod_534() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_643() -> Result<(), String> {
+pub fn nccl_mod_645() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3783,7 +3844,7 @@ pub fn nccl_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_673() -> Result<(), String> {
+pub fn nccl_mod_675() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3796,7 +3857,7 @@ pub fn nccl_mod_673() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_698() -> Result<(), String> {
+pub fn nccl_mod_700() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -3809,7 +3870,7 @@ pub fn nccl_mod_698() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_729() -> Result<(), String> {
+pub fn nccl_mod_731() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -3823,7 +3884,7 @@ pub fn nccl_mod_729() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_786() -> Result<(), String> {
+pub fn nccl_mod_788() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4053,67 +4114,6 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_linalg_97() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::Stack;
-        let l = Stack::new(&[2], 3, 4, true).layout();
-        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_121() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::prefers_fortran;
-        use cuarray::shape::Layout;
-        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_139() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::square;
-        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-        assert!(square("inv", &[3, 4]).is_err());
-        assert!(square("inv", &[3]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_200() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::plan_solve;
-        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
-        assert!(p.batched && !p.factor_once);
-        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
-        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
-        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_356() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::{plan_solve, solve_blocks};
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
-        assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
-        assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
-    }
-    run().outcome()
-}
-
-pub fn ops_linalg_379() -> Result<(), String> {
-    fn run() {
-        use cuarray::linalg::plan::compose_pivots;
-        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
-        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
-    }
-    run().outcome()
-}
-
 pub fn ops_matmul_217() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
@@ -4215,7 +4215,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_253() -> Result<(), String> {
+pub fn random_mod_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4232,7 +4232,7 @@ pub fn random_mod_253() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_286() -> Result<(), String> {
+pub fn random_mod_287() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4246,7 +4246,7 @@ pub fn random_mod_286() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_319() -> Result<(), String> {
+pub fn random_mod_320() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4257,7 +4257,7 @@ pub fn random_mod_319() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_332() -> Result<(), String> {
+pub fn random_mod_333() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4271,7 +4271,7 @@ pub fn random_mod_332() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_349() -> Result<(), String> {
+pub fn random_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4285,7 +4285,7 @@ pub fn random_mod_349() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_379() -> Result<(), String> {
+pub fn random_mod_380() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4296,7 +4296,7 @@ pub fn random_mod_379() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_397() -> Result<(), String> {
+pub fn random_mod_398() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4307,7 +4307,7 @@ pub fn random_mod_397() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_420() -> Result<(), String> {
+pub fn random_mod_421() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4318,7 +4318,7 @@ pub fn random_mod_420() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_437() -> Result<(), String> {
+pub fn random_mod_438() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4328,7 +4328,7 @@ pub fn random_mod_437() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_458() -> Result<(), String> {
+pub fn random_mod_459() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4340,7 +4340,7 @@ pub fn random_mod_458() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_480() -> Result<(), String> {
+pub fn random_mod_481() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4350,7 +4350,7 @@ pub fn random_mod_480() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_495() -> Result<(), String> {
+pub fn random_mod_496() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4360,7 +4360,7 @@ pub fn random_mod_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_518() -> Result<(), String> {
+pub fn random_mod_519() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4372,7 +4372,7 @@ pub fn random_mod_518() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_535() -> Result<(), String> {
+pub fn random_mod_536() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4387,7 +4387,7 @@ pub fn random_mod_535() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_588() -> Result<(), String> {
+pub fn random_mod_589() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4400,7 +4400,7 @@ pub fn random_mod_588() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_605() -> Result<(), String> {
+pub fn random_mod_606() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4410,7 +4410,7 @@ pub fn random_mod_605() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_631() -> Result<(), String> {
+pub fn random_mod_632() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4419,7 +4419,7 @@ pub fn random_mod_631() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_642() -> Result<(), String> {
+pub fn random_mod_643() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4431,7 +4431,7 @@ pub fn random_mod_642() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_656() -> Result<(), String> {
+pub fn random_mod_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4443,7 +4443,7 @@ pub fn random_mod_656() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_693() -> Result<(), String> {
+pub fn random_mod_694() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4454,7 +4454,7 @@ pub fn random_mod_693() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_711() -> Result<(), String> {
+pub fn random_mod_712() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4464,7 +4464,7 @@ pub fn random_mod_711() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_726() -> Result<(), String> {
+pub fn random_mod_727() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4474,7 +4474,7 @@ pub fn random_mod_726() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_743() -> Result<(), String> {
+pub fn random_mod_744() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4485,7 +4485,7 @@ pub fn random_mod_743() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_760() -> Result<(), String> {
+pub fn random_mod_761() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4496,7 +4496,7 @@ pub fn random_mod_760() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_777() -> Result<(), String> {
+pub fn random_mod_778() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4506,7 +4506,7 @@ pub fn random_mod_777() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_793() -> Result<(), String> {
+pub fn random_mod_794() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -5039,15 +5039,18 @@ pub fn user_kernels_raw_42() -> Result<(), String> {
                 if (i < n) p[i] *= 2.0f;
             }"#)?;
         let a = DeviceArray::<f32>::zeros(&dev, &[1000])?;
-        m.get_function("fill")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1.5f32, 1000u64))?;
-        m.get_function("twice")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1000u64))?;
+        // SAFETY: each kernel touches p[i] for i < n only, and n = 1000 is the length of `a`.
+        unsafe {
+            m.get_function("fill")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1.5f32, 1000u64))?;
+            m.get_function("twice")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1000u64))?;
+        }
         assert_eq!(a.to_host()?, vec![3.0; 1000]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_69() -> Result<(), String> {
+pub fn user_kernels_raw_72() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawModule};
         let dev = Device::new(0)?;
@@ -5062,20 +5065,21 @@ pub fn user_kernels_raw_69() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn user_kernels_raw_92() -> Result<(), String> {
+pub fn user_kernels_raw_95() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawModule};
         let dev = Device::new(0)?;
         let m = RawModule::new(&dev, r#"extern "C" __global__ void noop() {}"#)?;
         let k = m.get_function("noop")?; // compiled here
         assert!(m.get_function("missing").is_err());
-        k.launch((1, 1, 1), (32, 1, 1), 0, ())?;
+        // SAFETY: the kernel takes no parameters and touches no memory.
+        unsafe { k.launch((1, 1, 1), (32, 1, 1), 0, ())? };
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_122() -> Result<(), String> {
+pub fn user_kernels_raw_127() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5085,14 +5089,15 @@ pub fn user_kernels_raw_122() -> Result<(), String> {
                 if (i < n) out[i] = (long long)i;
             }"#, "iota")?;
         let out = DeviceArray::<i64>::zeros(&dev, &[1000])?;
-        k.launch((4, 1, 1), (256, 1, 1), 0, (&out, 1000u64))?;
+        // SAFETY: the kernel writes out[i] for i < n only, and n = 1000 is the length of `out`.
+        unsafe { k.launch((4, 1, 1), (256, 1, 1), 0, (&out, 1000u64))? };
         assert_eq!(out.to_host()?[999], 999);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_146() -> Result<(), String> {
+pub fn user_kernels_raw_152() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5106,7 +5111,7 @@ pub fn user_kernels_raw_146() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn user_kernels_raw_189() -> Result<(), String> {
+pub fn user_kernels_raw_195() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5117,7 +5122,7 @@ pub fn user_kernels_raw_189() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn user_kernels_raw_205() -> Result<(), String> {
+pub fn user_kernels_raw_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5127,14 +5132,16 @@ pub fn user_kernels_raw_205() -> Result<(), String> {
                 if (i < n) p[i] *= s;
             }"#, "scale")?;
         let a = DeviceArray::<f32>::ones(&dev, &[1000])?;
-        k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?; // 4 blocks of 256 threads
+        // SAFETY: the kernel takes (float*, float, unsigned long long) and touches p[i] for
+        // i < n only; `a` holds n = 1000 f32.
+        unsafe { k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))? }; // 4 blocks of 256 threads
         assert_eq!(a.to_host()?, vec![3.0; 1000]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_237() -> Result<(), String> {
+pub fn user_kernels_raw_261() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5145,7 +5152,9 @@ pub fn user_kernels_raw_237() -> Result<(), String> {
             }"#, "scale")?;
         let side = dev.new_stream()?;
         let a = DeviceArray::<f32>::ones(&side.device(), &[1000])?; // written on `side`
-        k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?;
+        // SAFETY: the kernel touches p[i] for i < n only, `a` holds n = 1000 f32, and
+        // `a` is used on `side` only.
+        unsafe { k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))? };
         side.synchronize()?;
         Ok::<(), cuarray::Error>(())
     }
@@ -5276,8 +5285,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
-    ("src/array/linalg.rs:33", array_linalg_33, 1),
-    ("src/array/linalg.rs:64", array_linalg_64, 1),
+    ("src/array/matmul.rs:33", array_matmul_33, 1),
+    ("src/array/matmul.rs:64", array_matmul_64, 1),
     ("src/array/mod.rs:81", array_mod_81, 1),
     ("src/array/mod.rs:153", array_mod_153, 1),
     ("src/array/mod.rs:166", array_mod_166, 1),
@@ -5400,25 +5409,24 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/memory.rs:716", device_memory_716, 1),
     ("src/device/memory.rs:730", device_memory_730, 1),
     ("src/device/memory.rs:745", device_memory_745, 1),
-    ("src/device/mod.rs:110", device_mod_110, 1),
-    ("src/device/mod.rs:148", device_mod_148, 1),
-    ("src/device/mod.rs:207", device_mod_207, 1),
+    ("src/device/mod.rs:92", device_mod_92, 1),
+    ("src/device/mod.rs:130", device_mod_130, 1),
+    ("src/device/mod.rs:150", device_mod_150, 1),
+    ("src/device/mod.rs:215", device_mod_215, 1),
     ("src/device/mod.rs:227", device_mod_227, 1),
-    ("src/device/mod.rs:292", device_mod_292, 1),
-    ("src/device/mod.rs:304", device_mod_304, 1),
+    ("src/device/mod.rs:245", device_mod_245, 1),
+    ("src/device/mod.rs:261", device_mod_261, 1),
+    ("src/device/mod.rs:273", device_mod_273, 1),
+    ("src/device/mod.rs:295", device_mod_295, 1),
     ("src/device/mod.rs:322", device_mod_322, 1),
-    ("src/device/mod.rs:338", device_mod_338, 1),
     ("src/device/mod.rs:350", device_mod_350, 1),
-    ("src/device/mod.rs:372", device_mod_372, 1),
-    ("src/device/mod.rs:399", device_mod_399, 1),
-    ("src/device/mod.rs:427", device_mod_427, 1),
-    ("src/device/mod.rs:447", device_mod_447, 1),
-    ("src/device/mod.rs:465", device_mod_465, 1),
-    ("src/device/mod.rs:483", device_mod_483, 1),
-    ("src/device/mod.rs:497", device_mod_497, 1),
-    ("src/device/mod.rs:513", device_mod_513, 1),
-    ("src/device/mod.rs:532", device_mod_532, 1),
-    ("src/device/mod.rs:545", device_mod_545, 1),
+    ("src/device/mod.rs:370", device_mod_370, 1),
+    ("src/device/mod.rs:388", device_mod_388, 1),
+    ("src/device/mod.rs:406", device_mod_406, 1),
+    ("src/device/mod.rs:420", device_mod_420, 1),
+    ("src/device/mod.rs:436", device_mod_436, 1),
+    ("src/device/mod.rs:455", device_mod_455, 1),
+    ("src/device/mod.rs:468", device_mod_468, 1),
     ("src/device/pinned.rs:21", device_pinned_21, 1),
     ("src/device/pinned.rs:56", device_pinned_56, 1),
     ("src/device/pinned.rs:101", device_pinned_101, 1),
@@ -5446,6 +5454,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/timing.rs:39", device_timing_39, 1),
     ("src/device/timing.rs:54", device_timing_54, 1),
     ("src/device/timing.rs:77", device_timing_77, 1),
+    ("src/device/transfers.rs:7", device_transfers_7, 1),
     ("src/element.rs:16", element_16, 1),
     ("src/element.rs:84", element_84, 1),
     ("src/element.rs:112", element_112, 1),
@@ -5458,45 +5467,45 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/element.rs:387", element_387, 1),
     ("src/error.rs:17", error_17, 1),
     ("src/fft/mod.rs:6", fft_mod_6, 1),
-    ("src/fft/mod.rs:100", fft_mod_100, 1),
-    ("src/fft/mod.rs:492", fft_mod_492, 1),
-    ("src/fft/mod.rs:524", fft_mod_524, 1),
-    ("src/fft/mod.rs:557", fft_mod_557, 1),
-    ("src/fft/mod.rs:584", fft_mod_584, 1),
-    ("src/fft/mod.rs:625", fft_mod_625, 1),
-    ("src/fft/mod.rs:643", fft_mod_643, 1),
-    ("src/fft/mod.rs:664", fft_mod_664, 1),
-    ("src/fft/mod.rs:684", fft_mod_684, 1),
-    ("src/fft/mod.rs:706", fft_mod_706, 1),
-    ("src/fft/mod.rs:726", fft_mod_726, 1),
-    ("src/fft/mod.rs:746", fft_mod_746, 1),
-    ("src/fft/mod.rs:765", fft_mod_765, 1),
-    ("src/fft/mod.rs:855", fft_mod_855, 1),
-    ("src/fft/mod.rs:872", fft_mod_872, 1),
-    ("src/fft/mod.rs:891", fft_mod_891, 1),
-    ("src/fft/mod.rs:923", fft_mod_923, 1),
-    ("src/fft/mod.rs:952", fft_mod_952, 1),
-    ("src/fft/mod.rs:967", fft_mod_967, 1),
+    ("src/fft/mod.rs:103", fft_mod_103, 1),
+    ("src/fft/mod.rs:495", fft_mod_495, 1),
+    ("src/fft/mod.rs:527", fft_mod_527, 1),
+    ("src/fft/mod.rs:560", fft_mod_560, 1),
+    ("src/fft/mod.rs:587", fft_mod_587, 1),
+    ("src/fft/mod.rs:628", fft_mod_628, 1),
+    ("src/fft/mod.rs:646", fft_mod_646, 1),
+    ("src/fft/mod.rs:667", fft_mod_667, 1),
+    ("src/fft/mod.rs:687", fft_mod_687, 1),
+    ("src/fft/mod.rs:709", fft_mod_709, 1),
+    ("src/fft/mod.rs:729", fft_mod_729, 1),
+    ("src/fft/mod.rs:749", fft_mod_749, 1),
+    ("src/fft/mod.rs:768", fft_mod_768, 1),
+    ("src/fft/mod.rs:858", fft_mod_858, 1),
+    ("src/fft/mod.rs:875", fft_mod_875, 1),
+    ("src/fft/mod.rs:894", fft_mod_894, 1),
+    ("src/fft/mod.rs:926", fft_mod_926, 1),
+    ("src/fft/mod.rs:955", fft_mod_955, 1),
+    ("src/fft/mod.rs:970", fft_mod_970, 1),
+    ("src/fusion/expr.rs:19", fusion_expr_19, 1),
+    ("src/fusion/expr.rs:105", fusion_expr_105, 1),
+    ("src/fusion/expr.rs:118", fusion_expr_118, 1),
+    ("src/fusion/expr.rs:132", fusion_expr_132, 1),
+    ("src/fusion/expr.rs:149", fusion_expr_149, 1),
+    ("src/fusion/expr.rs:308", fusion_expr_308, 1),
+    ("src/fusion/expr.rs:328", fusion_expr_328, 1),
+    ("src/fusion/expr.rs:345", fusion_expr_345, 1),
+    ("src/fusion/expr.rs:358", fusion_expr_358, 1),
+    ("src/fusion/expr.rs:371", fusion_expr_371, 1),
+    ("src/fusion/expr.rs:385", fusion_expr_385, 1),
+    ("src/fusion/expr.rs:402", fusion_expr_402, 1),
+    ("src/fusion/expr.rs:420", fusion_expr_420, 1),
+    ("src/fusion/expr.rs:509", fusion_expr_509, 1),
+    ("src/fusion/fused.rs:115", fusion_fused_115, 1),
+    ("src/fusion/fused.rs:165", fusion_fused_165, 1),
+    ("src/fusion/fused.rs:213", fusion_fused_213, 1),
+    ("src/fusion/fused.rs:241", fusion_fused_241, 1),
+    ("src/fusion/fused.rs:283", fusion_fused_283, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
-    ("src/fusion/mod.rs:100", fusion_mod_100, 1),
-    ("src/fusion/mod.rs:186", fusion_mod_186, 1),
-    ("src/fusion/mod.rs:199", fusion_mod_199, 1),
-    ("src/fusion/mod.rs:213", fusion_mod_213, 1),
-    ("src/fusion/mod.rs:230", fusion_mod_230, 1),
-    ("src/fusion/mod.rs:389", fusion_mod_389, 1),
-    ("src/fusion/mod.rs:409", fusion_mod_409, 1),
-    ("src/fusion/mod.rs:426", fusion_mod_426, 1),
-    ("src/fusion/mod.rs:439", fusion_mod_439, 1),
-    ("src/fusion/mod.rs:452", fusion_mod_452, 1),
-    ("src/fusion/mod.rs:466", fusion_mod_466, 1),
-    ("src/fusion/mod.rs:483", fusion_mod_483, 1),
-    ("src/fusion/mod.rs:501", fusion_mod_501, 1),
-    ("src/fusion/mod.rs:590", fusion_mod_590, 1),
-    ("src/fusion/mod.rs:810", fusion_mod_810, 1),
-    ("src/fusion/mod.rs:860", fusion_mod_860, 1),
-    ("src/fusion/mod.rs:911", fusion_mod_911, 1),
-    ("src/fusion/mod.rs:939", fusion_mod_939, 1),
-    ("src/fusion/mod.rs:981", fusion_mod_981, 1),
     ("src/graph.rs:4", graph_4, 1),
     ("src/graph.rs:65", graph_65, 1),
     ("src/graph.rs:112", graph_112, 1),
@@ -5513,35 +5522,41 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/mod.rs:164", kernels_mod_164, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/mod.rs:147", linalg_mod_147, 1),
-    ("src/linalg/mod.rs:224", linalg_mod_224, 1),
-    ("src/linalg/mod.rs:254", linalg_mod_254, 1),
-    ("src/linalg/mod.rs:277", linalg_mod_277, 1),
-    ("src/linalg/mod.rs:336", linalg_mod_336, 1),
-    ("src/linalg/mod.rs:354", linalg_mod_354, 1),
-    ("src/linalg/mod.rs:380", linalg_mod_380, 1),
-    ("src/linalg/mod.rs:412", linalg_mod_412, 1),
-    ("src/linalg/mod.rs:436", linalg_mod_436, 1),
-    ("src/linalg/mod.rs:569", linalg_mod_569, 1),
-    ("src/linalg/mod.rs:593", linalg_mod_593, 1),
-    ("src/linalg/mod.rs:625", linalg_mod_625, 1),
-    ("src/linalg/mod.rs:646", linalg_mod_646, 1),
-    ("src/linalg/mod.rs:683", linalg_mod_683, 1),
-    ("src/linalg/mod.rs:760", linalg_mod_760, 1),
-    ("src/linalg/mod.rs:788", linalg_mod_788, 1),
-    ("src/linalg/mod.rs:920", linalg_mod_920, 1),
-    ("src/linalg/mod.rs:948", linalg_mod_948, 1),
-    ("src/linalg/mod.rs:972", linalg_mod_972, 1),
+    ("src/linalg/mod.rs:151", linalg_mod_151, 1),
+    ("src/linalg/mod.rs:228", linalg_mod_228, 1),
+    ("src/linalg/mod.rs:258", linalg_mod_258, 1),
+    ("src/linalg/mod.rs:281", linalg_mod_281, 1),
+    ("src/linalg/mod.rs:340", linalg_mod_340, 1),
+    ("src/linalg/mod.rs:358", linalg_mod_358, 1),
+    ("src/linalg/mod.rs:384", linalg_mod_384, 1),
+    ("src/linalg/mod.rs:416", linalg_mod_416, 1),
+    ("src/linalg/mod.rs:440", linalg_mod_440, 1),
+    ("src/linalg/mod.rs:571", linalg_mod_571, 1),
+    ("src/linalg/mod.rs:595", linalg_mod_595, 1),
+    ("src/linalg/mod.rs:627", linalg_mod_627, 1),
+    ("src/linalg/mod.rs:648", linalg_mod_648, 1),
+    ("src/linalg/mod.rs:685", linalg_mod_685, 1),
+    ("src/linalg/mod.rs:762", linalg_mod_762, 1),
+    ("src/linalg/mod.rs:790", linalg_mod_790, 1),
+    ("src/linalg/mod.rs:922", linalg_mod_922, 1),
+    ("src/linalg/mod.rs:950", linalg_mod_950, 1),
+    ("src/linalg/mod.rs:974", linalg_mod_974, 1),
+    ("src/linalg/plan.rs:97", linalg_plan_97, 1),
+    ("src/linalg/plan.rs:121", linalg_plan_121, 1),
+    ("src/linalg/plan.rs:139", linalg_plan_139, 1),
+    ("src/linalg/plan.rs:200", linalg_plan_200, 1),
+    ("src/linalg/plan.rs:356", linalg_plan_356, 1),
+    ("src/linalg/plan.rs:379", linalg_plan_379, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
-    ("src/nccl/mod.rs:139", nccl_mod_139, 1),
-    ("src/nccl/mod.rs:294", nccl_mod_294, 2),
-    ("src/nccl/mod.rs:478", nccl_mod_478, 2),
-    ("src/nccl/mod.rs:534", nccl_mod_534, 2),
-    ("src/nccl/mod.rs:643", nccl_mod_643, 1),
-    ("src/nccl/mod.rs:673", nccl_mod_673, 1),
-    ("src/nccl/mod.rs:698", nccl_mod_698, 1),
-    ("src/nccl/mod.rs:729", nccl_mod_729, 1),
-    ("src/nccl/mod.rs:786", nccl_mod_786, 1),
+    ("src/nccl/mod.rs:141", nccl_mod_141, 1),
+    ("src/nccl/mod.rs:296", nccl_mod_296, 2),
+    ("src/nccl/mod.rs:480", nccl_mod_480, 2),
+    ("src/nccl/mod.rs:536", nccl_mod_536, 2),
+    ("src/nccl/mod.rs:645", nccl_mod_645, 1),
+    ("src/nccl/mod.rs:675", nccl_mod_675, 1),
+    ("src/nccl/mod.rs:700", nccl_mod_700, 1),
+    ("src/nccl/mod.rs:731", nccl_mod_731, 1),
+    ("src/nccl/mod.rs:788", nccl_mod_788, 1),
     ("src/npy.rs:61", npy_61, 1),
     ("src/npy.rs:87", npy_87, 1),
     ("src/npy.rs:113", npy_113, 1),
@@ -5557,12 +5572,6 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/linalg.rs:97", ops_linalg_97, 1),
-    ("src/ops/linalg.rs:121", ops_linalg_121, 1),
-    ("src/ops/linalg.rs:139", ops_linalg_139, 1),
-    ("src/ops/linalg.rs:200", ops_linalg_200, 1),
-    ("src/ops/linalg.rs:356", ops_linalg_356, 1),
-    ("src/ops/linalg.rs:379", ops_linalg_379, 1),
     ("src/ops/matmul.rs:217", ops_matmul_217, 1),
     ("src/ops/matmul.rs:296", ops_matmul_296, 1),
     ("src/ops/matmul.rs:344", ops_matmul_344, 1),
@@ -5572,32 +5581,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/select.rs:33", ops_select_33, 1),
     ("src/ops/sort.rs:199", ops_sort_199, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:253", random_mod_253, 1),
-    ("src/random/mod.rs:286", random_mod_286, 1),
-    ("src/random/mod.rs:319", random_mod_319, 1),
-    ("src/random/mod.rs:332", random_mod_332, 1),
-    ("src/random/mod.rs:349", random_mod_349, 1),
-    ("src/random/mod.rs:379", random_mod_379, 1),
-    ("src/random/mod.rs:397", random_mod_397, 1),
-    ("src/random/mod.rs:420", random_mod_420, 1),
-    ("src/random/mod.rs:437", random_mod_437, 1),
-    ("src/random/mod.rs:458", random_mod_458, 1),
-    ("src/random/mod.rs:480", random_mod_480, 1),
-    ("src/random/mod.rs:495", random_mod_495, 1),
-    ("src/random/mod.rs:518", random_mod_518, 1),
-    ("src/random/mod.rs:535", random_mod_535, 1),
-    ("src/random/mod.rs:588", random_mod_588, 1),
-    ("src/random/mod.rs:605", random_mod_605, 1),
-    ("src/random/mod.rs:631", random_mod_631, 1),
-    ("src/random/mod.rs:642", random_mod_642, 1),
-    ("src/random/mod.rs:656", random_mod_656, 1),
-    ("src/random/mod.rs:693", random_mod_693, 1),
-    ("src/random/mod.rs:711", random_mod_711, 1),
-    ("src/random/mod.rs:726", random_mod_726, 1),
-    ("src/random/mod.rs:743", random_mod_743, 1),
-    ("src/random/mod.rs:760", random_mod_760, 1),
-    ("src/random/mod.rs:777", random_mod_777, 1),
-    ("src/random/mod.rs:793", random_mod_793, 1),
+    ("src/random/mod.rs:254", random_mod_254, 1),
+    ("src/random/mod.rs:287", random_mod_287, 1),
+    ("src/random/mod.rs:320", random_mod_320, 1),
+    ("src/random/mod.rs:333", random_mod_333, 1),
+    ("src/random/mod.rs:350", random_mod_350, 1),
+    ("src/random/mod.rs:380", random_mod_380, 1),
+    ("src/random/mod.rs:398", random_mod_398, 1),
+    ("src/random/mod.rs:421", random_mod_421, 1),
+    ("src/random/mod.rs:438", random_mod_438, 1),
+    ("src/random/mod.rs:459", random_mod_459, 1),
+    ("src/random/mod.rs:481", random_mod_481, 1),
+    ("src/random/mod.rs:496", random_mod_496, 1),
+    ("src/random/mod.rs:519", random_mod_519, 1),
+    ("src/random/mod.rs:536", random_mod_536, 1),
+    ("src/random/mod.rs:589", random_mod_589, 1),
+    ("src/random/mod.rs:606", random_mod_606, 1),
+    ("src/random/mod.rs:632", random_mod_632, 1),
+    ("src/random/mod.rs:643", random_mod_643, 1),
+    ("src/random/mod.rs:657", random_mod_657, 1),
+    ("src/random/mod.rs:694", random_mod_694, 1),
+    ("src/random/mod.rs:712", random_mod_712, 1),
+    ("src/random/mod.rs:727", random_mod_727, 1),
+    ("src/random/mod.rs:744", random_mod_744, 1),
+    ("src/random/mod.rs:761", random_mod_761, 1),
+    ("src/random/mod.rs:778", random_mod_778, 1),
+    ("src/random/mod.rs:794", random_mod_794, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
@@ -5646,13 +5655,13 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/user_kernels/params.rs:34", user_kernels_params_34, 1),
     ("src/user_kernels/params.rs:101", user_kernels_params_101, 1),
     ("src/user_kernels/raw.rs:42", user_kernels_raw_42, 1),
-    ("src/user_kernels/raw.rs:69", user_kernels_raw_69, 1),
-    ("src/user_kernels/raw.rs:92", user_kernels_raw_92, 1),
-    ("src/user_kernels/raw.rs:122", user_kernels_raw_122, 1),
-    ("src/user_kernels/raw.rs:146", user_kernels_raw_146, 1),
-    ("src/user_kernels/raw.rs:189", user_kernels_raw_189, 1),
-    ("src/user_kernels/raw.rs:205", user_kernels_raw_205, 1),
-    ("src/user_kernels/raw.rs:237", user_kernels_raw_237, 1),
+    ("src/user_kernels/raw.rs:72", user_kernels_raw_72, 1),
+    ("src/user_kernels/raw.rs:95", user_kernels_raw_95, 1),
+    ("src/user_kernels/raw.rs:127", user_kernels_raw_127, 1),
+    ("src/user_kernels/raw.rs:152", user_kernels_raw_152, 1),
+    ("src/user_kernels/raw.rs:195", user_kernels_raw_195, 1),
+    ("src/user_kernels/raw.rs:211", user_kernels_raw_211, 1),
+    ("src/user_kernels/raw.rs:261", user_kernels_raw_261, 1),
     ("src/user_kernels/reduction.rs:26", user_kernels_reduction_26, 1),
     ("src/user_kernels/reduction.rs:57", user_kernels_reduction_57, 1),
     ("src/user_kernels/reduction.rs:146", user_kernels_reduction_146, 1),
