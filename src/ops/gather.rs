@@ -212,5 +212,5 @@ pub(crate) fn edges(
     super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let grid = (bins + 1).div_ceil(f.block_threads as usize) as u32;
-    spec.launch_edges(device, &f, grid, edges, bins, lo, hi)
+    spec.launch_edges(device, &f, grid, edges, bins, (lo, hi))
 }

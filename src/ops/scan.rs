@@ -167,8 +167,8 @@ pub(crate) fn run(
         && p.sin == 1
         && p.sout == 1
         && p.len.is_multiple_of(vec)
-        && input.ptr() % 16 == 0
-        && output.ptr() % 16 == 0
+        && input.ptr().is_multiple_of(16)
+        && output.ptr().is_multiple_of(16)
         && p.kept.1.iter().all(|&s| s % vec as isize == 0);
     let nk = p.kept.0.len() as u8;
     let variant = if p.tiles {

@@ -372,8 +372,7 @@ impl GatherSpec {
         grid: u32,
         edges: &Operand<'_>,
         bins: usize,
-        lo: f64,
-        hi: f64,
+        (lo, hi): (f64, f64),
     ) -> Result<()> {
         let mut args = KernelArgs::new();
         args.ptr(edges.ptr())
