@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Host-device traffic of one device, from [`Device::transfer_stats`].
+/// Host-device traffic of one device, from [`Device::transfer_stats`](super::Device::transfer_stats).
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray};

@@ -8,6 +8,8 @@ use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::{BinaryOp, ReduceOp, UnaryOp};
 use crate::shape::IntoAxes;
 use std::marker::PhantomData;
+#[cfg(doc)]
+use {super::fuse, crate::DeviceArray};
 
 /// An array expression of element type `T` inside a closure given to [`fuse`]: a
 /// parameter, or the result of operations on parameters and constants.

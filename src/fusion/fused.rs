@@ -7,6 +7,8 @@ use super::expr::{Expr, Reduced};
 use super::trace::{self, Tail};
 use crate::element::{DType, Element};
 use crate::user_kernels::{Arg, ArgList, KernelArg, KernelOutputs};
+#[cfg(doc)]
+use crate::Error;
 use crate::{DeviceArray, Result};
 use std::marker::PhantomData;
 use std::sync::Arc;

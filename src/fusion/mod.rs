@@ -71,6 +71,8 @@ mod fused;
 mod render;
 mod trace;
 
+#[cfg(doc)]
+use crate::{kernels::MAX_SCALARS, DeviceArray, Error};
 pub use expr::{lit, select, Expr, IntoExpr, Reduced};
 pub use fused::{fuse, FuseArg, FuseFn, FuseOutput, Fused, Roots};
 

@@ -2959,7 +2959,7 @@ pub fn fft_mod_970() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_19() -> Result<(), String> {
+pub fn fusion_expr_21() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -2975,7 +2975,7 @@ pub fn fusion_expr_19() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_105() -> Result<(), String> {
+pub fn fusion_expr_107() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -2987,7 +2987,7 @@ pub fn fusion_expr_105() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_118() -> Result<(), String> {
+pub fn fusion_expr_120() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -2999,7 +2999,7 @@ pub fn fusion_expr_118() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_132() -> Result<(), String> {
+pub fn fusion_expr_134() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3011,7 +3011,7 @@ pub fn fusion_expr_132() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_149() -> Result<(), String> {
+pub fn fusion_expr_151() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3023,7 +3023,7 @@ pub fn fusion_expr_149() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_308() -> Result<(), String> {
+pub fn fusion_expr_310() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3035,7 +3035,7 @@ pub fn fusion_expr_308() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_328() -> Result<(), String> {
+pub fn fusion_expr_330() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3047,7 +3047,7 @@ pub fn fusion_expr_328() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_345() -> Result<(), String> {
+pub fn fusion_expr_347() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3059,7 +3059,7 @@ pub fn fusion_expr_345() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_358() -> Result<(), String> {
+pub fn fusion_expr_360() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3071,7 +3071,7 @@ pub fn fusion_expr_358() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_371() -> Result<(), String> {
+pub fn fusion_expr_373() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3084,7 +3084,7 @@ pub fn fusion_expr_371() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_385() -> Result<(), String> {
+pub fn fusion_expr_387() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3096,7 +3096,7 @@ pub fn fusion_expr_385() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_402() -> Result<(), String> {
+pub fn fusion_expr_404() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, lit, Expr};
         let dev = Device::new(0)?;
@@ -3108,7 +3108,7 @@ pub fn fusion_expr_402() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_420() -> Result<(), String> {
+pub fn fusion_expr_422() -> Result<(), String> {
     fn run() {
         use cuarray::{fuse, select, Expr};
         let leaky = fuse(|x: Expr<f32>| select(x.gt(0.0), x, x * 0.01));
@@ -3116,7 +3116,7 @@ pub fn fusion_expr_420() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_509() -> Result<(), String> {
+pub fn fusion_expr_511() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3129,7 +3129,7 @@ pub fn fusion_expr_509() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_fused_115() -> Result<(), String> {
+pub fn fusion_fused_117() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3143,7 +3143,7 @@ pub fn fusion_fused_115() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_fused_165() -> Result<(), String> {
+pub fn fusion_fused_167() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3166,7 +3166,7 @@ pub fn fusion_fused_165() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_fused_213() -> Result<(), String> {
+pub fn fusion_fused_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3180,7 +3180,7 @@ pub fn fusion_fused_213() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_fused_241() -> Result<(), String> {
+pub fn fusion_fused_243() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3194,7 +3194,7 @@ pub fn fusion_fused_241() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_fused_283() -> Result<(), String> {
+pub fn fusion_fused_285() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Expr};
         let f = fuse(|x: Expr<f32>| (x * 2.0).exp());
@@ -3350,7 +3350,7 @@ pub fn kernels_cache_263() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_family_elementwise_54() -> Result<(), String> {
+pub fn kernels_family_elementwise_59() -> Result<(), String> {
     fn run() {
         use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
         use cuarray::kernels::{IndexWidth, KernelSpec, TypeList};
@@ -4114,7 +4114,7 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_217() -> Result<(), String> {
+pub fn ops_matmul_206() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
         assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
@@ -4122,7 +4122,7 @@ pub fn ops_matmul_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_296() -> Result<(), String> {
+pub fn ops_matmul_285() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::{mat_operand, MatOperand};
         assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
@@ -4132,7 +4132,7 @@ pub fn ops_matmul_296() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_344() -> Result<(), String> {
+pub fn ops_matmul_333() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::plan_gemm;
         use cuarray::shape::Layout;
@@ -4156,7 +4156,7 @@ pub fn ops_reduce_70() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_scan_39() -> Result<(), String> {
+pub fn ops_scan_38() -> Result<(), String> {
     fn run() {
         use cuarray::ops::scan::plan_scan;
         use cuarray::shape::Layout;
@@ -4168,7 +4168,7 @@ pub fn ops_scan_39() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_scan_110() -> Result<(), String> {
+pub fn ops_scan_109() -> Result<(), String> {
     fn run() {
         use cuarray::kernels::family::scan::Variant;
         use cuarray::kernels::IndexWidth;
@@ -4180,7 +4180,7 @@ pub fn ops_scan_110() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_select_33() -> Result<(), String> {
+pub fn ops_select_32() -> Result<(), String> {
     fn run() {
         use cuarray::ops::select::plan_select;
         let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
@@ -4189,7 +4189,7 @@ pub fn ops_select_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_sort_199() -> Result<(), String> {
+pub fn ops_sort_198() -> Result<(), String> {
     fn run() {
         use cuarray::ops::sort::{plan_sort, SortStrategy};
         use cuarray::shape::Layout;
@@ -5486,25 +5486,25 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/fft/mod.rs:926", fft_mod_926, 1),
     ("src/fft/mod.rs:955", fft_mod_955, 1),
     ("src/fft/mod.rs:970", fft_mod_970, 1),
-    ("src/fusion/expr.rs:19", fusion_expr_19, 1),
-    ("src/fusion/expr.rs:105", fusion_expr_105, 1),
-    ("src/fusion/expr.rs:118", fusion_expr_118, 1),
-    ("src/fusion/expr.rs:132", fusion_expr_132, 1),
-    ("src/fusion/expr.rs:149", fusion_expr_149, 1),
-    ("src/fusion/expr.rs:308", fusion_expr_308, 1),
-    ("src/fusion/expr.rs:328", fusion_expr_328, 1),
-    ("src/fusion/expr.rs:345", fusion_expr_345, 1),
-    ("src/fusion/expr.rs:358", fusion_expr_358, 1),
-    ("src/fusion/expr.rs:371", fusion_expr_371, 1),
-    ("src/fusion/expr.rs:385", fusion_expr_385, 1),
-    ("src/fusion/expr.rs:402", fusion_expr_402, 1),
-    ("src/fusion/expr.rs:420", fusion_expr_420, 1),
-    ("src/fusion/expr.rs:509", fusion_expr_509, 1),
-    ("src/fusion/fused.rs:115", fusion_fused_115, 1),
-    ("src/fusion/fused.rs:165", fusion_fused_165, 1),
-    ("src/fusion/fused.rs:213", fusion_fused_213, 1),
-    ("src/fusion/fused.rs:241", fusion_fused_241, 1),
-    ("src/fusion/fused.rs:283", fusion_fused_283, 1),
+    ("src/fusion/expr.rs:21", fusion_expr_21, 1),
+    ("src/fusion/expr.rs:107", fusion_expr_107, 1),
+    ("src/fusion/expr.rs:120", fusion_expr_120, 1),
+    ("src/fusion/expr.rs:134", fusion_expr_134, 1),
+    ("src/fusion/expr.rs:151", fusion_expr_151, 1),
+    ("src/fusion/expr.rs:310", fusion_expr_310, 1),
+    ("src/fusion/expr.rs:330", fusion_expr_330, 1),
+    ("src/fusion/expr.rs:347", fusion_expr_347, 1),
+    ("src/fusion/expr.rs:360", fusion_expr_360, 1),
+    ("src/fusion/expr.rs:373", fusion_expr_373, 1),
+    ("src/fusion/expr.rs:387", fusion_expr_387, 1),
+    ("src/fusion/expr.rs:404", fusion_expr_404, 1),
+    ("src/fusion/expr.rs:422", fusion_expr_422, 1),
+    ("src/fusion/expr.rs:511", fusion_expr_511, 1),
+    ("src/fusion/fused.rs:117", fusion_fused_117, 1),
+    ("src/fusion/fused.rs:167", fusion_fused_167, 1),
+    ("src/fusion/fused.rs:215", fusion_fused_215, 1),
+    ("src/fusion/fused.rs:243", fusion_fused_243, 1),
+    ("src/fusion/fused.rs:285", fusion_fused_285, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
     ("src/graph.rs:4", graph_4, 1),
     ("src/graph.rs:65", graph_65, 1),
@@ -5515,7 +5515,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:282", graph_282, 1),
     ("src/kernels/cache.rs:236", kernels_cache_236, 1),
     ("src/kernels/cache.rs:263", kernels_cache_263, 1),
-    ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
+    ("src/kernels/family/elementwise.rs:59", kernels_family_elementwise_59, 1),
     ("src/kernels/family/random.rs:104", kernels_family_random_104, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
     ("src/kernels/mod.rs:112", kernels_mod_112, 1),
@@ -5572,14 +5572,14 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/matmul.rs:217", ops_matmul_217, 1),
-    ("src/ops/matmul.rs:296", ops_matmul_296, 1),
-    ("src/ops/matmul.rs:344", ops_matmul_344, 1),
+    ("src/ops/matmul.rs:206", ops_matmul_206, 1),
+    ("src/ops/matmul.rs:285", ops_matmul_285, 1),
+    ("src/ops/matmul.rs:333", ops_matmul_333, 1),
     ("src/ops/reduce.rs:70", ops_reduce_70, 1),
-    ("src/ops/scan.rs:39", ops_scan_39, 1),
-    ("src/ops/scan.rs:110", ops_scan_110, 1),
-    ("src/ops/select.rs:33", ops_select_33, 1),
-    ("src/ops/sort.rs:199", ops_sort_199, 1),
+    ("src/ops/scan.rs:38", ops_scan_38, 1),
+    ("src/ops/scan.rs:109", ops_scan_109, 1),
+    ("src/ops/select.rs:32", ops_select_32, 1),
+    ("src/ops/sort.rs:198", ops_sort_198, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:254", random_mod_254, 1),
     ("src/random/mod.rs:287", random_mod_287, 1),
