@@ -270,7 +270,6 @@ fn sgemm(a: &A, b: &A) -> Result<A> {
     let block = (dim_x, dim_y, 1);
     let shared_mem = blk_k * (blk_m + 1) * 4 + blk_n * (blk_k + 1) * 4;
     let args = (m as i32, n as i32, k as i32, &a_f, &b_f, &c_f);
-    #[allow(unused_unsafe)]
     // SAFETY: `sgemm(int M, int N, int K, const float* A, const float* B, float* C)` gets three
     // i32 and three contiguous f32 arrays: A holds M*K values (Fortran order, m x k), B K*N
     // (k x n), C M*N (m x n); the kernel reads A and B only below those bounds (its `fetch`

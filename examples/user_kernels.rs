@@ -91,9 +91,17 @@ fn run(dev: &Device) -> Result<()> {
     let grid = (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1);
     let shared = 32 * 33 * 4;
     let args = (&out, &m, rows as i32, cols as i32);
-    k.launch(grid, (32, 8, 1), shared, args)?;
+    // A raw kernel is the user's code: cuarray checks the arguments against its parameter
+    // list but cannot see what it does with them, so launching it is `unsafe`, and the
+    // caller vouches that every access stays in bounds.
+    // SAFETY: `transpose` takes (float* out, const float* in, int rows, int cols) and
+    // touches in[y * cols + x] and out[x * rows + y] only for x < cols, y < rows: `m` holds
+    // rows x cols f32 and `out` cols x rows; its tile is 32 x 33 floats, the `shared`
+    // bytes given; `out` and `m` are distinct arrays, used on this stream only.
+    unsafe { k.launch(grid, (32, 8, 1), shared, args)? };
     let same = out.eq(&m.t().contiguous()?)?.all()?.to_scalar()?;
-    let t_user = time(dev, || k.launch(grid, (32, 8, 1), shared, args))?;
+    // SAFETY: the same launch with the same arrays, as above.
+    let t_user = time(dev, || unsafe { k.launch(grid, (32, 8, 1), shared, args) })?;
     let t_builtin = time(dev, || m.t().contiguous().map(drop))?;
     let bytes = 2.0 * (rows * cols) as f64 * 4.0;
     println!(

@@ -6,7 +6,7 @@
 
 use super::Operand;
 use crate::element::DType;
-use crate::kernels::abi::{KernelArgs, Scalar};
+use crate::kernels::abi::Scalar;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::elementwise::{ElementwiseSpec, STRIDED_CHUNK};
 use crate::kernels::{IndexWidth, Text, TypeList, BLOCK, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
@@ -356,31 +356,12 @@ pub(crate) fn run_code(
     };
     let items = work_items(&p, variant, &spec);
     let f = kernel(device, &spec)?;
-    let mut args = KernelArgs::new();
-    for o in outs.iter().chain(ins) {
-        args.ptr(o.ptr());
-    }
-    for s in scalars {
-        args.scalar(s);
-    }
-    match variant {
-        Variant::Contiguous | Variant::Vectorized { .. } => {
-            args.i64(p.size as i64);
-        }
-        _ => {
-            args.indexer(p.index, p.size, &p.collapsed.shape, &p.collapsed.strides);
-        }
-    }
     let grid = match variant {
         // Two vectors per thread, no grid-stride trips.
         Variant::Vectorized { .. } => grid_uncapped(items.div_ceil(2)),
         _ => grid_for(items, device.multiprocessor_count() * f.blocks_per_sm),
     };
-    // SAFETY: the arguments follow the elementwise family's wrapper signature for `spec`:
-    // output pointers, input pointers, scalars, then `n` or the Indexer of `p.collapsed`;
-    // every pointer is the first logical element of an `Operand`, whose layout (of the
-    // launch's shape, checked above) stays inside its live, borrowed buffer.
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch(device, &f, grid, outs, ins, scalars, p.size, &p.collapsed)
 }
 
 /// `run_code` for layouts that stay above [`MAX_DIMS`] dimensions after collapsing (NumPy

@@ -3,7 +3,6 @@
 //! as one stride vector per operand over the iteration shape.
 
 use super::Operand;
-use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::gather::{GatherKernel, GatherSpec, SHARED_BINS};
 use crate::kernels::{IndexWidth, MAX_DIMS};
@@ -85,24 +84,23 @@ pub(crate) fn gather(
     super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
-    let mut args = KernelArgs::new();
-    args.ptr(out.ptr())
-        .ptr(a.ptr())
-        .ptr(idx.ptr())
-        .indexer(s.index, n, &s.dims, &s.strides)
-        .i64(n as i64)
-        .i64(extent as i64)
-        .i64(sa as i64)
-        .ptr(rec);
     let grid = grid_for(
         n.div_ceil(8),
         device.multiprocessor_count() * f.blocks_per_sm,
     );
-    // SAFETY: arguments as the Gather wrapper declares them; the output is C-contiguous
-    // with n elements; the index and a-base offsets come from the operands' own layouts
-    // (checked by Operand), and a gathered element is read only for an index in
-    // [0, extent), which stays inside `a` (its axis of that extent has stride sa).
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch_gather(
+        device,
+        &f,
+        grid,
+        out,
+        a,
+        idx,
+        (&s.dims, &s.strides),
+        n,
+        extent,
+        sa,
+        rec,
+    )
 }
 
 /// `a[a_off(o) + wrap(idx[idx_off(o)]) * sa] = vals[v_off(o)]` (or `+=` atomically when
@@ -135,20 +133,20 @@ pub(crate) fn scatter(
     super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
-    let mut args = KernelArgs::new();
-    args.ptr(a.ptr())
-        .ptr(idx.ptr())
-        .ptr(vals.ptr())
-        .indexer(s.index, n, &s.dims, &s.strides)
-        .i64(n as i64)
-        .i64(extent as i64)
-        .i64(sa as i64)
-        .ptr(rec);
     let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);
-    // SAFETY: arguments as the Scatter wrapper declares them; offsets come from the
-    // operands' layouts over `shape` (the caller's strides describe views of them), and
-    // an element of `a` is written only for an index in [0, extent).
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch_scatter(
+        device,
+        &f,
+        grid,
+        a,
+        idx,
+        vals,
+        (&s.dims, &s.strides),
+        n,
+        extent,
+        sa,
+        rec,
+    )
 }
 
 /// Counts into the zeroed i64 `out` of `bins` elements: of each value of `x` (bincount,
@@ -181,29 +179,20 @@ pub(crate) fn count(
     };
     super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
-    let mut args = KernelArgs::new();
-    args.ptr(x.ptr())
-        .indexer(s.index, n, &s.dims, &s.strides)
-        .i64(n as i64);
-    match histogram {
-        Some((edges, lo, hi)) => {
-            args.ptr(edges.ptr())
-                .i64(bins as i64)
-                .push_f64(lo)
-                .push_f64(hi)
-                .ptr(out.ptr());
-        }
-        None => {
-            args.ptr(out.ptr()).i64(bins as i64);
-        }
-    }
     let blocks = device.multiprocessor_count() * if shared { 2 } else { 8 };
     let grid = grid_for(n, blocks);
-    let smem = if shared { (bins * 4) as u32 } else { 0 };
-    // SAFETY: arguments as the Bincount / Histogram wrapper declares them; the input's
-    // offsets lie inside its buffer; a count is added only for a bin below `bins` (the
-    // output's length); `smem` bytes of dynamic shared memory hold the shared counters.
-    unsafe { args.launch_with(device, &f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
+    spec.launch_count(
+        device,
+        &f,
+        grid,
+        x,
+        (&s.dims, &s.strides),
+        n,
+        out,
+        bins,
+        histogram,
+        shared,
+    )
 }
 
 /// The `bins + 1` edges of `bins` uniform bins over `[lo, hi]` into `edges`.
@@ -222,13 +211,6 @@ pub(crate) fn edges(
     };
     super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
-    let mut args = KernelArgs::new();
-    args.ptr(edges.ptr())
-        .i64(bins as i64)
-        .push_f64(lo)
-        .push_f64(hi);
     let grid = (bins + 1).div_ceil(f.block_threads as usize) as u32;
-    // SAFETY: arguments as the Edges wrapper declares them; `edges` holds bins + 1
-    // elements and the kernel writes indices 0..=bins.
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch_edges(device, &f, grid, edges, bins, (lo, hi))
 }

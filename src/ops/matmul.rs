@@ -14,9 +14,8 @@
 use super::Operand;
 use crate::device::{Device, DeviceBuffer};
 use crate::element::DType;
-use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
-use crate::kernels::family::gemm::GemmSpec;
+use crate::kernels::family::gemm::{GemmShape, GemmSpec};
 use crate::kernels::family::reduce::{Acc, Identity};
 use crate::kernels::IndexWidth;
 use crate::kernels::Text;
@@ -34,18 +33,12 @@ use crate::tuning::small_gemm_limit;
 /// by default (see [`tuning::small_gemm_limit`](crate::tuning::small_gemm_limit)).
 pub use crate::tuning::SMALL_GEMM_FLOPS;
 
-/// The arguments of the small-product kernel (render_gemm's signature): C, A, B, then the
-/// `GemmShape` struct.
-fn small_args(
-    p: &GemmPlan,
-    bl: &BatchLoop,
-    (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
-) -> KernelArgs {
+/// The `GemmShape` of the small-product kernel (render_gemm's signature) for the plan `p`
+/// and its batch loop `bl`.
+fn small_shape(p: &GemmPlan, bl: &BatchLoop) -> GemmShape {
     let nb = p.batch.len();
-    let mut args = KernelArgs::new();
-    args.ptr(c).ptr(a).ptr(b);
     let (sa, sb) = (p.a.strides(), p.b.strides());
-    args.i64s(&[
+    [
         bl.count as i64,
         p.m as i64,
         p.n as i64,
@@ -59,8 +52,7 @@ fn small_args(
         bl.stride.2 as i64,
         p.n as i64,
         1,
-    ]);
-    args
+    ]
 }
 
 /// Runs `C = A @ B` for the plan `p` whose batch axes collapse to one strided loop `bl`
@@ -79,13 +71,10 @@ fn run_small(
         index: IndexWidth::I64,
     };
     let f = kernel(device, &spec)?;
-    let mut args = small_args(p, bl, (a, b, c));
+    let shape = small_shape(p, bl);
     let total = bl.count * p.m * p.n;
     let grid = grid_for(total, device.multiprocessor_count() * f.blocks_per_sm);
-    // SAFETY: arguments as the gemm family's signature; the plan's layouts keep every
-    // element of A and B inside their buffers (checked by their `Operand`s), and C holds
-    // batch * m * n elements at the strides passed.
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch(device, &f, grid, (c, a, b), &shape)
 }
 
 /// A C-contiguous copy of `src` in a new buffer.
@@ -467,7 +456,7 @@ mod tests {
         .unwrap();
         let bl = batch_loop(&p);
         assert!(bl.outer.is_empty() && bl.count == 3);
-        let args = small_args(&p, &bl, (0x1000, 0x2000, 0x3000));
+        let args = GemmSpec::args((0x3000, 0x1000, 0x2000), &small_shape(&p, &bl));
         assert_eq!(args.extent(), (4, 3 * 8 + 13 * 8));
     }
 

@@ -4,9 +4,9 @@
 
 use super::Operand;
 use crate::element::DType;
-use crate::kernels::abi::{KernelArgs, Scalar};
+use crate::kernels::abi::Scalar;
 use crate::kernels::cache::{kernel, Kernel};
-use crate::kernels::family::reduce::{ReduceSpec, Variant};
+use crate::kernels::family::reduce::{launch_pass, ReduceArgs, ReduceSpec, Variant};
 use crate::kernels::{IndexWidth, Text, TypeList, MAX_DIMS, MAX_OPERANDS, MAX_SCALARS};
 use crate::ops::launch::{grid_for, index_width};
 use crate::shape::{collapse, normalize_axis, Layout};
@@ -326,30 +326,6 @@ fn spec(p: &Pass<'_>) -> ReduceSpec {
 }
 
 fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
-    let mut args = KernelArgs::new();
-    args.ptr(p.output).ptr(p.input);
-    if !p.partial_in {
-        for e in p.extra {
-            args.ptr(e.0);
-        }
-    }
-    if let (Some((aux, _)), false) = (p.aux, p.partial_in) {
-        args.ptr(aux);
-    }
-    if let (Some((along, _)), false) = (p.along, p.partial_in) {
-        args.ptr(along);
-    }
-    for s in p.scalars {
-        args.scalar(s);
-    }
-    args.indexer(p.index, p.n_out, p.kept.0, &[p.kept.1]);
-    args.indexer(p.index, p.n_red, p.red.0, &[p.red.1]);
-    args.i64(p.n_out as i64)
-        .i64(p.n_red as i64)
-        .i64(p.splits as i64);
-    if p.finish {
-        args.ptr(p.part).ptr(p.sem);
-    }
     let tasks = p.n_out * p.splits;
     let resident = device.multiprocessor_count() * f.blocks_per_sm;
     let grid = match p.strategy {
@@ -360,13 +336,23 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
         Strategy::Rows { warp: true } => grid_for(tasks * 32, resident),
         Strategy::Cols => grid_for(tasks / vector_width(p) as usize, resident),
     };
-    // SAFETY: the arguments follow render_reduce's signature for `spec`; the input
-    // offsets produced by the two Indexers stay inside the input's buffer (its layout's
-    // invariants) and inside each extra input's (the same shape and strides, checked by
-    // `run_def_with`, in an `Operand` of its own), the output holds n_out elements (or n_out * splits accumulators);
-    // with `finish`, `part` holds n_out * splits accumulators and `sem` n_out zeroed
-    // counters that no other launch uses at the same time (the handle's stream's own).
-    unsafe { args.launch(device, f, grid) }
+    let args = ReduceArgs {
+        output: p.output,
+        input: p.input,
+        extra: p.extra,
+        aux: p.aux.map(|a| a.0),
+        along: p.along.map(|a| a.0),
+        scalars: p.scalars,
+        kept: p.kept,
+        red: p.red,
+        n_out: p.n_out,
+        n_red: p.n_red,
+        splits: p.splits,
+        index: p.index,
+        partial_in: p.partial_in,
+        finish: p.finish.then_some((p.part, p.sem)),
+    };
+    launch_pass(device, f, grid, &args)
 }
 
 /// Runs reduction `op` of `input` planned as `p` (from the input's layout) into the

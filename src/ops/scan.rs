@@ -2,9 +2,8 @@
 
 use super::Operand;
 use crate::element::DType;
-use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
-use crate::kernels::family::scan::{ScanSpec, Variant, SCAN_BLOCK, SCAN_PER_THREAD};
+use crate::kernels::family::scan::{LookBack, ScanSpec, Variant, SCAN_BLOCK, SCAN_PER_THREAD};
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::catalogue::ReduceOp;
 use crate::ops::launch::{grid_for, index_width};
@@ -160,7 +159,6 @@ pub(crate) fn run(
         ));
     }
     let (in_dtype, out_dtype) = (input.dtype(), output.dtype());
-    let (input, output) = (input.ptr(), output.ptr());
     let def = op.def(in_dtype);
     let (in_size, out_size) = (in_dtype.size(), out_dtype.size());
     let vec = 16 / in_size.max(out_size);
@@ -169,8 +167,8 @@ pub(crate) fn run(
         && p.sin == 1
         && p.sout == 1
         && p.len.is_multiple_of(vec)
-        && input % 16 == 0
-        && output % 16 == 0
+        && input.ptr().is_multiple_of(16)
+        && output.ptr().is_multiple_of(16)
         && p.kept.1.iter().all(|&s| s % vec as isize == 0);
     let nk = p.kept.0.len() as u8;
     let variant = if p.tiles {
@@ -183,19 +181,11 @@ pub(crate) fn run(
     };
     let spec = scan_spec(op, in_dtype, out_dtype, variant, p.index);
     let f = kernel(device, &spec)?;
-    let mut args = KernelArgs::new();
-    args.ptr(output).ptr(input);
-    args.indexer(p.index, p.n_rows, &p.kept.0, &[&p.kept.1, &p.kept.2]);
-    args.i64(p.n_rows as i64)
-        .i64(p.len as i64)
-        .i64(p.sin as i64)
-        .i64(p.sout as i64);
+    let rows = (p.n_rows, p.len, p.sin, p.sout);
     let sm = device.multiprocessor_count() as usize;
     if !p.tiles {
         let grid = grid_for(p.n_rows, device.multiprocessor_count() * f.blocks_per_sm);
-        // SAFETY: arguments as render_scan's serial signature; every offset the plan
-        // produces lies inside the input's and the output's buffers.
-        return unsafe { args.launch(device, &f, grid) };
+        return spec.launch(device, &f, grid, output, input, &p.kept, rows, None);
     }
     let tiles = p.n_rows * p.len.div_ceil(SCAN_TILE);
     // Look-back state: counter, flags, aggregates, inclusive prefixes; zeroed.
@@ -212,14 +202,23 @@ pub(crate) fn run(
     // before the kernel that reads it.
     unsafe { cudarc::driver::result::memset_d8_async(base, 0, bytes, device.cu_stream()) }
         .map_err(Error::cuda("cumsum"))?;
-    args.ptr(base + flags_at as u64)
-        .ptr(base + aggs_at as u64)
-        .ptr(base + incls_at as u64)
-        .ptr(base);
+    let look_back = LookBack {
+        flags: base + flags_at as u64,
+        aggregates: base + aggs_at as u64,
+        inclusive: base + incls_at as u64,
+        counter: base,
+    };
     let grid = tiles.min(sm * f.blocks_per_sm as usize).max(1) as u32;
-    // SAFETY: arguments as render_scan's tiled signature; the state arrays hold one
-    // entry per tile and the counter, zeroed above; offsets stay inside the buffers.
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch(
+        device,
+        &f,
+        grid,
+        output,
+        input,
+        &p.kept,
+        rows,
+        Some(look_back),
+    )
 }
 
 #[cfg(test)]

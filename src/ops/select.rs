@@ -4,7 +4,6 @@
 
 use super::Operand;
 use crate::element::DType;
-use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::select::{Flag, Out, SelectSpec, TILE};
 use crate::kernels::{IndexWidth, MAX_DIMS};
@@ -114,15 +113,15 @@ pub(crate) fn count(
     let s = spec(p, false, flag, f.dtype(), f.dtype(), Out::Values);
     super::real_only("select", &[s.flag_dtype, s.value_dtype])?;
     let k = kernel(device, &s)?;
-    let mut args = KernelArgs::new();
-    args.ptr(f.ptr())
-        .indexer(p.index, p.n, &p.dims, &p.strides)
-        .i64(p.n as i64)
-        .ptr(counts.ptr());
-    // SAFETY: arguments as the Count wrapper declares them; one block per tile, each
-    // writing its own entry of `counts` (p.tiles entries); flag offsets of flat indices
-    // below n lie inside the flag operand (its layout over the plan's shape).
-    unsafe { args.launch(device, &k, p.tiles as u32) }
+    s.launch_count(
+        device,
+        &k,
+        p.tiles as u32,
+        f,
+        (&p.dims, &p.strides),
+        p.n,
+        counts,
+    )
 }
 
 /// What a write produces.
@@ -155,15 +154,15 @@ pub(crate) fn write(
     if p.tiles == 0 {
         return Ok(());
     }
-    let (value_dtype, out_kind, vptr, optr) = match &target {
-        Target::Values { values, out } => (values.dtype(), Out::Values, values.ptr(), out.ptr()),
+    let (value_dtype, out_kind, v, out) = match &target {
+        Target::Values { values, out } => (values.dtype(), Out::Values, *values, *out),
         Target::Coords { shape, out, .. } => (
             f.dtype(),
             Out::Coords {
                 ndl: shape.len().max(1) as u8,
             },
-            f.ptr(),
-            out.ptr(),
+            f,
+            *out,
         ),
     };
     if let Target::Coords { shape, .. } = &target {
@@ -174,30 +173,20 @@ pub(crate) fn write(
     let s = spec(p, true, flag, f.dtype(), value_dtype, out_kind);
     super::real_only("select", &[s.flag_dtype, s.value_dtype])?;
     let k = kernel(device, &s)?;
-    let mut args = KernelArgs::new();
-    args.ptr(f.ptr())
-        .ptr(vptr)
-        .indexer(p.index, p.n, &p.dims, &p.strides)
-        .i64(p.n as i64)
-        .ptr(incl.ptr())
-        .ptr(optr);
-    match &target {
-        Target::Values { .. } => {
-            args.indexer(p.index, 1, &[1], &[[0isize]]).i64(1);
-        }
-        Target::Coords { shape, sk, sd, .. } => {
-            let shape: Vec<usize> = if shape.is_empty() {
-                vec![1]
-            } else {
-                shape.to_vec()
-            };
-            let st: Vec<isize> = (0..shape.len()).map(|d| (d * sd) as isize).collect();
-            args.indexer(p.index, p.n, &shape, &[st]).i64(*sk as i64);
-        }
-    }
-    // SAFETY: arguments as the Write wrapper declares them; one block per tile; the
-    // output holds the total of the counts whose inclusive sums `incl` holds, and each
-    // tile writes the positions from the sum before it; operand offsets lie inside their
-    // buffers (their layouts over the plan's shape).
-    unsafe { args.launch(device, &k, p.tiles as u32) }
+    let coords = match &target {
+        Target::Values { .. } => None,
+        Target::Coords { shape, sk, sd, .. } => Some((*shape, *sk, *sd)),
+    };
+    s.launch_write(
+        device,
+        &k,
+        p.tiles as u32,
+        f,
+        v,
+        (&p.dims, &p.strides),
+        p.n,
+        incl,
+        out,
+        coords,
+    )
 }

@@ -13,11 +13,10 @@
 use super::Operand;
 use crate::device::DeviceBuffer;
 use crate::element::DType;
-use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::sort::{
-    hist_copies_for, hist_smem, pass_shape, pass_smem, pass_variant_default, SortKernel, SortSpec,
-    HIST_COPIES, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
+    hist_copies_for, hist_smem, pass_shape, pass_smem, pass_variant_default, PassState, SortKernel,
+    SortSpec, HIST_COPIES, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -387,27 +386,17 @@ pub(crate) fn run(
             super::real_only("sort", &[s.dtype])?;
             let f = kernel(device, &s)?;
             let groups = if threads == 32 { 8 } else { 1 };
-            let mut args = KernelArgs::new();
-            args.ptr(input.ptr()).ptr(ko).ptr(io);
-            args.indexer(
-                p.index,
-                p.n_rows,
-                &p.rows.0,
-                &[&p.rows.1, &p.rows.2, &p.rows.2],
-            );
-            for v in [p.n_rows, p.len] {
-                args.i64(v as i64);
-            }
-            args.i64(p.sin as i64)
-                .i64(p.sout as i64)
-                .i64(p.sout as i64)
-                .i64(p.kout as i64);
             let grid = p.n_rows.div_ceil(groups).min(i32::MAX as usize) as u32;
-            // SAFETY: arguments as the Rows wrapper declares them; every row offset the
-            // plan gives, plus j * stride for j < len (input) or j < kout (outputs), lies
-            // inside the operands' buffers; null outputs are not written (their flag is
-            // off in the spec).
-            unsafe { args.launch(device, &f, grid) }
+            s.launch_rows(
+                device,
+                &f,
+                grid,
+                input,
+                (ko, io),
+                &p.rows,
+                (p.n_rows, p.len, p.kout),
+                (p.sin, p.sout),
+            )
         }
         SortStrategy::Radix {
             key_passes,
@@ -483,35 +472,23 @@ pub(crate) fn run(
             };
             super::real_only("sort", &[hs.dtype])?;
             let hf = kernel(device, &hs)?;
-            let mut args = KernelArgs::new();
-            args.ptr(input.ptr())
-                .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
-                .i64(n as i64)
-                .i64(p.len as i64)
-                .i64(row_passes as i64)
-                .ptr(base + hist_at as u64)
-                .ptr(base + cleared as u64)
-                .i64(((bytes - cleared) / 16) as i64);
             let SortKernel::Hist { copies, .. } = hs.kernel else {
                 unreachable!("a Hist spec")
             };
             // More than one counter a bin: one block a multiprocessor takes them.
             let resident = if copies > 1 { 1 } else { hf.blocks_per_sm };
             let grid = grid_for(n, device.multiprocessor_count() * resident);
-            // SAFETY: arguments as the Hist wrapper declares them; the input's offsets of
-            // flat indices below n lie inside its buffer; `hist` has passes * 256 words;
-            // `clear` is the 16-byte aligned rest of `state` past `cleared` (a multiple of
-            // 256 bytes, as is `bytes`), which no kernel before the second pass touches;
-            // the shared bytes are those `cuarray_hist_words` asks (`hist_smem`).
-            unsafe {
-                args.launch_with(
-                    device,
-                    &hf,
-                    (grid, 1, 1),
-                    (hf.block_threads, 1, 1),
-                    hist_smem(kb, copies) as u32,
-                )
-            }?;
+            hs.launch_hist(
+                device,
+                &hf,
+                grid,
+                hist_smem(kb, copies) as u32,
+                input,
+                (&p.in_dims.0, &p.in_dims.1),
+                (n, p.len, row_passes),
+                base + hist_at as u64,
+                (base + cleared as u64, (bytes - cleared) / 16),
+            )?;
             let n_out = p.n_rows * p.kout;
             let smem = pass_smem(kb, vb, wb, threads as usize, ipt as usize, values, variant);
             for pass in 0..passes {
@@ -551,46 +528,31 @@ pub(crate) fn run(
                 } else {
                     pass
                 };
-                let mut args = KernelArgs::new();
-                args.ptr(input.ptr())
-                    .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
-                    .ptr(src(&keys))
-                    .ptr(src(&vals))
-                    .ptr(dst(&keys))
-                    .ptr(dst(&vals))
-                    .ptr(ko)
-                    .ptr(io)
-                    .indexer(
-                        p.index,
-                        n_out,
-                        &p.out_dims.0,
-                        &[&p.out_dims.1, &p.out_dims.1],
-                    )
-                    .i64s(&[
-                        n as i64,
-                        p.len as i64,
-                        p.kout as i64,
-                        shift as i64,
-                        row_pass as i64,
-                        pass_ahead(device.multiprocessor_count() * f.blocks_per_sm) as i64,
-                    ])
-                    .ptr(base + (hist_at + pass * 256 * 8) as u64)
-                    .ptr(base + (look_at + pass * look_pass) as u64)
-                    .ptr(base + (counters_at + pass * 4) as u64);
-                // SAFETY: arguments as the Pass wrapper declares them. Exactly `tiles`
-                // blocks, one tile each (the look-back array has `tiles` rows), with the
-                // shared bytes `cuarray_pass_smem` asks (`pass_smem` mirrors it); keys and
-                // values in and out hold n entries; outputs are written at offsets of flat
-                // indices below n_rows * kout through their layouts.
-                unsafe {
-                    args.launch_with(
-                        device,
-                        &f,
-                        (tiles as u32, 1, 1),
-                        (f.block_threads, 1, 1),
-                        smem as u32,
-                    )
-                }?;
+                let words = [
+                    n as i64,
+                    p.len as i64,
+                    p.kout as i64,
+                    shift as i64,
+                    row_pass as i64,
+                    pass_ahead(device.multiprocessor_count() * f.blocks_per_sm) as i64,
+                ];
+                let state = PassState {
+                    hist: base + (hist_at + pass * 256 * 8) as u64,
+                    look: base + (look_at + pass * look_pass) as u64,
+                    counter: base + (counters_at + pass * 4) as u64,
+                };
+                s.launch_pass(
+                    device,
+                    &f,
+                    (tiles as u32, smem as u32),
+                    input,
+                    (&p.in_dims.0, &p.in_dims.1),
+                    (src(&keys), src(&vals), dst(&keys), dst(&vals)),
+                    (ko, io),
+                    ((&p.out_dims.0, &p.out_dims.1), n_out),
+                    &words,
+                    &state,
+                )?;
             }
             // The temporaries go back to the pool in stream order.
             drop((keys, vals, state));
@@ -651,21 +613,19 @@ pub(crate) fn search(
     };
     super::real_only("sort", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
-    let mut args = KernelArgs::new();
-    args.ptr(sorted.ptr())
-        .i64(m as i64)
-        .i64(sa as i64)
-        .ptr(values.ptr())
-        .ptr(out.ptr())
-        .indexer(index, n, &dims, &strides)
-        .i64(n as i64);
     let grid = n
         .div_ceil(f.block_threads as usize)
         .min((device.multiprocessor_count() * f.blocks_per_sm) as usize) as u32;
-    // SAFETY: arguments as the Search wrapper declares them; sorted[i * sa] for i < m,
-    // and the values' and output's offsets of flat indices below n, lie inside their
-    // buffers.
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch_search(
+        device,
+        &f,
+        grid,
+        (sorted, m, sa),
+        values,
+        out,
+        (&dims, &strides),
+        n,
+    )
 }
 
 /// Top-k by radix selection over the single row of `p` (`p.n_rows == 1`): the histogram of
@@ -690,17 +650,16 @@ pub(crate) fn topk_hist(
     super::real_only("sort", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let n = p.len;
-    let mut args = KernelArgs::new();
-    args.ptr(input.ptr())
-        .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
-        .i64(n as i64)
-        .i64(p.kout as i64)
-        .i64(pass as i64)
-        .ptr(hist.ptr());
     let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);
-    // SAFETY: arguments as the TopkHist wrapper declares them; the input's offsets of flat
-    // indices below n lie inside its buffer; `hist` holds key bytes x 256 counters.
-    unsafe { args.launch(device, &f, grid) }
+    spec.launch_topk_hist(
+        device,
+        &f,
+        grid,
+        input,
+        (&p.in_dims.0, &p.in_dims.1),
+        (n, p.kout, pass),
+        hist,
+    )
 }
 
 fn topk_spec(p: &SortPlan, dtype: DType, descending: bool, kernel: SortKernel) -> SortSpec {
@@ -748,20 +707,16 @@ pub(crate) fn topk_select(
     let n = p.len;
     let tiles = topk_tiles(p);
     let (cand, cand_idx) = write.map_or((0, 0), |(a, b)| (a.ptr(), b.ptr()));
-    let mut args = KernelArgs::new();
-    args.ptr(input.ptr())
-        .indexer(p.index, n, &p.in_dims.0, &[&p.in_dims.1])
-        .i64(n as i64)
-        .i64(p.kout as i64)
-        .ptr(hist.ptr())
-        .ptr(counts.ptr())
-        .i64(tiles as i64)
-        .ptr(cand)
-        .ptr(cand_idx);
-    // SAFETY: arguments as the TopkSelect wrapper declares them; one block per tile of
-    // 4096 elements; `counts` holds 2 x tiles entries; the candidates written are exactly k (the histograms' selection), at positions
-    // below k of `cand` and `cand_idx`.
-    unsafe { args.launch(device, &f, tiles as u32) }
+    spec.launch_topk_select(
+        device,
+        &f,
+        tiles,
+        input,
+        (&p.in_dims.0, &p.in_dims.1),
+        (n, p.kout),
+        (hist, counts),
+        (cand, cand_idx),
+    )
 }
 
 #[cfg(test)]

@@ -52,8 +52,11 @@ struct RawParam {
 ///         if (i < n) p[i] *= 2.0f;
 ///     }"#)?;
 /// let a = DeviceArray::<f32>::zeros(&dev, &[1000])?;
-/// m.get_function("fill")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1.5f32, 1000u64))?;
-/// m.get_function("twice")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1000u64))?;
+/// // SAFETY: each kernel touches p[i] for i < n only, and n = 1000 is the length of `a`.
+/// unsafe {
+///     m.get_function("fill")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1.5f32, 1000u64))?;
+///     m.get_function("twice")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1000u64))?;
+/// }
 /// assert_eq!(a.to_host()?, vec![3.0; 1000]);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
@@ -95,7 +98,8 @@ impl RawModule {
     /// let m = RawModule::new(&dev, r#"extern "C" __global__ void noop() {}"#)?;
     /// let k = m.get_function("noop")?; // compiled here
     /// assert!(m.get_function("missing").is_err());
-    /// k.launch((1, 1, 1), (32, 1, 1), 0, ())?;
+    /// // SAFETY: the kernel takes no parameters and touches no memory.
+    /// unsafe { k.launch((1, 1, 1), (32, 1, 1), 0, ())? };
     /// # Ok::<(), cuarray::Error>(())
     /// ```
     ///
@@ -117,7 +121,8 @@ impl RawModule {
 ///
 /// cuarray checks the arguments, not what the kernel does with them: indexing past an
 /// array corrupts device memory or fails the launch, reported by the next call that waits
-/// for the GPU, as with any CUDA kernel.
+/// for the GPU, as with any CUDA kernel. That is why [`launch`](Self::launch) is an
+/// `unsafe fn` (see its `# Safety` section).
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray, RawKernel};
@@ -128,7 +133,8 @@ impl RawModule {
 ///         if (i < n) out[i] = (long long)i;
 ///     }"#, "iota")?;
 /// let out = DeviceArray::<i64>::zeros(&dev, &[1000])?;
-/// k.launch((4, 1, 1), (256, 1, 1), 0, (&out, 1000u64))?;
+/// // SAFETY: the kernel writes out[i] for i < n only, and n = 1000 is the length of `out`.
+/// unsafe { k.launch((4, 1, 1), (256, 1, 1), 0, (&out, 1000u64))? };
 /// assert_eq!(out.to_host()?[999], 999);
 /// # Ok::<(), cuarray::Error>(())
 /// ```
@@ -211,7 +217,9 @@ impl RawKernel {
     ///         if (i < n) p[i] *= s;
     ///     }"#, "scale")?;
     /// let a = DeviceArray::<f32>::ones(&dev, &[1000])?;
-    /// k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?; // 4 blocks of 256 threads
+    /// // SAFETY: the kernel takes (float*, float, unsigned long long) and touches p[i] for
+    /// // i < n only; `a` holds n = 1000 f32.
+    /// unsafe { k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))? }; // 4 blocks of 256 threads
     /// assert_eq!(a.to_host()?, vec![3.0; 1000]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
@@ -221,14 +229,30 @@ impl RawKernel {
     /// type, or an array that is not C-contiguous; [`Error::DeviceMismatch`] for an array
     /// of another device; [`Error::Cuda`] when the driver refuses the geometry (e.g. more
     /// than 1024 threads per block, or more shared memory than the device has).
-    pub fn launch<'a>(
+    ///
+    /// # Safety
+    /// The kernel is the caller's code, run as it is written. cuarray checks the arguments
+    /// against the parameter list read from the source (their count, each array's element
+    /// type for a pointer of a known type, each scalar's exact type), but not what the
+    /// kernel does with them, as cudarc's launch does not. The caller must make sure that:
+    /// - every access the kernel makes through a pointer stays within the array passed
+    ///   for it, for this grid and block (e.g. a length argument is at most the array's
+    ///   length), and a pointer of a type cuarray does not know gets an array whose
+    ///   element type the kernel expects;
+    /// - the kernel uses no more dynamic shared memory (`extern __shared__`) than
+    ///   `shared_mem_bytes`;
+    /// - an array the kernel writes is not an array also read or written by work on
+    ///   another stream that is not ordered with this launch, and is not shared through
+    ///   another view the kernel reads expecting the old values.
+    pub unsafe fn launch<'a>(
         &self,
         grid: (u32, u32, u32),
         block: (u32, u32, u32),
         shared_mem_bytes: u32,
         args: impl KernelArgs<'a>,
     ) -> Result<()> {
-        self.launch_on(&self.device, grid, block, shared_mem_bytes, args)
+        // SAFETY: the caller's obligations of `launch` are those of `launch_on`.
+        unsafe { self.launch_on(&self.device, grid, block, shared_mem_bytes, args) }
     }
 
     /// [`launch`](Self::launch) on the stream of `device` (a handle of the same device,
@@ -244,7 +268,9 @@ impl RawKernel {
     ///     }"#, "scale")?;
     /// let side = dev.new_stream()?;
     /// let a = DeviceArray::<f32>::ones(&side.device(), &[1000])?; // written on `side`
-    /// k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?;
+    /// // SAFETY: the kernel touches p[i] for i < n only, `a` holds n = 1000 f32, and
+    /// // `a` is used on `side` only.
+    /// unsafe { k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))? };
     /// side.synchronize()?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
@@ -252,7 +278,10 @@ impl RawKernel {
     /// # Errors
     /// As [`launch`](Self::launch); [`Error::DeviceMismatch`] when `device` is another
     /// device.
-    pub fn launch_on<'a>(
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), for work ordered on `device`'s stream.
+    pub unsafe fn launch_on<'a>(
         &self,
         device: &Device,
         grid: (u32, u32, u32),
@@ -314,7 +343,7 @@ impl RawKernel {
         // source: a device pointer (8 bytes) for each pointer parameter, the exact scalar
         // type for each scalar parameter. The pointers address the first element of live,
         // C-contiguous arrays borrowed for the call; what the kernel does with them is
-        // the user's code (documented on RawKernel).
+        // the user's code, whose accesses the caller vouches for (see `launch`'s Safety).
         unsafe { la.launch_with(device, &f, grid, block, shared_mem_bytes) }
     }
 }

@@ -2001,7 +2001,7 @@ pub fn device_memory_745() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_110() -> Result<(), String> {
+pub fn device_mod_92() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         println!("{} (sm_{}{})", dev.name()?, dev.compute_capability()?.0, dev.compute_capability()?.1);
@@ -2010,22 +2010,7 @@ pub fn device_mod_110() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_148() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray};
-        let dev = Device::new(0)?;
-        let before = dev.transfer_stats();
-        let a = DeviceArray::<f32>::ones(&dev, &[256])?;
-        let total = a.sum()?.to_scalar()?; // one 4-byte copy back
-        let after = dev.transfer_stats();
-        assert_eq!(after.d2h_calls - before.d2h_calls, 1);
-        assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn device_mod_207() -> Result<(), String> {
+pub fn device_mod_130() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match cuarray::device_count() {
@@ -2037,7 +2022,7 @@ pub fn device_mod_207() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_227() -> Result<(), String> {
+pub fn device_mod_150() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         match Device::new(0) {
@@ -2049,7 +2034,7 @@ pub fn device_mod_227() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_292() -> Result<(), String> {
+pub fn device_mod_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2059,7 +2044,7 @@ pub fn device_mod_292() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_304() -> Result<(), String> {
+pub fn device_mod_227() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2069,7 +2054,7 @@ pub fn device_mod_304() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_322() -> Result<(), String> {
+pub fn device_mod_245() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2080,7 +2065,7 @@ pub fn device_mod_322() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_338() -> Result<(), String> {
+pub fn device_mod_261() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2090,7 +2075,7 @@ pub fn device_mod_338() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_350() -> Result<(), String> {
+pub fn device_mod_273() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2102,7 +2087,7 @@ pub fn device_mod_350() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_372() -> Result<(), String> {
+pub fn device_mod_295() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2114,7 +2099,7 @@ pub fn device_mod_372() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_399() -> Result<(), String> {
+pub fn device_mod_322() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2127,7 +2112,7 @@ pub fn device_mod_399() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_427() -> Result<(), String> {
+pub fn device_mod_350() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = dev.new_stream()?;
@@ -2139,7 +2124,7 @@ pub fn device_mod_427() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_447() -> Result<(), String> {
+pub fn device_mod_370() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2151,7 +2136,7 @@ pub fn device_mod_447() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_465() -> Result<(), String> {
+pub fn device_mod_388() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2164,7 +2149,7 @@ pub fn device_mod_465() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_483() -> Result<(), String> {
+pub fn device_mod_406() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2176,7 +2161,7 @@ pub fn device_mod_483() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_497() -> Result<(), String> {
+pub fn device_mod_420() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2188,7 +2173,7 @@ pub fn device_mod_497() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_513() -> Result<(), String> {
+pub fn device_mod_436() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2204,7 +2189,7 @@ pub fn device_mod_513() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_532() -> Result<(), String> {
+pub fn device_mod_455() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2215,7 +2200,7 @@ pub fn device_mod_532() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_mod_545() -> Result<(), String> {
+pub fn device_mod_468() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2560,6 +2545,21 @@ pub fn device_timing_77() -> Result<(), String> {
         let t = dev.time(3, 20, || (&a + &a).map(drop))?;
         let gbps = 3.0 * 4.0 * (1 << 24) as f64 / t.median().as_secs_f64() / 1e9;
         println!("add: {:?} median, {gbps:.0} GB/s", t.median());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn device_transfers_7() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let before = dev.transfer_stats();
+        let a = DeviceArray::<f32>::ones(&dev, &[256])?;
+        let total = a.sum()?.to_scalar()?; // one 4-byte copy back
+        let after = dev.transfer_stats();
+        assert_eq!(after.d2h_calls - before.d2h_calls, 1);
+        assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -2969,22 +2969,7 @@ pub fn fft_transform_648() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_8() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{fuse, Device, DeviceArray, Expr};
-        let dev = Device::new(0)?;
-        let fma = fuse(|x: Expr<f32>, y: Expr<f32>| x * y + 1.0);   // traced here, once
-        let a = DeviceArray::<f32>::full(&dev, &[1000], 2.0)?;
-        let b = DeviceArray::<f32>::full(&dev, &[1000], 3.0)?;
-        let c = fma.call(&a, &b)?;                                    // one kernel
-        assert_eq!(c.to_host()?, vec![7.0; 1000]);
-        let d = fma.call(&a, 0.5f32)?;                                // a scalar argument
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn fusion_mod_100() -> Result<(), String> {
+pub fn fusion_expr_21() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3000,7 +2985,7 @@ pub fn fusion_mod_100() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_186() -> Result<(), String> {
+pub fn fusion_expr_107() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3012,7 +2997,7 @@ pub fn fusion_mod_186() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_199() -> Result<(), String> {
+pub fn fusion_expr_120() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3024,7 +3009,7 @@ pub fn fusion_mod_199() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_213() -> Result<(), String> {
+pub fn fusion_expr_134() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3036,7 +3021,7 @@ pub fn fusion_mod_213() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_230() -> Result<(), String> {
+pub fn fusion_expr_151() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3048,7 +3033,7 @@ pub fn fusion_mod_230() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_389() -> Result<(), String> {
+pub fn fusion_expr_310() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3060,7 +3045,7 @@ pub fn fusion_mod_389() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_409() -> Result<(), String> {
+pub fn fusion_expr_330() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3072,7 +3057,7 @@ pub fn fusion_mod_409() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_426() -> Result<(), String> {
+pub fn fusion_expr_347() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3084,7 +3069,7 @@ pub fn fusion_mod_426() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_439() -> Result<(), String> {
+pub fn fusion_expr_360() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3096,7 +3081,7 @@ pub fn fusion_mod_439() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_452() -> Result<(), String> {
+pub fn fusion_expr_373() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3109,7 +3094,7 @@ pub fn fusion_mod_452() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_466() -> Result<(), String> {
+pub fn fusion_expr_387() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3121,7 +3106,7 @@ pub fn fusion_mod_466() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_483() -> Result<(), String> {
+pub fn fusion_expr_404() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, lit, Expr};
         let dev = Device::new(0)?;
@@ -3133,7 +3118,7 @@ pub fn fusion_mod_483() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_501() -> Result<(), String> {
+pub fn fusion_expr_422() -> Result<(), String> {
     fn run() {
         use cuarray::{fuse, select, Expr};
         let leaky = fuse(|x: Expr<f32>| select(x.gt(0.0), x, x * 0.01));
@@ -3141,7 +3126,7 @@ pub fn fusion_mod_501() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_590() -> Result<(), String> {
+pub fn fusion_expr_511() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3154,7 +3139,7 @@ pub fn fusion_mod_590() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_810() -> Result<(), String> {
+pub fn fusion_fused_117() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3168,7 +3153,7 @@ pub fn fusion_mod_810() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_860() -> Result<(), String> {
+pub fn fusion_fused_167() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3191,7 +3176,7 @@ pub fn fusion_mod_860() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_911() -> Result<(), String> {
+pub fn fusion_fused_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3205,7 +3190,7 @@ pub fn fusion_mod_911() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_939() -> Result<(), String> {
+pub fn fusion_fused_243() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Device, DeviceArray, Expr};
         let dev = Device::new(0)?;
@@ -3219,11 +3204,26 @@ pub fn fusion_mod_939() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_mod_981() -> Result<(), String> {
+pub fn fusion_fused_285() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fuse, Expr};
         let f = fuse(|x: Expr<f32>| (x * 2.0).exp());
         f.check()?; // the trace is usable: calls will not fail with Error::Fusion
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fusion_mod_8() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{fuse, Device, DeviceArray, Expr};
+        let dev = Device::new(0)?;
+        let fma = fuse(|x: Expr<f32>, y: Expr<f32>| x * y + 1.0);   // traced here, once
+        let a = DeviceArray::<f32>::full(&dev, &[1000], 2.0)?;
+        let b = DeviceArray::<f32>::full(&dev, &[1000], 3.0)?;
+        let c = fma.call(&a, &b)?;                                    // one kernel
+        assert_eq!(c.to_host()?, vec![7.0; 1000]);
+        let d = fma.call(&a, 0.5f32)?;                                // a scalar argument
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -3360,7 +3360,7 @@ pub fn kernels_cache_260() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_family_elementwise_54() -> Result<(), String> {
+pub fn kernels_family_elementwise_59() -> Result<(), String> {
     fn run() {
         use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
         use cuarray::kernels::{IndexWidth, KernelSpec, TypeList};
@@ -4124,7 +4124,7 @@ pub fn ops_elementwise_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_206() -> Result<(), String> {
+pub fn ops_matmul_195() -> Result<(), String> {
     fn run() {
         use cuarray::{ops::matmul::matvec_def, DType};
         assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
@@ -4132,7 +4132,7 @@ pub fn ops_matmul_206() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_285() -> Result<(), String> {
+pub fn ops_matmul_274() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::{mat_operand, MatOperand};
         assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
@@ -4142,7 +4142,7 @@ pub fn ops_matmul_285() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_matmul_333() -> Result<(), String> {
+pub fn ops_matmul_322() -> Result<(), String> {
     fn run() {
         use cuarray::ops::matmul::plan_gemm;
         use cuarray::shape::Layout;
@@ -4166,7 +4166,7 @@ pub fn ops_reduce_70() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_scan_39() -> Result<(), String> {
+pub fn ops_scan_38() -> Result<(), String> {
     fn run() {
         use cuarray::ops::scan::plan_scan;
         use cuarray::shape::Layout;
@@ -4178,7 +4178,7 @@ pub fn ops_scan_39() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_scan_110() -> Result<(), String> {
+pub fn ops_scan_109() -> Result<(), String> {
     fn run() {
         use cuarray::kernels::family::scan::Variant;
         use cuarray::kernels::IndexWidth;
@@ -4190,7 +4190,7 @@ pub fn ops_scan_110() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_select_33() -> Result<(), String> {
+pub fn ops_select_32() -> Result<(), String> {
     fn run() {
         use cuarray::ops::select::plan_select;
         let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
@@ -4199,7 +4199,7 @@ pub fn ops_select_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_sort_170() -> Result<(), String> {
+pub fn ops_sort_169() -> Result<(), String> {
     fn run() {
         use cuarray::ops::sort::{plan_sort, SortStrategy};
         use cuarray::shape::Layout;
@@ -5222,15 +5222,18 @@ pub fn user_kernels_raw_42() -> Result<(), String> {
                 if (i < n) p[i] *= 2.0f;
             }"#)?;
         let a = DeviceArray::<f32>::zeros(&dev, &[1000])?;
-        m.get_function("fill")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1.5f32, 1000u64))?;
-        m.get_function("twice")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1000u64))?;
+        // SAFETY: each kernel touches p[i] for i < n only, and n = 1000 is the length of `a`.
+        unsafe {
+            m.get_function("fill")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1.5f32, 1000u64))?;
+            m.get_function("twice")?.launch((4, 1, 1), (256, 1, 1), 0, (&a, 1000u64))?;
+        }
         assert_eq!(a.to_host()?, vec![3.0; 1000]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_69() -> Result<(), String> {
+pub fn user_kernels_raw_72() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawModule};
         let dev = Device::new(0)?;
@@ -5245,20 +5248,21 @@ pub fn user_kernels_raw_69() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn user_kernels_raw_92() -> Result<(), String> {
+pub fn user_kernels_raw_95() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawModule};
         let dev = Device::new(0)?;
         let m = RawModule::new(&dev, r#"extern "C" __global__ void noop() {}"#)?;
         let k = m.get_function("noop")?; // compiled here
         assert!(m.get_function("missing").is_err());
-        k.launch((1, 1, 1), (32, 1, 1), 0, ())?;
+        // SAFETY: the kernel takes no parameters and touches no memory.
+        unsafe { k.launch((1, 1, 1), (32, 1, 1), 0, ())? };
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_122() -> Result<(), String> {
+pub fn user_kernels_raw_127() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5268,14 +5272,15 @@ pub fn user_kernels_raw_122() -> Result<(), String> {
                 if (i < n) out[i] = (long long)i;
             }"#, "iota")?;
         let out = DeviceArray::<i64>::zeros(&dev, &[1000])?;
-        k.launch((4, 1, 1), (256, 1, 1), 0, (&out, 1000u64))?;
+        // SAFETY: the kernel writes out[i] for i < n only, and n = 1000 is the length of `out`.
+        unsafe { k.launch((4, 1, 1), (256, 1, 1), 0, (&out, 1000u64))? };
         assert_eq!(out.to_host()?[999], 999);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_146() -> Result<(), String> {
+pub fn user_kernels_raw_152() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5289,7 +5294,7 @@ pub fn user_kernels_raw_146() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn user_kernels_raw_189() -> Result<(), String> {
+pub fn user_kernels_raw_195() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5300,7 +5305,7 @@ pub fn user_kernels_raw_189() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn user_kernels_raw_205() -> Result<(), String> {
+pub fn user_kernels_raw_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5310,14 +5315,16 @@ pub fn user_kernels_raw_205() -> Result<(), String> {
                 if (i < n) p[i] *= s;
             }"#, "scale")?;
         let a = DeviceArray::<f32>::ones(&dev, &[1000])?;
-        k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?; // 4 blocks of 256 threads
+        // SAFETY: the kernel takes (float*, float, unsigned long long) and touches p[i] for
+        // i < n only; `a` holds n = 1000 f32.
+        unsafe { k.launch((4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))? }; // 4 blocks of 256 threads
         assert_eq!(a.to_host()?, vec![3.0; 1000]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn user_kernels_raw_237() -> Result<(), String> {
+pub fn user_kernels_raw_261() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, RawKernel};
         let dev = Device::new(0)?;
@@ -5328,7 +5335,9 @@ pub fn user_kernels_raw_237() -> Result<(), String> {
             }"#, "scale")?;
         let side = dev.new_stream()?;
         let a = DeviceArray::<f32>::ones(&side.device(), &[1000])?; // written on `side`
-        k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))?;
+        // SAFETY: the kernel touches p[i] for i < n only, `a` holds n = 1000 f32, and
+        // `a` is used on `side` only.
+        unsafe { k.launch_on(&side.device(), (4, 1, 1), (256, 1, 1), 0, (&a, 3.0f32, 1000u64))? };
         side.synchronize()?;
         Ok::<(), cuarray::Error>(())
     }
@@ -5583,25 +5592,24 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/memory.rs:716", device_memory_716, 1),
     ("src/device/memory.rs:730", device_memory_730, 1),
     ("src/device/memory.rs:745", device_memory_745, 1),
-    ("src/device/mod.rs:110", device_mod_110, 1),
-    ("src/device/mod.rs:148", device_mod_148, 1),
-    ("src/device/mod.rs:207", device_mod_207, 1),
+    ("src/device/mod.rs:92", device_mod_92, 1),
+    ("src/device/mod.rs:130", device_mod_130, 1),
+    ("src/device/mod.rs:150", device_mod_150, 1),
+    ("src/device/mod.rs:215", device_mod_215, 1),
     ("src/device/mod.rs:227", device_mod_227, 1),
-    ("src/device/mod.rs:292", device_mod_292, 1),
-    ("src/device/mod.rs:304", device_mod_304, 1),
+    ("src/device/mod.rs:245", device_mod_245, 1),
+    ("src/device/mod.rs:261", device_mod_261, 1),
+    ("src/device/mod.rs:273", device_mod_273, 1),
+    ("src/device/mod.rs:295", device_mod_295, 1),
     ("src/device/mod.rs:322", device_mod_322, 1),
-    ("src/device/mod.rs:338", device_mod_338, 1),
     ("src/device/mod.rs:350", device_mod_350, 1),
-    ("src/device/mod.rs:372", device_mod_372, 1),
-    ("src/device/mod.rs:399", device_mod_399, 1),
-    ("src/device/mod.rs:427", device_mod_427, 1),
-    ("src/device/mod.rs:447", device_mod_447, 1),
-    ("src/device/mod.rs:465", device_mod_465, 1),
-    ("src/device/mod.rs:483", device_mod_483, 1),
-    ("src/device/mod.rs:497", device_mod_497, 1),
-    ("src/device/mod.rs:513", device_mod_513, 1),
-    ("src/device/mod.rs:532", device_mod_532, 1),
-    ("src/device/mod.rs:545", device_mod_545, 1),
+    ("src/device/mod.rs:370", device_mod_370, 1),
+    ("src/device/mod.rs:388", device_mod_388, 1),
+    ("src/device/mod.rs:406", device_mod_406, 1),
+    ("src/device/mod.rs:420", device_mod_420, 1),
+    ("src/device/mod.rs:436", device_mod_436, 1),
+    ("src/device/mod.rs:455", device_mod_455, 1),
+    ("src/device/mod.rs:468", device_mod_468, 1),
     ("src/device/pinned.rs:21", device_pinned_21, 1),
     ("src/device/pinned.rs:56", device_pinned_56, 1),
     ("src/device/pinned.rs:101", device_pinned_101, 1),
@@ -5629,6 +5637,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/timing.rs:39", device_timing_39, 1),
     ("src/device/timing.rs:54", device_timing_54, 1),
     ("src/device/timing.rs:77", device_timing_77, 1),
+    ("src/device/transfers.rs:7", device_transfers_7, 1),
     ("src/element.rs:16", element_16, 1),
     ("src/element.rs:84", element_84, 1),
     ("src/element.rs:112", element_112, 1),
@@ -5661,26 +5670,26 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/fft/transform.rs:609", fft_transform_609, 1),
     ("src/fft/transform.rs:629", fft_transform_629, 1),
     ("src/fft/transform.rs:648", fft_transform_648, 1),
+    ("src/fusion/expr.rs:21", fusion_expr_21, 1),
+    ("src/fusion/expr.rs:107", fusion_expr_107, 1),
+    ("src/fusion/expr.rs:120", fusion_expr_120, 1),
+    ("src/fusion/expr.rs:134", fusion_expr_134, 1),
+    ("src/fusion/expr.rs:151", fusion_expr_151, 1),
+    ("src/fusion/expr.rs:310", fusion_expr_310, 1),
+    ("src/fusion/expr.rs:330", fusion_expr_330, 1),
+    ("src/fusion/expr.rs:347", fusion_expr_347, 1),
+    ("src/fusion/expr.rs:360", fusion_expr_360, 1),
+    ("src/fusion/expr.rs:373", fusion_expr_373, 1),
+    ("src/fusion/expr.rs:387", fusion_expr_387, 1),
+    ("src/fusion/expr.rs:404", fusion_expr_404, 1),
+    ("src/fusion/expr.rs:422", fusion_expr_422, 1),
+    ("src/fusion/expr.rs:511", fusion_expr_511, 1),
+    ("src/fusion/fused.rs:117", fusion_fused_117, 1),
+    ("src/fusion/fused.rs:167", fusion_fused_167, 1),
+    ("src/fusion/fused.rs:215", fusion_fused_215, 1),
+    ("src/fusion/fused.rs:243", fusion_fused_243, 1),
+    ("src/fusion/fused.rs:285", fusion_fused_285, 1),
     ("src/fusion/mod.rs:8", fusion_mod_8, 1),
-    ("src/fusion/mod.rs:100", fusion_mod_100, 1),
-    ("src/fusion/mod.rs:186", fusion_mod_186, 1),
-    ("src/fusion/mod.rs:199", fusion_mod_199, 1),
-    ("src/fusion/mod.rs:213", fusion_mod_213, 1),
-    ("src/fusion/mod.rs:230", fusion_mod_230, 1),
-    ("src/fusion/mod.rs:389", fusion_mod_389, 1),
-    ("src/fusion/mod.rs:409", fusion_mod_409, 1),
-    ("src/fusion/mod.rs:426", fusion_mod_426, 1),
-    ("src/fusion/mod.rs:439", fusion_mod_439, 1),
-    ("src/fusion/mod.rs:452", fusion_mod_452, 1),
-    ("src/fusion/mod.rs:466", fusion_mod_466, 1),
-    ("src/fusion/mod.rs:483", fusion_mod_483, 1),
-    ("src/fusion/mod.rs:501", fusion_mod_501, 1),
-    ("src/fusion/mod.rs:590", fusion_mod_590, 1),
-    ("src/fusion/mod.rs:810", fusion_mod_810, 1),
-    ("src/fusion/mod.rs:860", fusion_mod_860, 1),
-    ("src/fusion/mod.rs:911", fusion_mod_911, 1),
-    ("src/fusion/mod.rs:939", fusion_mod_939, 1),
-    ("src/fusion/mod.rs:981", fusion_mod_981, 1),
     ("src/graph.rs:4", graph_4, 1),
     ("src/graph.rs:65", graph_65, 1),
     ("src/graph.rs:112", graph_112, 1),
@@ -5690,7 +5699,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:282", graph_282, 1),
     ("src/kernels/cache.rs:233", kernels_cache_233, 1),
     ("src/kernels/cache.rs:260", kernels_cache_260, 1),
-    ("src/kernels/family/elementwise.rs:54", kernels_family_elementwise_54, 1),
+    ("src/kernels/family/elementwise.rs:59", kernels_family_elementwise_59, 1),
     ("src/kernels/family/random.rs:104", kernels_family_random_104, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
     ("src/kernels/mod.rs:112", kernels_mod_112, 1),
@@ -5747,14 +5756,14 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
     ("src/ops/elementwise.rs:61", ops_elementwise_61, 1),
     ("src/ops/elementwise.rs:131", ops_elementwise_131, 1),
-    ("src/ops/matmul.rs:206", ops_matmul_206, 1),
-    ("src/ops/matmul.rs:285", ops_matmul_285, 1),
-    ("src/ops/matmul.rs:333", ops_matmul_333, 1),
+    ("src/ops/matmul.rs:195", ops_matmul_195, 1),
+    ("src/ops/matmul.rs:274", ops_matmul_274, 1),
+    ("src/ops/matmul.rs:322", ops_matmul_322, 1),
     ("src/ops/reduce.rs:70", ops_reduce_70, 1),
-    ("src/ops/scan.rs:39", ops_scan_39, 1),
-    ("src/ops/scan.rs:110", ops_scan_110, 1),
-    ("src/ops/select.rs:33", ops_select_33, 1),
-    ("src/ops/sort.rs:170", ops_sort_170, 1),
+    ("src/ops/scan.rs:38", ops_scan_38, 1),
+    ("src/ops/scan.rs:109", ops_scan_109, 1),
+    ("src/ops/select.rs:32", ops_select_32, 1),
+    ("src/ops/sort.rs:169", ops_sort_169, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:254", random_mod_254, 1),
     ("src/random/mod.rs:287", random_mod_287, 1),
@@ -5852,13 +5861,13 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/user_kernels/params.rs:34", user_kernels_params_34, 1),
     ("src/user_kernels/params.rs:101", user_kernels_params_101, 1),
     ("src/user_kernels/raw.rs:42", user_kernels_raw_42, 1),
-    ("src/user_kernels/raw.rs:69", user_kernels_raw_69, 1),
-    ("src/user_kernels/raw.rs:92", user_kernels_raw_92, 1),
-    ("src/user_kernels/raw.rs:122", user_kernels_raw_122, 1),
-    ("src/user_kernels/raw.rs:146", user_kernels_raw_146, 1),
-    ("src/user_kernels/raw.rs:189", user_kernels_raw_189, 1),
-    ("src/user_kernels/raw.rs:205", user_kernels_raw_205, 1),
-    ("src/user_kernels/raw.rs:237", user_kernels_raw_237, 1),
+    ("src/user_kernels/raw.rs:72", user_kernels_raw_72, 1),
+    ("src/user_kernels/raw.rs:95", user_kernels_raw_95, 1),
+    ("src/user_kernels/raw.rs:127", user_kernels_raw_127, 1),
+    ("src/user_kernels/raw.rs:152", user_kernels_raw_152, 1),
+    ("src/user_kernels/raw.rs:195", user_kernels_raw_195, 1),
+    ("src/user_kernels/raw.rs:211", user_kernels_raw_211, 1),
+    ("src/user_kernels/raw.rs:261", user_kernels_raw_261, 1),
     ("src/user_kernels/reduction.rs:26", user_kernels_reduction_26, 1),
     ("src/user_kernels/reduction.rs:57", user_kernels_reduction_57, 1),
     ("src/user_kernels/reduction.rs:146", user_kernels_reduction_146, 1),

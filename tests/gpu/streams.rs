@@ -311,12 +311,16 @@ extern "C" __global__ void twice(double* p, unsigned long long n) {
         }
         if step % 50 == 0 {
             // A user's kernel in place, then a library kernel reading what it wrote.
-            twice.launch(
-                ((n as u32).div_ceil(256), 1, 1),
-                (256, 1, 1),
-                0,
-                (&x, n as u64),
-            )?;
+            // SAFETY: `twice` takes (double* p, unsigned long long n) and touches p[i]
+            // for i < n only; `x` holds n f64 and is used on the device's stream only.
+            unsafe {
+                twice.launch(
+                    ((n as u32).div_ceil(256), 1, 1),
+                    (256, 1, 1),
+                    0,
+                    (&x, n as u64),
+                )?
+            };
             want.iter_mut().for_each(|v| *v *= 2.0);
             x = (&x - 3.0)?;
             want.iter_mut().for_each(|v| *v -= 3.0);

@@ -315,21 +315,20 @@ fn errors(dev: &Device) -> TResult {
     }
     let r = RawKernel::new(dev, TRANSPOSE, "transpose")?;
     let out = DeviceArray::<f32>::zeros(dev, &[8])?;
-    let e = r
-        .launch((1, 1, 1), (32, 8, 1), 0, (&out, &x, 8u64, 1i32))
+    // SAFETY (the three launches below): each argument list is refused by the check
+    // against the parameter list before anything is launched.
+    let e = unsafe { r.launch((1, 1, 1), (32, 8, 1), 0, (&out, &x, 8u64, 1i32)) }
         .unwrap_err()
         .to_string();
     ensure!(e.contains("`rows`"), "raw scalar kind: {e}");
-    let e = r
-        .launch((1, 1, 1), (32, 8, 1), 0, (&out, &d, 8i32, 1i32))
+    let e = unsafe { r.launch((1, 1, 1), (32, 8, 1), 0, (&out, &d, 8i32, 1i32)) }
         .unwrap_err()
         .to_string();
     ensure!(
         e.contains("`in`") && e.contains("f64"),
         "raw pointer type: {e}"
     );
-    let e = r
-        .launch((1, 1, 1), (32, 8, 1), 0, (&out, &x))
+    let e = unsafe { r.launch((1, 1, 1), (32, 8, 1), 0, (&out, &x)) }
         .unwrap_err()
         .to_string();
     ensure!(e.contains("2 argument(s) given"), "raw arity: {e}");
@@ -401,12 +400,18 @@ fn raw_transpose(dev: &Device) -> TResult {
     let out = DeviceArray::<f32>::zeros(dev, &[cols, rows])?;
     let k = RawKernel::new(dev, TRANSPOSE, "transpose")?;
     let grid = (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1);
-    k.launch(
-        grid,
-        (32, 8, 1),
-        32 * 33 * 4,
-        (&out, &x, rows as i32, cols as i32),
-    )?;
+    // SAFETY: `transpose` takes (float*, const float*, int rows, int cols) and touches
+    // in[y * cols + x] and out[x * rows + y] only for x < cols, y < rows: `x` holds
+    // rows x cols f32 and `out` cols x rows; its 32 x 33 float tile is the shared memory
+    // given.
+    unsafe {
+        k.launch(
+            grid,
+            (32, 8, 1),
+            32 * 33 * 4,
+            (&out, &x, rows as i32, cols as i32),
+        )?
+    };
     ensure!(
         out.to_host()? == x.t().to_host()?,
         "transpose differs from .t()"
@@ -414,13 +419,17 @@ fn raw_transpose(dev: &Device) -> TResult {
     // On another stream.
     let stream = dev.new_stream()?;
     let out2 = DeviceArray::<f32>::zeros(dev, &[cols, rows])?;
-    k.launch_on(
-        &stream.device(),
-        grid,
-        (32, 8, 1),
-        32 * 33 * 4,
-        (&out2, &x, rows as i32, cols as i32),
-    )?;
+    // SAFETY: as above, with `out2` of the same shape; `x` is only read, and `out2` is
+    // used on `stream` only until the stream is synchronized.
+    unsafe {
+        k.launch_on(
+            &stream.device(),
+            grid,
+            (32, 8, 1),
+            32 * 33 * 4,
+            (&out2, &x, rows as i32, cols as i32),
+        )?
+    };
     stream.synchronize()?;
     ensure!(out2.to_host()? == out.to_host()?, "on a stream");
     Ok(())

@@ -10,8 +10,13 @@
 //! CuPy's `ElementwiseKernel`. An optional preamble (device functions, type names) goes
 //! between the typedefs and the kernel.
 
+use crate::kernels::abi::{KernelArgs, Scalar};
+use crate::kernels::cache::Kernel;
 use crate::kernels::emit::{self, lanes, vector_load};
 use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList, BLOCK};
+use crate::ops::Operand;
+use crate::shape::Collapsed;
+use crate::{Device, Result};
 use std::fmt::Write as _;
 
 /// How the operands of an elementwise kernel are indexed.
@@ -424,6 +429,48 @@ impl Family for ElementwiseSpec {
             Variant::Tiled { staged } => self.tiled(staged, src),
         }
         let _ = writeln!(src, "}}");
+    }
+}
+
+// ---- launch ---------------------------------------------------------------------------------
+
+impl ElementwiseSpec {
+    /// Launches the kernel `f` of this spec over `size` elements: the output pointers,
+    /// the input pointers and the scalars, then `n` (contiguous variants) or the Indexer
+    /// of `collapsed` (the others), whose strides are those of `outs` then `ins` over the
+    /// launch's shape.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        outs: &[Operand<'_>],
+        ins: &[Operand<'_>],
+        scalars: &[Scalar],
+        size: usize,
+        collapsed: &Collapsed,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        for o in outs.iter().chain(ins) {
+            args.ptr(o.ptr());
+        }
+        for s in scalars {
+            args.scalar(s);
+        }
+        match self.variant {
+            Variant::Contiguous | Variant::Vectorized { .. } => {
+                args.i64(size as i64);
+            }
+            _ => {
+                args.indexer(self.index, size, &collapsed.shape, &collapsed.strides);
+            }
+        }
+        // SAFETY: the arguments follow the elementwise family's wrapper signature for this
+        // spec: output pointers, input pointers, scalars, then `n` or the Indexer of
+        // `collapsed`; every pointer is the first logical element of an `Operand`, whose
+        // layout (of the launch's shape) stays inside its live, borrowed buffer.
+        unsafe { args.launch(device, f, grid) }
     }
 }
 

@@ -13,8 +13,13 @@
 //! - `Edges`: `T* edges, long long bins, double lo, double hi`.
 
 use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::Kernel;
 use crate::kernels::emit;
 use crate::kernels::{Family, IndexWidth, KernelSpec};
+use crate::ops::Operand;
+use crate::{Device, Result};
+use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
 /// Most bins counted in shared memory (48 KiB of 32-bit counters).
@@ -238,6 +243,146 @@ pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
         }
     }
     v
+}
+
+// ---- launches ------------------------------------------------------------------------------
+
+impl GatherSpec {
+    /// Launches the `Gather` kernel `f` of this spec: `out[o] = a[a_off(o) + idx[i_off(o)]
+    /// * sa]` for the `n` positions of the collapsed iteration space `dims`, with
+    /// `strides[0]` for `a` and `strides[1]` for `idx`; a bad index is recorded in `rec`.
+    ///
+    /// `out` is C-contiguous with `n` elements, and the strides are those of views of `a`
+    /// and `idx` over the iteration space (from their layouts), whose indexed axis has
+    /// `extent` elements of stride `sa`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_gather(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        out: &Operand<'_>,
+        a: &Operand<'_>,
+        idx: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        extent: usize,
+        sa: isize,
+        rec: CUdeviceptr,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(out.ptr())
+            .ptr(a.ptr())
+            .ptr(idx.ptr())
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64)
+            .i64(extent as i64)
+            .i64(sa as i64)
+            .ptr(rec);
+        // SAFETY: arguments as the Gather wrapper declares them; the output is C-contiguous
+        // with n elements; the index and a-base offsets come from the operands' own layouts
+        // (checked by Operand), and a gathered element is read only for an index in
+        // [0, extent), which stays inside `a` (its axis of that extent has stride sa).
+        unsafe { args.launch(device, f, grid) }
+    }
+
+    /// Launches the `Scatter` kernel `f` of this spec: `a[a_off(o) + idx[i_off(o)] * sa]
+    /// = vals[v_off(o)]` (or `+=` atomically) for the `n` positions of `dims`, with
+    /// `strides` of `a`, `idx` and `vals` in that order; a bad index is recorded in `rec`.
+    ///
+    /// The strides are those of views of the operands over the iteration space, and the
+    /// indexed axis of `a` has `extent` elements of stride `sa`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_scatter(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        a: &Operand<'_>,
+        idx: &Operand<'_>,
+        vals: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        extent: usize,
+        sa: isize,
+        rec: CUdeviceptr,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(a.ptr())
+            .ptr(idx.ptr())
+            .ptr(vals.ptr())
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64)
+            .i64(extent as i64)
+            .i64(sa as i64)
+            .ptr(rec);
+        // SAFETY: arguments as the Scatter wrapper declares them; offsets come from the
+        // operands' layouts over the iteration space (the caller's strides describe views
+        // of them), and an element of `a` is written only for an index in [0, extent).
+        unsafe { args.launch(device, f, grid) }
+    }
+
+    /// Launches the `Bincount` or `Histogram` kernel `f` of this spec over the `n`
+    /// elements of `x` (collapsed `dims` and `strides`), counting into the i64 `out` of
+    /// `bins` elements; `histogram` gives the `bins + 1` edges and the range `[lo, hi]`.
+    /// With `shared` counters, `4 * bins` bytes of dynamic shared memory hold them.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_count(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        x: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        out: &Operand<'_>,
+        bins: usize,
+        histogram: Option<(&Operand<'_>, f64, f64)>,
+        shared: bool,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(x.ptr())
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64);
+        match histogram {
+            Some((edges, lo, hi)) => {
+                args.ptr(edges.ptr())
+                    .i64(bins as i64)
+                    .push_f64(lo)
+                    .push_f64(hi)
+                    .ptr(out.ptr());
+            }
+            None => {
+                args.ptr(out.ptr()).i64(bins as i64);
+            }
+        }
+        let smem = if shared { (bins * 4) as u32 } else { 0 };
+        // SAFETY: arguments as the Bincount / Histogram wrapper declares them; the input's
+        // offsets lie inside its buffer; a count is added only for a bin below `bins` (the
+        // output's length); `smem` bytes of dynamic shared memory hold the shared counters.
+        unsafe { args.launch_with(device, f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
+    }
+
+    /// Launches the `Edges` kernel `f` of this spec: the `bins + 1` edges of `bins`
+    /// uniform bins over `[lo, hi]` into `edges`, which holds `bins + 1` elements.
+    pub(crate) fn launch_edges(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        edges: &Operand<'_>,
+        bins: usize,
+        (lo, hi): (f64, f64),
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(edges.ptr())
+            .i64(bins as i64)
+            .push_f64(lo)
+            .push_f64(hi);
+        // SAFETY: arguments as the Edges wrapper declares them; `edges` holds bins + 1
+        // elements and the kernel writes indices 0..=bins.
+        unsafe { args.launch(device, f, grid) }
+    }
 }
 
 #[cfg(test)]

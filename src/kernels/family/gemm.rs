@@ -6,8 +6,12 @@
 //! (batch, m, n, k and the batch, row and column strides of A, B, C).
 
 use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::Kernel;
 use crate::kernels::emit;
 use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
+use crate::{Device, Result};
+use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
 /// One small-product kernel.
@@ -86,5 +90,44 @@ impl Family for GemmSpec {
             "    gemm_small<I, acc_t>(p_a, p_b, p_out0, {});\n}}",
             args.join(", ")
         );
+    }
+}
+
+// ---- launch ---------------------------------------------------------------------------------
+
+/// The integers of the wrapper's `GemmShape`: batch, m, n, k, then the batch, row and
+/// column strides of A, of B and of C.
+pub(crate) type GemmShape = [i64; 13];
+
+impl GemmSpec {
+    /// The wrapper's arguments: C, A, B, then the `GemmShape`.
+    pub(crate) fn args(
+        (c, a, b): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
+        shape: &GemmShape,
+    ) -> KernelArgs {
+        let mut args = KernelArgs::new();
+        args.ptr(c).ptr(a).ptr(b);
+        args.i64s(shape);
+        args
+    }
+
+    /// Launches the kernel `f` of this spec: C = A @ B for the products of `shape`, with
+    /// `c`, `a` and `b` the addresses of element 0 of each.
+    ///
+    /// Every element of A and B the shape's strides reach lies inside the operands'
+    /// buffers, and C holds batch * m * n elements at the strides given.
+    pub(crate) fn launch(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        (c, a, b): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
+        shape: &GemmShape,
+    ) -> Result<()> {
+        let mut args = Self::args((c, a, b), shape);
+        // SAFETY: arguments as the gemm family's signature; the plan's layouts keep every
+        // element of A and B inside their buffers (checked by their `Operand`s), and C holds
+        // batch * m * n elements at the strides passed.
+        unsafe { args.launch(device, f, grid) }
     }
 }

@@ -12,8 +12,12 @@
 //! (`const in1_t in1 = p_in1[o_];`).
 
 use crate::element::DType;
+use crate::kernels::abi::{KernelArgs, Scalar};
+use crate::kernels::cache::Kernel;
 use crate::kernels::emit::{self, lanes, pre_map, vector_load};
 use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList};
+use crate::{Device, Result};
+use cudarc::driver::sys::CUdeviceptr;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -478,4 +482,84 @@ impl Family for ReduceSpec {
         }
         let _ = writeln!(src, "}}");
     }
+}
+
+// ---- launch ---------------------------------------------------------------------------------
+
+/// The arguments of one launch of a reduce kernel, as its wrapper takes them.
+pub(crate) struct ReduceArgs<'a> {
+    /// The output (or the partial accumulators a split pass writes).
+    pub output: CUdeviceptr,
+    /// The input (or the partial accumulators a combining pass reads).
+    pub input: CUdeviceptr,
+    /// Extra inputs laid out as the input (not passed when `partial_in`).
+    pub extra: &'a [(CUdeviceptr, DType)],
+    /// The auxiliary input (not passed when `partial_in`).
+    pub aux: Option<CUdeviceptr>,
+    /// The input read at the reduced index (not passed when `partial_in`).
+    pub along: Option<CUdeviceptr>,
+    /// The scalar parameters.
+    pub scalars: &'a [Scalar],
+    /// The kept dimensions and the input's strides along them.
+    pub kept: (&'a [usize], &'a [isize]),
+    /// The reduced dimensions and the input's strides along them.
+    pub red: (&'a [usize], &'a [isize]),
+    /// Outputs.
+    pub n_out: usize,
+    /// Elements reduced per output.
+    pub n_red: usize,
+    /// Pieces each output's reduction is split into.
+    pub splits: usize,
+    /// Index width of the Indexers.
+    pub index: IndexWidth,
+    /// The pass reads partial accumulators.
+    pub partial_in: bool,
+    /// One launch that combines its partials: the partials and the zeroed row counters.
+    pub finish: Option<(CUdeviceptr, CUdeviceptr)>,
+}
+
+/// Launches the reduce kernel `f` on `grid` blocks with the arguments `a`.
+///
+/// The Indexers' offsets stay inside the input's buffer and every extra input's (laid
+/// out as the input), the output holds `n_out` elements (or `n_out * splits`
+/// accumulators), and with `finish` the partials hold `n_out * splits` accumulators and
+/// the counters `n_out` zeroed entries that no other launch uses at the same time.
+pub(crate) fn launch_pass(
+    device: &Device,
+    f: &Kernel,
+    grid: u32,
+    a: &ReduceArgs<'_>,
+) -> Result<()> {
+    let mut args = KernelArgs::new();
+    args.ptr(a.output).ptr(a.input);
+    if !a.partial_in {
+        for e in a.extra {
+            args.ptr(e.0);
+        }
+    }
+    if let (Some(aux), false) = (a.aux, a.partial_in) {
+        args.ptr(aux);
+    }
+    if let (Some(along), false) = (a.along, a.partial_in) {
+        args.ptr(along);
+    }
+    for s in a.scalars {
+        args.scalar(s);
+    }
+    args.indexer(a.index, a.n_out, a.kept.0, &[a.kept.1]);
+    args.indexer(a.index, a.n_red, a.red.0, &[a.red.1]);
+    args.i64(a.n_out as i64)
+        .i64(a.n_red as i64)
+        .i64(a.splits as i64);
+    if let Some((part, sem)) = a.finish {
+        args.ptr(part).ptr(sem);
+    }
+    // SAFETY: the arguments follow render_reduce's signature; the input offsets produced
+    // by the two Indexers stay inside the input's buffer (its layout's invariants) and
+    // inside each extra input's (the same shape and strides, checked by `run_def_with`, in
+    // an `Operand` of its own), the output holds n_out elements (or n_out * splits
+    // accumulators); with `finish`, `part` holds n_out * splits accumulators and `sem`
+    // n_out zeroed counters that no other launch uses at the same time (the handle's
+    // stream's own).
+    unsafe { args.launch(device, f, grid) }
 }

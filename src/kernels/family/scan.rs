@@ -8,8 +8,13 @@
 
 use super::reduce::Acc;
 use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::Kernel;
 use crate::kernels::emit::{self, lanes, post_map, pre_map, vector_load};
 use crate::kernels::{Family, IndexWidth, KernelSpec, Text, BLOCK};
+use crate::ops::Operand;
+use crate::{Device, Result};
+use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
 /// Elements each thread of a tiled scan holds.
@@ -212,5 +217,60 @@ impl Family for ScanSpec {
             let _ = writeln!(src, "    scan_serial<{nk}, I, acc_t>(kept, n_rows, len, sin, sout, identity, load, comb, store);");
         }
         let _ = writeln!(src, "}}");
+    }
+}
+
+// ---- launch ---------------------------------------------------------------------------------
+
+/// The look-back state of a tiled scan, in a zeroed device buffer: the flags, aggregates
+/// and inclusive prefixes (one entry per tile each) and the tile counter.
+pub(crate) struct LookBack {
+    /// Per-tile flags.
+    pub flags: CUdeviceptr,
+    /// Per-tile aggregates (`acc_t`).
+    pub aggregates: CUdeviceptr,
+    /// Per-tile inclusive prefixes (`acc_t`).
+    pub inclusive: CUdeviceptr,
+    /// The tile counter.
+    pub counter: CUdeviceptr,
+}
+
+impl ScanSpec {
+    /// Launches the scan kernel `f` of this spec: `n_rows` rows of `len` elements, their
+    /// input and output offsets given by the kept dimensions `kept.0` with the input's
+    /// strides `kept.1` and the output's `kept.2`, `sin` and `sout` the strides along the
+    /// axis; a tiled variant also takes its zeroed look-back state.
+    ///
+    /// The offsets are those of views of `input` and `output` (from their layouts), and
+    /// the look-back buffers hold an entry per tile of the launch.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        output: &Operand<'_>,
+        input: &Operand<'_>,
+        kept: &(Vec<usize>, Vec<isize>, Vec<isize>),
+        (n_rows, len, sin, sout): (usize, usize, isize, isize),
+        look_back: Option<LookBack>,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(output.ptr()).ptr(input.ptr());
+        args.indexer(self.index, n_rows, &kept.0, &[&kept.1, &kept.2]);
+        args.i64(n_rows as i64)
+            .i64(len as i64)
+            .i64(sin as i64)
+            .i64(sout as i64);
+        if let Some(s) = look_back {
+            args.ptr(s.flags)
+                .ptr(s.aggregates)
+                .ptr(s.inclusive)
+                .ptr(s.counter);
+        }
+        // SAFETY: arguments as render_scan's serial signature, or its tiled one with the
+        // look-back state (one entry per tile and the counter, zeroed); every offset the
+        // plan produces lies inside the input's and the output's buffers.
+        unsafe { args.launch(device, f, grid) }
     }
 }

@@ -10,8 +10,12 @@
 //! One tile of [`TILE`] elements per block of [`THREADS`] threads.
 
 use crate::element::DType;
+use crate::kernels::abi::KernelArgs;
+use crate::kernels::cache::Kernel;
 use crate::kernels::emit;
 use crate::kernels::{Family, IndexWidth, KernelSpec};
+use crate::ops::Operand;
+use crate::{Device, Result};
 use std::fmt::Write as _;
 
 /// Threads per block.
@@ -200,6 +204,82 @@ pub fn specs_for(dtype: DType) -> Vec<SelectSpec> {
             ..base
         },
     ]
+}
+
+// ---- launches ------------------------------------------------------------------------------
+
+impl SelectSpec {
+    /// Launches the `Count` kernel `k` of this spec: one block per tile of the `n` flags
+    /// of `f` (collapsed `dims`, `strides[0]` of `f`), each writing its tile's count of
+    /// selected elements into its entry of the u32 `counts` (`tiles` entries).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_count(
+        &self,
+        device: &Device,
+        k: &Kernel,
+        tiles: u32,
+        f: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        counts: &Operand<'_>,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(f.ptr())
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64)
+            .ptr(counts.ptr());
+        // SAFETY: arguments as the Count wrapper declares them; one block per tile, each
+        // writing its own entry of `counts` (`tiles` entries); flag offsets of flat indices
+        // below n lie inside the flag operand (its layout over the plan's shape).
+        unsafe { args.launch(device, k, tiles) }
+    }
+
+    /// Launches the `Write` kernel `k` of this spec: one block per tile, writing the
+    /// selected elements of `v` (`Out::Values`) or the coordinates of the selected flags
+    /// (`Out::Coords`) in order into `out`, with `incl` (u64, `tiles`) the inclusive sum
+    /// of the tile counts. `coords` is `(shape, sk, sd)` for coordinates: result r's
+    /// coordinate d at `r * sk + d * sd` of `out`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_write(
+        &self,
+        device: &Device,
+        k: &Kernel,
+        tiles: u32,
+        f: &Operand<'_>,
+        v: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        incl: &Operand<'_>,
+        out: &Operand<'_>,
+        coords: Option<(&[usize], usize, usize)>,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(f.ptr())
+            .ptr(v.ptr())
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64)
+            .ptr(incl.ptr())
+            .ptr(out.ptr());
+        match coords {
+            None => {
+                args.indexer(self.index, 1, &[1], &[[0isize]]).i64(1);
+            }
+            Some((shape, sk, sd)) => {
+                let shape: Vec<usize> = if shape.is_empty() {
+                    vec![1]
+                } else {
+                    shape.to_vec()
+                };
+                let st: Vec<isize> = (0..shape.len()).map(|d| (d * sd) as isize).collect();
+                args.indexer(self.index, n, &shape, &[st]).i64(sk as i64);
+            }
+        }
+        // SAFETY: arguments as the Write wrapper declares them; one block per tile; the
+        // output holds the total of the counts whose inclusive sums `incl` holds, and each
+        // tile writes the positions from the sum before it; operand offsets lie inside
+        // their buffers (their layouts over the plan's shape).
+        unsafe { args.launch(device, k, tiles) }
+    }
 }
 
 #[cfg(test)]
