@@ -19,12 +19,14 @@ mod emit;
 pub mod family;
 #[doc(hidden)]
 pub mod nvrtc;
+mod operand;
 pub(crate) mod sources;
 mod text;
 
 pub use cache::CacheStats;
 #[doc(hidden)]
 pub use cache::{cache_key, DiskCache};
+pub(crate) use operand::Operand;
 #[doc(hidden)]
 pub use text::Text;
 

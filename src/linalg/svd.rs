@@ -7,7 +7,6 @@ use super::common::{
     wrap, Out, Stack, EYES_BODY, SMALL_N,
 };
 use super::cusolver::{with_solver, SolverElement};
-use super::norms::norm_axes;
 use super::RealElement;
 use crate::array::DeviceArray;
 use crate::device::{Device, DeviceBuffer};
@@ -56,7 +55,7 @@ pub(super) fn svd_impl<T: RealElement>(
             f64::EPSILON
         };
         let tol = T::from_f64(10.0 * (m + n) as f64 * eps);
-        let fro = |x: &DeviceArray<T>| norm_axes(x, None, &[-2isize, -1][..], false);
+        let fro = |x: &DeviceArray<T>| x.mul(x)?.sum_axes(&[-2isize, -1][..], false)?.sqrt();
         let residual = fro(&u.mul(&s.expand_dims(-2)?)?.matmul(&vh)?.sub(a)?)?;
         let bad = residual
             .gt(&fro(a)?.mul(tol)?)?

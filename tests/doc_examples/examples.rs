@@ -3408,7 +3408,7 @@ pub fn kernels_family_raw_14() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_mod_112() -> Result<(), String> {
+pub fn kernels_mod_114() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let specs = cuarray::common_specs();
         assert!(specs.iter().all(|s| s.symbol().starts_with("cuarray_")));
@@ -3417,7 +3417,7 @@ pub fn kernels_mod_112() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_mod_164() -> Result<(), String> {
+pub fn kernels_mod_166() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         dev.prewarm(&cuarray::common_specs())?;
@@ -3734,7 +3734,7 @@ pub fn linalg_solve_366() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_137() -> Result<(), String> {
+pub fn linalg_svd_136() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -3747,7 +3747,7 @@ pub fn linalg_svd_137() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_161() -> Result<(), String> {
+pub fn linalg_svd_160() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -5702,8 +5702,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/kernels/family/elementwise.rs:59", kernels_family_elementwise_59, 1),
     ("src/kernels/family/random.rs:104", kernels_family_random_104, 1),
     ("src/kernels/family/raw.rs:14", kernels_family_raw_14, 1),
-    ("src/kernels/mod.rs:112", kernels_mod_112, 1),
-    ("src/kernels/mod.rs:164", kernels_mod_164, 1),
+    ("src/kernels/mod.rs:114", kernels_mod_114, 1),
+    ("src/kernels/mod.rs:166", kernels_mod_166, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
     ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
@@ -5729,8 +5729,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/solve.rs:286", linalg_solve_286, 1),
     ("src/linalg/solve.rs:343", linalg_solve_343, 1),
     ("src/linalg/solve.rs:366", linalg_solve_366, 1),
-    ("src/linalg/svd.rs:137", linalg_svd_137, 1),
-    ("src/linalg/svd.rs:161", linalg_svd_161, 1),
+    ("src/linalg/svd.rs:136", linalg_svd_136, 1),
+    ("src/linalg/svd.rs:160", linalg_svd_160, 1),
     ("src/nccl/mod.rs:24", nccl_mod_24, 1),
     ("src/nccl/mod.rs:141", nccl_mod_141, 1),
     ("src/nccl/mod.rs:296", nccl_mod_296, 2),

@@ -13,8 +13,8 @@
 use crate::kernels::abi::{KernelArgs, Scalar};
 use crate::kernels::cache::Kernel;
 use crate::kernels::emit::{self, lanes, vector_load};
+use crate::kernels::Operand;
 use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList, BLOCK};
-use crate::ops::Operand;
 use crate::shape::Collapsed;
 use crate::{Device, Result};
 use std::fmt::Write as _;

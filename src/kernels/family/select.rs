@@ -13,8 +13,8 @@ use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::Kernel;
 use crate::kernels::emit;
+use crate::kernels::Operand;
 use crate::kernels::{Family, IndexWidth, KernelSpec};
-use crate::ops::Operand;
 use crate::{Device, Result};
 use std::fmt::Write as _;
 
