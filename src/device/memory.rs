@@ -49,8 +49,17 @@ pub(crate) fn size_class(bytes: usize) -> usize {
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemoryStats {
-    /// Bytes held by live arrays (after rounding to size classes).
+    /// Bytes held by live arrays (after rounding to size classes). Scratch blocks are
+    /// not counted here but in `scratch`.
     pub in_use: usize,
+    /// Bytes cuarray holds for itself apart from arrays: small per-stream scratch blocks
+    /// of some kernels (a reduction's row counters, the device's error records: a few KiB
+    /// a stream), kept for the life of their stream (graphs captured on it may refer to
+    /// them) and given back when it is dropped. Libraries' workspaces (cuBLAS, cuSOLVER)
+    /// are taken from the pool for each call and handed back after it, so they are never
+    /// counted here; between calls they are cached blocks that
+    /// [`free_all_blocks`](MemoryPool::free_all_blocks) returns to the driver.
+    pub scratch: usize,
     /// Bytes obtained from the driver: in use plus cached for reuse.
     pub reserved: usize,
     /// Highest `in_use` seen.
@@ -347,8 +356,8 @@ impl DeviceBuffer {
     }
 }
 
-/// A pool block held outside any [`DeviceBuffer`] (scratch memory), still counted as in
-/// use until it is given back.
+/// A pool block held outside any [`DeviceBuffer`] (scratch memory), counted as scratch
+/// until it is given back.
 pub(crate) struct RawBlock {
     pub(crate) ptr: CUdeviceptr,
     pub(crate) bytes: usize,
@@ -356,12 +365,17 @@ pub(crate) struct RawBlock {
 }
 
 impl DeviceBuffer {
-    /// Takes the block out of the buffer without returning it to the pool: it stays
-    /// counted as in use until [`Pool::give_back`]. Only for buffers used on their home
+    /// Takes the block out of the buffer without returning it to the pool: it is counted
+    /// as scratch (not in use) until [`Pool::give_back`]. Only for buffers used on their home
     /// stream alone.
     pub(crate) fn into_raw(self) -> RawBlock {
         debug_assert!(self.foreign.lock().map(|f| f.is_empty()).unwrap_or(true));
         debug_assert!(self.graph.is_none(), "a graph pool's block kept as scratch");
+        {
+            let mut s = self.device.pool().lock();
+            s.stats.in_use -= self.class;
+            s.stats.scratch += self.class;
+        }
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never used again and its `Drop` does not run, so the two
         // fields that own resources (a device reference, a list of streams) are moved out
@@ -384,7 +398,7 @@ impl Pool {
     /// may reuse it).
     pub(crate) fn give_back(&self, id: u64, block: RawBlock) {
         let mut s = self.lock();
-        s.stats.in_use -= block.class;
+        s.stats.scratch -= block.class;
         s.free.entry((id, block.class)).or_default().push(block.ptr);
     }
 }

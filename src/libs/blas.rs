@@ -2,6 +2,7 @@
 
 use super::{with_handle, LibraryHandle};
 use crate::device::probe::{require, Lib};
+use crate::device::DeviceBuffer;
 use crate::element::{Complex32, Complex64, Element};
 use crate::{Device, Error, Result};
 use cudarc::cublas::{result as cb, sys};
@@ -146,7 +147,8 @@ gemm_element!(bf16, CUDA_R_16BF, f32, 1.0, 0.0, |_tf32| {
 /// Workspace given to cuBLAS (as PyTorch does on Hopper).
 pub(crate) const WORKSPACE: usize = 32 << 20;
 
-/// A cuBLAS handle with its workspace, bound to the stream of the last call.
+/// A cuBLAS handle, bound to the stream of the last call; each call sets a workspace
+/// taken from the pool (`with_blas`).
 pub(crate) struct Blas {
     handle: sys::cublasHandle_t,
     stream: Arc<CudaStream>,
@@ -185,16 +187,6 @@ impl LibraryHandle for Blas {
         // SAFETY: the stream belongs to the device's context, current on this thread.
         unsafe { cb::set_stream(handle, device.cu_stream() as _) }
             .map_err(blas_err("cublasSetStream"))?;
-        // The device's own scratch: kept (and counted in the pool) as long as the device,
-        // which drops this handle first.
-        let workspace = device
-            .on_own_stream()
-            .scratch("cublas workspace", WORKSPACE, false)?;
-        // SAFETY: the workspace is WORKSPACE bytes of device memory that outlive the
-        // handle; `with_handle` orders its users one after the other.
-        unsafe { sys::cublasSetWorkspace_v2(handle, workspace as *mut _, WORKSPACE) }
-            .result()
-            .map_err(blas_err("cublasSetWorkspace"))?;
         Ok(blas)
     }
 
@@ -214,7 +206,22 @@ impl LibraryHandle for Blas {
 /// Runs `f` with `device`'s cuBLAS handle (created on first use) bound to the device's
 /// stream, holding the handle's lock.
 pub(crate) fn with_blas<R>(device: &Device, f: impl FnOnce(&Blas) -> Result<R>) -> Result<R> {
-    with_handle::<Blas, R>(device, |b| f(b))
+    with_handle::<Blas, R>(device, |b| {
+        // The call's workspace: a pool block on the handle's stream, handed back to the
+        // pool after the call in that stream's order (cached for the next call; not in
+        // use between calls, so `free_all_blocks` can return it to the driver).
+        let workspace = DeviceBuffer::alloc(device, WORKSPACE)?;
+        // SAFETY: the workspace is WORKSPACE bytes of device memory on the handle's
+        // device that stay allocated until the calls `f` queues on the handle's stream
+        // are done (its reuse is ordered after them on that stream); every call sets its
+        // own workspace before any cuBLAS routine runs.
+        unsafe {
+            sys::cublasSetWorkspace_v2(b.handle, workspace.device_ptr() as *mut _, WORKSPACE)
+        }
+        .result()
+        .map_err(blas_err("cublasSetWorkspace"))?;
+        f(b)
+    })
 }
 
 impl Blas {

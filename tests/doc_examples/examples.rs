@@ -1818,7 +1818,7 @@ pub fn device_memory_41() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_139() -> Result<(), String> {
+pub fn device_memory_148() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let block = cuarray::DeviceBuffer::new(&dev, 1 << 20)?;   // from the pool's cache
@@ -1829,7 +1829,7 @@ pub fn device_memory_139() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_169() -> Result<(), String> {
+pub fn device_memory_178() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1840,7 +1840,7 @@ pub fn device_memory_169() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_287() -> Result<(), String> {
+pub fn device_memory_296() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1852,7 +1852,7 @@ pub fn device_memory_287() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_301() -> Result<(), String> {
+pub fn device_memory_310() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1862,7 +1862,7 @@ pub fn device_memory_301() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_313() -> Result<(), String> {
+pub fn device_memory_322() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1872,7 +1872,7 @@ pub fn device_memory_313() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_325() -> Result<(), String> {
+pub fn device_memory_334() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -1883,7 +1883,7 @@ pub fn device_memory_325() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_622() -> Result<(), String> {
+pub fn device_memory_636() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let pool = dev.memory_pool();
@@ -1897,7 +1897,7 @@ pub fn device_memory_622() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_643() -> Result<(), String> {
+pub fn device_memory_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1908,7 +1908,7 @@ pub fn device_memory_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_655() -> Result<(), String> {
+pub fn device_memory_669() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1921,7 +1921,7 @@ pub fn device_memory_655() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_669() -> Result<(), String> {
+pub fn device_memory_683() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1934,7 +1934,7 @@ pub fn device_memory_669() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_684() -> Result<(), String> {
+pub fn device_memory_698() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1948,7 +1948,7 @@ pub fn device_memory_684() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_699() -> Result<(), String> {
+pub fn device_memory_713() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1962,7 +1962,7 @@ pub fn device_memory_699() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_716() -> Result<(), String> {
+pub fn device_memory_730() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1975,7 +1975,7 @@ pub fn device_memory_716() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_730() -> Result<(), String> {
+pub fn device_memory_744() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1988,7 +1988,7 @@ pub fn device_memory_730() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_745() -> Result<(), String> {
+pub fn device_memory_759() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5577,21 +5577,21 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/view.rs:344", array_view_344, 1),
     ("src/device/errors.rs:85", device_errors_85, 1),
     ("src/device/memory.rs:41", device_memory_41, 1),
-    ("src/device/memory.rs:139", device_memory_139, 1),
-    ("src/device/memory.rs:169", device_memory_169, 1),
-    ("src/device/memory.rs:287", device_memory_287, 1),
-    ("src/device/memory.rs:301", device_memory_301, 1),
-    ("src/device/memory.rs:313", device_memory_313, 1),
-    ("src/device/memory.rs:325", device_memory_325, 1),
-    ("src/device/memory.rs:622", device_memory_622, 1),
-    ("src/device/memory.rs:643", device_memory_643, 1),
-    ("src/device/memory.rs:655", device_memory_655, 1),
+    ("src/device/memory.rs:148", device_memory_148, 1),
+    ("src/device/memory.rs:178", device_memory_178, 1),
+    ("src/device/memory.rs:296", device_memory_296, 1),
+    ("src/device/memory.rs:310", device_memory_310, 1),
+    ("src/device/memory.rs:322", device_memory_322, 1),
+    ("src/device/memory.rs:334", device_memory_334, 1),
+    ("src/device/memory.rs:636", device_memory_636, 1),
+    ("src/device/memory.rs:657", device_memory_657, 1),
     ("src/device/memory.rs:669", device_memory_669, 1),
-    ("src/device/memory.rs:684", device_memory_684, 1),
-    ("src/device/memory.rs:699", device_memory_699, 1),
-    ("src/device/memory.rs:716", device_memory_716, 1),
+    ("src/device/memory.rs:683", device_memory_683, 1),
+    ("src/device/memory.rs:698", device_memory_698, 1),
+    ("src/device/memory.rs:713", device_memory_713, 1),
     ("src/device/memory.rs:730", device_memory_730, 1),
-    ("src/device/memory.rs:745", device_memory_745, 1),
+    ("src/device/memory.rs:744", device_memory_744, 1),
+    ("src/device/memory.rs:759", device_memory_759, 1),
     ("src/device/mod.rs:92", device_mod_92, 1),
     ("src/device/mod.rs:130", device_mod_130, 1),
     ("src/device/mod.rs:150", device_mod_150, 1),

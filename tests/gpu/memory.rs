@@ -158,4 +158,88 @@ pub fn trials(out: &mut Vec<Trial>) {
             Ok(())
         },
     ));
+    out.push(gpu_trial_exclusive(
+        "memory/threads_back_to_baseline/f32/16x300",
+        threads_back_to_baseline,
+    ));
+}
+
+/// One thread's 100 operations on `dev`: products (cuBLAS and the small kernel),
+/// reductions (per-stream scratch), sorts, scans; `from` is an array another thread made.
+fn hundred_ops(dev: &Device, t: usize, from: &DeviceArray<f32>) -> Result<f32, String> {
+    let e = |e: Error| e.to_string();
+    let mut acc = 0.0f32;
+    for i in 0..10 {
+        let a = DeviceArray::<f32>::full(dev, &[96, 130], (t + i) as f32 * 0.01).map_err(e)?;
+        let b = DeviceArray::<f32>::ones(dev, &[130, 70]).map_err(e)?;
+        let c = a.matmul(&b).map_err(e)?; // cuBLAS
+        let small = a
+            .slice(cuarray::s![..8, ..8])
+            .map_err(e)?
+            .matmul(&a.slice(cuarray::s![..8, ..8]).map_err(e)?.t())
+            .map_err(e)?;
+        let rows = c.sum_axis(1).map_err(e)?;
+        let sorted = rows.sort(0).map_err(e)?;
+        let scanned = sorted.cumsum(0).map_err(e)?;
+        let mixed = (&from.reshape(&[from.size()]).map_err(e)?.sum().map_err(e)?
+            + &small.max().map_err(e)?)
+            .map_err(e)?;
+        acc += scanned.max().map_err(e)?.to_scalar().map_err(e)? + mixed.to_scalar().map_err(e)?;
+    }
+    Ok(acc)
+}
+
+/// 16 threads, each 300 operations: 100 on the device's own stream, 100 on a stream of
+/// its own, 100 on arrays another thread made. After every array is dropped and the
+/// device synchronised, the bytes in use are back where they started; what cuarray keeps
+/// for itself is reported apart (`scratch`), small, and the cached blocks (the libraries'
+/// workspaces among them) go back to the driver with `free_all_blocks`.
+fn threads_back_to_baseline(dev: &Device) -> crate::common::TResult {
+    let pool = dev.memory_pool();
+    dev.synchronize()?;
+    let before = pool.stats();
+    std::thread::scope(|s| -> Result<(), String> {
+        let made: Vec<DeviceArray<f32>> = (0..16)
+            .map(|t| DeviceArray::<f32>::full(dev, &[33, 17], t as f32).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+        let handles: Vec<_> = (0..16)
+            .map(|t| {
+                let dev = dev.clone();
+                let from = made[(t + 1) % 16].clone();
+                let own = made[t].clone();
+                s.spawn(move || -> Result<(), String> {
+                    hundred_ops(&dev, t, &own)?;
+                    let stream = dev.new_stream().map_err(|e| e.to_string())?;
+                    hundred_ops(&stream.device(), t, &own)?;
+                    hundred_ops(&dev, t, &from)?;
+                    stream.synchronize().map_err(|e| e.to_string())?;
+                    Ok(())
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().map_err(|_| "thread panicked".to_string())??;
+        }
+        Ok(())
+    })?;
+    dev.synchronize_all()?;
+    let after = pool.stats();
+    ensure!(
+        after.in_use == before.in_use,
+        "in use {} after the threads, {} before ({after:?})",
+        after.in_use,
+        before.in_use
+    );
+    ensure!(
+        after.scratch <= before.scratch.max(1 << 20),
+        "scratch {} after the threads ({after:?})",
+        after.scratch
+    );
+    pool.free_all_blocks()?;
+    let trimmed = pool.stats();
+    ensure!(
+        trimmed.reserved == trimmed.in_use + trimmed.scratch,
+        "free_all_blocks kept cached blocks: {trimmed:?}"
+    );
+    Ok(())
 }
