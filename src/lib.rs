@@ -110,13 +110,12 @@ mod error;
 pub mod fft;
 pub mod fusion;
 pub mod graph;
-pub mod kernels;
+pub(crate) mod kernels;
 mod libs;
 pub mod linalg;
 pub mod nccl;
 mod npy;
-#[doc(hidden)]
-pub mod ops;
+pub(crate) mod ops;
 mod profile;
 pub mod random;
 pub mod shape;
@@ -158,6 +157,6 @@ pub use npy::{load_npy, load_npz, save_npy, savez, NpzReader, NpzWriter};
 pub use num_complex;
 /// num-complex's generic complex number; `Complex<f32>` and `Complex<f64>` are elements.
 pub use num_complex::Complex;
-pub use ops::catalogue::common_specs;
+pub use ops::catalogue::{common_specs, BinaryOp};
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

@@ -87,12 +87,6 @@ impl Stack {
         self.len() == 0
     }
     /// The stack as an array layout `(batch..., rows, cols)`.
-    ///
-    /// ```
-    /// use cuarray::linalg::plan::Stack;
-    /// let l = Stack::new(&[2], 3, 4, true).layout();
-    /// assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
-    /// ```
     pub fn layout(&self) -> Layout {
         let mut shape = self.batch.clone();
         shape.extend([self.rows, self.cols]);
@@ -111,14 +105,8 @@ impl Stack {
 
 /// True when the matrices of `layout` (its last two axes) are column-major, so that a
 /// column-major copy reads them in order (a transposed view, a Fortran-order array).
-///
-/// ```
-/// use cuarray::linalg::plan::prefers_fortran;
-/// use cuarray::shape::Layout;
-/// assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-/// assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
-/// ```
-pub fn prefers_fortran(layout: &Layout) -> bool {
+#[cfg(test)]
+fn prefers_fortran(layout: &Layout) -> bool {
     let d = layout.ndim();
     if d < 2 {
         return false;
@@ -129,13 +117,6 @@ pub fn prefers_fortran(layout: &Layout) -> bool {
 }
 
 /// The batch shape and the matrix size of a stack of square matrices `(..., n, n)`.
-///
-/// ```
-/// use cuarray::linalg::plan::square;
-/// assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-/// assert!(square("inv", &[3, 4]).is_err());
-/// assert!(square("inv", &[3]).is_err());
-/// ```
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions or its
@@ -348,5 +329,28 @@ mod tests {
             vec![2, 6],
             0
         )));
+    }
+
+    #[test]
+    fn stack_layout_example() {
+        use crate::linalg::common::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+
+    #[test]
+    fn prefers_fortran_example() {
+        use crate::linalg::common::prefers_fortran;
+        use crate::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+
+    #[test]
+    fn square_example() {
+        use crate::linalg::common::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
     }
 }

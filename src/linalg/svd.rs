@@ -187,9 +187,6 @@ pub(crate) fn polar_by_default((m, n): (usize, usize), full: bool, vectors: bool
     svd_algorithm() == SvdAlgorithm::Auto && vectors && (!full || m == n) && m.min(n) >= POLAR_MIN
 }
 
-#[doc(hidden)]
-pub use crate::tuning::set_svd_algorithm;
-
 /// The outputs of an SVD: `U` `(batch..., m, ucols)`, `S` `(batch..., k)`, `Vh`
 /// `(batch..., vrows, n)` (`U`, `Vh` empty stacks without vectors), info.
 pub(crate) struct SvdOut {

@@ -29,9 +29,6 @@ use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
 use crate::tuning::small_gemm_limit;
-/// Multiply-adds (batch x m x n x k) up to which a product runs as one kernel of ours
-/// by default (see [`tuning::small_gemm_limit`](crate::tuning::small_gemm_limit)).
-pub use crate::tuning::SMALL_GEMM_FLOPS;
 
 /// The `GemmShape` of the small-product kernel (render_gemm's signature) for the plan `p`
 /// and its batch loop `bl`.
@@ -191,11 +188,6 @@ pub(crate) fn run<T: GemmElement>(
 /// The reduction that computes a matrix-vector product of real floating type `d`: each
 /// output is the sum of a row (or column) of the matrix, `in0`, times the vector read along
 /// the reduced axis, `r0`, accumulated in `f32` (`f64` for `f64`).
-///
-/// ```
-/// use cuarray::{ops::matmul::matvec_def, DType};
-/// assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
-/// ```
 pub fn matvec_def(d: DType) -> ReduceDef {
     let acc = if d == DType::F64 { Acc::F64 } else { Acc::F32 };
     ReduceDef {
@@ -270,13 +262,6 @@ pub struct MatOperand {
 
 /// How to read an `r x c` matrix with strides `(sr, sc)` in place, or `None` when it needs
 /// a copy first.
-///
-/// ```
-/// use cuarray::ops::matmul::{mat_operand, MatOperand};
-/// assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
-/// assert_eq!(mat_operand(3, 4, 1, 3), Some(MatOperand { trans: true, ld: 3 }));   // F order
-/// assert_eq!(mat_operand(3, 4, 8, 2), None);                                       // stepped
-/// ```
 pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
     if r <= 1 && c <= 1 {
         return Some(MatOperand {
@@ -318,15 +303,6 @@ pub struct GemmPlan {
 
 /// Plans `a @ b` for layouts `a` and `b`: 1-D operands are promoted to matrices (and the
 /// added axis dropped from the result), batch dimensions broadcast.
-///
-/// ```
-/// use cuarray::ops::matmul::plan_gemm;
-/// use cuarray::shape::Layout;
-/// let p = plan_gemm(&Layout::contiguous(&[2, 1, 3, 4]), &Layout::contiguous(&[5, 4, 6])).unwrap();
-/// assert_eq!((p.m, p.n, p.k), (3, 6, 4));
-/// assert_eq!(p.out_shape, vec![2, 5, 3, 6]);
-/// assert!(plan_gemm(&Layout::contiguous(&[3, 4]), &Layout::contiguous(&[5, 6])).is_err());
-/// ```
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] naming both shapes for a 0-d operand, inner dimensions that
@@ -535,5 +511,42 @@ mod tests {
         let bl = batch_loop(&p);
         assert!(bl.outer.is_empty());
         assert_eq!((bl.count, bl.stride), (8, (12, 24, 18)));
+    }
+
+    #[test]
+    fn matvec_def_example() {
+        use crate::{ops::matmul::matvec_def, DType};
+        assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
+    }
+
+    #[test]
+    fn mat_operand_example() {
+        use crate::ops::matmul::{mat_operand, MatOperand};
+        assert_eq!(
+            mat_operand(3, 4, 4, 1),
+            Some(MatOperand {
+                trans: false,
+                ld: 4
+            })
+        ); // C order
+        assert_eq!(
+            mat_operand(3, 4, 1, 3),
+            Some(MatOperand { trans: true, ld: 3 })
+        ); // F order
+        assert_eq!(mat_operand(3, 4, 8, 2), None); // stepped
+    }
+
+    #[test]
+    fn plan_gemm_example() {
+        use crate::ops::matmul::plan_gemm;
+        use crate::shape::Layout;
+        let p = plan_gemm(
+            &Layout::contiguous(&[2, 1, 3, 4]),
+            &Layout::contiguous(&[5, 4, 6]),
+        )
+        .unwrap();
+        assert_eq!((p.m, p.n, p.k), (3, 6, 4));
+        assert_eq!(p.out_shape, vec![2, 5, 3, 6]);
+        assert!(plan_gemm(&Layout::contiguous(&[3, 4]), &Layout::contiguous(&[5, 6])).is_err());
     }
 }

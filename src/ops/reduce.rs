@@ -67,15 +67,6 @@ pub struct ReducePlan {
 /// keep their logical order (argmax/argmin report C-order indices); otherwise they are
 /// ordered by stride so that the innermost reduced dimension is the densest.
 ///
-/// ```
-/// use cuarray::ops::reduce::{plan_reduce, Strategy};
-/// use cuarray::shape::Layout;
-/// let p = plan_reduce(&Layout::contiguous(&[64, 1000]), Some(&[1]), false, false, 132).unwrap();
-/// assert_eq!((p.n_out, p.n_red, p.strategy), (64, 1000, Strategy::Rows { warp: true }));
-/// let p = plan_reduce(&Layout::contiguous(&[1000, 64]), Some(&[0]), true, false, 132).unwrap();
-/// assert_eq!((p.out_shape.clone(), p.strategy), (vec![1, 64], Strategy::Cols));
-/// ```
-///
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
 /// for a repeated axis, or when the layout needs more dimensions after merging than one
@@ -622,5 +613,35 @@ mod tests {
         assert_eq!((p.n_out, p.n_red), (1, 1));
         let p = plan_reduce(&Layout::contiguous(&[3, 0]), Some(&[1]), true, false, 132).unwrap();
         assert_eq!((p.n_out, p.n_red, p.out_shape.clone()), (3, 0, vec![3, 1]));
+    }
+
+    #[test]
+    fn plan_reduce_example() {
+        use crate::ops::reduce::{plan_reduce, Strategy};
+        use crate::shape::Layout;
+        let p = plan_reduce(
+            &Layout::contiguous(&[64, 1000]),
+            Some(&[1]),
+            false,
+            false,
+            132,
+        )
+        .unwrap();
+        assert_eq!(
+            (p.n_out, p.n_red, p.strategy),
+            (64, 1000, Strategy::Rows { warp: true })
+        );
+        let p = plan_reduce(
+            &Layout::contiguous(&[1000, 64]),
+            Some(&[0]),
+            true,
+            false,
+            132,
+        )
+        .unwrap();
+        assert_eq!(
+            (p.out_shape.clone(), p.strategy),
+            (vec![1, 64], Strategy::Cols)
+        );
     }
 }

@@ -29,12 +29,6 @@ pub struct SelectPlan {
 /// Plans a compaction over `shape` with the flag operand's and the value operand's strides
 /// (for coordinates or unique, the flag's twice).
 ///
-/// ```
-/// use cuarray::ops::select::plan_select;
-/// let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
-/// assert_eq!((p.dims.clone(), p.tiles), (vec![1_000_000], 245));
-/// ```
-///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when the strides need more dimensions after
 /// merging than one kernel indexes.
@@ -189,4 +183,14 @@ pub(crate) fn write(
         out,
         coords,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plan_select_example() {
+        use crate::ops::select::plan_select;
+        let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
+        assert_eq!((p.dims.clone(), p.tiles), (vec![1_000_000], 245));
+    }
 }

@@ -166,15 +166,6 @@ fn pad(d: &mut (Vec<usize>, Vec<isize>), rank: usize) {
 /// Plans sorting `layout` along `axis`, writing the first `kout` elements of each sorted
 /// row (`None`: all), for keys of `key_bytes` bytes; `want_idx`: the indices are written.
 ///
-/// ```
-/// use cuarray::ops::sort::{plan_sort, SortStrategy};
-/// use cuarray::shape::Layout;
-/// let p = plan_sort("sort", &Layout::contiguous(&[4096, 4096]), -1, None, 4, true).unwrap();
-/// assert_eq!(p.strategy, SortStrategy::Rows { threads: 512, ipt: 8, min_blocks: 2 });
-/// let p = plan_sort("sort", &Layout::contiguous(&[1 << 26]), 0, None, 4, false).unwrap();
-/// assert!(matches!(p.strategy, SortStrategy::Radix { key_passes: 4, row_passes: 0, values: false, .. }));
-/// ```
-///
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
 /// when `kout` is larger than the axis's extent.
@@ -786,5 +777,38 @@ mod tests {
         assert_eq!(row_variant(33), (32, 2));
         assert_eq!(row_variant(129), (128, 2));
         assert_eq!(row_variant(4096), (256, 16));
+    }
+
+    #[test]
+    fn plan_sort_example() {
+        use crate::ops::sort::{plan_sort, SortStrategy};
+        use crate::shape::Layout;
+        let p = plan_sort(
+            "sort",
+            &Layout::contiguous(&[4096, 4096]),
+            -1,
+            None,
+            4,
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            p.strategy,
+            SortStrategy::Rows {
+                threads: 512,
+                ipt: 8,
+                min_blocks: 2
+            }
+        );
+        let p = plan_sort("sort", &Layout::contiguous(&[1 << 26]), 0, None, 4, false).unwrap();
+        assert!(matches!(
+            p.strategy,
+            SortStrategy::Radix {
+                key_passes: 4,
+                row_passes: 0,
+                values: false,
+                ..
+            }
+        ));
     }
 }

@@ -100,16 +100,6 @@ impl RandomSpec {
 /// per value for ranges up to 2^24 and power-of-two ranges up to 2^32, two for other
 /// ranges up to 2^32 and larger powers of two, four for the rest, which only 64-bit types
 /// have); bernoulli for bool.
-///
-/// ```
-/// use cuarray::kernels::family::random::specs_for;
-/// use cuarray::kernels::Render;
-/// use cuarray::DType;
-/// assert_eq!(specs_for(DType::F32).len(), 2 * 4);
-/// assert_eq!(specs_for(DType::I32).len(), 2 * 2);
-/// assert_eq!(specs_for(DType::U64).len(), 2 * 3);
-/// assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i32");
-/// ```
 pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
     let ints = |n: u8| (0..n).map(|k| Distribution::Integers { words: 1 << k });
     let dists: Vec<Distribution> = match dtype {
@@ -228,5 +218,19 @@ mod tests {
         assert_eq!(w(Distribution::Normal, DType::F16), 1);
         assert_eq!(w(Distribution::Integers { words: 4 }, DType::I64), 4);
         assert_eq!(w(Distribution::Bernoulli, DType::Bool), 1);
+    }
+
+    #[test]
+    fn specs_for_example() {
+        use crate::kernels::family::random::specs_for;
+        use crate::kernels::Render;
+        use crate::DType;
+        assert_eq!(specs_for(DType::F32).len(), 2 * 4);
+        assert_eq!(specs_for(DType::I32).len(), 2 * 2);
+        assert_eq!(specs_for(DType::U64).len(), 2 * 3);
+        assert_eq!(
+            Render::symbol(&specs_for(DType::Bool)[0]),
+            "cuarray_rand_bernoulli__bool_c_i32"
+        );
     }
 }

@@ -150,7 +150,8 @@ pub fn key_type(dtype: DType) -> &'static str {
 }
 
 /// Shared bytes of one `Rows` group (mirrors `cuarray_rows_smem`).
-pub fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usize {
+#[cfg(test)]
+fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usize {
     let tile = threads * ipt;
     let keys = tile * key_bytes;
     let hist = threads / 32 * 256 * 4 * 2; // counters and lane masks
