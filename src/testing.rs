@@ -107,7 +107,7 @@ pub mod ops {
     }
     /// Reductions.
     pub mod reduce {
-        pub use crate::ops::reduce::ReduceOp;
+        pub use crate::ops::catalogue::ReduceOp;
     }
     /// Scans.
     pub mod scan {

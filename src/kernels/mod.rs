@@ -16,9 +16,9 @@ pub(crate) mod abi;
 pub(crate) mod cache;
 mod emit;
 #[doc(hidden)]
-pub mod family;
+pub(crate) mod family;
 #[doc(hidden)]
-pub mod nvrtc;
+pub(crate) mod nvrtc;
 mod operand;
 pub(crate) mod sources;
 mod text;
@@ -28,7 +28,7 @@ pub use cache::CacheStats;
 pub use cache::{cache_key, DiskCache};
 pub(crate) use operand::Operand;
 #[doc(hidden)]
-pub use text::Text;
+pub(crate) use text::Text;
 
 use crate::element::DType;
 use crate::{Device, Result};
@@ -207,11 +207,11 @@ impl IndexWidth {
 
 /// Most operands of one kernel: inputs + outputs.
 #[doc(hidden)]
-pub const MAX_OPERANDS: usize = 8;
+pub(crate) const MAX_OPERANDS: usize = 8;
 /// Most scalar parameters of one kernel (a fused expression's constants and scalar
 /// arguments are scalar parameters too).
 #[doc(hidden)]
-pub const MAX_SCALARS: usize = 16;
+pub(crate) const MAX_SCALARS: usize = 16;
 /// Most collapsed dimensions a strided kernel indexes.
 #[doc(hidden)]
 pub const MAX_DIMS: usize = 16;

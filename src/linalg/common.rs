@@ -38,7 +38,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Largest `n` (rows and columns) of the batched routines for many small matrices.
-pub const SMALL_N: usize = 32;
+pub(super) const SMALL_N: usize = 32;
 
 /// `out = in` on and above the diagonal (C-contiguous output of `s1 x s0` matrices), zero
 /// below.
@@ -49,7 +49,7 @@ pub(super) const EYES_BODY: &str = "out0 = ((i % s0) == ((i / s0) % s0)) ? out0_
 /// A stack of `rows x cols` matrices, one after the other in a buffer of their own, each
 /// in row-major (C) or column-major (Fortran) order; the batch in C order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stack {
+pub(super) struct Stack {
     /// Batch shape.
     pub batch: Vec<usize>,
     /// Rows of each matrix.
@@ -62,7 +62,7 @@ pub struct Stack {
 
 impl Stack {
     /// A stack of `rows x cols` matrices over `batch`.
-    pub fn new(batch: &[usize], rows: usize, cols: usize, fortran: bool) -> Stack {
+    pub(super) fn new(batch: &[usize], rows: usize, cols: usize, fortran: bool) -> Stack {
         Stack {
             batch: batch.to_vec(),
             rows,
@@ -71,23 +71,23 @@ impl Stack {
         }
     }
     /// Number of matrices.
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.batch.iter().product()
     }
     /// Elements per matrix.
-    pub fn elems(&self) -> usize {
+    pub(super) fn elems(&self) -> usize {
         self.rows * self.cols
     }
     /// Elements in all.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.count() * self.elems()
     }
     /// True when the stack holds no element.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// The stack as an array layout `(batch..., rows, cols)`.
-    pub fn layout(&self) -> Layout {
+    pub(super) fn layout(&self) -> Layout {
         let mut shape = self.batch.clone();
         shape.extend([self.rows, self.cols]);
         let mut strides: Vec<isize> = c_strides(&self.batch)
@@ -121,7 +121,7 @@ fn prefers_fortran(layout: &Layout) -> bool {
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions or its
 /// last two differ.
-pub fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> {
+pub(super) fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> {
     let d = shape.len();
     if d < 2 {
         return Err(Error::invalid(
@@ -142,7 +142,7 @@ pub fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> 
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions.
-pub fn matrices(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize, usize)> {
+pub(super) fn matrices(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize, usize)> {
     let d = shape.len();
     if d < 2 {
         return Err(Error::invalid(

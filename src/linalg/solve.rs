@@ -266,7 +266,7 @@ pub fn slogdet<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, De
 
 /// The plan of `solve(a, b)` (and of `inv(a)`, as a solve against identities).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SolvePlan {
+pub(super) struct SolvePlan {
     /// Size of the square matrices.
     pub n: usize,
     /// Right-hand sides per matrix.
@@ -287,7 +287,7 @@ pub struct SolvePlan {
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices or `b` has fewer
 /// than two dimensions; [`Error::ShapeMismatch`] when `b`'s rows differ from `n`;
 /// [`Error::Broadcast`] when the batch dimensions do not broadcast.
-pub fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
+pub(super) fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
     let (a_batch, n) = square("solve", a)?;
     let (b_batch, rows, k) = matrices("solve", b)?;
     if rows != n {
@@ -313,7 +313,7 @@ pub fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
 
 /// The smallest `n` whose checked solve takes the blocked triangular solves
 /// ([`solve_blocks`]).
-pub const BLOCKED_SOLVE_MIN_N: usize = 1024;
+pub(super) const BLOCKED_SOLVE_MIN_N: usize = 1024;
 
 /// The diagonal block size with which the checked `solve` of plan `p` runs its triangular
 /// solves, or `None` for cuSOLVER's `Xgetrs`.
@@ -327,7 +327,7 @@ pub const BLOCKED_SOLVE_MIN_N: usize = 1024;
 /// permutation on the host, so the blocked path reads the pivots: the checked `solve`
 /// only (it reads the info word anyway, and now before the triangular solves); one
 /// factorisation (one matrix, or one for the whole batch) of `n >= 1024`.
-pub fn solve_blocks(p: &SolvePlan) -> Option<usize> {
+pub(super) fn solve_blocks(p: &SolvePlan) -> Option<usize> {
     let nb = crate::tuning::solve_block() as usize;
     let count: usize = p.batch.iter().product();
     let cols = count.saturating_mul(p.k);
@@ -342,7 +342,7 @@ pub fn solve_blocks(p: &SolvePlan) -> Option<usize> {
 
 /// The row permutation of LAPACK's 1-based pivots `ipiv` (row `i` swapped with row
 /// `ipiv[i] - 1`, in order): row `i` of `P A` is row `perm[i]` of `A`.
-pub fn compose_pivots(ipiv: &[i64]) -> Vec<i64> {
+pub(super) fn compose_pivots(ipiv: &[i64]) -> Vec<i64> {
     let mut perm: Vec<i64> = (0..ipiv.len() as i64).collect();
     for (i, &p) in ipiv.iter().enumerate() {
         let j = (p - 1).clamp(0, ipiv.len() as i64 - 1) as usize;

@@ -173,7 +173,7 @@ pub fn svdvals<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 }
 
 use crate::tuning::svd_algorithm;
-pub use crate::tuning::SvdAlgorithm;
+pub(super) use crate::tuning::SvdAlgorithm;
 
 /// The smallest dimension from which [`SvdAlgorithm::Auto`] takes the polar decomposition.
 const POLAR_MIN: usize = 512;

@@ -15,7 +15,7 @@ use crate::shape::{collapse, Collapsed, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
-pub use crate::kernels::family::elementwise::Variant;
+pub(crate) use crate::kernels::family::elementwise::Variant;
 
 /// The launch's dimensions in the order of operand 0 (the first output): sorted by
 /// decreasing stride, so that writes are coalesced even into a transposed view (a fresh,

@@ -252,7 +252,7 @@ fn run_matvec(
 
 /// How cuBLAS reads one matrix operand in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MatOperand {
+pub(crate) struct MatOperand {
     /// Whether cuBLAS must transpose what it reads (`true` for a column-major operand,
     /// given the `Cᵀ = Bᵀ Aᵀ` formulation).
     pub trans: bool,
@@ -262,7 +262,7 @@ pub struct MatOperand {
 
 /// How to read an `r x c` matrix with strides `(sr, sc)` in place, or `None` when it needs
 /// a copy first.
-pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
+pub(crate) fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
     if r <= 1 && c <= 1 {
         return Some(MatOperand {
             trans: false,
@@ -284,7 +284,7 @@ pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperan
 
 /// The plan of `a @ b` (NumPy's `matmul` rules).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GemmPlan {
+pub(crate) struct GemmPlan {
     /// Rows of each product.
     pub m: usize,
     /// Columns of each product.
@@ -307,7 +307,7 @@ pub struct GemmPlan {
 /// # Errors
 /// [`Error::ShapeMismatch`] naming both shapes for a 0-d operand, inner dimensions that
 /// differ, or batch dimensions that do not broadcast.
-pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
+pub(crate) fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
     let err = |msg: &str| Error::ShapeMismatch {
         op: "matmul",
         msg: msg.into(),
@@ -368,7 +368,7 @@ pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
 /// contiguous output, after merging batch axes. `outer` lists the leading batch extents
 /// that still need a host loop (empty when one strided-batched call covers all).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchLoop {
+pub(crate) struct BatchLoop {
     /// Host-loop extents and per-operand strides `(a, b, c)` for each.
     pub outer: Vec<(usize, isize, isize, isize)>,
     /// Products per strided-batched call.
@@ -378,7 +378,7 @@ pub struct BatchLoop {
 }
 
 /// Merges the batch axes of `p` for strided-batched calls.
-pub fn batch_loop(p: &GemmPlan) -> BatchLoop {
+pub(crate) fn batch_loop(p: &GemmPlan) -> BatchLoop {
     let nb = p.batch.len();
     let c_strides = crate::shape::c_strides(&{
         let mut s = p.batch.clone();

@@ -14,7 +14,7 @@ use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
 pub(crate) use super::catalogue::mean_acc;
-pub use super::catalogue::{ReduceDef, ReduceOp};
+pub(crate) use super::catalogue::{ReduceDef, ReduceOp};
 
 /// Output rows a split reduction can finish in one launch (the per-stream counters).
 pub(crate) const ROW_COUNTERS: usize = 4096;
@@ -30,7 +30,7 @@ pub(crate) fn prepare_capture(device: &Device) -> Result<()> {
 
 /// How the reduction is laid out on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
+pub(crate) enum Strategy {
     /// A warp (`warp`) or a block per output row; best when the reduced elements of a
     /// row are adjacent in memory.
     Rows {
@@ -43,7 +43,7 @@ pub enum Strategy {
 
 /// The plan of one reduction. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReducePlan {
+pub(crate) struct ReducePlan {
     /// Shape of the result (with the reduced axes kept as 1 when `keepdims`).
     pub out_shape: Vec<usize>,
     /// Number of outputs.
@@ -71,7 +71,7 @@ pub struct ReducePlan {
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
 /// for a repeated axis, or when the layout needs more dimensions after merging than one
 /// kernel indexes.
-pub fn plan_reduce(
+pub(crate) fn plan_reduce(
     layout: &Layout,
     axes: Option<&[isize]>,
     keepdims: bool,
@@ -179,7 +179,7 @@ const COL_FAN: usize = 16;
 
 /// Pieces each reduction is cut into so that `resident_blocks` blocks of 256 threads
 /// (one wave on the GPU) all have work.
-pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
+pub(crate) fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
     match strategy {
         Strategy::Rows { warp: false } => resident_blocks
             .div_ceil(n_out.max(1))

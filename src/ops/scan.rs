@@ -12,11 +12,11 @@ use crate::{Device, Error, Result};
 
 /// Elements per tile of the tiled scan (8 warps x 32 lanes x 64 elements): large tiles
 /// keep the look-back chain short.
-pub const SCAN_TILE: usize = SCAN_BLOCK * SCAN_PER_THREAD;
+pub(crate) const SCAN_TILE: usize = SCAN_BLOCK * SCAN_PER_THREAD;
 
 /// The plan of a scan along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScanPlan {
+pub(crate) struct ScanPlan {
     /// Number of independent scans (rows).
     pub n_rows: usize,
     /// Length of each scan.
@@ -39,7 +39,7 @@ pub struct ScanPlan {
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (`-1..1` for a 0-d layout);
 /// [`Error::InvalidArgument`] when the layout needs more dimensions after merging than one
 /// kernel indexes.
-pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
+pub(crate) fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
     let nd = layout.ndim().max(1);
     let layout = if layout.ndim() == 0 {
         layout.expand_dims(0)?

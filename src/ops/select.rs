@@ -13,7 +13,7 @@ use crate::{Device, Error, Result};
 
 /// The plan of a compaction over `n` elements. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelectPlan {
+pub(crate) struct SelectPlan {
     /// Elements.
     pub n: usize,
     /// Tiles (one block each).
@@ -32,7 +32,7 @@ pub struct SelectPlan {
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when the strides need more dimensions after
 /// merging than one kernel indexes.
-pub fn plan_select(
+pub(crate) fn plan_select(
     op: &'static str,
     shape: &[usize],
     flag_strides: &[isize],

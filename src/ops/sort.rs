@@ -26,7 +26,7 @@ use crate::{Device, Error, Result};
 
 /// How a sort is laid out on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortStrategy {
+pub(crate) enum SortStrategy {
     /// Nothing to do (no element to write).
     Empty,
     /// A group of `threads` threads per row, `ipt` elements each.
@@ -66,7 +66,7 @@ pub enum SortStrategy {
 
 /// The plan of a sort along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SortPlan {
+pub(crate) struct SortPlan {
     /// Rows (the positions of the other axes).
     pub n_rows: usize,
     /// Length of each row.
@@ -169,7 +169,7 @@ fn pad(d: &mut (Vec<usize>, Vec<isize>), rank: usize) {
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
 /// when `kout` is larger than the axis's extent.
-pub fn plan_sort(
+pub(crate) fn plan_sort(
     op: &'static str,
     layout: &Layout,
     axis: isize,
@@ -308,7 +308,7 @@ pub fn plan_sort(
 
 /// The order of a sort.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Order {
+pub(crate) struct Order {
     /// -0.0 equals +0.0 (argsort, topk); else it sorts just before it (sort).
     pub canon_zero: bool,
     /// Largest first (NaN first).

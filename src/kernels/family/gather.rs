@@ -23,7 +23,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
 /// Most bins counted in shared memory (48 KiB of 32-bit counters).
-pub const SHARED_BINS: usize = 12 * 1024;
+pub(crate) const SHARED_BINS: usize = 12 * 1024;
 
 /// Which kernel of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -19,11 +19,11 @@ use crate::{Device, Result};
 use std::fmt::Write as _;
 
 /// Threads per block.
-pub const THREADS: usize = 256;
+pub(crate) const THREADS: usize = 256;
 /// Elements per thread.
-pub const IPT: usize = 16;
+pub(crate) const IPT: usize = 16;
 /// Elements per tile (one block).
-pub const TILE: usize = THREADS * IPT;
+pub(crate) const TILE: usize = THREADS * IPT;
 
 /// What selects an element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
