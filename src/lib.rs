@@ -100,7 +100,6 @@
 //! module lists every variable and every run-time setting, with defaults and valid values.
 
 #![warn(missing_docs)]
-#![warn(unreachable_pub)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

@@ -180,7 +180,7 @@ impl BinaryOp {
 
 impl UnaryOp {
     /// True for the predicates (bool result).
-    pub const fn returns_bool(self) -> bool {
+    pub(crate) const fn returns_bool(self) -> bool {
         matches!(
             self,
             UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::LogicalNot
@@ -389,7 +389,7 @@ impl ReduceOp {
     }
 
     /// True for the ops without identity (an empty reduction is an error).
-    pub const fn needs_elements(self) -> bool {
+    pub(crate) const fn needs_elements(self) -> bool {
         matches!(
             self,
             ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
@@ -397,7 +397,7 @@ impl ReduceOp {
     }
 
     /// True when the result depends on the order of the reduced elements' indices.
-    pub const fn is_arg(self) -> bool {
+    pub(crate) const fn is_arg(self) -> bool {
         matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
     }
 
@@ -493,7 +493,7 @@ impl ReduceOp {
     }
 
     /// The scan of this op (`Sum` or `Prod`): its symbol name.
-    pub const fn scan_name(self) -> &'static str {
+    pub(crate) const fn scan_name(self) -> &'static str {
         match self {
             ReduceOp::Prod => "cumprod",
             _ => "cumsum",

@@ -255,9 +255,9 @@ fn run_matvec(
 pub(crate) struct MatOperand {
     /// Whether cuBLAS must transpose what it reads (`true` for a column-major operand,
     /// given the `Cᵀ = Bᵀ Aᵀ` formulation).
-    pub trans: bool,
+    pub(crate) trans: bool,
     /// Leading dimension.
-    pub ld: usize,
+    pub(crate) ld: usize,
 }
 
 /// How to read an `r x c` matrix with strides `(sr, sc)` in place, or `None` when it needs
@@ -286,19 +286,19 @@ pub(crate) fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<Ma
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GemmPlan {
     /// Rows of each product.
-    pub m: usize,
+    pub(crate) m: usize,
     /// Columns of each product.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Inner dimension.
-    pub k: usize,
+    pub(crate) k: usize,
     /// Shape of the result.
-    pub out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
     /// Broadcast batch shape (empty for a single product).
-    pub batch: Vec<usize>,
+    pub(crate) batch: Vec<usize>,
     /// `a` as an `(m, k)` matrix stack, broadcast over `batch`.
-    pub a: Layout,
+    pub(crate) a: Layout,
     /// `b` as a `(k, n)` matrix stack, broadcast over `batch`.
-    pub b: Layout,
+    pub(crate) b: Layout,
 }
 
 /// Plans `a @ b` for layouts `a` and `b`: 1-D operands are promoted to matrices (and the
@@ -370,11 +370,11 @@ pub(crate) fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BatchLoop {
     /// Host-loop extents and per-operand strides `(a, b, c)` for each.
-    pub outer: Vec<(usize, isize, isize, isize)>,
+    pub(crate) outer: Vec<(usize, isize, isize, isize)>,
     /// Products per strided-batched call.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Strides between consecutive products in one call.
-    pub stride: (isize, isize, isize),
+    pub(crate) stride: (isize, isize, isize),
 }
 
 /// Merges the batch axes of `p` for strided-batched calls.

@@ -45,22 +45,22 @@ pub(crate) enum Strategy {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ReducePlan {
     /// Shape of the result (with the reduced axes kept as 1 when `keepdims`).
-    pub out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
     /// Number of outputs.
-    pub n_out: usize,
+    pub(crate) n_out: usize,
     /// Elements per output.
-    pub n_red: usize,
+    pub(crate) n_red: usize,
     /// Kept dimensions (collapsed) and the input's strides along them.
-    pub kept: (Vec<usize>, Vec<isize>),
+    pub(crate) kept: (Vec<usize>, Vec<isize>),
     /// Reduced dimensions (collapsed) and the input's strides along them.
-    pub red: (Vec<usize>, Vec<isize>),
+    pub(crate) red: (Vec<usize>, Vec<isize>),
     /// Strategy.
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
     /// Pieces each reduction is cut into (> 1: the last piece of each row combines the
     /// partials, or for columns a second pass).
-    pub splits: usize,
+    pub(crate) splits: usize,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// Plans reducing `layout` over `axes` (`None`: all). With `keep_order` the reduced axes
@@ -179,7 +179,12 @@ const COL_FAN: usize = 16;
 
 /// Pieces each reduction is cut into so that `resident_blocks` blocks of 256 threads
 /// (one wave on the GPU) all have work.
-pub(crate) fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
+pub(crate) fn splits_for(
+    strategy: Strategy,
+    n_out: usize,
+    n_red: usize,
+    resident_blocks: usize,
+) -> usize {
     match strategy {
         Strategy::Rows { warp: false } => resident_blocks
             .div_ceil(n_out.max(1))

@@ -18,19 +18,19 @@ pub(crate) const SCAN_TILE: usize = SCAN_BLOCK * SCAN_PER_THREAD;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ScanPlan {
     /// Number of independent scans (rows).
-    pub n_rows: usize,
+    pub(crate) n_rows: usize,
     /// Length of each scan.
-    pub len: usize,
+    pub(crate) len: usize,
     /// Row dimensions (collapsed), with the input's and the output's strides.
-    pub kept: (Vec<usize>, Vec<isize>, Vec<isize>),
+    pub(crate) kept: (Vec<usize>, Vec<isize>, Vec<isize>),
     /// Input stride along the axis.
-    pub sin: isize,
+    pub(crate) sin: isize,
     /// Output stride along the axis (the output is C-contiguous).
-    pub sout: isize,
+    pub(crate) sout: isize,
     /// Tiled with decoupled look-back (else a thread per row).
-    pub tiles: bool,
+    pub(crate) tiles: bool,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// Plans an inclusive scan of `layout` along `axis`.

@@ -15,15 +15,15 @@ use crate::{Device, Error, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SelectPlan {
     /// Elements.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Tiles (one block each).
-    pub tiles: usize,
+    pub(crate) tiles: usize,
     /// The shape collapsed with the flag's and the value's strides.
-    pub dims: Vec<usize>,
+    pub(crate) dims: Vec<usize>,
     /// The flag operand's and the value operand's strides.
-    pub strides: [Vec<isize>; 2],
+    pub(crate) strides: [Vec<isize>; 2],
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// Plans a compaction over `shape` with the flag operand's and the value operand's strides

@@ -68,27 +68,27 @@ pub(crate) enum SortStrategy {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SortPlan {
     /// Rows (the positions of the other axes).
-    pub n_rows: usize,
+    pub(crate) n_rows: usize,
     /// Length of each row.
-    pub len: usize,
+    pub(crate) len: usize,
     /// Elements written per row (the first `kout` of the sorted row).
-    pub kout: usize,
+    pub(crate) kout: usize,
     /// Shape of the outputs (the input's, with `kout` along the axis).
-    pub out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
     /// The strategy.
-    pub strategy: SortStrategy,
+    pub(crate) strategy: SortStrategy,
     /// Row dimensions (collapsed) with the input's and the outputs' strides.
-    pub rows: (Vec<usize>, Vec<isize>, Vec<isize>),
+    pub(crate) rows: (Vec<usize>, Vec<isize>, Vec<isize>),
     /// Input stride along the axis.
-    pub sin: isize,
+    pub(crate) sin: isize,
     /// Output stride along the axis.
-    pub sout: isize,
+    pub(crate) sout: isize,
     /// The input as (rows, axis) collapsed, padded to the output's rank.
-    pub in_dims: (Vec<usize>, Vec<isize>),
+    pub(crate) in_dims: (Vec<usize>, Vec<isize>),
     /// The outputs as (rows, kout) collapsed, padded to the input's rank.
-    pub out_dims: (Vec<usize>, Vec<isize>),
+    pub(crate) out_dims: (Vec<usize>, Vec<isize>),
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// The row variant for rows of `len` elements.
@@ -310,9 +310,9 @@ pub(crate) fn plan_sort(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Order {
     /// -0.0 equals +0.0 (argsort, topk); else it sorts just before it (sort).
-    pub canon_zero: bool,
+    pub(crate) canon_zero: bool,
     /// Largest first (NaN first).
-    pub descending: bool,
+    pub(crate) descending: bool,
 }
 
 /// Runs the sort planned as `p` of `input` into `out_keys` (sorted elements) and/or

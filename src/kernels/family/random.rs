@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 /// The distribution a random kernel draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Distribution {
+pub(crate) enum Distribution {
     /// Uniform floats in `[a, b)`.
     Uniform,
     /// Normal floats (Box-Muller), mean `a`, standard deviation `b`.
@@ -41,11 +41,11 @@ pub enum Distribution {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RandomSpec {
     /// The distribution.
-    pub dist: Distribution,
+    pub(crate) dist: Distribution,
     /// The element type written.
-    pub dtype: DType,
+    pub(crate) dtype: DType,
     /// The type threads count groups of 4 values in.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<RandomSpec> for KernelSpec {
@@ -57,7 +57,7 @@ impl From<RandomSpec> for KernelSpec {
 impl RandomSpec {
     /// Words of the stream per value: the one table host and device agree on (the device
     /// asserts it against each distribution's `W`).
-    pub fn words(&self) -> u32 {
+    pub(crate) fn words(&self) -> u32 {
         match self.dist {
             Distribution::Integers { words } => words as u32,
             Distribution::Bernoulli => 1,
@@ -76,7 +76,7 @@ impl RandomSpec {
 
     /// Groups of 4 values each thread computes per trip (independent Philox chains in
     /// flight): 4 words' worth of Philox calls.
-    pub fn groups_per_thread(&self) -> u32 {
+    pub(crate) fn groups_per_thread(&self) -> u32 {
         (4 / self.words()).max(1)
     }
 

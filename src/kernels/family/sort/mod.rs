@@ -45,7 +45,7 @@ pub(crate) const SMEM_LIMIT: usize = 48 * 1024;
 
 /// Which kernel of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SortKernel {
+pub(crate) enum SortKernel {
     /// A group of `threads` threads (32: a warp) sorts a row of up to `threads * ipt`
     /// elements; `nk` row dimensions.
     Rows {
@@ -113,24 +113,24 @@ pub enum SortKernel {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SortSpec {
     /// Which kernel.
-    pub kernel: SortKernel,
+    pub(crate) kernel: SortKernel,
     /// The element type sorted.
-    pub dtype: DType,
+    pub(crate) dtype: DType,
     /// -0.0 has +0.0's key (equal, input order kept: argsort); else it sorts first.
-    pub canon_zero: bool,
+    pub(crate) canon_zero: bool,
     /// Descending (largest first, NaN first).
-    pub descending: bool,
+    pub(crate) descending: bool,
     /// `Pass`: carries values (flat indices) through the passes.
-    pub values: bool,
+    pub(crate) values: bool,
     /// Writes the sorted elements.
-    pub out_keys: bool,
+    pub(crate) out_keys: bool,
     /// Writes each element's index along the sorted axis (`long long`).
-    pub out_idx: bool,
+    pub(crate) out_idx: bool,
     /// Blocks per multiprocessor the compiler must allow (`__launch_bounds__`'s second
     /// argument; 0: none).
-    pub min_blocks: u8,
+    pub(crate) min_blocks: u8,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<SortSpec> for KernelSpec {
