@@ -157,6 +157,8 @@ pub use npy::{load_npy, load_npz, save_npy, savez, NpzReader, NpzWriter};
 pub use num_complex;
 /// num-complex's generic complex number; `Complex<f32>` and `Complex<f64>` are elements.
 pub use num_complex::Complex;
-pub use ops::catalogue::{common_specs, BinaryOp};
+pub use ops::catalogue::common_specs;
+/// The binary elementwise ops: what [`DeviceArray::scalar_op`] applies.
+pub use ops::catalogue::BinaryOp;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

@@ -32,7 +32,7 @@ use std::sync::Arc;
 /// One factorisation of `n >= 1024` reads its pivots and info word right after `getrf`
 /// (a singular matrix stops there), then solves its triangles by blocks: the diagonal
 /// blocks inverted together, the rest matrix products
-/// ([`solve_blocks`]); 4096 x 4096 with 64 right-hand sides takes
+/// (blocks of [`tuning::solve_block`](crate::tuning::solve_block)); 4096 x 4096 with 64 right-hand sides takes
 /// 14.1 ms on an H200, against 15.8 ms through `getrs`.
 ///
 /// ```no_run

@@ -27,6 +27,7 @@ macro_rules! op_enum {
             }
 
             /// The kernel body applying the op to the array operands `in0` (and `in1`).
+            #[doc(hidden)]
             pub const fn body(self) -> &'static str {
                 match self { $($enum::$variant => op_enum!(@body $enum $name)),* }
             }
@@ -138,15 +139,18 @@ macro_rules! scalar_bodies {
     ($($variant:ident => $name:literal),* $(,)?) => {
         impl BinaryOp {
             /// The kernel body with a scalar `s0` on the right: `op(in0, s0)`.
+            #[doc(hidden)]
             pub const fn body_scalar_rhs(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, s0);")),* }
             }
             /// The op's name with a scalar on the left (`rsub` for `s - a`), so that the two
             /// scalar forms have distinct kernel symbols.
+            #[doc(hidden)]
             pub const fn rname(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("r", $name)),* }
             }
             /// The kernel body with a scalar `s0` on the left: `op(s0, in0)`.
+            #[doc(hidden)]
             pub const fn body_scalar_lhs(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(s0, in0);")),* }
             }

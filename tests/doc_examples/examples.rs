@@ -3360,7 +3360,7 @@ pub fn kernels_cache_260() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_mod_114() -> Result<(), String> {
+pub fn kernels_mod_106() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let specs = cuarray::common_specs();
         assert!(specs.iter().all(|s| s.symbol().starts_with("cuarray_")));
@@ -3369,7 +3369,7 @@ pub fn kernels_mod_114() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn kernels_mod_166() -> Result<(), String> {
+pub fn kernels_mod_151() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         dev.prewarm(&cuarray::common_specs())?;
@@ -3981,7 +3981,7 @@ pub fn npy_330() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_catalogue_508() -> Result<(), String> {
+pub fn ops_catalogue_512() -> Result<(), String> {
     fn run() {
         let specs = cuarray::common_specs();
         assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
@@ -5477,8 +5477,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/graph.rs:282", graph_282, 1),
     ("src/kernels/cache.rs:233", kernels_cache_233, 1),
     ("src/kernels/cache.rs:260", kernels_cache_260, 1),
-    ("src/kernels/mod.rs:114", kernels_mod_114, 1),
-    ("src/kernels/mod.rs:166", kernels_mod_166, 1),
+    ("src/kernels/mod.rs:106", kernels_mod_106, 1),
+    ("src/kernels/mod.rs:151", kernels_mod_151, 1),
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
     ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
@@ -5522,7 +5522,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:283", npy_283, 1),
     ("src/npy.rs:309", npy_309, 1),
     ("src/npy.rs:330", npy_330, 1),
-    ("src/ops/catalogue.rs:508", ops_catalogue_508, 1),
+    ("src/ops/catalogue.rs:512", ops_catalogue_512, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:254", random_mod_254, 1),
     ("src/random/mod.rs:287", random_mod_287, 1),
