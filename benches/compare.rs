@@ -773,9 +773,7 @@ fn fusion_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
 /// where the routine needs it), the same in `bench/peers.py`.
 fn linalg_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     use cuarray::linalg;
-    use cuarray::linalg::plan::{
-        set_getrf_algorithm, set_solve_block, set_svd_algorithm, SvdAlgorithm,
-    };
+    use cuarray::tuning::{set_getrf_algorithm, set_solve_block, set_svd_algorithm, SvdAlgorithm};
     let shifted = |n: usize, batch: usize, symmetric: bool| -> DeviceArray<f64> {
         let shape = if batch > 1 {
             vec![batch, n, n]

@@ -110,13 +110,12 @@ mod error;
 pub mod fft;
 pub mod fusion;
 pub mod graph;
-pub mod kernels;
+pub(crate) mod kernels;
 mod libs;
 pub mod linalg;
 pub mod nccl;
 mod npy;
-#[doc(hidden)]
-pub mod ops;
+pub(crate) mod ops;
 mod profile;
 pub mod random;
 pub mod shape;
@@ -159,5 +158,7 @@ pub use num_complex;
 /// num-complex's generic complex number; `Complex<f32>` and `Complex<f64>` are elements.
 pub use num_complex::Complex;
 pub use ops::catalogue::common_specs;
+/// The binary elementwise ops: what [`DeviceArray::scalar_op`] applies.
+pub use ops::catalogue::BinaryOp;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

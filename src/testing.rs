@@ -40,3 +40,86 @@ pub fn set_small_gemm_limit(flops: usize) {
 pub fn without_launch<R>(f: impl FnOnce() -> R) -> R {
     crate::kernels::abi::without_launch(f)
 }
+
+/// The kernel library's internals that the test binaries drive directly: NVRTC, the kernel
+/// families' specs, the disk cache.
+pub mod kernels {
+    pub use crate::kernels::{cache_key, DiskCache, IndexWidth, Render, TypeList, MAX_DIMS};
+
+    /// NVRTC: its version, the compile options for an architecture, compilation.
+    pub mod nvrtc {
+        pub use crate::kernels::nvrtc::{compile, options, version};
+    }
+
+    /// The kernel families' specs and variants.
+    pub mod family {
+        /// Elementwise kernels.
+        pub mod elementwise {
+            pub use crate::kernels::family::elementwise::{ElementwiseSpec, Variant};
+        }
+        /// Reductions.
+        pub mod reduce {
+            pub use crate::kernels::family::reduce::{ReduceSpec, Variant};
+        }
+        /// Scans.
+        pub mod scan {
+            pub use crate::kernels::family::scan::{ScanSpec, Variant};
+        }
+        /// Raw (user) kernels.
+        pub mod raw {
+            pub use crate::kernels::family::raw::RawSpec;
+        }
+        /// cuarray's own small matrix products.
+        pub mod gemm {
+            pub use crate::kernels::family::gemm::GemmSpec;
+        }
+        /// Gathers and scatters.
+        pub mod gather {
+            pub use crate::kernels::family::gather::specs_for;
+        }
+        /// Selection (masks, nonzero).
+        pub mod select {
+            pub use crate::kernels::family::select::specs_for;
+        }
+        /// Sorting.
+        pub mod sort {
+            pub use crate::kernels::family::sort::specs_for;
+        }
+        /// Random numbers.
+        pub mod random {
+            pub use crate::kernels::family::random::specs_for;
+        }
+    }
+}
+
+/// The operations' plans and op catalogue, for host tests of their choices.
+pub mod ops {
+    /// The elementwise ops and their kernel bodies.
+    pub mod catalogue {
+        pub use crate::ops::catalogue::{
+            BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COMPLEX_BODY,
+            COPY_BODY, EYE_BODY, FILL_BODY, LINSPACE_BODY, WHERE_BODY,
+        };
+    }
+    /// The elementwise plan: layout variant, vector width, index width.
+    pub mod elementwise {
+        pub use crate::ops::elementwise::{plan, refine, spec_for, vector_width};
+    }
+    /// Reductions.
+    pub mod reduce {
+        pub use crate::ops::catalogue::ReduceOp;
+    }
+    /// Scans.
+    pub mod scan {
+        pub use crate::ops::scan::scan_spec;
+    }
+    /// Matrix products.
+    pub mod matmul {
+        pub use crate::ops::matmul::matvec_def;
+    }
+}
+
+/// The kernel bodies of the FFT helpers (tests render them with the elementwise family).
+pub mod fft {
+    pub use crate::fft::plan::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
+}

@@ -3,10 +3,11 @@
 //! here needs CUDA; everything runs on any machine.
 
 use cuarray::common_specs;
-use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
-use cuarray::kernels::{cache_key, DiskCache, IndexWidth, Render, TypeList, MAX_DIMS};
-use cuarray::ops::elementwise::{plan, spec_for, BinaryOp};
 use cuarray::shape::{broadcast_shapes, collapse, normalize_axis, Layout, SliceElem};
+use cuarray::testing::kernels::family::elementwise::{ElementwiseSpec, Variant};
+use cuarray::testing::kernels::{cache_key, DiskCache, IndexWidth, Render, TypeList, MAX_DIMS};
+use cuarray::testing::ops::elementwise::{plan, spec_for};
+use cuarray::BinaryOp;
 use cuarray::{s, DType, Element, Error};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -972,7 +973,7 @@ fn plan_chooses_variant_and_index_width() {
 
 #[test]
 fn refine_upgrades_to_vector_loads() {
-    use cuarray::ops::elementwise::{refine, vector_width};
+    use cuarray::testing::ops::elementwise::{refine, vector_width};
     let f = DType::F32;
     assert_eq!(vector_width([(0x1000, f), (0x2000, f)]), 4);
     assert_eq!(vector_width([(0x1000, f), (0x2008, f)]), 1);
@@ -1471,7 +1472,7 @@ fn device_errors_are_errors_not_panics() {
 #[test]
 fn nvrtc_errors_are_errors_not_panics() {
     let available = cuarray::testing::nvrtc_available();
-    match cuarray::kernels::nvrtc::version() {
+    match cuarray::testing::kernels::nvrtc::version() {
         Ok((major, _)) => assert!(available && major > 0),
         Err(e) => {
             assert!(!available);
@@ -1482,7 +1483,11 @@ fn nvrtc_errors_are_errors_not_panics() {
     }
     // Compiling without libnvrtc is an error; with it, a broken source is a Compile error.
     let src = "extern \"C\" __global__ void k() { this is not C++ }";
-    match cuarray::kernels::nvrtc::compile(src, "k", &cuarray::kernels::nvrtc::options((9, 0))) {
+    match cuarray::testing::kernels::nvrtc::compile(
+        src,
+        "k",
+        &cuarray::testing::kernels::nvrtc::options((9, 0)),
+    ) {
         Ok(_) => panic!("a broken source compiled"),
         Err(Error::Compile { kernel, log, .. }) => {
             assert!(available);
@@ -1495,7 +1500,7 @@ fn nvrtc_errors_are_errors_not_panics() {
         }
     }
     assert_eq!(
-        cuarray::kernels::nvrtc::options((9, 0)),
+        cuarray::testing::kernels::nvrtc::options((9, 0)),
         vec![
             "--gpu-architecture=sm_90".to_string(),
             "--std=c++17".to_string()

@@ -373,7 +373,7 @@ impl<T: NumElement> DeviceArray<T> {
     ///
     /// ```no_run
     /// use cuarray::{Device, DeviceArray};
-    /// use cuarray::ops::catalogue::BinaryOp;
+    /// use cuarray::BinaryOp;
     /// let dev = Device::new(0)?;
     /// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
     /// assert_eq!(a.scalar_op(BinaryOp::Sub, 1)?.to_host()?, vec![0, 1, 2]);

@@ -34,7 +34,7 @@
 
 mod cufft;
 mod helpers;
-pub mod plan;
+pub(crate) mod plan;
 #[cfg(test)]
 mod tests;
 mod transform;

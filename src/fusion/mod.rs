@@ -30,7 +30,7 @@
 //! - **Constants are parameters.** The literals of the closure (`1.0` above) and the
 //!   scalar arguments of a call are kernel parameters, not part of the source: changing a
 //!   learning rate compiles nothing. At most 16 distinct constants and scalar arguments
-//!   per fused function ([`MAX_SCALARS`]).
+//!   per fused function.
 //! - **Same results as unfused.** Every intermediate value is materialised in its own
 //!   element type (`f16`/`bf16` round after each operation, integers wrap), and
 //!   multiply-adds are not contracted: a fused `x * y + 1.0` gives the bits of
@@ -72,7 +72,7 @@ mod render;
 mod trace;
 
 #[cfg(doc)]
-use crate::{kernels::MAX_SCALARS, DeviceArray, Error};
+use crate::{DeviceArray, Error};
 pub use expr::{lit, select, Expr, IntoExpr, Reduced};
 pub use fused::{fuse, FuseArg, FuseFn, FuseOutput, Fused, Roots};
 

@@ -15,20 +15,16 @@
 pub(crate) mod abi;
 pub(crate) mod cache;
 mod emit;
-#[doc(hidden)]
-pub mod family;
-#[doc(hidden)]
-pub mod nvrtc;
+pub(crate) mod family;
+pub(crate) mod nvrtc;
 mod operand;
 pub(crate) mod sources;
 mod text;
 
 pub use cache::CacheStats;
-#[doc(hidden)]
 pub use cache::{cache_key, DiskCache};
 pub(crate) use operand::Operand;
-#[doc(hidden)]
-pub use text::Text;
+pub(crate) use text::Text;
 
 use crate::element::DType;
 use crate::{Device, Result};
@@ -85,7 +81,6 @@ pub struct KernelSpec(Arc<dyn AnyKernel>);
 trait AnyKernel: Send + Sync + Debug {
     fn symbol(&self) -> String;
     fn source(&self) -> String;
-    fn block_threads(&self) -> u32;
     fn load(&self, device: &Device) -> Result<()>;
 }
 
@@ -95,9 +90,6 @@ impl<F: Family> AnyKernel for F {
     }
     fn source(&self) -> String {
         source(self)
-    }
-    fn block_threads(&self) -> u32 {
-        Family::block_threads(self)
     }
     fn load(&self, device: &Device) -> Result<()> {
         cache::kernel(device, self).map(drop)
@@ -125,17 +117,10 @@ impl KernelSpec {
     pub fn source(&self) -> String {
         self.0.source()
     }
-
-    /// Threads per block.
-    #[doc(hidden)]
-    pub fn block_threads(&self) -> u32 {
-        self.0.block_threads()
-    }
 }
 
 /// The symbol and source of any family's spec, for tests and tools (the family trait
 /// itself is internal).
-#[doc(hidden)]
 pub trait Render {
     /// The kernel's `extern "C"` symbol.
     fn symbol(&self) -> String;
@@ -179,7 +164,6 @@ impl Device {
 }
 
 /// The integer type kernels index with.
-#[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IndexWidth {
     /// 32-bit (`int`): chosen only when every offset provably fits.
@@ -197,7 +181,7 @@ impl IndexWidth {
         }
     }
     /// Short name for symbols.
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             IndexWidth::I32 => "i32",
             IndexWidth::I64 => "i64",
@@ -206,14 +190,11 @@ impl IndexWidth {
 }
 
 /// Most operands of one kernel: inputs + outputs.
-#[doc(hidden)]
-pub const MAX_OPERANDS: usize = 8;
+pub(crate) const MAX_OPERANDS: usize = 8;
 /// Most scalar parameters of one kernel (a fused expression's constants and scalar
 /// arguments are scalar parameters too).
-#[doc(hidden)]
-pub const MAX_SCALARS: usize = 16;
+pub(crate) const MAX_SCALARS: usize = 16;
 /// Most collapsed dimensions a strided kernel indexes.
-#[doc(hidden)]
 pub const MAX_DIMS: usize = 16;
 
 /// Longest [`TypeList`]: operands or scalar parameters of one kernel.
@@ -224,7 +205,6 @@ const MAX_LIST: usize = if MAX_OPERANDS > MAX_SCALARS {
 };
 
 /// A short list of dtypes, stored inline (no allocation on the hot path).
-#[doc(hidden)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TypeList {
     len: u8,

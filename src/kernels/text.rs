@@ -21,10 +21,10 @@ pub enum Text {
 
 impl Text {
     /// The empty text.
-    pub const EMPTY: Text = Text::Static("");
+    pub(crate) const EMPTY: Text = Text::Static("");
 
     /// Shared text holding `s`.
-    pub fn shared(s: impl Into<Box<str>>) -> Text {
+    pub(crate) fn shared(s: impl Into<Box<str>>) -> Text {
         let s: Box<str> = s.into();
         let mut h = super::cache::Fnv::default();
         s.hash(&mut h);
@@ -32,7 +32,7 @@ impl Text {
     }
 
     /// The characters.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Text::Static(s) => s,
             Text::Shared(s) => &s.1,
@@ -41,7 +41,7 @@ impl Text {
 
     /// The text when it is static (error messages and profiler ranges take `&'static
     /// str`), else `fallback`.
-    pub fn static_or(&self, fallback: &'static str) -> &'static str {
+    pub(crate) fn static_or(&self, fallback: &'static str) -> &'static str {
         match self {
             Text::Static(s) => s,
             Text::Shared(_) => fallback,

@@ -38,7 +38,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Largest `n` (rows and columns) of the batched routines for many small matrices.
-pub const SMALL_N: usize = 32;
+pub(super) const SMALL_N: usize = 32;
 
 /// `out = in` on and above the diagonal (C-contiguous output of `s1 x s0` matrices), zero
 /// below.
@@ -49,7 +49,7 @@ pub(super) const EYES_BODY: &str = "out0 = ((i % s0) == ((i / s0) % s0)) ? out0_
 /// A stack of `rows x cols` matrices, one after the other in a buffer of their own, each
 /// in row-major (C) or column-major (Fortran) order; the batch in C order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stack {
+pub(super) struct Stack {
     /// Batch shape.
     pub batch: Vec<usize>,
     /// Rows of each matrix.
@@ -62,7 +62,7 @@ pub struct Stack {
 
 impl Stack {
     /// A stack of `rows x cols` matrices over `batch`.
-    pub fn new(batch: &[usize], rows: usize, cols: usize, fortran: bool) -> Stack {
+    pub(super) fn new(batch: &[usize], rows: usize, cols: usize, fortran: bool) -> Stack {
         Stack {
             batch: batch.to_vec(),
             rows,
@@ -71,29 +71,23 @@ impl Stack {
         }
     }
     /// Number of matrices.
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.batch.iter().product()
     }
     /// Elements per matrix.
-    pub fn elems(&self) -> usize {
+    pub(super) fn elems(&self) -> usize {
         self.rows * self.cols
     }
     /// Elements in all.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.count() * self.elems()
     }
     /// True when the stack holds no element.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// The stack as an array layout `(batch..., rows, cols)`.
-    ///
-    /// ```
-    /// use cuarray::linalg::plan::Stack;
-    /// let l = Stack::new(&[2], 3, 4, true).layout();
-    /// assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
-    /// ```
-    pub fn layout(&self) -> Layout {
+    pub(super) fn layout(&self) -> Layout {
         let mut shape = self.batch.clone();
         shape.extend([self.rows, self.cols]);
         let mut strides: Vec<isize> = c_strides(&self.batch)
@@ -111,14 +105,8 @@ impl Stack {
 
 /// True when the matrices of `layout` (its last two axes) are column-major, so that a
 /// column-major copy reads them in order (a transposed view, a Fortran-order array).
-///
-/// ```
-/// use cuarray::linalg::plan::prefers_fortran;
-/// use cuarray::shape::Layout;
-/// assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
-/// assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
-/// ```
-pub fn prefers_fortran(layout: &Layout) -> bool {
+#[cfg(test)]
+fn prefers_fortran(layout: &Layout) -> bool {
     let d = layout.ndim();
     if d < 2 {
         return false;
@@ -130,17 +118,10 @@ pub fn prefers_fortran(layout: &Layout) -> bool {
 
 /// The batch shape and the matrix size of a stack of square matrices `(..., n, n)`.
 ///
-/// ```
-/// use cuarray::linalg::plan::square;
-/// assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
-/// assert!(square("inv", &[3, 4]).is_err());
-/// assert!(square("inv", &[3]).is_err());
-/// ```
-///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions or its
 /// last two differ.
-pub fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> {
+pub(super) fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> {
     let d = shape.len();
     if d < 2 {
         return Err(Error::invalid(
@@ -161,7 +142,7 @@ pub fn square(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize)> 
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when `shape` has fewer than two dimensions.
-pub fn matrices(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize, usize)> {
+pub(super) fn matrices(op: &'static str, shape: &[usize]) -> Result<(Vec<usize>, usize, usize)> {
     let d = shape.len();
     if d < 2 {
         return Err(Error::invalid(
@@ -348,5 +329,28 @@ mod tests {
             vec![2, 6],
             0
         )));
+    }
+
+    #[test]
+    fn stack_layout_example() {
+        use crate::linalg::common::Stack;
+        let l = Stack::new(&[2], 3, 4, true).layout();
+        assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[12, 1, 3][..]));
+    }
+
+    #[test]
+    fn prefers_fortran_example() {
+        use crate::linalg::common::prefers_fortran;
+        use crate::shape::Layout;
+        assert!(!prefers_fortran(&Layout::contiguous(&[3, 3])));
+        assert!(prefers_fortran(&Layout::contiguous(&[4, 3]).t()));
+    }
+
+    #[test]
+    fn square_example() {
+        use crate::linalg::common::square;
+        assert_eq!(square("inv", &[5, 3, 3]).unwrap(), (vec![5], 3));
+        assert!(square("inv", &[3, 4]).is_err());
+        assert!(square("inv", &[3]).is_err());
     }
 }

@@ -73,19 +73,6 @@ use crate::element::{Element, FloatElement, NumElement};
 #[cfg(doc)]
 use crate::Error;
 
-/// The plans of the linear algebra functions and their tuning knobs, for tests and
-/// benchmarks: the shapes of stacks of matrices, the plan of a solve and its blocked
-/// triangular solves, the routines of `getrf` and of large SVDs.
-#[doc(hidden)]
-pub mod plan {
-    pub use super::common::{matrices, prefers_fortran, square, Stack, SMALL_N};
-    pub use super::solve::{
-        compose_pivots, plan_solve, set_getrf_algorithm, set_solve_block, solve_blocks, SolvePlan,
-        BLOCKED_SOLVE_MIN_N,
-    };
-    pub use super::svd::{set_svd_algorithm, SvdAlgorithm};
-}
-
 /// The element types of the functions here: `f32` and `f64` (real types whose sums and
 /// means are of the type itself).
 pub trait RealElement:

@@ -32,7 +32,7 @@ use std::sync::Arc;
 /// One factorisation of `n >= 1024` reads its pivots and info word right after `getrf`
 /// (a singular matrix stops there), then solves its triangles by blocks: the diagonal
 /// blocks inverted together, the rest matrix products
-/// ([`solve_blocks`]); 4096 x 4096 with 64 right-hand sides takes
+/// (blocks of [`tuning::solve_block`](crate::tuning::solve_block)); 4096 x 4096 with 64 right-hand sides takes
 /// 14.1 ms on an H200, against 15.8 ms through `getrs`.
 ///
 /// ```no_run
@@ -266,7 +266,7 @@ pub fn slogdet<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, De
 
 /// The plan of `solve(a, b)` (and of `inv(a)`, as a solve against identities).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SolvePlan {
+pub(super) struct SolvePlan {
     /// Size of the square matrices.
     pub n: usize,
     /// Right-hand sides per matrix.
@@ -283,20 +283,11 @@ pub struct SolvePlan {
 /// Plans `solve` for `a` of shape `(..., n, n)` and `b` of shape `(..., n, k)` (a 1-D `b`
 /// is made `(n, 1)` by the caller), NumPy's broadcasting over the batch dimensions.
 ///
-/// ```
-/// use cuarray::linalg::plan::plan_solve;
-/// let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
-/// assert!(p.batched && !p.factor_once);
-/// let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
-/// assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
-/// assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
-/// ```
-///
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices or `b` has fewer
 /// than two dimensions; [`Error::ShapeMismatch`] when `b`'s rows differ from `n`;
 /// [`Error::Broadcast`] when the batch dimensions do not broadcast.
-pub fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
+pub(super) fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
     let (a_batch, n) = square("solve", a)?;
     let (b_batch, rows, k) = matrices("solve", b)?;
     if rows != n {
@@ -320,12 +311,9 @@ pub fn plan_solve(a: &[usize], b: &[usize]) -> Result<SolvePlan> {
     })
 }
 
-#[doc(hidden)]
-pub use crate::tuning::set_solve_block;
-
 /// The smallest `n` whose checked solve takes the blocked triangular solves
 /// ([`solve_blocks`]).
-pub const BLOCKED_SOLVE_MIN_N: usize = 1024;
+pub(super) const BLOCKED_SOLVE_MIN_N: usize = 1024;
 
 /// The diagonal block size with which the checked `solve` of plan `p` runs its triangular
 /// solves, or `None` for cuSOLVER's `Xgetrs`.
@@ -339,15 +327,7 @@ pub const BLOCKED_SOLVE_MIN_N: usize = 1024;
 /// permutation on the host, so the blocked path reads the pivots: the checked `solve`
 /// only (it reads the info word anyway, and now before the triangular solves); one
 /// factorisation (one matrix, or one for the whole batch) of `n >= 1024`.
-///
-/// ```
-/// use cuarray::linalg::plan::{plan_solve, solve_blocks};
-/// assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()), Some(256));
-/// assert_eq!(solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()), Some(256));
-/// assert_eq!(solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()), None);
-/// assert_eq!(solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()), None);
-/// ```
-pub fn solve_blocks(p: &SolvePlan) -> Option<usize> {
+pub(super) fn solve_blocks(p: &SolvePlan) -> Option<usize> {
     let nb = crate::tuning::solve_block() as usize;
     let count: usize = p.batch.iter().product();
     let cols = count.saturating_mul(p.k);
@@ -362,13 +342,7 @@ pub fn solve_blocks(p: &SolvePlan) -> Option<usize> {
 
 /// The row permutation of LAPACK's 1-based pivots `ipiv` (row `i` swapped with row
 /// `ipiv[i] - 1`, in order): row `i` of `P A` is row `perm[i]` of `A`.
-///
-/// ```
-/// use cuarray::linalg::plan::compose_pivots;
-/// assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
-/// assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
-/// ```
-pub fn compose_pivots(ipiv: &[i64]) -> Vec<i64> {
+pub(super) fn compose_pivots(ipiv: &[i64]) -> Vec<i64> {
     let mut perm: Vec<i64> = (0..ipiv.len() as i64).collect();
     for (i, &p) in ipiv.iter().enumerate() {
         let j = (p - 1).clamp(0, ipiv.len() as i64 - 1) as usize;
@@ -801,9 +775,6 @@ pub(crate) fn run_lu<T: SolverElement>(
     ))
 }
 
-#[doc(hidden)]
-pub use crate::tuning::set_getrf_algorithm;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -829,5 +800,43 @@ mod tests {
         let e = plan_solve(&[3, 3], &[4, 1]).unwrap_err().to_string();
         assert!(e.contains("[3, 3]") && e.contains("[4, 1]"), "{e}");
         assert!(plan_solve(&[3, 4], &[3, 1]).is_err());
+    }
+
+    #[test]
+    fn plan_solve_example() {
+        use crate::linalg::solve::plan_solve;
+        let p = plan_solve(&[10000, 8, 8], &[10000, 8, 1]).unwrap();
+        assert!(p.batched && !p.factor_once);
+        let p = plan_solve(&[64, 64], &[5, 64, 3]).unwrap();
+        assert_eq!((p.batch.clone(), p.factor_once), (vec![5], true));
+        assert!(plan_solve(&[3, 3], &[4, 1]).is_err());
+    }
+
+    #[test]
+    fn solve_blocks_example() {
+        use crate::linalg::solve::{plan_solve, solve_blocks};
+        assert_eq!(
+            solve_blocks(&plan_solve(&[4096, 4096], &[4096, 64]).unwrap()),
+            Some(256)
+        );
+        assert_eq!(
+            solve_blocks(&plan_solve(&[4096, 4096], &[3, 4096, 2]).unwrap()),
+            Some(256)
+        );
+        assert_eq!(
+            solve_blocks(&plan_solve(&[2, 4096, 4096], &[2, 4096, 1]).unwrap()),
+            None
+        );
+        assert_eq!(
+            solve_blocks(&plan_solve(&[100, 100], &[100, 1]).unwrap()),
+            None
+        );
+    }
+
+    #[test]
+    fn compose_pivots_example() {
+        use crate::linalg::solve::compose_pivots;
+        assert_eq!(compose_pivots(&[3, 2, 3]), vec![2, 1, 0]);
+        assert_eq!(compose_pivots(&[2, 3, 3]), vec![1, 2, 0]);
     }
 }

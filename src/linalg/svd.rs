@@ -173,7 +173,7 @@ pub fn svdvals<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 }
 
 use crate::tuning::svd_algorithm;
-pub use crate::tuning::SvdAlgorithm;
+pub(super) use crate::tuning::SvdAlgorithm;
 
 /// The smallest dimension from which [`SvdAlgorithm::Auto`] takes the polar decomposition.
 const POLAR_MIN: usize = 512;
@@ -186,9 +186,6 @@ const POLAR_MIN: usize = 512;
 pub(crate) fn polar_by_default((m, n): (usize, usize), full: bool, vectors: bool) -> bool {
     svd_algorithm() == SvdAlgorithm::Auto && vectors && (!full || m == n) && m.min(n) >= POLAR_MIN
 }
-
-#[doc(hidden)]
-pub use crate::tuning::set_svd_algorithm;
 
 /// The outputs of an SVD: `U` `(batch..., m, ucols)`, `S` `(batch..., k)`, `Vh`
 /// `(batch..., vrows, n)` (`U`, `Vh` empty stacks without vectors), info.

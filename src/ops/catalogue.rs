@@ -27,6 +27,7 @@ macro_rules! op_enum {
             }
 
             /// The kernel body applying the op to the array operands `in0` (and `in1`).
+            #[doc(hidden)]
             pub const fn body(self) -> &'static str {
                 match self { $($enum::$variant => op_enum!(@body $enum $name)),* }
             }
@@ -138,15 +139,18 @@ macro_rules! scalar_bodies {
     ($($variant:ident => $name:literal),* $(,)?) => {
         impl BinaryOp {
             /// The kernel body with a scalar `s0` on the right: `op(in0, s0)`.
+            #[doc(hidden)]
             pub const fn body_scalar_rhs(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, s0);")),* }
             }
             /// The op's name with a scalar on the left (`rsub` for `s - a`), so that the two
             /// scalar forms have distinct kernel symbols.
+            #[doc(hidden)]
             pub const fn rname(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("r", $name)),* }
             }
             /// The kernel body with a scalar `s0` on the left: `op(s0, in0)`.
+            #[doc(hidden)]
             pub const fn body_scalar_lhs(self) -> &'static str {
                 match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(s0, in0);")),* }
             }
@@ -180,7 +184,7 @@ impl BinaryOp {
 
 impl UnaryOp {
     /// True for the predicates (bool result).
-    pub const fn returns_bool(self) -> bool {
+    pub(crate) const fn returns_bool(self) -> bool {
         matches!(
             self,
             UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::LogicalNot
@@ -389,7 +393,7 @@ impl ReduceOp {
     }
 
     /// True for the ops without identity (an empty reduction is an error).
-    pub const fn needs_elements(self) -> bool {
+    pub(crate) const fn needs_elements(self) -> bool {
         matches!(
             self,
             ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
@@ -397,7 +401,7 @@ impl ReduceOp {
     }
 
     /// True when the result depends on the order of the reduced elements' indices.
-    pub const fn is_arg(self) -> bool {
+    pub(crate) const fn is_arg(self) -> bool {
         matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
     }
 
@@ -493,7 +497,7 @@ impl ReduceOp {
     }
 
     /// The scan of this op (`Sum` or `Prod`): its symbol name.
-    pub const fn scan_name(self) -> &'static str {
+    pub(crate) const fn scan_name(self) -> &'static str {
         match self {
             ReduceOp::Prod => "cumprod",
             _ => "cumsum",

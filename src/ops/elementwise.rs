@@ -15,8 +15,7 @@ use crate::shape::{collapse, Collapsed, Layout};
 use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
-pub use super::catalogue::{BinaryOp, UnaryOp};
-pub use crate::kernels::family::elementwise::Variant;
+pub(crate) use crate::kernels::family::elementwise::Variant;
 
 /// The launch's dimensions in the order of operand 0 (the first output): sorted by
 /// decreasing stride, so that writes are coalesced even into a transposed view (a fresh,
@@ -57,18 +56,6 @@ pub struct Plan {
 
 /// Plans a launch over `shape` for operands with `strides` (each as long as `shape`,
 /// outputs first). Pure.
-///
-/// ```
-/// use cuarray::ops::elementwise::{plan, Variant};
-/// use cuarray::kernels::IndexWidth;
-/// let p = plan(&[4, 5], &[&[5, 1], &[5, 1]]).unwrap();
-/// assert_eq!(p.variant, Variant::Contiguous);
-/// let p = plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap(); // a transposed input
-/// assert_eq!(p.variant, Variant::Tiled { staged: 0b10 });
-/// let p = plan(&[4, 5], &[&[5, 1], &[1, 0]]).unwrap(); // a broadcast column
-/// assert_eq!(p.variant, Variant::Strided { ndim: 2 });
-/// assert_eq!(p.index, IndexWidth::I32);
-/// ```
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when the strided layouts need more dimensions after merging
@@ -127,14 +114,6 @@ pub fn plan(shape: &[usize], strides: &[&[isize]]) -> Result<Plan> {
 
 /// Elements per 16-byte vector for contiguous operands at `ptrs` (with their dtypes):
 /// 16 over the widest element size when every pointer is 16-byte aligned, else 1.
-///
-/// ```
-/// use cuarray::ops::elementwise::vector_width;
-/// use cuarray::DType;
-/// assert_eq!(vector_width([(0x1000, DType::F32), (0x2000, DType::F32)]), 4);
-/// assert_eq!(vector_width([(0x1000, DType::F32), (0x2004, DType::F32)]), 1);
-/// assert_eq!(vector_width([(0x1000, DType::Bool), (0x2000, DType::F64)]), 2);
-/// ```
 pub fn vector_width(operands: impl IntoIterator<Item = (CUdeviceptr, DType)>) -> u8 {
     let mut widest = 1usize;
     for (ptr, dtype) in operands {
@@ -515,5 +494,36 @@ mod tests {
         // Both operands column-major: iterate transposed, no tiles.
         let p = plan(&[4, 5], &[&[1, 4], &[1, 4]]).unwrap();
         assert_eq!(p.variant, Variant::Contiguous);
+    }
+
+    #[test]
+    fn plan_example() {
+        use crate::kernels::IndexWidth;
+        use crate::ops::elementwise::{plan, Variant};
+        let p = plan(&[4, 5], &[&[5, 1], &[5, 1]]).unwrap();
+        assert_eq!(p.variant, Variant::Contiguous);
+        let p = plan(&[4, 5], &[&[5, 1], &[1, 4]]).unwrap(); // a transposed input
+        assert_eq!(p.variant, Variant::Tiled { staged: 0b10 });
+        let p = plan(&[4, 5], &[&[5, 1], &[1, 0]]).unwrap(); // a broadcast column
+        assert_eq!(p.variant, Variant::Strided { ndim: 2 });
+        assert_eq!(p.index, IndexWidth::I32);
+    }
+
+    #[test]
+    fn vector_width_example() {
+        use crate::ops::elementwise::vector_width;
+        use crate::DType;
+        assert_eq!(
+            vector_width([(0x1000, DType::F32), (0x2000, DType::F32)]),
+            4
+        );
+        assert_eq!(
+            vector_width([(0x1000, DType::F32), (0x2004, DType::F32)]),
+            1
+        );
+        assert_eq!(
+            vector_width([(0x1000, DType::Bool), (0x2000, DType::F64)]),
+            2
+        );
     }
 }

@@ -29,9 +29,6 @@ use crate::{Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
 use crate::tuning::small_gemm_limit;
-/// Multiply-adds (batch x m x n x k) up to which a product runs as one kernel of ours
-/// by default (see [`tuning::small_gemm_limit`](crate::tuning::small_gemm_limit)).
-pub use crate::tuning::SMALL_GEMM_FLOPS;
 
 /// The `GemmShape` of the small-product kernel (render_gemm's signature) for the plan `p`
 /// and its batch loop `bl`.
@@ -191,11 +188,6 @@ pub(crate) fn run<T: GemmElement>(
 /// The reduction that computes a matrix-vector product of real floating type `d`: each
 /// output is the sum of a row (or column) of the matrix, `in0`, times the vector read along
 /// the reduced axis, `r0`, accumulated in `f32` (`f64` for `f64`).
-///
-/// ```
-/// use cuarray::{ops::matmul::matvec_def, DType};
-/// assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
-/// ```
 pub fn matvec_def(d: DType) -> ReduceDef {
     let acc = if d == DType::F64 { Acc::F64 } else { Acc::F32 };
     ReduceDef {
@@ -260,24 +252,17 @@ fn run_matvec(
 
 /// How cuBLAS reads one matrix operand in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MatOperand {
+pub(crate) struct MatOperand {
     /// Whether cuBLAS must transpose what it reads (`true` for a column-major operand,
     /// given the `Cᵀ = Bᵀ Aᵀ` formulation).
-    pub trans: bool,
+    pub(crate) trans: bool,
     /// Leading dimension.
-    pub ld: usize,
+    pub(crate) ld: usize,
 }
 
 /// How to read an `r x c` matrix with strides `(sr, sc)` in place, or `None` when it needs
 /// a copy first.
-///
-/// ```
-/// use cuarray::ops::matmul::{mat_operand, MatOperand};
-/// assert_eq!(mat_operand(3, 4, 4, 1), Some(MatOperand { trans: false, ld: 4 }));  // C order
-/// assert_eq!(mat_operand(3, 4, 1, 3), Some(MatOperand { trans: true, ld: 3 }));   // F order
-/// assert_eq!(mat_operand(3, 4, 8, 2), None);                                       // stepped
-/// ```
-pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
+pub(crate) fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperand> {
     if r <= 1 && c <= 1 {
         return Some(MatOperand {
             trans: false,
@@ -299,39 +284,30 @@ pub fn mat_operand(r: usize, c: usize, sr: isize, sc: isize) -> Option<MatOperan
 
 /// The plan of `a @ b` (NumPy's `matmul` rules).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GemmPlan {
+pub(crate) struct GemmPlan {
     /// Rows of each product.
-    pub m: usize,
+    pub(crate) m: usize,
     /// Columns of each product.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Inner dimension.
-    pub k: usize,
+    pub(crate) k: usize,
     /// Shape of the result.
-    pub out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
     /// Broadcast batch shape (empty for a single product).
-    pub batch: Vec<usize>,
+    pub(crate) batch: Vec<usize>,
     /// `a` as an `(m, k)` matrix stack, broadcast over `batch`.
-    pub a: Layout,
+    pub(crate) a: Layout,
     /// `b` as a `(k, n)` matrix stack, broadcast over `batch`.
-    pub b: Layout,
+    pub(crate) b: Layout,
 }
 
 /// Plans `a @ b` for layouts `a` and `b`: 1-D operands are promoted to matrices (and the
 /// added axis dropped from the result), batch dimensions broadcast.
 ///
-/// ```
-/// use cuarray::ops::matmul::plan_gemm;
-/// use cuarray::shape::Layout;
-/// let p = plan_gemm(&Layout::contiguous(&[2, 1, 3, 4]), &Layout::contiguous(&[5, 4, 6])).unwrap();
-/// assert_eq!((p.m, p.n, p.k), (3, 6, 4));
-/// assert_eq!(p.out_shape, vec![2, 5, 3, 6]);
-/// assert!(plan_gemm(&Layout::contiguous(&[3, 4]), &Layout::contiguous(&[5, 6])).is_err());
-/// ```
-///
 /// # Errors
 /// [`Error::ShapeMismatch`] naming both shapes for a 0-d operand, inner dimensions that
 /// differ, or batch dimensions that do not broadcast.
-pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
+pub(crate) fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
     let err = |msg: &str| Error::ShapeMismatch {
         op: "matmul",
         msg: msg.into(),
@@ -392,17 +368,17 @@ pub fn plan_gemm(a: &Layout, b: &Layout) -> Result<GemmPlan> {
 /// contiguous output, after merging batch axes. `outer` lists the leading batch extents
 /// that still need a host loop (empty when one strided-batched call covers all).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchLoop {
+pub(crate) struct BatchLoop {
     /// Host-loop extents and per-operand strides `(a, b, c)` for each.
-    pub outer: Vec<(usize, isize, isize, isize)>,
+    pub(crate) outer: Vec<(usize, isize, isize, isize)>,
     /// Products per strided-batched call.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Strides between consecutive products in one call.
-    pub stride: (isize, isize, isize),
+    pub(crate) stride: (isize, isize, isize),
 }
 
 /// Merges the batch axes of `p` for strided-batched calls.
-pub fn batch_loop(p: &GemmPlan) -> BatchLoop {
+pub(crate) fn batch_loop(p: &GemmPlan) -> BatchLoop {
     let nb = p.batch.len();
     let c_strides = crate::shape::c_strides(&{
         let mut s = p.batch.clone();
@@ -535,5 +511,42 @@ mod tests {
         let bl = batch_loop(&p);
         assert!(bl.outer.is_empty());
         assert_eq!((bl.count, bl.stride), (8, (12, 24, 18)));
+    }
+
+    #[test]
+    fn matvec_def_example() {
+        use crate::{ops::matmul::matvec_def, DType};
+        assert!(matvec_def(DType::F16).pre.as_str().contains("r0"));
+    }
+
+    #[test]
+    fn mat_operand_example() {
+        use crate::ops::matmul::{mat_operand, MatOperand};
+        assert_eq!(
+            mat_operand(3, 4, 4, 1),
+            Some(MatOperand {
+                trans: false,
+                ld: 4
+            })
+        ); // C order
+        assert_eq!(
+            mat_operand(3, 4, 1, 3),
+            Some(MatOperand { trans: true, ld: 3 })
+        ); // F order
+        assert_eq!(mat_operand(3, 4, 8, 2), None); // stepped
+    }
+
+    #[test]
+    fn plan_gemm_example() {
+        use crate::ops::matmul::plan_gemm;
+        use crate::shape::Layout;
+        let p = plan_gemm(
+            &Layout::contiguous(&[2, 1, 3, 4]),
+            &Layout::contiguous(&[5, 4, 6]),
+        )
+        .unwrap();
+        assert_eq!((p.m, p.n, p.k), (3, 6, 4));
+        assert_eq!(p.out_shape, vec![2, 5, 3, 6]);
+        assert!(plan_gemm(&Layout::contiguous(&[3, 4]), &Layout::contiguous(&[5, 6])).is_err());
     }
 }

@@ -2,15 +2,15 @@
 //! variant, index width; tested on the host) and a short `run` that picks the kernel of
 //! its family and launches it on `Operand`s.
 
-pub mod catalogue;
-pub mod elementwise;
+pub(crate) mod catalogue;
+pub(crate) mod elementwise;
 pub(crate) mod gather;
 pub(crate) mod launch;
-pub mod matmul;
-pub mod reduce;
-pub mod scan;
-pub mod select;
-pub mod sort;
+pub(crate) mod matmul;
+pub(crate) mod reduce;
+pub(crate) mod scan;
+pub(crate) mod select;
+pub(crate) mod sort;
 
 pub(crate) use crate::kernels::Operand;
 

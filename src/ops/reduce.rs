@@ -14,7 +14,7 @@ use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 
 pub(crate) use super::catalogue::mean_acc;
-pub use super::catalogue::{ReduceDef, ReduceOp};
+pub(crate) use super::catalogue::{ReduceDef, ReduceOp};
 
 /// Output rows a split reduction can finish in one launch (the per-stream counters).
 pub(crate) const ROW_COUNTERS: usize = 4096;
@@ -30,7 +30,7 @@ pub(crate) fn prepare_capture(device: &Device) -> Result<()> {
 
 /// How the reduction is laid out on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
+pub(crate) enum Strategy {
     /// A warp (`warp`) or a block per output row; best when the reduced elements of a
     /// row are adjacent in memory.
     Rows {
@@ -43,44 +43,35 @@ pub enum Strategy {
 
 /// The plan of one reduction. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReducePlan {
+pub(crate) struct ReducePlan {
     /// Shape of the result (with the reduced axes kept as 1 when `keepdims`).
-    pub out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
     /// Number of outputs.
-    pub n_out: usize,
+    pub(crate) n_out: usize,
     /// Elements per output.
-    pub n_red: usize,
+    pub(crate) n_red: usize,
     /// Kept dimensions (collapsed) and the input's strides along them.
-    pub kept: (Vec<usize>, Vec<isize>),
+    pub(crate) kept: (Vec<usize>, Vec<isize>),
     /// Reduced dimensions (collapsed) and the input's strides along them.
-    pub red: (Vec<usize>, Vec<isize>),
+    pub(crate) red: (Vec<usize>, Vec<isize>),
     /// Strategy.
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
     /// Pieces each reduction is cut into (> 1: the last piece of each row combines the
     /// partials, or for columns a second pass).
-    pub splits: usize,
+    pub(crate) splits: usize,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// Plans reducing `layout` over `axes` (`None`: all). With `keep_order` the reduced axes
 /// keep their logical order (argmax/argmin report C-order indices); otherwise they are
 /// ordered by stride so that the innermost reduced dimension is the densest.
 ///
-/// ```
-/// use cuarray::ops::reduce::{plan_reduce, Strategy};
-/// use cuarray::shape::Layout;
-/// let p = plan_reduce(&Layout::contiguous(&[64, 1000]), Some(&[1]), false, false, 132).unwrap();
-/// assert_eq!((p.n_out, p.n_red, p.strategy), (64, 1000, Strategy::Rows { warp: true }));
-/// let p = plan_reduce(&Layout::contiguous(&[1000, 64]), Some(&[0]), true, false, 132).unwrap();
-/// assert_eq!((p.out_shape.clone(), p.strategy), (vec![1, 64], Strategy::Cols));
-/// ```
-///
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
 /// for a repeated axis, or when the layout needs more dimensions after merging than one
 /// kernel indexes.
-pub fn plan_reduce(
+pub(crate) fn plan_reduce(
     layout: &Layout,
     axes: Option<&[isize]>,
     keepdims: bool,
@@ -188,7 +179,12 @@ const COL_FAN: usize = 16;
 
 /// Pieces each reduction is cut into so that `resident_blocks` blocks of 256 threads
 /// (one wave on the GPU) all have work.
-pub fn splits_for(strategy: Strategy, n_out: usize, n_red: usize, resident_blocks: usize) -> usize {
+pub(crate) fn splits_for(
+    strategy: Strategy,
+    n_out: usize,
+    n_red: usize,
+    resident_blocks: usize,
+) -> usize {
     match strategy {
         Strategy::Rows { warp: false } => resident_blocks
             .div_ceil(n_out.max(1))
@@ -622,5 +618,35 @@ mod tests {
         assert_eq!((p.n_out, p.n_red), (1, 1));
         let p = plan_reduce(&Layout::contiguous(&[3, 0]), Some(&[1]), true, false, 132).unwrap();
         assert_eq!((p.n_out, p.n_red, p.out_shape.clone()), (3, 0, vec![3, 1]));
+    }
+
+    #[test]
+    fn plan_reduce_example() {
+        use crate::ops::reduce::{plan_reduce, Strategy};
+        use crate::shape::Layout;
+        let p = plan_reduce(
+            &Layout::contiguous(&[64, 1000]),
+            Some(&[1]),
+            false,
+            false,
+            132,
+        )
+        .unwrap();
+        assert_eq!(
+            (p.n_out, p.n_red, p.strategy),
+            (64, 1000, Strategy::Rows { warp: true })
+        );
+        let p = plan_reduce(
+            &Layout::contiguous(&[1000, 64]),
+            Some(&[0]),
+            true,
+            false,
+            132,
+        )
+        .unwrap();
+        assert_eq!(
+            (p.out_shape.clone(), p.strategy),
+            (vec![1, 64], Strategy::Cols)
+        );
     }
 }

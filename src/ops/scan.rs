@@ -12,43 +12,34 @@ use crate::{Device, Error, Result};
 
 /// Elements per tile of the tiled scan (8 warps x 32 lanes x 64 elements): large tiles
 /// keep the look-back chain short.
-pub const SCAN_TILE: usize = SCAN_BLOCK * SCAN_PER_THREAD;
+pub(crate) const SCAN_TILE: usize = SCAN_BLOCK * SCAN_PER_THREAD;
 
 /// The plan of a scan along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScanPlan {
+pub(crate) struct ScanPlan {
     /// Number of independent scans (rows).
-    pub n_rows: usize,
+    pub(crate) n_rows: usize,
     /// Length of each scan.
-    pub len: usize,
+    pub(crate) len: usize,
     /// Row dimensions (collapsed), with the input's and the output's strides.
-    pub kept: (Vec<usize>, Vec<isize>, Vec<isize>),
+    pub(crate) kept: (Vec<usize>, Vec<isize>, Vec<isize>),
     /// Input stride along the axis.
-    pub sin: isize,
+    pub(crate) sin: isize,
     /// Output stride along the axis (the output is C-contiguous).
-    pub sout: isize,
+    pub(crate) sout: isize,
     /// Tiled with decoupled look-back (else a thread per row).
-    pub tiles: bool,
+    pub(crate) tiles: bool,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// Plans an inclusive scan of `layout` along `axis`.
-///
-/// ```
-/// use cuarray::ops::scan::plan_scan;
-/// use cuarray::shape::Layout;
-/// let p = plan_scan(&Layout::contiguous(&[1 << 20]), 0).unwrap();
-/// assert!(p.tiles && p.n_rows == 1);
-/// let p = plan_scan(&Layout::contiguous(&[1000, 5000]), 0).unwrap();
-/// assert!(!p.tiles && p.n_rows == 5000 && p.sin == 5000);
-/// ```
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (`-1..1` for a 0-d layout);
 /// [`Error::InvalidArgument`] when the layout needs more dimensions after merging than one
 /// kernel indexes.
-pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
+pub(crate) fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
     let nd = layout.ndim().max(1);
     let layout = if layout.ndim() == 0 {
         layout.expand_dims(0)?
@@ -105,15 +96,6 @@ pub fn plan_scan(layout: &Layout, axis: isize) -> Result<ScanPlan> {
 }
 
 /// The spec of the scan `op` (`Sum` or `Prod`) of `in_dtype` into `out_dtype`.
-///
-/// ```
-/// use cuarray::kernels::family::scan::Variant;
-/// use cuarray::kernels::IndexWidth;
-/// use cuarray::ops::{reduce::ReduceOp, scan::scan_spec};
-/// use cuarray::DType;
-/// let s = scan_spec(ReduceOp::Sum, DType::I32, DType::I64, Variant::Serial { nk: 1 }, IndexWidth::I32);
-/// assert_eq!(s.op, "cumsum");
-/// ```
 pub fn scan_spec(
     op: ReduceOp,
     in_dtype: DType,
@@ -240,5 +222,31 @@ mod tests {
         assert!(plan_scan(&l, 3).is_err());
         let p = plan_scan(&Layout::contiguous(&[]), 0).unwrap();
         assert_eq!((p.n_rows, p.len), (1, 1));
+    }
+
+    #[test]
+    fn plan_scan_example() {
+        use crate::ops::scan::plan_scan;
+        use crate::shape::Layout;
+        let p = plan_scan(&Layout::contiguous(&[1 << 20]), 0).unwrap();
+        assert!(p.tiles && p.n_rows == 1);
+        let p = plan_scan(&Layout::contiguous(&[1000, 5000]), 0).unwrap();
+        assert!(!p.tiles && p.n_rows == 5000 && p.sin == 5000);
+    }
+
+    #[test]
+    fn scan_spec_example() {
+        use crate::kernels::family::scan::Variant;
+        use crate::kernels::IndexWidth;
+        use crate::ops::{reduce::ReduceOp, scan::scan_spec};
+        use crate::DType;
+        let s = scan_spec(
+            ReduceOp::Sum,
+            DType::I32,
+            DType::I64,
+            Variant::Serial { nk: 1 },
+            IndexWidth::I32,
+        );
+        assert_eq!(s.op, "cumsum");
     }
 }

@@ -13,32 +13,26 @@ use crate::{Device, Error, Result};
 
 /// The plan of a compaction over `n` elements. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelectPlan {
+pub(crate) struct SelectPlan {
     /// Elements.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Tiles (one block each).
-    pub tiles: usize,
+    pub(crate) tiles: usize,
     /// The shape collapsed with the flag's and the value's strides.
-    pub dims: Vec<usize>,
+    pub(crate) dims: Vec<usize>,
     /// The flag operand's and the value operand's strides.
-    pub strides: [Vec<isize>; 2],
+    pub(crate) strides: [Vec<isize>; 2],
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// Plans a compaction over `shape` with the flag operand's and the value operand's strides
 /// (for coordinates or unique, the flag's twice).
 ///
-/// ```
-/// use cuarray::ops::select::plan_select;
-/// let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
-/// assert_eq!((p.dims.clone(), p.tiles), (vec![1_000_000], 245));
-/// ```
-///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` when the strides need more dimensions after
 /// merging than one kernel indexes.
-pub fn plan_select(
+pub(crate) fn plan_select(
     op: &'static str,
     shape: &[usize],
     flag_strides: &[isize],
@@ -189,4 +183,14 @@ pub(crate) fn write(
         out,
         coords,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plan_select_example() {
+        use crate::ops::select::plan_select;
+        let p = plan_select("masked_select", &[1000, 1000], &[1000, 1], &[1000, 1]).unwrap();
+        assert_eq!((p.dims.clone(), p.tiles), (vec![1_000_000], 245));
+    }
 }

@@ -26,7 +26,7 @@ use crate::{Device, Error, Result};
 
 /// How a sort is laid out on the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortStrategy {
+pub(crate) enum SortStrategy {
     /// Nothing to do (no element to write).
     Empty,
     /// A group of `threads` threads per row, `ipt` elements each.
@@ -66,29 +66,29 @@ pub enum SortStrategy {
 
 /// The plan of a sort along one axis. Pure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SortPlan {
+pub(crate) struct SortPlan {
     /// Rows (the positions of the other axes).
-    pub n_rows: usize,
+    pub(crate) n_rows: usize,
     /// Length of each row.
-    pub len: usize,
+    pub(crate) len: usize,
     /// Elements written per row (the first `kout` of the sorted row).
-    pub kout: usize,
+    pub(crate) kout: usize,
     /// Shape of the outputs (the input's, with `kout` along the axis).
-    pub out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
     /// The strategy.
-    pub strategy: SortStrategy,
+    pub(crate) strategy: SortStrategy,
     /// Row dimensions (collapsed) with the input's and the outputs' strides.
-    pub rows: (Vec<usize>, Vec<isize>, Vec<isize>),
+    pub(crate) rows: (Vec<usize>, Vec<isize>, Vec<isize>),
     /// Input stride along the axis.
-    pub sin: isize,
+    pub(crate) sin: isize,
     /// Output stride along the axis.
-    pub sout: isize,
+    pub(crate) sout: isize,
     /// The input as (rows, axis) collapsed, padded to the output's rank.
-    pub in_dims: (Vec<usize>, Vec<isize>),
+    pub(crate) in_dims: (Vec<usize>, Vec<isize>),
     /// The outputs as (rows, kout) collapsed, padded to the input's rank.
-    pub out_dims: (Vec<usize>, Vec<isize>),
+    pub(crate) out_dims: (Vec<usize>, Vec<isize>),
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 /// The row variant for rows of `len` elements.
@@ -166,19 +166,10 @@ fn pad(d: &mut (Vec<usize>, Vec<isize>), rank: usize) {
 /// Plans sorting `layout` along `axis`, writing the first `kout` elements of each sorted
 /// row (`None`: all), for keys of `key_bytes` bytes; `want_idx`: the indices are written.
 ///
-/// ```
-/// use cuarray::ops::sort::{plan_sort, SortStrategy};
-/// use cuarray::shape::Layout;
-/// let p = plan_sort("sort", &Layout::contiguous(&[4096, 4096]), -1, None, 4, true).unwrap();
-/// assert_eq!(p.strategy, SortStrategy::Rows { threads: 512, ipt: 8, min_blocks: 2 });
-/// let p = plan_sort("sort", &Layout::contiguous(&[1 << 26]), 0, None, 4, false).unwrap();
-/// assert!(matches!(p.strategy, SortStrategy::Radix { key_passes: 4, row_passes: 0, values: false, .. }));
-/// ```
-///
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`; [`Error::InvalidArgument`]
 /// when `kout` is larger than the axis's extent.
-pub fn plan_sort(
+pub(crate) fn plan_sort(
     op: &'static str,
     layout: &Layout,
     axis: isize,
@@ -317,11 +308,11 @@ pub fn plan_sort(
 
 /// The order of a sort.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Order {
+pub(crate) struct Order {
     /// -0.0 equals +0.0 (argsort, topk); else it sorts just before it (sort).
-    pub canon_zero: bool,
+    pub(crate) canon_zero: bool,
     /// Largest first (NaN first).
-    pub descending: bool,
+    pub(crate) descending: bool,
 }
 
 /// Runs the sort planned as `p` of `input` into `out_keys` (sorted elements) and/or
@@ -786,5 +777,38 @@ mod tests {
         assert_eq!(row_variant(33), (32, 2));
         assert_eq!(row_variant(129), (128, 2));
         assert_eq!(row_variant(4096), (256, 16));
+    }
+
+    #[test]
+    fn plan_sort_example() {
+        use crate::ops::sort::{plan_sort, SortStrategy};
+        use crate::shape::Layout;
+        let p = plan_sort(
+            "sort",
+            &Layout::contiguous(&[4096, 4096]),
+            -1,
+            None,
+            4,
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            p.strategy,
+            SortStrategy::Rows {
+                threads: 512,
+                ipt: 8,
+                min_blocks: 2
+            }
+        );
+        let p = plan_sort("sort", &Layout::contiguous(&[1 << 26]), 0, None, 4, false).unwrap();
+        assert!(matches!(
+            p.strategy,
+            SortStrategy::Radix {
+                key_passes: 4,
+                row_passes: 0,
+                values: false,
+                ..
+            }
+        ));
     }
 }

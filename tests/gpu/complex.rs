@@ -785,7 +785,7 @@ fn matmul<T: Cx>(dev: &Device, rng: &mut Rng) -> TResult {
         };
     cuarray::testing::set_small_gemm_limit(0);
     let cublas = run(dev, rng);
-    cuarray::testing::set_small_gemm_limit(cuarray::ops::matmul::SMALL_GEMM_FLOPS);
+    cuarray::testing::set_small_gemm_limit(cuarray::tuning::SMALL_GEMM_FLOPS);
     cublas.map_err(|e| format!("cuBLAS path: {}", e.message().unwrap_or_default()))?;
     run(dev, rng)
         .map_err(|e| format!("small-product kernel: {}", e.message().unwrap_or_default()).into())

@@ -66,9 +66,10 @@ fn close(what: &str, got: &[f32], want: &[f64]) -> TResult {
 
 /// Every kernel above compiles through NVRTC for f32 (no GPU needed).
 fn nvrtc_cupy_strings() -> TResult {
-    use cuarray::kernels::family::elementwise::Variant;
-    use cuarray::kernels::{nvrtc, IndexWidth, KernelSpec};
+    use cuarray::testing::kernels::family::elementwise::Variant;
+    use cuarray::testing::kernels::{nvrtc, IndexWidth};
     use cuarray::DType;
+    use cuarray::KernelSpec;
     let compile = |spec: KernelSpec| -> TResult {
         let (src, sym) = (spec.source(), spec.symbol());
         nvrtc::compile(&src, &sym, &nvrtc::options((9, 0)))

@@ -250,8 +250,8 @@ fn disk_cache_recovers(dev: &Device) -> TResult {
     let _ = std::fs::remove_dir_all(&dir);
     let old = std::env::var_os("CUARRAY_CACHE_DIR");
     std::env::set_var("CUARRAY_CACHE_DIR", "");
-    let empty_is_unset =
-        cuarray::kernels::DiskCache::from_env().is_none_or(|c| !c.dir().as_os_str().is_empty());
+    let empty_is_unset = cuarray::testing::kernels::DiskCache::from_env()
+        .is_none_or(|c| !c.dir().as_os_str().is_empty());
     std::env::set_var("CUARRAY_CACHE_DIR", &dir);
     let result = (|| -> TResult {
         ensure!(
@@ -262,7 +262,7 @@ fn disk_cache_recovers(dev: &Device) -> TResult {
         let run = || -> cuarray::Result<Vec<u16>> { (&a * &a)?.to_host() };
         dev.clear_kernel_memory_cache();
         ensure!(run()? == vec![9, 16, 25], "first run");
-        let cache = cuarray::kernels::DiskCache::new(&dir);
+        let cache = cuarray::testing::kernels::DiskCache::new(&dir);
         let keys: Vec<String> = std::fs::read_dir(&dir)?
             .flatten()
             .filter_map(|e| {

@@ -13,8 +13,9 @@
 use crate::common::{
     ensure, gpu_trial, gpu_trial_exclusive, nvrtc_trial, Rng, TElem, TResult, Val,
 };
-use cuarray::kernels::family::{elementwise, reduce};
-use cuarray::kernels::{nvrtc, IndexWidth, KernelSpec};
+use cuarray::testing::kernels::family::{elementwise, reduce};
+use cuarray::testing::kernels::{nvrtc, IndexWidth};
+use cuarray::KernelSpec;
 use cuarray::{fuse, s, select, DType, Device, DeviceArray, Error, Expr, NumElement};
 use half::{bf16, f16};
 use libtest_mimic::Trial;

@@ -1,8 +1,8 @@
 //! 64-bit indexing: a u8 array of 2^31 + 1000 elements (past every 32-bit offset).
 
 use crate::common::{add_gpu, ensure, Rng, TResult};
-use cuarray::kernels::IndexWidth;
-use cuarray::ops::elementwise::plan;
+use cuarray::testing::kernels::IndexWidth;
+use cuarray::testing::ops::elementwise::plan;
 use cuarray::{s, Device, DeviceArray};
 use libtest_mimic::Trial;
 

@@ -90,7 +90,7 @@ fn cases<T: GemmElement>(out: &mut Vec<Trial>) {
             // small products.
             cuarray::testing::set_small_gemm_limit(0);
             let cublas = shapes_layouts::<T>(dev, rng);
-            cuarray::testing::set_small_gemm_limit(cuarray::ops::matmul::SMALL_GEMM_FLOPS);
+            cuarray::testing::set_small_gemm_limit(cuarray::tuning::SMALL_GEMM_FLOPS);
             cublas.map_err(|e| format!("cuBLAS path: {}", e.message().unwrap_or_default()))?;
             shapes_layouts::<T>(dev, rng).map_err(|e| {
                 format!("small-product kernel: {}", e.message().unwrap_or_default()).into()

@@ -724,7 +724,7 @@ fn svds<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
 /// The QR-iteration and polar routines of large SVDs (also the Jacobi method's fallback),
 /// chosen through the hidden knob; exclusive, since the knob is global.
 fn svd_routines<T: RealElement>(dev: &Device) -> TResult {
-    use cuarray::linalg::plan::{set_svd_algorithm, SvdAlgorithm};
+    use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
     let mut rng = Rng::for_name("svd_routines");
     let mut result = Ok(());
     for algo in [

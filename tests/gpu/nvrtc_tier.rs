@@ -3,14 +3,14 @@
 
 use crate::common::{ensure, nvrtc_trial, TResult};
 use crate::specs;
-use cuarray::kernels::family::elementwise::Variant;
-use cuarray::kernels::family::gemm::GemmSpec;
-use cuarray::kernels::family::reduce::{self, ReduceSpec};
-use cuarray::kernels::family::scan;
-use cuarray::kernels::{nvrtc, IndexWidth, Render, TypeList};
-use cuarray::ops::elementwise::spec_for;
-use cuarray::ops::reduce::ReduceOp;
-use cuarray::ops::scan::scan_spec;
+use cuarray::testing::kernels::family::elementwise::Variant;
+use cuarray::testing::kernels::family::gemm::GemmSpec;
+use cuarray::testing::kernels::family::reduce::{self, ReduceSpec};
+use cuarray::testing::kernels::family::scan;
+use cuarray::testing::kernels::{nvrtc, IndexWidth, Render, TypeList};
+use cuarray::testing::ops::elementwise::spec_for;
+use cuarray::testing::ops::reduce::ReduceOp;
+use cuarray::testing::ops::scan::scan_spec;
 use cuarray::KernelSpec;
 use cuarray::{DType, Error};
 use libtest_mimic::Trial;
@@ -256,7 +256,7 @@ fn matvec_specs(d: DType) -> Vec<ReduceSpec> {
         },
     ] {
         for (partial_out, finish) in [(false, false), (true, false), (false, true)] {
-            let def = cuarray::ops::matmul::matvec_def(d);
+            let def = cuarray::testing::ops::matmul::matvec_def(d);
             v.push(ReduceSpec {
                 op: "matvec".into(),
                 preamble: def.preamble,
@@ -460,7 +460,7 @@ pub fn trials(out: &mut Vec<Trial>) {
         group(
             out,
             format!("nvrtc/random/{}/all_distributions", d.name()),
-            move || cuarray::kernels::family::random::specs_for(d),
+            move || cuarray::testing::kernels::family::random::specs_for(d),
         );
     }
     // Sorting, selection and gathers take the real types and bool.
@@ -468,17 +468,17 @@ pub fn trials(out: &mut Vec<Trial>) {
         group(
             out,
             format!("nvrtc/sort/{}/rows_passes_search", d.name()),
-            move || cuarray::kernels::family::sort::specs_for(d),
+            move || cuarray::testing::kernels::family::sort::specs_for(d),
         );
         group(
             out,
             format!("nvrtc/select/{}/count_write_coords_unique", d.name()),
-            move || cuarray::kernels::family::select::specs_for(d),
+            move || cuarray::testing::kernels::family::select::specs_for(d),
         );
         group(
             out,
             format!("nvrtc/gather/{}/gather_scatter_counts", d.name()),
-            move || cuarray::kernels::family::gather::specs_for(d),
+            move || cuarray::testing::kernels::family::gather::specs_for(d),
         );
     }
     out.push(nvrtc_trial(

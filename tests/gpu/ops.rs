@@ -7,7 +7,7 @@ use crate::common::{
     add_gpu, arith, check_array, check_eq, dname, each_dtype, each_num_dtype, ensure, HostNd, Op,
     Rng, TElem, TResult, Val,
 };
-use cuarray::ops::catalogue::BinaryOp;
+use cuarray::BinaryOp;
 use cuarray::{s, where_, DType, Device, DeviceArray, Error, FloatElement, NumElement};
 use libtest_mimic::Trial;
 

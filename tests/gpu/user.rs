@@ -4,10 +4,11 @@
 //! cache (a second call compiles nothing). The `nvrtc/user/...` trials only compile.
 
 use crate::common::{ensure, gpu_trial, gpu_trial_exclusive, nvrtc_trial, Rng, TResult};
-use cuarray::kernels::family::elementwise::Variant;
-use cuarray::kernels::family::raw::RawSpec;
-use cuarray::kernels::family::reduce;
-use cuarray::kernels::{nvrtc, IndexWidth, KernelSpec};
+use cuarray::testing::kernels::family::elementwise::Variant;
+use cuarray::testing::kernels::family::raw::RawSpec;
+use cuarray::testing::kernels::family::reduce;
+use cuarray::testing::kernels::{nvrtc, IndexWidth};
+use cuarray::KernelSpec;
 use cuarray::{
     s, DType, Device, DeviceArray, ElementwiseKernel, Error, RawKernel, ReductionKernel,
 };

@@ -2,19 +2,19 @@
 //! the host tests (tests/shape.rs renders them all) and the NVRTC tier
 //! (tests/gpu/nvrtc_tier.rs compiles them). Included with `#[path]`.
 //!
-//! Bodies are those of `cuarray::ops::catalogue`; variants are
+//! Bodies are those of `cuarray::testing::ops::catalogue`; variants are
 //! those `plan` and `refine` choose (contiguous, vectorized, strided, row-vectorized,
 //! tiled), at both index widths.
 
 #![allow(dead_code)]
 
-use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
-use cuarray::kernels::IndexWidth;
-use cuarray::ops::catalogue::{
+use cuarray::testing::kernels::family::elementwise::{ElementwiseSpec, Variant};
+use cuarray::testing::kernels::IndexWidth;
+use cuarray::testing::ops::catalogue::{
     BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COMPLEX_BODY, COPY_BODY,
     EYE_BODY, FILL_BODY, LINSPACE_BODY, WHERE_BODY,
 };
-use cuarray::ops::elementwise::spec_for;
+use cuarray::testing::ops::elementwise::spec_for;
 use cuarray::DType;
 
 /// The binary ops with arithmetic methods on numeric arrays (result of the operand type).
@@ -426,7 +426,7 @@ pub fn create_specs(d: DType) -> Vec<ElementwiseSpec> {
 
 /// The FFT module's own kernels: the normalisation pass (f32, f64) and the frequencies.
 pub fn fft_specs() -> Vec<ElementwiseSpec> {
-    use cuarray::fft::plan::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
+    use cuarray::testing::fft::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
     let mut v = Vec::new();
     for d in [DType::F32, DType::F64] {
         push_all(

@@ -55,24 +55,6 @@ pub enum Variant {
 }
 
 /// One elementwise kernel.
-///
-/// ```
-/// use cuarray::kernels::family::elementwise::{ElementwiseSpec, Variant};
-/// use cuarray::kernels::{IndexWidth, KernelSpec, TypeList};
-/// use cuarray::DType;
-/// let spec = ElementwiseSpec {
-///     op: "add".into(),
-///     body: "out0 = in0 + in1;".into(),
-///     preamble: "".into(),
-///     inputs: TypeList::new(&[DType::F32, DType::F32]),
-///     outputs: TypeList::new(&[DType::F32]),
-///     scalars: TypeList::new(&[]),
-///     variant: Variant::Contiguous,
-///     index: IndexWidth::I32,
-/// };
-/// let src = KernelSpec::from(spec).source();
-/// assert!(src.contains("void __launch_bounds__(256) cuarray_ew_add_f32f32_f32_c_i32("));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ElementwiseSpec {
     /// Op name, part of the kernel symbol (`[a-z0-9_]+`).
@@ -526,5 +508,24 @@ mod tests {
         c.index = IndexWidth::I32;
         assert_ne!(a, b);
         assert_ne!(a, c.symbol());
+    }
+
+    #[test]
+    fn elementwise_spec_example() {
+        use crate::kernels::family::elementwise::{ElementwiseSpec, Variant};
+        use crate::kernels::{IndexWidth, KernelSpec, TypeList};
+        use crate::DType;
+        let spec = ElementwiseSpec {
+            op: "add".into(),
+            body: "out0 = in0 + in1;".into(),
+            preamble: "".into(),
+            inputs: TypeList::new(&[DType::F32, DType::F32]),
+            outputs: TypeList::new(&[DType::F32]),
+            scalars: TypeList::new(&[]),
+            variant: Variant::Contiguous,
+            index: IndexWidth::I32,
+        };
+        let src = KernelSpec::from(spec).source();
+        assert!(src.contains("void __launch_bounds__(256) cuarray_ew_add_f32f32_f32_c_i32("));
     }
 }

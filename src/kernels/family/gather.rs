@@ -23,11 +23,11 @@ use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
 /// Most bins counted in shared memory (48 KiB of 32-bit counters).
-pub const SHARED_BINS: usize = 12 * 1024;
+pub(crate) const SHARED_BINS: usize = 12 * 1024;
 
 /// Which kernel of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum GatherKernel {
+pub(crate) enum GatherKernel {
     /// `out[o] = a[... idx[o] ...]`.
     Gather,
     /// `a[... idx[o] ...] = vals[o]`, or `+=` atomically (`add`).
@@ -53,13 +53,13 @@ pub enum GatherKernel {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct GatherSpec {
     /// Which kernel.
-    pub kernel: GatherKernel,
+    pub(crate) kernel: GatherKernel,
     /// The element type (of the array gathered from or scattered into, or counted).
-    pub dtype: DType,
+    pub(crate) dtype: DType,
     /// Dimensions of the iteration space (collapsed); 1 for `Edges`.
-    pub nd: u8,
+    pub(crate) nd: u8,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<GatherSpec> for KernelSpec {

@@ -7,12 +7,12 @@
 //! `From<Spec> for KernelSpec` impl (so that it can be prewarmed and tested), and its
 //! template header in `kernels/`.
 
-pub mod elementwise;
-pub mod gather;
-pub mod gemm;
-pub mod random;
-pub mod raw;
-pub mod reduce;
-pub mod scan;
-pub mod select;
-pub mod sort;
+pub(crate) mod elementwise;
+pub(crate) mod gather;
+pub(crate) mod gemm;
+pub(crate) mod random;
+pub(crate) mod raw;
+pub(crate) mod reduce;
+pub(crate) mod scan;
+pub(crate) mod select;
+pub(crate) mod sort;

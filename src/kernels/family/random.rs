@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 /// The distribution a random kernel draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Distribution {
+pub(crate) enum Distribution {
     /// Uniform floats in `[a, b)`.
     Uniform,
     /// Normal floats (Box-Muller), mean `a`, standard deviation `b`.
@@ -41,11 +41,11 @@ pub enum Distribution {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RandomSpec {
     /// The distribution.
-    pub dist: Distribution,
+    pub(crate) dist: Distribution,
     /// The element type written.
-    pub dtype: DType,
+    pub(crate) dtype: DType,
     /// The type threads count groups of 4 values in.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<RandomSpec> for KernelSpec {
@@ -57,7 +57,7 @@ impl From<RandomSpec> for KernelSpec {
 impl RandomSpec {
     /// Words of the stream per value: the one table host and device agree on (the device
     /// asserts it against each distribution's `W`).
-    pub fn words(&self) -> u32 {
+    pub(crate) fn words(&self) -> u32 {
         match self.dist {
             Distribution::Integers { words } => words as u32,
             Distribution::Bernoulli => 1,
@@ -76,7 +76,7 @@ impl RandomSpec {
 
     /// Groups of 4 values each thread computes per trip (independent Philox chains in
     /// flight): 4 words' worth of Philox calls.
-    pub fn groups_per_thread(&self) -> u32 {
+    pub(crate) fn groups_per_thread(&self) -> u32 {
         (4 / self.words()).max(1)
     }
 
@@ -100,16 +100,6 @@ impl RandomSpec {
 /// per value for ranges up to 2^24 and power-of-two ranges up to 2^32, two for other
 /// ranges up to 2^32 and larger powers of two, four for the rest, which only 64-bit types
 /// have); bernoulli for bool.
-///
-/// ```
-/// use cuarray::kernels::family::random::specs_for;
-/// use cuarray::kernels::Render;
-/// use cuarray::DType;
-/// assert_eq!(specs_for(DType::F32).len(), 2 * 4);
-/// assert_eq!(specs_for(DType::I32).len(), 2 * 2);
-/// assert_eq!(specs_for(DType::U64).len(), 2 * 3);
-/// assert_eq!(specs_for(DType::Bool)[0].symbol(), "cuarray_rand_bernoulli__bool_c_i32");
-/// ```
 pub fn specs_for(dtype: DType) -> Vec<RandomSpec> {
     let ints = |n: u8| (0..n).map(|k| Distribution::Integers { words: 1 << k });
     let dists: Vec<Distribution> = match dtype {
@@ -228,5 +218,19 @@ mod tests {
         assert_eq!(w(Distribution::Normal, DType::F16), 1);
         assert_eq!(w(Distribution::Integers { words: 4 }, DType::I64), 4);
         assert_eq!(w(Distribution::Bernoulli, DType::Bool), 1);
+    }
+
+    #[test]
+    fn specs_for_example() {
+        use crate::kernels::family::random::specs_for;
+        use crate::kernels::Render;
+        use crate::DType;
+        assert_eq!(specs_for(DType::F32).len(), 2 * 4);
+        assert_eq!(specs_for(DType::I32).len(), 2 * 2);
+        assert_eq!(specs_for(DType::U64).len(), 2 * 3);
+        assert_eq!(
+            Render::symbol(&specs_for(DType::Bool)[0]),
+            "cuarray_rand_bernoulli__bool_c_i32"
+        );
     }
 }

@@ -10,17 +10,6 @@
 use crate::kernels::{Family, KernelSpec, Text};
 
 /// One function of a user's CUDA source.
-///
-/// ```
-/// use cuarray::kernels::family::raw::RawSpec;
-/// use cuarray::kernels::Render;
-/// let spec = RawSpec {
-///     source: "extern \"C\" __global__ void fill(float* p) { p[threadIdx.x] = 1.0f; }".into(),
-///     name: "fill".into(),
-/// };
-/// assert_eq!(spec.symbol(), "fill");
-/// assert!(spec.source().contains("#line 1 \"fill.cu\"\nextern \"C\""));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RawSpec {
     /// The whole source.
@@ -70,5 +59,17 @@ mod tests {
             name: "k".into(),
         };
         assert!(!spec.dependent_launch());
+    }
+
+    #[test]
+    fn raw_spec_example() {
+        use crate::kernels::family::raw::RawSpec;
+        use crate::kernels::Render;
+        let spec = RawSpec {
+            source: "extern \"C\" __global__ void fill(float* p) { p[threadIdx.x] = 1.0f; }".into(),
+            name: "fill".into(),
+        };
+        assert_eq!(Render::symbol(&spec), "fill");
+        assert!(spec.source().contains("#line 1 \"fill.cu\"\nextern \"C\""));
     }
 }

@@ -68,7 +68,7 @@ impl ArgValue {
 
 /// An accumulator's identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Identity {
+pub(crate) enum Identity {
     /// 0.
     Zero,
     /// 1.
@@ -82,7 +82,7 @@ pub enum Identity {
 impl Acc {
     /// The accumulator holding one element of `d`: the arms above where one fits
     /// (`Int` for `i32`), else `Plain(d)`.
-    pub const fn of(d: DType) -> Acc {
+    pub(crate) const fn of(d: DType) -> Acc {
         match d {
             DType::I32 => Acc::Int,
             DType::I64 => Acc::I64,
@@ -94,7 +94,7 @@ impl Acc {
     }
 
     /// The CUDA type.
-    pub const fn cuda_type(self) -> &'static str {
+    pub(crate) const fn cuda_type(self) -> &'static str {
         match self {
             Acc::Plain(d) => d.cuda_type(),
             Acc::Int => "int",
@@ -110,7 +110,7 @@ impl Acc {
     }
 
     /// Bytes of one accumulator on the device (partial buffers).
-    pub const fn size(self) -> usize {
+    pub(crate) const fn size(self) -> usize {
         match self {
             Acc::Int | Acc::F32 => 4,
             Acc::I64 | Acc::U64 | Acc::F64 => 8,
@@ -121,7 +121,7 @@ impl Acc {
 
     /// The identity `id` as an expression of type `acc_t`. An arg accumulator's identity
     /// carries the largest index, so that any element found wins ties against it.
-    pub fn identity(self, id: Identity) -> Cow<'static, str> {
+    pub(crate) fn identity(self, id: Identity) -> Cow<'static, str> {
         let scalar = |acc: Acc| -> &'static str {
             match (acc, id) {
                 (_, Identity::Zero) => "0",
@@ -489,33 +489,33 @@ impl Family for ReduceSpec {
 /// The arguments of one launch of a reduce kernel, as its wrapper takes them.
 pub(crate) struct ReduceArgs<'a> {
     /// The output (or the partial accumulators a split pass writes).
-    pub output: CUdeviceptr,
+    pub(crate) output: CUdeviceptr,
     /// The input (or the partial accumulators a combining pass reads).
-    pub input: CUdeviceptr,
+    pub(crate) input: CUdeviceptr,
     /// Extra inputs laid out as the input (not passed when `partial_in`).
-    pub extra: &'a [(CUdeviceptr, DType)],
+    pub(crate) extra: &'a [(CUdeviceptr, DType)],
     /// The auxiliary input (not passed when `partial_in`).
-    pub aux: Option<CUdeviceptr>,
+    pub(crate) aux: Option<CUdeviceptr>,
     /// The input read at the reduced index (not passed when `partial_in`).
-    pub along: Option<CUdeviceptr>,
+    pub(crate) along: Option<CUdeviceptr>,
     /// The scalar parameters.
-    pub scalars: &'a [Scalar],
+    pub(crate) scalars: &'a [Scalar],
     /// The kept dimensions and the input's strides along them.
-    pub kept: (&'a [usize], &'a [isize]),
+    pub(crate) kept: (&'a [usize], &'a [isize]),
     /// The reduced dimensions and the input's strides along them.
-    pub red: (&'a [usize], &'a [isize]),
+    pub(crate) red: (&'a [usize], &'a [isize]),
     /// Outputs.
-    pub n_out: usize,
+    pub(crate) n_out: usize,
     /// Elements reduced per output.
-    pub n_red: usize,
+    pub(crate) n_red: usize,
     /// Pieces each output's reduction is split into.
-    pub splits: usize,
+    pub(crate) splits: usize,
     /// Index width of the Indexers.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
     /// The pass reads partial accumulators.
-    pub partial_in: bool,
+    pub(crate) partial_in: bool,
     /// One launch that combines its partials: the partials and the zeroed row counters.
-    pub finish: Option<(CUdeviceptr, CUdeviceptr)>,
+    pub(crate) finish: Option<(CUdeviceptr, CUdeviceptr)>,
 }
 
 /// Launches the reduce kernel `f` on `grid` blocks with the arguments `a`.

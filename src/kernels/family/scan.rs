@@ -46,25 +46,25 @@ pub enum Variant {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ScanSpec {
     /// Op name, part of the kernel symbol.
-    pub op: Text,
+    pub(crate) op: Text,
     /// Pre-map: statements assigning the accumulator `a` from `in0` (and `j`, `row`).
-    pub pre: Text,
+    pub(crate) pre: Text,
     /// Input element type.
-    pub input: DType,
+    pub(crate) input: DType,
     /// Output element type.
-    pub output: DType,
+    pub(crate) output: DType,
     /// Accumulator type.
-    pub acc: Acc,
+    pub(crate) acc: Acc,
     /// Identity of the operator, an expression of type `acc_t`.
-    pub identity: Text,
+    pub(crate) identity: Text,
     /// The operator: an expression in `a` and `b`, both `acc_t`.
-    pub combine: Text,
+    pub(crate) combine: Text,
     /// Post-map: statements assigning `out0` from `a`.
-    pub post: Text,
+    pub(crate) post: Text,
     /// Layout variant.
-    pub variant: Variant,
+    pub(crate) variant: Variant,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<ScanSpec> for KernelSpec {
@@ -226,13 +226,13 @@ impl Family for ScanSpec {
 /// and inclusive prefixes (one entry per tile each) and the tile counter.
 pub(crate) struct LookBack {
     /// Per-tile flags.
-    pub flags: CUdeviceptr,
+    pub(crate) flags: CUdeviceptr,
     /// Per-tile aggregates (`acc_t`).
-    pub aggregates: CUdeviceptr,
+    pub(crate) aggregates: CUdeviceptr,
     /// Per-tile inclusive prefixes (`acc_t`).
-    pub inclusive: CUdeviceptr,
+    pub(crate) inclusive: CUdeviceptr,
     /// The tile counter.
-    pub counter: CUdeviceptr,
+    pub(crate) counter: CUdeviceptr,
 }
 
 impl ScanSpec {

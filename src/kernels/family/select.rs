@@ -19,15 +19,15 @@ use crate::{Device, Result};
 use std::fmt::Write as _;
 
 /// Threads per block.
-pub const THREADS: usize = 256;
+pub(crate) const THREADS: usize = 256;
 /// Elements per thread.
-pub const IPT: usize = 16;
+pub(crate) const IPT: usize = 16;
 /// Elements per tile (one block).
-pub const TILE: usize = THREADS * IPT;
+pub(crate) const TILE: usize = THREADS * IPT;
 
 /// What selects an element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Flag {
+pub(crate) enum Flag {
     /// The flag operand is non-zero.
     NonZero,
     /// A sorted 1-D array's first element or one that differs from the one before it.
@@ -36,7 +36,7 @@ pub enum Flag {
 
 /// What is written for a selected element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Out {
+pub(crate) enum Out {
     /// The element of the value operand (dtype `value`).
     Values,
     /// Its coordinates (`long long`) over `ndl` dimensions.
@@ -50,19 +50,19 @@ pub enum Out {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SelectSpec {
     /// `false`: the count; `true`: the write.
-    pub write: bool,
+    pub(crate) write: bool,
     /// The flag.
-    pub flag: Flag,
+    pub(crate) flag: Flag,
     /// The flag operand's type.
-    pub flag_dtype: DType,
+    pub(crate) flag_dtype: DType,
     /// The value operand's type (`Out::Values`; else unused, the flag's type).
-    pub value_dtype: DType,
+    pub(crate) value_dtype: DType,
     /// What is written.
-    pub out: Out,
+    pub(crate) out: Out,
     /// Dimensions of the flag and value operands.
-    pub nd: u8,
+    pub(crate) nd: u8,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<SelectSpec> for KernelSpec {

@@ -10,11 +10,11 @@ pub(crate) type Dims<'a> = (&'a [usize], &'a [isize]);
 /// words and its tile counter.
 pub(crate) struct PassState {
     /// 256 u64 counts of the pass's digit.
-    pub hist: CUdeviceptr,
+    pub(crate) hist: CUdeviceptr,
     /// The look-back words, a row per tile.
-    pub look: CUdeviceptr,
+    pub(crate) look: CUdeviceptr,
     /// The pass's tile counter.
-    pub counter: CUdeviceptr,
+    pub(crate) counter: CUdeviceptr,
 }
 
 impl SortSpec {

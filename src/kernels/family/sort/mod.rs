@@ -32,20 +32,20 @@ mod launch;
 
 pub(crate) use launch::PassState;
 
-pub const PASS_THREADS: u16 = 256;
+pub(crate) const PASS_THREADS: u16 = 256;
 
 /// Elements per thread of top-k's selection (256 threads, tiles of 4096).
-pub const TOPK_IPT: usize = 16;
+pub(crate) const TOPK_IPT: usize = 16;
 
 /// Threads per block of searchsorted (each block loads the splitters once).
-pub const SEARCH_THREADS: u32 = 1024;
+pub(crate) const SEARCH_THREADS: u32 = 1024;
 
 /// Static shared memory a kernel may use.
-pub const SMEM_LIMIT: usize = 48 * 1024;
+pub(crate) const SMEM_LIMIT: usize = 48 * 1024;
 
 /// Which kernel of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SortKernel {
+pub(crate) enum SortKernel {
     /// A group of `threads` threads (32: a warp) sorts a row of up to `threads * ipt`
     /// elements; `nk` row dimensions.
     Rows {
@@ -113,24 +113,24 @@ pub enum SortKernel {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SortSpec {
     /// Which kernel.
-    pub kernel: SortKernel,
+    pub(crate) kernel: SortKernel,
     /// The element type sorted.
-    pub dtype: DType,
+    pub(crate) dtype: DType,
     /// -0.0 has +0.0's key (equal, input order kept: argsort); else it sorts first.
-    pub canon_zero: bool,
+    pub(crate) canon_zero: bool,
     /// Descending (largest first, NaN first).
-    pub descending: bool,
+    pub(crate) descending: bool,
     /// `Pass`: carries values (flat indices) through the passes.
-    pub values: bool,
+    pub(crate) values: bool,
     /// Writes the sorted elements.
-    pub out_keys: bool,
+    pub(crate) out_keys: bool,
     /// Writes each element's index along the sorted axis (`long long`).
-    pub out_idx: bool,
+    pub(crate) out_idx: bool,
     /// Blocks per multiprocessor the compiler must allow (`__launch_bounds__`'s second
     /// argument; 0: none).
-    pub min_blocks: u8,
+    pub(crate) min_blocks: u8,
     /// Index width.
-    pub index: IndexWidth,
+    pub(crate) index: IndexWidth,
 }
 
 impl From<SortSpec> for KernelSpec {
@@ -140,7 +140,7 @@ impl From<SortSpec> for KernelSpec {
 }
 
 /// The unsigned key type of `dtype` (its width).
-pub fn key_type(dtype: DType) -> &'static str {
+pub(crate) fn key_type(dtype: DType) -> &'static str {
     match dtype.size() {
         1 => "unsigned char",
         2 => "unsigned short",
@@ -150,7 +150,8 @@ pub fn key_type(dtype: DType) -> &'static str {
 }
 
 /// Shared bytes of one `Rows` group (mirrors `cuarray_rows_smem`).
-pub fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usize {
+#[cfg(test)]
+fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usize {
     let tile = threads * ipt;
     let keys = tile * key_bytes;
     let hist = threads / 32 * 256 * 4 * 2; // counters and lane masks
@@ -164,31 +165,31 @@ pub fn rows_smem(key_bytes: usize, threads: usize, ipt: usize, idx: bool) -> usi
 /// [`hist_copies_for`]: one a lane, so that a warp's increments never share a bank.
 ///
 /// Measured on an H200, sort of 2^26 f32 in us: one counter a bin 1556, 32 1540.
-pub const HIST_COPIES: u8 = 32;
+pub(crate) const HIST_COPIES: u8 = 32;
 
 /// Threads of a histogram block with more than one counter a bin (one block a
 /// multiprocessor).
-pub const HIST_THREADS: u32 = 1024;
+pub(crate) const HIST_THREADS: u32 = 1024;
 
 /// The counters a bin keeps for keys of `key_bytes`: `copies`, at most 128 KB of them.
-pub fn hist_copies_for(key_bytes: usize, copies: u8) -> u8 {
+pub(crate) fn hist_copies_for(key_bytes: usize, copies: u8) -> u8 {
     copies.min((128 / key_bytes) as u8).max(1)
 }
 
 /// Dynamic shared bytes of a histogram kernel (mirrors `cuarray_hist_words`).
-pub fn hist_smem(key_bytes: usize, copies: u8) -> usize {
+pub(crate) fn hist_smem(key_bytes: usize, copies: u8) -> usize {
     (key_bytes * 256 * copies as usize + 4 * 256) * 4
 }
 
 /// Lane-mask words a warp of a `Pass`'s ranking keeps for `variant` (mirrors
 /// `cuarray_pass_group`): 256 for each item taken together (1, 2, 4 or 8, from bits 4
 /// and 8).
-pub fn pass_masks(variant: u8) -> usize {
+pub(crate) fn pass_masks(variant: u8) -> usize {
     256 << ((variant >> 2) & 3)
 }
 
 /// Shared bytes of a `Pass` (mirrors `cuarray_pass_smem`), plus the tile id.
-pub fn pass_smem(
+pub(crate) fn pass_smem(
     key_bytes: usize,
     value_bytes: usize,
     look_bytes: usize,
@@ -215,7 +216,7 @@ pub fn pass_smem(
 
 /// Dynamic shared memory a `Pass` may take: two blocks a multiprocessor still fit (an
 /// H100 or H200 has 228 KB of shared memory a multiprocessor).
-pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
+pub(crate) const PASS_SMEM_LIMIT: usize = 100 * 1024;
 
 /// The default variant bits of a `Pass` (`radix_pass`'s `VAR`): bit 1, one vote a
 /// warp's tile for the ranking's all-equal shortcut (instead of one an item); bit 2, full
@@ -243,7 +244,7 @@ pub const PASS_SMEM_LIMIT: usize = 100 * 1024;
 /// 983-985, 978-983, 1002, 1073; in another, two rounds, with bit 128 and without it (the
 /// histogram kernel walking its input from the end in both): sort 1219.0-1219.9 and
 /// 1221.5-1224.2, argsort 1930-1932 and 1932-1934, all-equal keys 986-987 and 989.
-pub fn pass_variant_default(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
+pub(crate) fn pass_variant_default(key_bytes: usize, value_bytes: usize, values: bool) -> u8 {
     let own = key_bytes <= 4 && (!values || value_bytes == 4);
     let base = (if values { 3 } else { 5 }) | if own { 16 } else { 0 };
     base | if own && values { 64 } else { 0 } | 128
@@ -262,7 +263,7 @@ pub fn pass_variant_default(key_bytes: usize, value_bytes: usize, values: bool) 
 /// 21): 256 x 32 1344, at three blocks a multiprocessor 1236, 256 x 30 1228, 256 x 28
 /// 1242, 256 x 24 at four 1252 (variant 17); argsort (variant 19) 256 x 24 1930, at
 /// three 2106, 256 x 20 at three 2020, 256 x 16 at four 2237.
-pub fn pass_shape(
+pub(crate) fn pass_shape(
     key_bytes: usize,
     value_bytes: usize,
     look_bytes: usize,
@@ -569,7 +570,7 @@ impl Family for SortSpec {
 }
 
 /// Row variants `(threads, ipt)` by capacity, smallest first.
-pub const ROW_VARIANTS: [(u16, u8); 8] = [
+pub(crate) const ROW_VARIANTS: [(u16, u8); 8] = [
     (32, 1),
     (32, 2),
     (32, 4),
@@ -581,7 +582,7 @@ pub const ROW_VARIANTS: [(u16, u8); 8] = [
 ];
 
 /// The longest row a group sorts in shared memory.
-pub const ROW_MAX: usize = 4096;
+pub(crate) const ROW_MAX: usize = 4096;
 
 /// Every kernel the library may launch for `dtype`, in the layouts the NVRTC tier
 /// compiles: each row variant (sort, argsort, topk), the histogram, each pass kind, and
