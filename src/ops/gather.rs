@@ -88,19 +88,27 @@ pub(crate) fn gather(
         n.div_ceil(8),
         device.multiprocessor_count() * f.blocks_per_sm,
     );
-    spec.launch_gather(
-        device,
-        &f,
-        grid,
-        out,
-        a,
-        idx,
-        (&s.dims, &s.strides),
-        n,
-        extent,
-        sa,
-        rec,
-    )
+    // SAFETY: `f` is `spec`'s kernel, `rec` this op's error record (both just above);
+    // `out` is C-contiguous with n elements (its layout's size) and `spec.dtype` is `a`'s;
+    // `s` collapses `shape` with `a_strides` and `idx_strides` (`s.index` from their reach
+    // plus extent * |sa|), which this function's callers pass as views of `a` and `idx` over
+    // the output's shape whose indexed axis has `extent` elements of stride `sa` (their
+    // contract, not checked here).
+    unsafe {
+        spec.launch_gather(
+            device,
+            &f,
+            grid,
+            out,
+            a,
+            idx,
+            (&s.dims, &s.strides),
+            n,
+            extent,
+            sa,
+            rec,
+        )
+    }
 }
 
 /// `a[a_off(o) + wrap(idx[idx_off(o)]) * sa] = vals[v_off(o)]` (or `+=` atomically when
@@ -134,19 +142,26 @@ pub(crate) fn scatter(
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
     let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);
-    spec.launch_scatter(
-        device,
-        &f,
-        grid,
-        a,
-        idx,
-        vals,
-        (&s.dims, &s.strides),
-        n,
-        extent,
-        sa,
-        rec,
-    )
+    // SAFETY: `f` is `spec`'s kernel, `rec` this op's error record (both just above), and
+    // `spec.dtype` is `a`'s; `s` collapses `shape` (n positions) with the three stride
+    // vectors (`s.index` from their reach plus extent * |sa|), which this function's
+    // callers pass as views of `a`, `idx` and `vals` over `shape` whose indexed axis of `a`
+    // has `extent` elements of stride `sa` (their contract, not checked here).
+    unsafe {
+        spec.launch_scatter(
+            device,
+            &f,
+            grid,
+            a,
+            idx,
+            vals,
+            (&s.dims, &s.strides),
+            n,
+            extent,
+            sa,
+            rec,
+        )
+    }
 }
 
 /// Counts into the zeroed i64 `out` of `bins` elements: of each value of `x` (bincount,
@@ -181,18 +196,25 @@ pub(crate) fn count(
     let f = kernel(device, &spec)?;
     let blocks = device.multiprocessor_count() * if shared { 2 } else { 8 };
     let grid = grid_for(n, blocks);
-    spec.launch_count(
-        device,
-        &f,
-        grid,
-        x,
-        (&s.dims, &s.strides),
-        n,
-        out,
-        bins,
-        histogram,
-        shared,
-    )
+    // SAFETY: `f` is `spec`'s kernel (just above), whose `shared` flag is the one passed
+    // (shared only for bins <= SHARED_BINS); `s` collapses `x`'s own shape and strides, so
+    // its offsets stay inside `x` (checked by its `Operand`); `out` holding `bins` i64
+    // counts and the edges `bins + 1` values are this function's callers' contract (its
+    // doc), not checked here.
+    unsafe {
+        spec.launch_count(
+            device,
+            &f,
+            grid,
+            x,
+            (&s.dims, &s.strides),
+            n,
+            out,
+            bins,
+            histogram,
+            shared,
+        )
+    }
 }
 
 /// The `bins + 1` edges of `bins` uniform bins over `[lo, hi]` into `edges`.
@@ -210,7 +232,5 @@ pub(crate) fn edges(
         index: IndexWidth::I64,
     };
     super::real_only("gather", &[spec.dtype])?;
-    let f = kernel(device, &spec)?;
-    let grid = (bins + 1).div_ceil(f.block_threads as usize) as u32;
-    spec.launch_edges(device, &f, grid, edges, bins, (lo, hi))
+    spec.launch_edges(device, edges, bins, (lo, hi))
 }

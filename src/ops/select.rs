@@ -107,15 +107,21 @@ pub(crate) fn count(
     let s = spec(p, false, flag, f.dtype(), f.dtype(), Out::Values);
     super::real_only("select", &[s.flag_dtype, s.value_dtype])?;
     let k = kernel(device, &s)?;
-    s.launch_count(
-        device,
-        &k,
-        p.tiles as u32,
-        f,
-        (&p.dims, &p.strides),
-        p.n,
-        counts,
-    )
+    // SAFETY: `k` is `s`'s kernel (just above), `s.flag_dtype` is `f`'s; `p.tiles` is
+    // `p.n.div_ceil(TILE)` (`plan_select`); `p` planning the shape and strides of `f` (so
+    // that its offsets stay inside `f`) and `counts` holding `p.tiles` u32 entries are this
+    // function's callers' contract (its doc), not checked here.
+    unsafe {
+        s.launch_count(
+            device,
+            &k,
+            p.tiles as u32,
+            f,
+            (&p.dims, &p.strides),
+            p.n,
+            counts,
+        )
+    }
 }
 
 /// What a write produces.
@@ -171,18 +177,25 @@ pub(crate) fn write(
         Target::Values { .. } => None,
         Target::Coords { shape, sk, sd, .. } => Some((*shape, *sk, *sd)),
     };
-    s.launch_write(
-        device,
-        &k,
-        p.tiles as u32,
-        f,
-        v,
-        (&p.dims, &p.strides),
-        p.n,
-        incl,
-        out,
-        coords,
-    )
+    // SAFETY: `k` is `s`'s kernel (just above), whose dtypes are `f`'s and `v`'s;
+    // `p.tiles` is `p.n.div_ceil(TILE)`; coordinates have at most MAX_DIMS dimensions
+    // (checked above); `p` planning the shapes and strides of `f` and `v`, `incl` holding
+    // the inclusive sums of `count`'s tile counts for the same flags and `out` their total
+    // are this function's callers' contract (its doc), not checked here.
+    unsafe {
+        s.launch_write(
+            device,
+            &k,
+            p.tiles as u32,
+            f,
+            v,
+            (&p.dims, &p.strides),
+            p.n,
+            incl,
+            out,
+            coords,
+        )
+    }
 }
 
 #[cfg(test)]

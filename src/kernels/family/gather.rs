@@ -14,11 +14,11 @@
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
-use crate::kernels::cache::Kernel;
+use crate::kernels::cache::{kernel, Kernel};
 use crate::kernels::emit;
 use crate::kernels::Operand;
 use crate::kernels::{Family, IndexWidth, KernelSpec};
-use crate::{Device, Result};
+use crate::{Device, Error, Result};
 use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
@@ -252,11 +252,18 @@ impl GatherSpec {
     /// * sa]` for the `n` positions of the collapsed iteration space `dims`, with
     /// `strides[0]` for `a` and `strides[1]` for `idx`; a bad index is recorded in `rec`.
     ///
-    /// `out` is C-contiguous with `n` elements, and the strides are those of views of `a`
-    /// and `idx` over the iteration space (from their layouts), whose indexed axis has
-    /// `extent` elements of stride `sa`.
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`);
+    /// - `out` is C-contiguous with `n` elements and of this spec's dtype, as is `a`;
+    /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
+    ///   offset through `strides[0]` stays inside `a`'s buffer and the one through
+    ///   `strides[1]` inside `idx`'s (they are strides of views of `a` and `idx` over the
+    ///   iteration space), within the range of `self.index`;
+    /// - every such offset of `a` plus `j * sa` for `j` in `[0, extent)` stays inside `a`'s
+    ///   buffer (its indexed axis has `extent` elements of stride `sa`);
+    /// - `rec` is the address of an error record from [`Device::error_record`].
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_gather(
+    pub(crate) unsafe fn launch_gather(
         &self,
         device: &Device,
         f: &Kernel,
@@ -279,10 +286,12 @@ impl GatherSpec {
             .i64(extent as i64)
             .i64(sa as i64)
             .ptr(rec);
-        // SAFETY: arguments as the Gather wrapper declares them; the output is C-contiguous
-        // with n elements; the index and a-base offsets come from the operands' own layouts
-        // (checked by Operand), and a gathered element is read only for an index in
-        // [0, extent), which stays inside `a` (its axis of that extent has stride sa).
+        // SAFETY: arguments in the order the Gather wrapper declares them (out, a, idx, the
+        // Indexer, n, extent, sa, rec); the caller guarantees (# Safety) that `f` is this
+        // spec's kernel, that the output holds n elements, that the Indexer's offsets stay
+        // inside `a` and `idx` and that `rec` is an error record; the kernel reads a
+        // gathered element only for an index it wrapped into [0, extent), which the
+        // contract keeps inside `a`.
         unsafe { args.launch(device, f, grid) }
     }
 
@@ -290,10 +299,18 @@ impl GatherSpec {
     /// = vals[v_off(o)]` (or `+=` atomically) for the `n` positions of `dims`, with
     /// `strides` of `a`, `idx` and `vals` in that order; a bad index is recorded in `rec`.
     ///
-    /// The strides are those of views of the operands over the iteration space, and the
-    /// indexed axis of `a` has `extent` elements of stride `sa`.
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `a` and
+    ///   `vals` are of this spec's dtype;
+    /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
+    ///   offsets through `strides[0]`, `strides[1]` and `strides[2]` stay inside the
+    ///   buffers of `a`, `idx` and `vals` (strides of views of them over the iteration
+    ///   space), within the range of `self.index`;
+    /// - every such offset of `a` plus `j * sa` for `j` in `[0, extent)` stays inside `a`'s
+    ///   buffer (its indexed axis has `extent` elements of stride `sa`);
+    /// - `rec` is the address of an error record from [`Device::error_record`].
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_scatter(
+    pub(crate) unsafe fn launch_scatter(
         &self,
         device: &Device,
         f: &Kernel,
@@ -316,9 +333,11 @@ impl GatherSpec {
             .i64(extent as i64)
             .i64(sa as i64)
             .ptr(rec);
-        // SAFETY: arguments as the Scatter wrapper declares them; offsets come from the
-        // operands' layouts over the iteration space (the caller's strides describe views
-        // of them), and an element of `a` is written only for an index in [0, extent).
+        // SAFETY: arguments in the order the Scatter wrapper declares them (a, idx, vals,
+        // the Indexer, n, extent, sa, rec); the caller guarantees (# Safety) that `f` is this
+        // spec's kernel, that the Indexer's offsets stay inside the three operands and that
+        // `rec` is an error record; the kernel writes an element of `a` only for an index it
+        // wrapped into [0, extent), which the contract keeps inside `a`.
         unsafe { args.launch(device, f, grid) }
     }
 
@@ -326,8 +345,18 @@ impl GatherSpec {
     /// elements of `x` (collapsed `dims` and `strides`), counting into the i64 `out` of
     /// `bins` elements; `histogram` gives the `bins + 1` edges and the range `[lo, hi]`.
     /// With `shared` counters, `4 * bins` bytes of dynamic shared memory hold them.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), `shared` is the
+    ///   spec's own (`Bincount`/`Histogram { shared }`), and `x` is of its dtype;
+    /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
+    ///   offset through `strides[0]` stays inside `x`'s buffer, within `self.index`;
+    /// - `out` holds `bins` i64 elements from its first (C-contiguous);
+    /// - with `histogram`, the edges hold `bins + 1` elements of the dtype from their first;
+    /// - with `shared`, `4 * bins` bytes fit the kernel's dynamic shared memory
+    ///   (`bins <= SHARED_BINS`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_count(
+    pub(crate) unsafe fn launch_count(
         &self,
         device: &Device,
         f: &Kernel,
@@ -357,31 +386,57 @@ impl GatherSpec {
             }
         }
         let smem = if shared { (bins * 4) as u32 } else { 0 };
-        // SAFETY: arguments as the Bincount / Histogram wrapper declares them; the input's
-        // offsets lie inside its buffer; a count is added only for a bin below `bins` (the
-        // output's length); `smem` bytes of dynamic shared memory hold the shared counters.
+        // SAFETY: arguments in the order the Bincount / Histogram wrapper declares them (x,
+        // the Indexer, n, then edges, bins, lo, hi, out or out, bins); the caller guarantees
+        // (# Safety) that `f` is this spec's kernel, that the input's offsets lie inside its
+        // buffer, that `out` holds `bins` counts and the edges bins + 1 values; the kernel
+        // adds a count only for a bin below `bins`; `smem` is the 4 * bins bytes the shared
+        // counters take (0 without them), which the contract keeps within the limit.
         unsafe { args.launch_with(device, f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
     }
 
-    /// Launches the `Edges` kernel `f` of this spec: the `bins + 1` edges of `bins`
-    /// uniform bins over `[lo, hi]` into `edges`, which holds `bins + 1` elements.
+    /// Launches the `Edges` kernel of this spec: the `bins + 1` edges of `bins` uniform
+    /// bins over `[lo, hi]` into `edges`, which holds `bins + 1` elements.
+    ///
+    /// Safe: the function looks its kernel up itself and checks that `edges` is a
+    /// C-contiguous operand of `bins + 1` elements of the spec's dtype.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `edges` is not such an operand; a compile or launch
+    /// error.
     pub(crate) fn launch_edges(
         &self,
         device: &Device,
-        f: &Kernel,
-        grid: u32,
         edges: &Operand<'_>,
         bins: usize,
         (lo, hi): (f64, f64),
     ) -> Result<()> {
+        let l = edges.layout();
+        if self.kernel != GatherKernel::Edges
+            || edges.dtype() != self.dtype
+            || !l.is_c_contiguous()
+            || l.size() != bins + 1
+        {
+            return Err(Error::invalid(
+                "histogram",
+                format!(
+                    "the edges must be a C-contiguous array of {} {} elements",
+                    bins + 1,
+                    self.dtype.name()
+                ),
+            ));
+        }
+        let f = kernel(device, self)?;
+        let grid = (bins + 1).div_ceil(f.block_threads as usize) as u32;
         let mut args = KernelArgs::new();
         args.ptr(edges.ptr())
             .i64(bins as i64)
             .push_f64(lo)
             .push_f64(hi);
-        // SAFETY: arguments as the Edges wrapper declares them; `edges` holds bins + 1
-        // elements and the kernel writes indices 0..=bins.
-        unsafe { args.launch(device, f, grid) }
+        // SAFETY: arguments in the order the Edges wrapper declares them (edges, bins, lo,
+        // hi); `f` is this spec's kernel, looked up here; `edges` was checked above to hold
+        // bins + 1 contiguous elements of the dtype, and the kernel writes indices 0..=bins.
+        unsafe { args.launch(device, &f, grid) }
     }
 }
 

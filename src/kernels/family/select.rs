@@ -212,8 +212,16 @@ impl SelectSpec {
     /// Launches the `Count` kernel `k` of this spec: one block per tile of the `n` flags
     /// of `f` (collapsed `dims`, `strides[0]` of `f`), each writing its tile's count of
     /// selected elements into its entry of the u32 `counts` (`tiles` entries).
+    ///
+    /// # Safety
+    /// - `k` is the kernel compiled for this spec (`kernel(device, self)`) and `f` is of its
+    ///   flag dtype;
+    /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
+    ///   offset through `strides[0]` stays inside `f`'s buffer, within `self.index`;
+    /// - `tiles` is `n.div_ceil(TILE)` and `counts` holds `tiles` u32 entries from its
+    ///   first.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_count(
+    pub(crate) unsafe fn launch_count(
         &self,
         device: &Device,
         k: &Kernel,
@@ -228,9 +236,10 @@ impl SelectSpec {
             .indexer(self.index, n, dims, strides)
             .i64(n as i64)
             .ptr(counts.ptr());
-        // SAFETY: arguments as the Count wrapper declares them; one block per tile, each
-        // writing its own entry of `counts` (`tiles` entries); flag offsets of flat indices
-        // below n lie inside the flag operand (its layout over the plan's shape).
+        // SAFETY: arguments in the order the Count wrapper declares them (f, the Indexer, n,
+        // counts); the caller guarantees (# Safety) that `k` is this spec's kernel, that the
+        // flag offsets of flat indices below n lie inside `f` and that `counts` has `tiles`
+        // entries; one block per tile, each writing its own entry.
         unsafe { args.launch(device, k, tiles) }
     }
 
@@ -239,8 +248,21 @@ impl SelectSpec {
     /// (`Out::Coords`) in order into `out`, with `incl` (u64, `tiles`) the inclusive sum
     /// of the tile counts. `coords` is `(shape, sk, sd)` for coordinates: result r's
     /// coordinate d at `r * sk + d * sd` of `out`.
+    ///
+    /// # Safety
+    /// - `k` is the kernel compiled for this spec (`kernel(device, self)`), `f` is of its
+    ///   flag dtype and `v` of its value dtype;
+    /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
+    ///   offsets through `strides[0]` and `strides[1]` stay inside `f`'s and `v`'s buffers,
+    ///   within `self.index`;
+    /// - `tiles` is `n.div_ceil(TILE)`; `incl` holds `tiles` u64 entries, the inclusive sums
+    ///   of the tile counts the `Count` kernel of the same flags wrote (finished before this
+    ///   launch on the stream);
+    /// - `out` holds the total of those counts from its first (values), or, with `coords`
+    ///   `(shape, sk, sd)` (`shape.len() <= MAX_DIMS`), every `r * sk + d * sd` for r below
+    ///   the total and d below `shape.len().max(1)` lies inside it.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_write(
+    pub(crate) unsafe fn launch_write(
         &self,
         device: &Device,
         k: &Kernel,
@@ -274,10 +296,11 @@ impl SelectSpec {
                 args.indexer(self.index, n, &shape, &[st]).i64(sk as i64);
             }
         }
-        // SAFETY: arguments as the Write wrapper declares them; one block per tile; the
-        // output holds the total of the counts whose inclusive sums `incl` holds, and each
-        // tile writes the positions from the sum before it; operand offsets lie inside
-        // their buffers (their layouts over the plan's shape).
+        // SAFETY: arguments in the order the Write wrapper declares them (f, v, the Indexer,
+        // n, incl, out, the coordinates' Indexer, sk); one block per tile, each writing the
+        // positions from the sum before it; the caller guarantees (# Safety) that `k` is this
+        // spec's kernel, that the operands' offsets lie inside their buffers, that `incl`
+        // holds the inclusive sums of the tile counts and that `out` holds their total.
         unsafe { args.launch(device, k, tiles) }
     }
 }
