@@ -340,7 +340,12 @@ pub(crate) fn run_code(
         Variant::Vectorized { .. } => grid_uncapped(items.div_ceil(2)),
         _ => grid_for(items, device.multiprocessor_count() * f.blocks_per_sm),
     };
-    spec.launch(device, &f, grid, outs, ins, scalars, p.size, &p.collapsed)
+    // SAFETY: `f` is `spec`'s kernel, whose type lists are those of `outs`, `ins` and
+    // `scalars` (built above); every operand has `shape` (checked above); `p` is the
+    // contiguous plan when every operand is C-contiguous, else `plan` of their own shape and
+    // strides, collapsed to at most MAX_DIMS; `refine` chose the variant from their
+    // addresses and dtypes.
+    unsafe { spec.launch(device, &f, grid, outs, ins, scalars, p.size, &p.collapsed) }
 }
 
 /// `run_code` for layouts that stay above [`MAX_DIMS`] dimensions after collapsing (NumPy

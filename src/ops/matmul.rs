@@ -26,7 +26,6 @@ use crate::ops::launch::grid_for;
 use crate::ops::reduce::{plan_reduce, run_def_with};
 use crate::shape::{broadcast_shapes, collapse, Layout};
 use crate::{Error, Result};
-use cudarc::driver::sys::CUdeviceptr;
 
 use crate::tuning::small_gemm_limit;
 
@@ -53,14 +52,14 @@ fn small_shape(p: &GemmPlan, bl: &BatchLoop) -> GemmShape {
 }
 
 /// Runs `C = A @ B` for the plan `p` whose batch axes collapse to one strided loop `bl`
-/// (`bl.outer` empty): `a` and `b` address element 0 of `p.a` and `p.b`, `c` a
-/// C-contiguous output of `p.out_shape`.
+/// (`bl.outer` empty): `a` and `b` the operands through the layouts `p.a` and `p.b`, `c`
+/// a C-contiguous output of `p.out_shape`.
 fn run_small(
     device: &Device,
     dtype: DType,
     p: &GemmPlan,
     bl: &BatchLoop,
-    (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
+    (a, b, c): (&Operand<'_>, &Operand<'_>, &Operand<'_>),
 ) -> Result<()> {
     debug_assert!(bl.outer.is_empty());
     let spec = GemmSpec {
@@ -71,7 +70,13 @@ fn run_small(
     let shape = small_shape(p, bl);
     let total = bl.count * p.m * p.n;
     let grid = grid_for(total, device.multiprocessor_count() * f.blocks_per_sm);
-    spec.launch(device, &f, grid, (c, a, b), &shape)
+    // SAFETY: `f` is `spec`'s kernel (just above), of `run`'s element type; `a` and `b`
+    // are operands through the plan's layouts `p.a` and `p.b` (batch, m x k and k x n),
+    // checked by `with_layout` to stay inside their buffers, and `small_shape` takes the
+    // extents and strides from those layouts and from `bl`, the one strided loop their
+    // batch axes collapse to; `c` is C-contiguous of `p.out_shape` (checked by `run`),
+    // batch x m x n at the strides `bl.stride.2`, n and 1.
+    unsafe { spec.launch(device, &f, grid, (c.ptr(), a.ptr(), b.ptr()), &shape) }
 }
 
 /// A C-contiguous copy of `src` in a new buffer.
@@ -113,7 +118,7 @@ pub(crate) fn run<T: GemmElement>(
     if products.saturating_mul(m * n).saturating_mul(k) <= small_gemm_limit() {
         let bl = batch_loop(p);
         if bl.outer.is_empty() {
-            return run_small(device, T::DTYPE, p, &bl, (pa.ptr(), pb.ptr(), out.ptr()));
+            return run_small(device, T::DTYPE, p, &bl, (&pa, &pb, out));
         }
     }
     if nb == 0 && run_matvec(device, p, &pa, &pb, out)? {

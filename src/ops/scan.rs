@@ -167,7 +167,11 @@ pub(crate) fn run(
     let sm = device.multiprocessor_count() as usize;
     if !p.tiles {
         let grid = grid_for(p.n_rows, device.multiprocessor_count() * f.blocks_per_sm);
-        return spec.launch(device, &f, grid, output, input, &p.kept, rows, None);
+        // SAFETY: `f` is `spec`'s kernel (a serial one, so no look-back state), its dtypes
+        // the operands'; `output` is C-contiguous of the input's shape (checked above), so
+        // `p.kept.2` and `p.sout` walk it; `p` being the plan of the input's layout (so its
+        // rows stay inside `input`) is this function's callers' contract (its doc).
+        return unsafe { spec.launch(device, &f, grid, output, input, &p.kept, rows, None) };
     }
     let tiles = p.n_rows * p.len.div_ceil(SCAN_TILE);
     // Look-back state: counter, flags, aggregates, inclusive prefixes; zeroed.
@@ -191,16 +195,24 @@ pub(crate) fn run(
         counter: base,
     };
     let grid = tiles.min(sm * f.blocks_per_sm as usize).max(1) as u32;
-    spec.launch(
-        device,
-        &f,
-        grid,
-        output,
-        input,
-        &p.kept,
-        rows,
-        Some(look_back),
-    )
+    // SAFETY: `f` is `spec`'s kernel (a tiled one), its dtypes the operands', vectorized
+    // only with the alignment checked above; `output` is C-contiguous of the input's shape
+    // (checked above); `look_back` lies in `state`, zeroed above and alive until the kernel
+    // is queued (the pool reuses it in stream order), with a u32 flag and an `acc` entry
+    // per tile in each array (`tiles` of them) and the counter at its start; `p` being the
+    // plan of the input's layout is this function's callers' contract (its doc).
+    unsafe {
+        spec.launch(
+            device,
+            &f,
+            grid,
+            output,
+            input,
+            &p.kept,
+            rows,
+            Some(look_back),
+        )
+    }
 }
 
 #[cfg(test)]

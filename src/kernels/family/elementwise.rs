@@ -421,8 +421,21 @@ impl ElementwiseSpec {
     /// the input pointers and the scalars, then `n` (contiguous variants) or the Indexer
     /// of `collapsed` (the others), whose strides are those of `outs` then `ins` over the
     /// launch's shape.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `outs`,
+    ///   `ins` and `scalars` match its output, input and scalar type lists in number and
+    ///   dtype;
+    /// - every operand has the launch's shape, of `size` elements;
+    /// - contiguous variants: every operand is C-contiguous, and for `Vectorized { vec }`
+    ///   every operand's first element is aligned to `vec` elements (as `refine` checks);
+    /// - the other variants: `collapsed` is the plan of the operands' shape and strides,
+    ///   outputs then inputs (`plan` / `order_and_collapse` of their layouts), within
+    ///   `self.index`, with the alignment and broadcast pattern `refine` checked for a
+    ///   `StridedVec` variant and the staged operands' shared tiles within 48 KiB for a
+    ///   `Tiled` one.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch(
+    pub(crate) unsafe fn launch(
         &self,
         device: &Device,
         f: &Kernel,
@@ -448,10 +461,12 @@ impl ElementwiseSpec {
                 args.indexer(self.index, size, &collapsed.shape, &collapsed.strides);
             }
         }
-        // SAFETY: the arguments follow the elementwise family's wrapper signature for this
+        // SAFETY: arguments in the order of the elementwise wrapper's signature for this
         // spec: output pointers, input pointers, scalars, then `n` or the Indexer of
         // `collapsed`; every pointer is the first logical element of an `Operand`, whose
-        // layout (of the launch's shape) stays inside its live, borrowed buffer.
+        // layout stays inside its live, borrowed buffer, and the caller guarantees
+        // (# Safety) that `f` is this spec's kernel and that `size` / `collapsed` describe
+        // those layouts, so the kernel's offsets stay inside them.
         unsafe { args.launch(device, f, grid) }
     }
 }

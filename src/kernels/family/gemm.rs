@@ -114,9 +114,14 @@ impl GemmSpec {
     /// Launches the kernel `f` of this spec: C = A @ B for the products of `shape`, with
     /// `c`, `a` and `b` the addresses of element 0 of each.
     ///
-    /// Every element of A and B the shape's strides reach lies inside the operands'
-    /// buffers, and C holds batch * m * n elements at the strides given.
-    pub(crate) fn launch(
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and the three
+    ///   matrices are of its dtype;
+    /// - every element of A and of B that `shape`'s batch, row and column strides reach
+    ///   from `a` and `b` (batch x m x k and batch x k x n) lies inside a live buffer;
+    /// - every element of C that its strides reach from `c` (batch x m x n) lies inside a
+    ///   live buffer that nothing else reads or writes meanwhile.
+    pub(crate) unsafe fn launch(
         &self,
         device: &Device,
         f: &Kernel,
@@ -125,9 +130,9 @@ impl GemmSpec {
         shape: &GemmShape,
     ) -> Result<()> {
         let mut args = Self::args((c, a, b), shape);
-        // SAFETY: arguments as the gemm family's signature; the plan's layouts keep every
-        // element of A and B inside their buffers (checked by their `Operand`s), and C holds
-        // batch * m * n elements at the strides passed.
+        // SAFETY: arguments in the order of the gemm family's signature (C, A, B, then the
+        // GemmShape); the caller guarantees (# Safety) that `f` is this spec's kernel and
+        // that every element of A, B and C the shape's strides reach lies inside its buffer.
         unsafe { args.launch(device, f, grid) }
     }
 }

@@ -241,10 +241,20 @@ impl ScanSpec {
     /// strides `kept.1` and the output's `kept.2`, `sin` and `sout` the strides along the
     /// axis; a tiled variant also takes its zeroed look-back state.
     ///
-    /// The offsets are those of views of `input` and `output` (from their layouts), and
-    /// the look-back buffers hold an entry per tile of the launch.
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and the operands
+    ///   are of its input and output dtypes;
+    /// - for every row below `n_rows` of the kept dimensions `kept.0` (`self`'s `nk` of
+    ///   them), its offset through `kept.1` plus `j * sin` for `j < len` stays inside
+    ///   `input`'s buffer, and through `kept.2` plus `j * sout` inside `output`'s (views of
+    ///   them, as `plan_scan` of the input's layout gives), within `self.index`; a
+    ///   vectorized variant also needs the alignment `run` checks;
+    /// - a tiled variant gets `look_back` (a serial one `None`): zeroed device memory no
+    ///   other launch uses meanwhile, `flags` holding a u32 and `aggregates` and `inclusive`
+    ///   an `acc_t` for each of the `n_rows * len.div_ceil(SCAN_TILE)` tiles, and `counter`
+    ///   a u32.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch(
+    pub(crate) unsafe fn launch(
         &self,
         device: &Device,
         f: &Kernel,
@@ -268,9 +278,11 @@ impl ScanSpec {
                 .ptr(s.inclusive)
                 .ptr(s.counter);
         }
-        // SAFETY: arguments as render_scan's serial signature, or its tiled one with the
-        // look-back state (one entry per tile and the counter, zeroed); every offset the
-        // plan produces lies inside the input's and the output's buffers.
+        // SAFETY: arguments in the order of render_scan's serial signature (output, input, the
+        // Indexer, n_rows, len, sin, sout), or its tiled one with the look-back state after
+        // them; the caller guarantees (# Safety) that `f` is this spec's kernel, that every
+        // offset of the rows lies inside the input's and the output's buffers, and that the
+        // look-back state is zeroed with an entry per tile and the counter.
         unsafe { args.launch(device, f, grid) }
     }
 }
