@@ -348,7 +348,16 @@ fn launch(device: &Device, p: &Pass<'_>, f: &Kernel) -> Result<()> {
         partial_in: p.partial_in,
         finish: p.finish.then_some((p.part, p.sem)),
     };
-    launch_pass(device, f, grid, &args)
+    // SAFETY: every `Pass` of this module is built by `run_def_with`, and `f` is
+    // `kernel(device, &spec(p))` at each call of this function. A first pass reads the
+    // input and the extra inputs (checked there to have the input's shape and strides)
+    // through `p.kept` / `p.red` of the plan, and writes the output (checked there to be
+    // C-contiguous of `n_out` elements, as aux; along of `n_red`) or the fresh partials of
+    // `n_out * splits` accumulators; with `finish`, `part` is those partials and `sem` the
+    // device's zeroed row counters (`ROW_COUNTERS >= n_out`, stream-ordered); a combining
+    // pass reads partials of `n_out * splits` through the dims it builds. The plan being
+    // that of the input's layout is `run_def_with`'s callers' contract (its doc).
+    unsafe { launch_pass(device, f, grid, &args) }
 }
 
 /// Runs reduction `op` of `input` planned as `p` (from the input's layout) into the

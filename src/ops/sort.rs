@@ -378,16 +378,23 @@ pub(crate) fn run(
             let f = kernel(device, &s)?;
             let groups = if threads == 32 { 8 } else { 1 };
             let grid = p.n_rows.div_ceil(groups).min(i32::MAX as usize) as u32;
-            s.launch_rows(
-                device,
-                &f,
-                grid,
-                input,
-                (ko, io),
-                &p.rows,
-                (p.n_rows, p.len, p.kout),
-                (p.sin, p.sout),
-            )
+            // SAFETY: `f` is `s`'s kernel (just above), whose out_keys / out_idx flags are
+            // set exactly for the outputs whose addresses `ko` / `io` are (0 otherwise); the
+            // outputs are C-contiguous of `p.out_shape` with the right dtypes (checked
+            // above), which `p.rows.2` and `p.sout` walk; `p` being the plan of `input`'s
+            // layout (`plan_sort`) is this function's callers' contract (its doc).
+            unsafe {
+                s.launch_rows(
+                    device,
+                    &f,
+                    grid,
+                    input,
+                    (ko, io),
+                    &p.rows,
+                    (p.n_rows, p.len, p.kout),
+                    (p.sin, p.sout),
+                )
+            }
         }
         SortStrategy::Radix {
             key_passes,
@@ -469,17 +476,26 @@ pub(crate) fn run(
             // More than one counter a bin: one block a multiprocessor takes them.
             let resident = if copies > 1 { 1 } else { hf.blocks_per_sm };
             let grid = grid_for(n, device.multiprocessor_count() * resident);
-            hs.launch_hist(
-                device,
-                &hf,
-                grid,
-                hist_smem(kb, copies) as u32,
-                input,
-                (&p.in_dims.0, &p.in_dims.1),
-                (n, p.len, row_passes),
-                base + hist_at as u64,
-                (base + cleared as u64, (bytes - cleared) / 16),
-            )?;
+            // SAFETY: `hf` is `hs`'s kernel (just above) with `hist_smem` of its copies;
+            // `state` (alive to the end of the sort) holds the passes' 256 u64 histograms at
+            // `hist_at`, zeroed by the memset above; `clear` is the rest of `state` past
+            // what the memset cleared (16-byte aligned: `cleared` and `bytes` are multiples
+            // of 256), the later passes' look-back words, which no kernel reads before the
+            // second pass; `p.in_dims` of `n` elements being the plan of `input`'s layout
+            // is this function's callers' contract (its doc).
+            unsafe {
+                hs.launch_hist(
+                    device,
+                    &hf,
+                    grid,
+                    hist_smem(kb, copies) as u32,
+                    input,
+                    (&p.in_dims.0, &p.in_dims.1),
+                    (n, p.len, row_passes),
+                    base + hist_at as u64,
+                    (base + cleared as u64, (bytes - cleared) / 16),
+                )
+            }?;
             let n_out = p.n_rows * p.kout;
             let smem = pass_smem(kb, vb, wb, threads as usize, ipt as usize, values, variant);
             for pass in 0..passes {
@@ -532,18 +548,29 @@ pub(crate) fn run(
                     look: base + (look_at + pass * look_pass) as u64,
                     counter: base + (counters_at + pass * 4) as u64,
                 };
-                s.launch_pass(
-                    device,
-                    &f,
-                    (tiles as u32, smem as u32),
-                    input,
-                    (&p.in_dims.0, &p.in_dims.1),
-                    (src(&keys), src(&vals), dst(&keys), dst(&vals)),
-                    (ko, io),
-                    ((&p.out_dims.0, &p.out_dims.1), n_out),
-                    &words,
-                    &state,
-                )?;
+                // SAFETY: `f` is `s`'s kernel (just above), whose first / last / values flags
+                // are this pass's; `tiles` and `smem` are the plan's and `pass_smem`'s for its
+                // threads and ipt; the sources are the previous pass's destinations and the
+                // destinations the other ping-pong buffers, `n` keys (`kb` bytes) and values
+                // (`vb`) each, 0 on the first / last pass or without values; `ko` / `io` are
+                // the checked C-contiguous outputs of `p.out_shape` (0 when absent) that
+                // `p.out_dims` walks; `state` is this pass's histogram, tile counter and
+                // `tiles * 256` look-back words in the zeroed `state` buffer; `p.in_dims`
+                // being the plan of `input`'s layout is this function's callers' contract.
+                unsafe {
+                    s.launch_pass(
+                        device,
+                        &f,
+                        (tiles as u32, smem as u32),
+                        input,
+                        (&p.in_dims.0, &p.in_dims.1),
+                        (src(&keys), src(&vals), dst(&keys), dst(&vals)),
+                        (ko, io),
+                        ((&p.out_dims.0, &p.out_dims.1), n_out),
+                        &words,
+                        &state,
+                    )
+                }?;
             }
             // The temporaries go back to the pool in stream order.
             drop((keys, vals, state));
@@ -607,16 +634,23 @@ pub(crate) fn search(
     let grid = n
         .div_ceil(f.block_threads as usize)
         .min((device.multiprocessor_count() * f.blocks_per_sm) as usize) as u32;
-    spec.launch_search(
-        device,
-        &f,
-        grid,
-        (sorted, m, sa),
-        values,
-        out,
-        (&dims, &strides),
-        n,
-    )
+    // SAFETY: `f` is `spec`'s kernel (just above), of `sorted`'s dtype; `m` and `sa` are
+    // the size and first stride of `sorted`'s own layout (1-D, inside its buffer by its
+    // `Operand`); `dims` / `strides[0]` collapse `values`'s own shape and strides; that
+    // `values` has `sorted`'s dtype and `out` is a C-contiguous i64 array of the values'
+    // shape (`strides[1]`) is this function's callers' contract (its doc), not checked.
+    unsafe {
+        spec.launch_search(
+            device,
+            &f,
+            grid,
+            (sorted, m, sa),
+            values,
+            out,
+            (&dims, &strides),
+            n,
+        )
+    }
 }
 
 /// Top-k by radix selection over the single row of `p` (`p.n_rows == 1`): the histogram of
@@ -642,15 +676,21 @@ pub(crate) fn topk_hist(
     let f = kernel(device, &spec)?;
     let n = p.len;
     let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);
-    spec.launch_topk_hist(
-        device,
-        &f,
-        grid,
-        input,
-        (&p.in_dims.0, &p.in_dims.1),
-        (n, p.kout, pass),
-        hist,
-    )
+    // SAFETY: `f` is `spec`'s kernel (just above), of `input`'s dtype; `p` being the
+    // single-row plan of `input`'s layout (so `p.in_dims` of `p.len` elements stays inside
+    // it), `hist` holding key bytes x 256 u64 (zero before the first pass) and `pass` below
+    // key bytes are this function's callers' contract (its doc), not checked here.
+    unsafe {
+        spec.launch_topk_hist(
+            device,
+            &f,
+            grid,
+            input,
+            (&p.in_dims.0, &p.in_dims.1),
+            (n, p.kout, pass),
+            hist,
+        )
+    }
 }
 
 fn topk_spec(p: &SortPlan, dtype: DType, descending: bool, kernel: SortKernel) -> SortSpec {
@@ -698,16 +738,24 @@ pub(crate) fn topk_select(
     let n = p.len;
     let tiles = topk_tiles(p);
     let (cand, cand_idx) = write.map_or((0, 0), |(a, b)| (a.ptr(), b.ptr()));
-    spec.launch_topk_select(
-        device,
-        &f,
-        tiles,
-        input,
-        (&p.in_dims.0, &p.in_dims.1),
-        (n, p.kout),
-        (hist, counts),
-        (cand, cand_idx),
-    )
+    // SAFETY: `f` is `spec`'s kernel (just above), writing exactly when `write` is given
+    // (then `cand` and `cand_idx` are its operands, else 0); `tiles` is `topk_tiles(p)`;
+    // `p` being the single-row plan of `input`'s layout, `hist` the finished histograms of
+    // `topk_hist`, `counts` 2 x tiles u32 (counted before a writing call) and the
+    // candidates' room for `p.kout` elements are this function's callers' contract (its
+    // doc), not checked here.
+    unsafe {
+        spec.launch_topk_select(
+            device,
+            &f,
+            tiles,
+            input,
+            (&p.in_dims.0, &p.in_dims.1),
+            (n, p.kout),
+            (hist, counts),
+            (cand, cand_idx),
+        )
+    }
 }
 
 #[cfg(test)]

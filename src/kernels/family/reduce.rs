@@ -520,11 +520,18 @@ pub(crate) struct ReduceArgs<'a> {
 
 /// Launches the reduce kernel `f` on `grid` blocks with the arguments `a`.
 ///
-/// The Indexers' offsets stay inside the input's buffer and every extra input's (laid
-/// out as the input), the output holds `n_out` elements (or `n_out * splits`
-/// accumulators), and with `finish` the partials hold `n_out * splits` accumulators and
-/// the counters `n_out` zeroed entries that no other launch uses at the same time.
-pub(crate) fn launch_pass(
+/// # Safety
+/// - `f` is the kernel compiled for the `ReduceSpec` these arguments were built for: its
+///   dtypes, extra inputs, aux, along, scalars, `partial_in`, `finish`, index width and
+///   variant (whose `nk` and `nr` are the lengths of `a.kept.0` and `a.red.0`);
+/// - the offsets of the two Indexers (`n_out` kept positions, `n_red` reduced ones,
+///   summed) stay inside the input's buffer from `a.input` and inside every extra
+///   input's (laid out as the input), within `a.index`;
+/// - `a.output` holds `n_out` elements (or `n_out * splits` accumulators for a split
+///   pass); `aux` holds `n_out` elements and `along` `n_red`, C-contiguous;
+/// - with `finish`, the partials hold `n_out * splits` accumulators and the counters
+///   `n_out` zeroed u32 entries that no other launch uses at the same time.
+pub(crate) unsafe fn launch_pass(
     device: &Device,
     f: &Kernel,
     grid: u32,
@@ -554,12 +561,11 @@ pub(crate) fn launch_pass(
     if let Some((part, sem)) = a.finish {
         args.ptr(part).ptr(sem);
     }
-    // SAFETY: the arguments follow render_reduce's signature; the input offsets produced
-    // by the two Indexers stay inside the input's buffer (its layout's invariants) and
-    // inside each extra input's (the same shape and strides, checked by `run_def_with`, in
-    // an `Operand` of its own), the output holds n_out elements (or n_out * splits
-    // accumulators); with `finish`, `part` holds n_out * splits accumulators and `sem`
-    // n_out zeroed counters that no other launch uses at the same time (the handle's
-    // stream's own).
+    // SAFETY: arguments in the order of render_reduce's signature (output, input, extras,
+    // aux, along, scalars, the two Indexers, n_out, n_red, splits, then part and sem with
+    // `finish`); the caller guarantees (# Safety) that `f` is the kernel of these
+    // arguments' spec, that the Indexers' offsets stay inside the input and the extra
+    // inputs, that the output, aux and along hold what the pass reads and writes, and with
+    // `finish` that the partials and the zeroed counters are the launch's own.
     unsafe { args.launch(device, f, grid) }
 }

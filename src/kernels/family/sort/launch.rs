@@ -22,8 +22,18 @@ impl SortSpec {
     /// `input` at the row offsets of `rows` (kept dimensions, the input's and the outputs'
     /// strides), sorted into the keys `ko` and indices `io` (0 when not written), the first
     /// `kout` of each; `sin` and `sout` are the strides along the axis.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `input` is of
+    ///   its dtype;
+    /// - for every row below `n_rows` of `rows.0` (the spec's `nk` dimensions), its offset
+    ///   through `rows.1` plus `j * sin` for `j < len` stays inside `input`'s buffer, within
+    ///   `self.index`;
+    /// - `ko` (keys of the dtype) and `io` (i64) are 0 exactly when the spec's `out_keys` /
+    ///   `out_idx` is off, and otherwise address live buffers in which every row's offset
+    ///   through `rows.2` plus `j * sout` for `j < kout` lies, `kout <= len`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_rows(
+    pub(crate) unsafe fn launch_rows(
         &self,
         device: &Device,
         f: &Kernel,
@@ -44,10 +54,11 @@ impl SortSpec {
             .i64(sout as i64)
             .i64(sout as i64)
             .i64(kout as i64);
-        // SAFETY: arguments as the Rows wrapper declares them; every row offset the
-        // plan gives, plus j * stride for j < len (input) or j < kout (outputs), lies
-        // inside the operands' buffers; null outputs are not written (their flag is
-        // off in the spec).
+        // SAFETY: arguments in the order the Rows wrapper declares them (input, ko, io, the
+        // Indexer, n_rows, len, sin, sout, sout, kout); the caller guarantees (# Safety) that
+        // `f` is this spec's kernel and that every row offset, plus j * stride for j < len
+        // (input) or j < kout (outputs), lies inside the buffers; null outputs are not
+        // written (their flag is off in the spec).
         unsafe { args.launch(device, f, grid) }
     }
 
@@ -55,8 +66,21 @@ impl SortSpec {
     /// elements of `input` (rows of `len`, `row_passes` passes over the row index) into
     /// `hist` (u64, 256 per pass), zeroing the `clear_words` 16-byte words at `clear`,
     /// with `smem` bytes of dynamic shared memory (`hist_smem`).
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `input` is of
+    ///   its dtype;
+    /// - `in_dims` has the spec's `nd` dimensions of product `n` (rows of `len`), and the
+    ///   input's offsets of flat indices below `n` through them stay inside its buffer,
+    ///   within `self.index`;
+    /// - `hist` holds `256 * passes` u64 (passes = key bytes + `row_passes`), zeroed;
+    /// - `clear` is 16-byte aligned and the `clear_words` 16-byte words from it are device
+    ///   memory that no kernel reads before this one finishes (the later passes' look-back
+    ///   words);
+    /// - `smem` is `hist_smem` of the key size and the spec's copies (what
+    ///   `cuarray_hist_words` asks).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_hist(
+    pub(crate) unsafe fn launch_hist(
         &self,
         device: &Device,
         f: &Kernel,
@@ -77,12 +101,11 @@ impl SortSpec {
             .ptr(hist)
             .ptr(clear)
             .i64(clear_words as i64);
-        // SAFETY: arguments as the Hist wrapper declares them; the input's offsets of
-        // flat indices below n lie inside its buffer; `hist` has passes * 256 words;
-        // `clear` is the 16-byte aligned rest of the state past what the memset cleared (a
-        // multiple of 256 bytes, as is the state's size), which no kernel before the
-        // second pass touches; the shared bytes are those `cuarray_hist_words` asks
-        // (`hist_smem`).
+        // SAFETY: arguments in the order the Hist wrapper declares them (input, the Indexer,
+        // n, len, row_passes, hist, clear, clear_words); the caller guarantees (# Safety)
+        // that `f` is this spec's kernel, that the input's offsets of flat indices below n
+        // lie inside its buffer, that `hist` has passes * 256 words, that the words at
+        // `clear` are free to zero, and that `smem` is what `cuarray_hist_words` asks.
         unsafe { args.launch_with(device, f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
     }
 
@@ -92,8 +115,26 @@ impl SortSpec {
     /// pass, the outputs `ko` and `io` (0 when not written) at the offsets of `out_dims`
     /// for `n_out` positions. `words` are n, len, kout, the digit's shift, whether the
     /// pass sorts by row, and the look-ahead.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `input` is of
+    ///   its dtype;
+    ///   the spec's `first` / `last` / `values` flags match the pointers passed;
+    /// - `in_dims` has the spec's `nd` dimensions of product `n = words[0]` (rows of
+    ///   `words[1]`), and the input's offsets of flat indices below `n` stay inside its
+    ///   buffer, within `self.index`;
+    /// - `src_*` (not on the first pass) hold the `n` keys and values the previous pass
+    ///   wrote, `dst_*` (not on the last pass) have room for `n` keys and values (of the
+    ///   spec's value width); the values are 0 when the spec has none;
+    /// - on the last pass, `ko` / `io` are 0 exactly when `out_keys` / `out_idx` is off, else
+    ///   live buffers inside which lie the offsets through `out_dims` (the spec's `nd`
+    ///   dimensions) of the `n_out = n_rows * kout` flat output indices;
+    /// - `tiles` is `n.div_ceil(threads * ipt)` of the spec and `smem` its `pass_smem`;
+    /// - `state` is this pass's part of a zeroed state no other launch uses meanwhile:
+    ///   `hist` the 256 u64 counts the Hist launch wrote, `look` `tiles * 256` look-back
+    ///   words of the spec's width, `counter` a u32.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_pass(
+    pub(crate) unsafe fn launch_pass(
         &self,
         device: &Device,
         f: &Kernel,
@@ -126,19 +167,29 @@ impl SortSpec {
             .ptr(state.hist)
             .ptr(state.look)
             .ptr(state.counter);
-        // SAFETY: arguments as the Pass wrapper declares them. Exactly `tiles` blocks, one
-        // tile each (the look-back array has `tiles` rows), with the shared bytes
-        // `cuarray_pass_smem` asks (`pass_smem` mirrors it); keys and values in and out
-        // hold n entries; outputs are written at offsets of flat indices below
-        // n_rows * kout through their layouts.
+        // SAFETY: arguments in the order the Pass wrapper declares them (input, its Indexer,
+        // src and dst keys and values, ko, io, the outputs' Indexer, the six words, hist,
+        // look, counter). Exactly `tiles` blocks, one tile each; the caller guarantees
+        // (# Safety) that `f` is this spec's kernel, that the look-back array has `tiles`
+        // rows, that `smem` is what `cuarray_pass_smem` asks (`pass_smem` mirrors it), that
+        // keys and values in and out hold n entries and that outputs written at offsets of
+        // flat indices below n_rows * kout through `out_dims` lie inside their buffers.
         unsafe { args.launch_with(device, f, (tiles, 1, 1), (f.block_threads, 1, 1), smem) }
     }
 
     /// Launches the `Search` kernel `f` of this spec: for the `n` elements of `values`
     /// (collapsed `dims`, the values' then the output's strides), their insertion points
     /// in `sorted` (`m` elements of stride `sa`) into `out`.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `sorted` and
+    ///   `values` are of its dtype, `out` i64;
+    /// - `sorted[i * sa]` for `i < m` lies inside `sorted`'s buffer;
+    /// - `dims` has the spec's `nd` dimensions of product `n`, and the offsets of flat
+    ///   indices below `n` through `strides[0]` stay inside `values`'s buffer and through
+    ///   `strides[1]` inside `out`'s, within `self.index`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_search(
+    pub(crate) unsafe fn launch_search(
         &self,
         device: &Device,
         f: &Kernel,
@@ -157,16 +208,25 @@ impl SortSpec {
             .ptr(out.ptr())
             .indexer(self.index, n, dims, strides)
             .i64(n as i64);
-        // SAFETY: arguments as the Search wrapper declares them; sorted[i * sa] for i < m,
-        // and the values' and output's offsets of flat indices below n, lie inside their
-        // buffers.
+        // SAFETY: arguments in the order the Search wrapper declares them (sorted, m, sa,
+        // values, out, the Indexer, n); the caller guarantees (# Safety) that `f` is this
+        // spec's kernel and that sorted[i * sa] for i < m, and the values' and output's
+        // offsets of flat indices below n, lie inside their buffers.
         unsafe { args.launch(device, f, grid) }
     }
 
     /// Launches the `TopkHist` kernel `f` of this spec: the histogram of digit `pass` of
     /// the `n` elements of `input` (top `k`) into `hist` (u64, key bytes x 256).
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `input` is of
+    ///   its dtype;
+    /// - `in_dims` has the spec's `nd` dimensions of product `n`, and the input's offsets of
+    ///   flat indices below `n` through them stay inside its buffer, within `self.index`;
+    /// - `hist` holds key bytes x 256 u64 counters from its first, zeroed before the first
+    ///   pass and holding the earlier passes' counts after, and `pass` is below key bytes.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_topk_hist(
+    pub(crate) unsafe fn launch_topk_hist(
         &self,
         device: &Device,
         f: &Kernel,
@@ -183,17 +243,30 @@ impl SortSpec {
             .i64(k as i64)
             .i64(pass as i64)
             .ptr(hist.ptr());
-        // SAFETY: arguments as the TopkHist wrapper declares them; the input's offsets of
-        // flat indices below n lie inside its buffer; `hist` holds key bytes x 256
-        // counters.
+        // SAFETY: arguments in the order the TopkHist wrapper declares them (input, the
+        // Indexer, n, k, pass, hist); the caller guarantees (# Safety) that `f` is this
+        // spec's kernel, that the input's offsets of flat indices below n lie inside its
+        // buffer and that `hist` holds key bytes x 256 counters.
         unsafe { args.launch(device, f, grid) }
     }
 
     /// Launches the `TopkSelect` kernel `f` of this spec on `tiles` blocks: the tile counts
     /// of the `n` elements of `input` into `counts` (u32, `2 x tiles`), or, when writing,
     /// the `k` candidates into `cand` and `cand_idx`.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `input` is of
+    ///   its dtype;
+    ///   the spec's `write` flag is on exactly when `cand` and `cand_idx` are not 0;
+    /// - `in_dims` has the spec's `nd` dimensions of product `n`, and the input's offsets of
+    ///   flat indices below `n` through them stay inside its buffer, within `self.index`;
+    /// - `tiles` is `n.div_ceil(256 * TOPK_IPT)`; `hist` holds the key bytes x 256 counts of
+    ///   every `TopkHist` pass over the same input and `k`; `counts` holds `2 * tiles` u32,
+    ///   written by the counting launch before a writing one;
+    /// - when writing, `cand` (keys of the dtype) and `cand_idx` (i64) have room for `k`
+    ///   elements, `k <= n`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch_topk_select(
+    pub(crate) unsafe fn launch_topk_select(
         &self,
         device: &Device,
         f: &Kernel,
@@ -214,10 +287,12 @@ impl SortSpec {
             .i64(tiles as i64)
             .ptr(cand)
             .ptr(cand_idx);
-        // SAFETY: arguments as the TopkSelect wrapper declares them; one block per tile of
-        // 4096 elements; `counts` holds 2 x tiles entries; the candidates written are
-        // exactly k (the histograms' selection), at positions below k of `cand` and
-        // `cand_idx`.
+        // SAFETY: arguments in the order the TopkSelect wrapper declares them (input, the
+        // Indexer, n, k, hist, counts, tiles, cand, cand_idx); one block per tile of 4096
+        // elements; the caller guarantees (# Safety) that `f` is this spec's kernel, that
+        // `counts` holds 2 x tiles entries and that `hist` is the selection's histogram, so
+        // the candidates written are exactly k, at positions below k of `cand` and
+        // `cand_idx`, which have room for them.
         unsafe { args.launch(device, f, tiles as u32) }
     }
 }
