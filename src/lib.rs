@@ -120,6 +120,7 @@ pub mod ops;
 mod profile;
 pub mod random;
 pub mod shape;
+pub mod special;
 #[doc(hidden)]
 pub mod testing;
 pub mod tuning;
