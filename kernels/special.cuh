@@ -667,9 +667,10 @@ template <class In, class M> __device__ __forceinline__ auto cuarray_special_exp
     typedef decltype(a) T;
     return cuarray_sp_exp(a - T(m));
 }
-// logsumexp's finish: m + log(s); m itself when it is ±inf or NaN.
-template <class S, class M> __device__ __forceinline__ auto cuarray_special_lse_finish(S s, M m) {
-    return (m - m == m - m) ? m + cuarray_sp_log(s) : m;
+// logsumexp's finish from `ls` = ln(sum of exp(x - m)): m + ls; m itself when it is
+// ±inf or NaN.
+template <class S, class M> __device__ __forceinline__ auto cuarray_special_lse_finish(S ls, M m) {
+    return (m - m == m - m) ? m + ls : m;
 }
 #undef CUARRAY_SPECIAL1
 #undef CUARRAY_SPECIAL1_D

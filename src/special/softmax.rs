@@ -1,6 +1,7 @@
 //! softmax, log_softmax and logsumexp: a max reduction, then a sum of `exp(x - max)`
-//! reduction that reads the max per output (the reduce family's aux input), then for the
-//! softmaxes an elementwise pass. Three passes over the data (two for logsumexp); the
+//! reduction that reads the max per output (the reduce family's aux input), then an
+//! elementwise pass (over the data for the softmaxes, over the outputs for logsumexp).
+//! Three launches, the data read twice by logsumexp and three times by the softmaxes; the
 //! one-pass online max-and-sum is a later step.
 
 use crate::array::DeviceArray;
@@ -33,14 +34,14 @@ const PRE_SHIFT_FINITE: &str =
 /// Post-maps: the sum, its log, or logsumexp's `m + ln s` (`m` itself when not finite).
 const POST_SUM: &str = "out0 = out0_t(a);";
 const POST_LOG: &str = "out0 = out0_t(cuarray_m_log(a));";
-const POST_LSE: &str =
-    "out0 = out0_t(cuarray_m_isfinite(acc_t(k0)) ? acc_t(k0) + cuarray_m_log(a) : acc_t(k0));";
+/// logsumexp's finish: `m + ln s` (`in0` = ln s, `in1` = m), `m` itself when not finite.
+pub(crate) const LSE_FINISH_BODY: &str = "out0 = cuarray_special_lse_finish(in0, in1);";
 
 /// The three sums of exponentials (name, pre-map, post-map).
 const SUMS: [(&str, &str, &str); 3] = [
     ("special_softmax_sum", PRE_SHIFT, POST_SUM),
     ("special_log_softmax_sum", PRE_SHIFT_FINITE, POST_LOG),
-    ("special_logsumexp", PRE_SHIFT, POST_LSE),
+    ("special_logsumexp_sum", PRE_SHIFT, POST_LOG),
 ];
 
 fn sum_def(w: DType, pre: &'static str, post: &'static str) -> ReduceDef {
@@ -153,7 +154,18 @@ pub(crate) fn logsumexp_impl<T: FloatElement, W: FloatElement>(
         return DeviceArray::full(device, p.out_shape.as_slice(), T::neg_infinity());
     }
     let m: DeviceArray<W> = max_over(x, axes_opt)?;
-    sum_exp(x, axes_opt, keepdims, &m, 2)
+    let ls: DeviceArray<W> = sum_exp(x, axes_opt, keepdims, &m, 2)?;
+    let m = m.reshape(p.out_shape.as_slice())?;
+    let out = DeviceArray::<T>::alloc_uninit(device, &p.out_shape)?;
+    crate::ops::elementwise::run(
+        device,
+        "special_logsumexp",
+        LSE_FINISH_BODY,
+        &[out.operand()?],
+        &[ls.operand()?, m.operand()?],
+        &[],
+    )?;
+    Ok(out)
 }
 
 pub(crate) fn softmax_impl<T: FloatElement, W: FloatElement>(

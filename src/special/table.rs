@@ -178,6 +178,9 @@ pub fn kernel_specs(d: DType) -> Vec<KernelSpec> {
         )
         .into(),
     );
+    specs.push(
+        spec_for("special_logsumexp", super::softmax::LSE_FINISH_BODY, &[w, w], &[d], &[], v, i).into(),
+    );
     specs.extend(super::softmax::reduce_specs(d));
     specs
 }

@@ -148,3 +148,151 @@ where
     );
     Ok(())
 }
+
+/// A strided (reversed, every other) and a broadcast operand, 0-d and empty arrays.
+fn layouts(dev: &Device) -> TResult {
+    let host: Vec<f64> = (0..64).map(|i| -3.0 + 0.1 * i as f64).collect();
+    let a = DeviceArray::from_host(dev, &host, &[8, 8])?;
+    let strided = a.slice(cuarray::s![..;-1, ..;2])?;
+    let got = special::erf(&strided)?.to_host()?;
+    let want = special::erf(&strided.contiguous()?)?.to_host()?;
+    ensure!(got == want, "erf of a strided view differs from its copy");
+    // Broadcast: (8, 1) with (8,) -> (8, 8).
+    let col = DeviceArray::from_host(dev, &[0.5f64, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0], &[8, 1])?;
+    let row = DeviceArray::from_slice(dev, &[0.25f64, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0])?;
+    let g = special::gammainc(&col, &row)?;
+    ensure!(g.shape() == [8, 8], "broadcast shape {:?}", g.shape());
+    let g = g.to_host()?;
+    let full_a = col.broadcast_to(&[8, 8])?.contiguous()?;
+    let full_b = row.broadcast_to(&[8, 8])?.contiguous()?;
+    ensure!(
+        special::gammainc(&full_a, &full_b)?.to_host()? == g,
+        "broadcast operand differs from its materialized copy"
+    );
+    let bad = DeviceArray::from_slice(dev, &[1.0f64, 2.0, 3.0])?;
+    ensure!(
+        matches!(special::beta(&row, &bad), Err(cuarray::Error::Broadcast { .. })),
+        "a shape mismatch must be a Broadcast error"
+    );
+    // 0-d and empty.
+    let z = DeviceArray::from_host(dev, &[0.0f64], &[])?;
+    let e = special::gammaln(&z)?;
+    ensure!(e.shape().is_empty() && e.to_scalar()? == f64::INFINITY, "gammaln(0) on 0-d");
+    let empty = DeviceArray::<f32>::zeros(dev, [0usize, 3])?;
+    ensure!(special::digamma(&empty)?.shape() == [0, 3], "empty digamma shape");
+    ensure!(special::softmax(&empty, 1)?.shape() == [0, 3], "empty softmax shape");
+    let lse = special::logsumexp(&empty, &[0], false)?.to_host()?;
+    ensure!(lse == vec![f32::NEG_INFINITY; 3], "logsumexp over an empty axis is -inf: {lse:?}");
+    // f16 and bf16 compute in f32.
+    let h = DeviceArray::from_slice(dev, &[cuarray::f16::from_f32(0.5)])?;
+    let v = special::ndtri(&h)?.to_host()?[0].to_f32();
+    ensure!(v == 0.0, "ndtri(0.5) in f16 = {v}");
+    let b = DeviceArray::from_slice(dev, &[cuarray::bf16::from_f32(1.0)])?;
+    ensure!(special::erfinv(&b)?.to_host()?[0].to_f32() == f32::INFINITY, "erfinv(1) in bf16");
+    Ok(())
+}
+
+/// Host f64 references (SciPy's recipes).
+fn host_lse(row: &[f64]) -> f64 {
+    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
+    if !m.is_finite() {
+        return m;
+    }
+    m + row.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+fn host_softmax(row: &[f64]) -> Vec<f64> {
+    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
+    let e: Vec<f64> = row.iter().map(|x| (x - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+fn host_log_softmax(row: &[f64]) -> Vec<f64> {
+    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
+    let m = if m.is_finite() { m } else { 0.0 };
+    let s: f64 = row.iter().map(|x| (x - m).exp()).sum();
+    row.iter().map(|x| (x - m) - s.ln()).collect()
+}
+
+fn same(got: f64, want: f64, tol: f64) -> bool {
+    if want.is_nan() || want.is_infinite() {
+        return got.to_bits() == want.to_bits() || (want.is_nan() && got.is_nan());
+    }
+    (got - want).abs() <= tol * want.abs().max(1.0)
+}
+
+/// Random rows of every magnitude plus the edge rows, along the last and the first axis.
+fn softmax_family(dev: &Device) -> TResult {
+    let cols = 37usize;
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    let mut state = 0x2545F4914F6CDD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for scale in [1e-3, 1.0, 30.0, 1e3, 1e5, 1e30] {
+        for _ in 0..3 {
+            rows.push((0..cols).map(|_| (next() * 2.0 - 1.0) * scale).collect());
+        }
+    }
+    let mut edge = |v: &[f64]| {
+        let mut r = vec![-5.0; cols];
+        r[..v.len()].copy_from_slice(v);
+        rows.push(r);
+    };
+    edge(&[1000.0, 1000.0]);
+    edge(&[f64::INFINITY]);
+    edge(&[f64::NAN]);
+    edge(&[f64::INFINITY, f64::NEG_INFINITY]);
+    rows.push(vec![f64::NEG_INFINITY; cols]);
+    let n = rows.len();
+    let flat: Vec<f64> = rows.concat();
+    let a = DeviceArray::from_host(dev, &flat, &[n, cols])?;
+    let lse = special::logsumexp(&a, &[-1], false)?.to_host()?;
+    let lse_keep = special::logsumexp(&a, &[1], true)?;
+    ensure!(lse_keep.shape() == [n, 1], "keepdims shape {:?}", lse_keep.shape());
+    let sm = special::softmax(&a, -1)?.to_host()?;
+    let lsm = special::log_softmax(&a, 1)?.to_host()?;
+    // The same along axis 0 of the transpose (a strided reduction).
+    let sm_t = special::softmax(&a.t(), 0)?.t().contiguous()?.to_host()?;
+    for (i, row) in rows.iter().enumerate() {
+        ensure!(same(lse[i], host_lse(row), 1e-14), "logsumexp row {i}: {} vs {}", lse[i], host_lse(row));
+        let (s, l) = (host_softmax(row), host_log_softmax(row));
+        for j in 0..cols {
+            let k = i * cols + j;
+            ensure!(same(sm[k], s[j], 1e-14), "softmax [{i}, {j}]: {} vs {}", sm[k], s[j]);
+            ensure!(same(sm_t[k], s[j], 1e-14), "softmax along axis 0 [{i}, {j}]: {} vs {}", sm_t[k], s[j]);
+            ensure!(same(lsm[k], l[j], 1e-14), "log_softmax [{i}, {j}]: {} vs {}", lsm[k], l[j]);
+        }
+    }
+    // logsumexp([1000, 1000]) = 1000 + ln 2 exactly as SciPy; in f32 too.
+    let two = DeviceArray::from_slice(dev, &[1000.0f32, 1000.0])?;
+    let v = special::logsumexp(&two, &[], false)?.to_scalar()?;
+    ensure!((v - (1000.0 + std::f32::consts::LN_2)).abs() <= 1e-4, "f32 logsumexp {v}");
+    // Every axis at once.
+    let all = special::logsumexp(&a.slice(cuarray::s![..18, ..])?, &[], false)?.to_scalar()?;
+    let want = host_lse(&rows[..18].concat());
+    ensure!(same(all, want, 1e-14), "logsumexp over every axis {all} vs {want}");
+    ensure!(
+        matches!(special::softmax(&a, 2), Err(cuarray::Error::AxisOutOfRange { .. })),
+        "axis 2 of a 2-d array must be AxisOutOfRange"
+    );
+    Ok(())
+}
+
+pub fn trials(out: &mut Vec<Trial>) {
+    for (name, d) in [("f32", DType::F32), ("f64", DType::F64), ("f16", DType::F16), ("bf16", DType::BF16)] {
+        out.push(nvrtc_trial(format!("nvrtc/special/{name}/every_kernel"), move || {
+            nvrtc_compiles(d)
+        }));
+    }
+    out.push(gpu_trial("special/f64/against_scipy", |dev| {
+        against_scipy::<f64>(dev, |v| v, |v| v, false)
+    }));
+    out.push(gpu_trial("special/f32/against_scipy", |dev| {
+        against_scipy::<f32>(dev, |v| v as f32, |v| v as f64, true)
+    }));
+    out.push(gpu_trial("special/f64/layouts_0d_empty_f16", layouts));
+    out.push(gpu_trial("special/f64/softmax_logsumexp", softmax_family));
+}
