@@ -520,7 +520,8 @@ fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>)
 fn special_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     use cuarray::special;
     let n = 1usize << 26;
-    let unary: [(&str, fn(&DeviceArray<f32>) -> cuarray::Result<DeviceArray<f32>>); 6] = [
+    type SpecialFn = fn(&DeviceArray<f32>) -> cuarray::Result<DeviceArray<f32>>;
+    let unary: [(&str, SpecialFn); 6] = [
         ("special_erf_f32_2^26", special::erf),
         ("special_erfinv_f32_2^26", special::erfinv),
         ("special_gammaln_f32_2^26", special::gammaln),
@@ -534,7 +535,9 @@ fn special_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Ca
         for (name, f) in unary {
             if filter(name) {
                 let x = if name.contains("ndtri") { &p } else { &a };
-                cases.push(device_case(dev, name, (2 * n * 4) as f64, || f(x).map(drop)));
+                cases.push(device_case(dev, name, (2 * n * 4) as f64, || {
+                    f(x).map(drop)
+                }));
             }
         }
     }
@@ -542,14 +545,20 @@ fn special_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Ca
         let m = rand_matrix::<f32>(dev, &[4096, 4096]);
         let bytes = (4096 * 4096 * 4) as f64;
         if filter("special_softmax_rows_4096^2") {
-            cases.push(device_case(dev, "special_softmax_rows_4096^2", 2.0 * bytes, || {
-                special::softmax(&m, -1).map(drop)
-            }));
+            cases.push(device_case(
+                dev,
+                "special_softmax_rows_4096^2",
+                2.0 * bytes,
+                || special::softmax(&m, -1).map(drop),
+            ));
         }
         if filter("special_logsumexp_rows_4096^2") {
-            cases.push(device_case(dev, "special_logsumexp_rows_4096^2", bytes, || {
-                special::logsumexp(&m, &[-1], false).map(drop)
-            }));
+            cases.push(device_case(
+                dev,
+                "special_logsumexp_rows_4096^2",
+                bytes,
+                || special::logsumexp(&m, &[-1], false).map(drop),
+            ));
         }
     }
 }

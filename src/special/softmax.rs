@@ -25,7 +25,8 @@ pub(crate) const fn work_dtype(d: DType) -> DType {
 pub(crate) const SOFTMAX_BODY: &str = "out0 = cuarray_special_exp_shifted(in0, in1) / in2;";
 /// `(x - m') - ln s`, SciPy's log_softmax (`m'` the maximum, 0 where not finite; `in2`
 /// holds `ln s`).
-pub(crate) const LOG_SOFTMAX_BODY: &str = "out0 = (cuarray_up(in0) - (cuarray_m_isfinite(in1) ? in1 : in1_t(0))) - in2;";
+pub(crate) const LOG_SOFTMAX_BODY: &str =
+    "out0 = (cuarray_up(in0) - (cuarray_m_isfinite(in1) ? in1 : in1_t(0))) - in2;";
 
 /// Pre-maps of the sum of exponentials: `m` as is (softmax) or 0 where not finite.
 const PRE_SHIFT: &str = "a = cuarray_m_exp(acc_t(in0) - acc_t(k0));";
@@ -65,8 +66,17 @@ pub(crate) fn reduce_specs(d: DType) -> Vec<KernelSpec> {
     for (name, pre, post) in SUMS {
         let def = sum_def(w, pre, post);
         for variant in [
-            ReduceVariant::Rows { warp: false, vec: 1, nk: 1, nr: 1 },
-            ReduceVariant::Cols { vec: 1, nk: 1, nr: 1 },
+            ReduceVariant::Rows {
+                warp: false,
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
+            ReduceVariant::Cols {
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
         ] {
             out.push(KernelSpec::from(ReduceSpec {
                 op: Text::Static(name),
@@ -104,7 +114,13 @@ fn sum_exp<T: Element, W: FloatElement, U: Element>(
     which: usize,
 ) -> Result<DeviceArray<U>> {
     let device = x.device();
-    let p = plan_reduce(x.layout(), axes, keepdims, false, device.multiprocessor_count())?;
+    let p = plan_reduce(
+        x.layout(),
+        axes,
+        keepdims,
+        false,
+        device.multiprocessor_count(),
+    )?;
     let out = DeviceArray::<U>::alloc_uninit(device, &p.out_shape)?;
     let (name, pre, post) = SUMS[which];
     let def = sum_def(W::DTYPE, pre, post);

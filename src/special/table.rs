@@ -161,10 +161,30 @@ pub fn kernel_specs(d: DType) -> Vec<KernelSpec> {
     for op in SpecialBinaryOp::ALL {
         specs.push(spec_for(op.op(), op.body(), &[d, d], &[d], &[], v, i).into());
     }
-    specs.push(spec_for("special_polygamma", POLYGAMMA_BODY, &[d], &[d], &[DType::F64], v, i).into());
+    specs.push(
+        spec_for(
+            "special_polygamma",
+            POLYGAMMA_BODY,
+            &[d],
+            &[d],
+            &[DType::F64],
+            v,
+            i,
+        )
+        .into(),
+    );
     let w = super::softmax::work_dtype(d);
     specs.push(
-        spec_for("special_softmax", super::softmax::SOFTMAX_BODY, &[d, w, w], &[d], &[], v, i).into(),
+        spec_for(
+            "special_softmax",
+            super::softmax::SOFTMAX_BODY,
+            &[d, w, w],
+            &[d],
+            &[],
+            v,
+            i,
+        )
+        .into(),
     );
     specs.push(
         spec_for(
@@ -179,7 +199,16 @@ pub fn kernel_specs(d: DType) -> Vec<KernelSpec> {
         .into(),
     );
     specs.push(
-        spec_for("special_logsumexp", super::softmax::LSE_FINISH_BODY, &[w, w], &[d], &[], v, i).into(),
+        spec_for(
+            "special_logsumexp",
+            super::softmax::LSE_FINISH_BODY,
+            &[w, w],
+            &[d],
+            &[],
+            v,
+            i,
+        )
+        .into(),
     );
     specs.extend(super::softmax::reduce_specs(d));
     specs
@@ -206,7 +235,8 @@ mod tests {
         names.push("polygamma");
         for n in &names {
             assert!(
-                header.contains(&format!("({n},")) || header.contains(&format!("cuarray_special_{n}(")),
+                header.contains(&format!("({n},"))
+                    || header.contains(&format!("cuarray_special_{n}(")),
                 "no device function for {n}"
             );
         }

@@ -129,7 +129,11 @@ where
         };
         let got = run_fn(f, &x, y.as_ref())?.to_host()?;
         let (r64, r32, atol) = tolerance(f);
-        let (rtol, atol) = if f32 { (r32, atol.max(1e-30) * 1e8) } else { (r64, atol) };
+        let (rtol, atol) = if f32 {
+            (r32, atol.max(1e-30) * 1e8)
+        } else {
+            (r64, atol)
+        };
         for (r, g) in sel.iter().zip(got) {
             let want = if f32 { r.want32 } else { r.want64 };
             // f32 results beyond its range compare as inf or 0.
@@ -144,7 +148,12 @@ where
         failures.is_empty(),
         "{} mismatches:\n{}",
         failures.len(),
-        failures.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     Ok(())
 }
@@ -171,43 +180,79 @@ fn layouts(dev: &Device) -> TResult {
     );
     let bad = DeviceArray::from_slice(dev, &[1.0f64, 2.0, 3.0])?;
     ensure!(
-        matches!(special::beta(&row, &bad), Err(cuarray::Error::Broadcast { .. })),
+        matches!(
+            special::beta(&row, &bad),
+            Err(cuarray::Error::Broadcast { .. })
+        ),
         "a shape mismatch must be a Broadcast error"
     );
     // 0-d and empty.
     let z = DeviceArray::from_host(dev, &[0.0f64], &[])?;
     let e = special::gammaln(&z)?;
-    ensure!(e.shape().is_empty() && e.to_scalar()? == f64::INFINITY, "gammaln(0) on 0-d");
+    ensure!(
+        e.shape().is_empty() && e.to_scalar()? == f64::INFINITY,
+        "gammaln(0) on 0-d"
+    );
     let empty = DeviceArray::<f32>::zeros(dev, [0usize, 3])?;
-    ensure!(special::digamma(&empty)?.shape() == [0, 3], "empty digamma shape");
-    ensure!(special::softmax(&empty, 1)?.shape() == [0, 3], "empty softmax shape");
+    ensure!(
+        special::digamma(&empty)?.shape() == [0, 3],
+        "empty digamma shape"
+    );
+    ensure!(
+        special::softmax(&empty, 1)?.shape() == [0, 3],
+        "empty softmax shape"
+    );
     let lse = special::logsumexp(&empty, &[0], false)?.to_host()?;
-    ensure!(lse == vec![f32::NEG_INFINITY; 3], "logsumexp over an empty axis is -inf: {lse:?}");
+    ensure!(
+        lse == vec![f32::NEG_INFINITY; 3],
+        "logsumexp over an empty axis is -inf: {lse:?}"
+    );
     // f16 and bf16 compute in f32.
     let h = DeviceArray::from_slice(dev, &[cuarray::f16::from_f32(0.5)])?;
     let v = special::ndtri(&h)?.to_host()?[0].to_f32();
     ensure!(v == 0.0, "ndtri(0.5) in f16 = {v}");
     let b = DeviceArray::from_slice(dev, &[cuarray::bf16::from_f32(1.0)])?;
-    ensure!(special::erfinv(&b)?.to_host()?[0].to_f32() == f32::INFINITY, "erfinv(1) in bf16");
+    ensure!(
+        special::erfinv(&b)?.to_host()?[0].to_f32() == f32::INFINITY,
+        "erfinv(1) in bf16"
+    );
     Ok(())
 }
 
 /// Host f64 references (SciPy's recipes).
 fn host_lse(row: &[f64]) -> f64 {
-    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
+    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
+    });
     if !m.is_finite() {
         return m;
     }
     m + row.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
 }
 fn host_softmax(row: &[f64]) -> Vec<f64> {
-    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
+    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
+    });
     let e: Vec<f64> = row.iter().map(|x| (x - m).exp()).collect();
     let s: f64 = e.iter().sum();
     e.iter().map(|v| v / s).collect()
 }
 fn host_log_softmax(row: &[f64]) -> Vec<f64> {
-    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) });
+    let m = row.iter().cloned().fold(f64::NEG_INFINITY, |a, b| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
+    });
     let m = if m.is_finite() { m } else { 0.0 };
     let s: f64 = row.iter().map(|x| (x - m).exp()).sum();
     row.iter().map(|x| (x - m) - s.ln()).collect()
@@ -251,41 +296,80 @@ fn softmax_family(dev: &Device) -> TResult {
     let a = DeviceArray::from_host(dev, &flat, &[n, cols])?;
     let lse = special::logsumexp(&a, &[-1], false)?.to_host()?;
     let lse_keep = special::logsumexp(&a, &[1], true)?;
-    ensure!(lse_keep.shape() == [n, 1], "keepdims shape {:?}", lse_keep.shape());
+    ensure!(
+        lse_keep.shape() == [n, 1],
+        "keepdims shape {:?}",
+        lse_keep.shape()
+    );
     let sm = special::softmax(&a, -1)?.to_host()?;
     let lsm = special::log_softmax(&a, 1)?.to_host()?;
     // The same along axis 0 of the transpose (a strided reduction).
     let sm_t = special::softmax(&a.t(), 0)?.t().contiguous()?.to_host()?;
     for (i, row) in rows.iter().enumerate() {
-        ensure!(same(lse[i], host_lse(row), 1e-14), "logsumexp row {i}: {} vs {}", lse[i], host_lse(row));
+        ensure!(
+            same(lse[i], host_lse(row), 1e-14),
+            "logsumexp row {i}: {} vs {}",
+            lse[i],
+            host_lse(row)
+        );
         let (s, l) = (host_softmax(row), host_log_softmax(row));
         for j in 0..cols {
             let k = i * cols + j;
-            ensure!(same(sm[k], s[j], 1e-14), "softmax [{i}, {j}]: {} vs {}", sm[k], s[j]);
-            ensure!(same(sm_t[k], s[j], 1e-14), "softmax along axis 0 [{i}, {j}]: {} vs {}", sm_t[k], s[j]);
-            ensure!(same(lsm[k], l[j], 1e-14), "log_softmax [{i}, {j}]: {} vs {}", lsm[k], l[j]);
+            ensure!(
+                same(sm[k], s[j], 1e-14),
+                "softmax [{i}, {j}]: {} vs {}",
+                sm[k],
+                s[j]
+            );
+            ensure!(
+                same(sm_t[k], s[j], 1e-14),
+                "softmax along axis 0 [{i}, {j}]: {} vs {}",
+                sm_t[k],
+                s[j]
+            );
+            ensure!(
+                same(lsm[k], l[j], 1e-14),
+                "log_softmax [{i}, {j}]: {} vs {}",
+                lsm[k],
+                l[j]
+            );
         }
     }
     // logsumexp([1000, 1000]) = 1000 + ln 2 exactly as SciPy; in f32 too.
     let two = DeviceArray::from_slice(dev, &[1000.0f32, 1000.0])?;
     let v = special::logsumexp(&two, &[], false)?.to_scalar()?;
-    ensure!((v - (1000.0 + std::f32::consts::LN_2)).abs() <= 1e-4, "f32 logsumexp {v}");
+    ensure!(
+        (v - (1000.0 + std::f32::consts::LN_2)).abs() <= 1e-4,
+        "f32 logsumexp {v}"
+    );
     // Every axis at once.
     let all = special::logsumexp(&a.slice(cuarray::s![..18, ..])?, &[], false)?.to_scalar()?;
     let want = host_lse(&rows[..18].concat());
-    ensure!(same(all, want, 1e-14), "logsumexp over every axis {all} vs {want}");
     ensure!(
-        matches!(special::softmax(&a, 2), Err(cuarray::Error::AxisOutOfRange { .. })),
+        same(all, want, 1e-14),
+        "logsumexp over every axis {all} vs {want}"
+    );
+    ensure!(
+        matches!(
+            special::softmax(&a, 2),
+            Err(cuarray::Error::AxisOutOfRange { .. })
+        ),
         "axis 2 of a 2-d array must be AxisOutOfRange"
     );
     Ok(())
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
-    for (name, d) in [("f32", DType::F32), ("f64", DType::F64), ("f16", DType::F16), ("bf16", DType::BF16)] {
-        out.push(nvrtc_trial(format!("nvrtc/special/{name}/every_kernel"), move || {
-            nvrtc_compiles(d)
-        }));
+    for (name, d) in [
+        ("f32", DType::F32),
+        ("f64", DType::F64),
+        ("f16", DType::F16),
+        ("bf16", DType::BF16),
+    ] {
+        out.push(nvrtc_trial(
+            format!("nvrtc/special/{name}/every_kernel"),
+            move || nvrtc_compiles(d),
+        ));
     }
     out.push(gpu_trial("special/f64/against_scipy", |dev| {
         against_scipy::<f64>(dev, |v| v, |v| v, false)
