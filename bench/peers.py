@@ -127,6 +127,7 @@ def cases(p):
         b = xp.full((1000,), 2.0, dtype=xp.float32)
         emit(p.name, "add_f32_1000_wall", "wall", p.wall_time(lambda: a + b))
     user_kernels(p)
+    specials(p)
     try:
         fusion(p)
     except Exception as e:  # one peer's failure must not hide the other's figures
@@ -235,6 +236,46 @@ def fusion(p):
                 import torch
                 emit(p.name, "fma_fused_f32_2^28", "device", p.device_time(lambda: torch.addcmul(c, a, b)), 4 * n * 4)
         del a, b, c
+
+
+def specials(p):
+    """Special functions on 2^26 float32 (values in [-0.5, 0.5), shifted into (0, 1) for
+    ndtri); softmax and logsumexp over the rows of 4096 x 4096 float32. CuPy:
+    cupyx.scipy.special; PyTorch: torch.special, torch.softmax, torch.logsumexp."""
+    n = 1 << 26
+    names = ["erf", "erfinv", "gammaln", "digamma", "i0e", "ndtri"]
+    if any(wanted(f"special_{f}_f32_2^26") for f in names):
+        a = rand_matrix(p, (n,), p.xp.float32)
+        q = a + 0.5
+        if p.name == "cupy":
+            import cupyx.scipy.special as sp
+            fns = {f: getattr(sp, f) for f in names}
+        else:
+            import torch
+            fns = {"erf": torch.special.erf, "erfinv": torch.special.erfinv,
+                   "gammaln": torch.special.gammaln, "digamma": torch.special.digamma,
+                   "i0e": torch.special.i0e, "ndtri": torch.special.ndtri}
+        for f in names:
+            case = f"special_{f}_f32_2^26"
+            if wanted(case):
+                x = q if f == "ndtri" else a
+                emit(p.name, case, "device", p.device_time(lambda: fns[f](x)), 2 * n * 4)
+        del a, q
+    if wanted("special_softmax_rows_4096^2") or wanted("special_logsumexp_rows_4096^2"):
+        m = rand_matrix(p, (4096, 4096), p.xp.float32)
+        b = 4096 * 4096 * 4
+        if p.name == "cupy":
+            import cupyx.scipy.special as sp
+            softmax = lambda: sp.softmax(m, axis=-1)
+            lse = lambda: sp.logsumexp(m, axis=-1)
+        else:
+            import torch
+            softmax = lambda: torch.softmax(m, dim=-1)
+            lse = lambda: torch.logsumexp(m, dim=-1)
+        if wanted("special_softmax_rows_4096^2"):
+            emit(p.name, "special_softmax_rows_4096^2", "device", p.device_time(softmax), 2 * b)
+        if wanted("special_logsumexp_rows_4096^2"):
+            emit(p.name, "special_logsumexp_rows_4096^2", "device", p.device_time(lse), b)
 
 
 def rand_matrix(p, shape, dtype):

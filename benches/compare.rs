@@ -514,6 +514,55 @@ fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>)
     }
 }
 
+/// `cuarray::special` on 2^26 f32 (values in [-0.5, 0.5), shifted into (0, 1) for ndtri),
+/// softmax and logsumexp over the rows of 4096 x 4096 f32. Peers: cupyx.scipy.special and
+/// torch.special / torch.softmax / torch.logsumexp.
+fn special_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    use cuarray::special;
+    let n = 1usize << 26;
+    type SpecialFn = fn(&DeviceArray<f32>) -> cuarray::Result<DeviceArray<f32>>;
+    let unary: [(&str, SpecialFn); 6] = [
+        ("special_erf_f32_2^26", special::erf),
+        ("special_erfinv_f32_2^26", special::erfinv),
+        ("special_gammaln_f32_2^26", special::gammaln),
+        ("special_digamma_f32_2^26", special::digamma),
+        ("special_i0e_f32_2^26", special::i0e),
+        ("special_ndtri_f32_2^26", special::ndtri),
+    ];
+    if unary.iter().any(|(name, _)| filter(name)) {
+        let a = rand_matrix::<f32>(dev, &[n]);
+        let p = (&a + 0.5f32).unwrap();
+        for (name, f) in unary {
+            if filter(name) {
+                let x = if name.contains("ndtri") { &p } else { &a };
+                cases.push(device_case(dev, name, (2 * n * 4) as f64, || {
+                    f(x).map(drop)
+                }));
+            }
+        }
+    }
+    if filter("special_softmax_rows_4096^2") || filter("special_logsumexp_rows_4096^2") {
+        let m = rand_matrix::<f32>(dev, &[4096, 4096]);
+        let bytes = (4096 * 4096 * 4) as f64;
+        if filter("special_softmax_rows_4096^2") {
+            cases.push(device_case(
+                dev,
+                "special_softmax_rows_4096^2",
+                2.0 * bytes,
+                || special::softmax(&m, -1).map(drop),
+            ));
+        }
+        if filter("special_logsumexp_rows_4096^2") {
+            cases.push(device_case(
+                dev,
+                "special_logsumexp_rows_4096^2",
+                bytes,
+                || special::logsumexp(&m, &[-1], false).map(drop),
+            ));
+        }
+    }
+}
+
 fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     let n = 1usize << 28;
     if filter("sum_f32_2^28") || filter("argmax_f32_2^28") {
@@ -1041,6 +1090,7 @@ fn main() {
     }
     user_cases(&dev, &filter, &mut cases);
     fusion_cases(&dev, &filter, &mut cases);
+    special_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
     let m2 = (side * side) as f64;
     let square_cases = [

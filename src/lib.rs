@@ -119,6 +119,7 @@ pub(crate) mod ops;
 mod profile;
 pub mod random;
 pub mod shape;
+pub mod special;
 #[doc(hidden)]
 pub mod testing;
 pub mod tuning;

@@ -4697,6 +4697,75 @@ pub fn shape_slice_197() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn special_mod_22() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{special, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 0.5, 1.0])?;
+        let cdf = special::ndtr(&x)?;           // standard normal CDF
+        assert_eq!(special::ndtri(&cdf)?.to_host()?[0], 0.0);
+        let rows = DeviceArray::from_host(&dev, &[1000.0f32, 1000.0, 0.0, 0.0], &[2, 2])?;
+        let p = special::softmax(&rows, -1)?;   // each row sums to 1
+        assert_eq!(p.to_host()?, vec![0.5; 4]);
+        let lse = special::logsumexp(&rows, &[1], false)?;
+        assert!((lse.to_host()?[0] - (1000.0 + std::f32::consts::LN_2)).abs() < 1e-3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn special_mod_216() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[1.0f64])?;
+        let trigamma = cuarray::special::polygamma(1, &x)?.to_host()?;
+        assert!((trigamma[0] - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-14);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn special_mod_244() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 1.0])?;
+        assert_eq!(cuarray::special::softmax(&a, 0)?.to_host()?, vec![0.5, 0.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn special_mod_266() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 0.0])?;
+        assert_eq!(cuarray::special::log_softmax(&a, 0)?.to_host()?, vec![0.0, -1000.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn special_mod_290() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 1000.0])?;
+        let l = cuarray::special::logsumexp(&a, &[], false)?.to_scalar()?;
+        assert!((l - (1000.0 + std::f64::consts::LN_2)).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn special_table_148() -> Result<(), String> {
+    fn run() {
+        use cuarray::special::kernel_specs;
+        use cuarray::DType;
+        let specs = kernel_specs(DType::F32);
+        assert!(specs.iter().any(|s| s.symbol().contains("special_erfinv")));
+    }
+    run().outcome()
+}
+
 pub fn tuning_52() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
@@ -5588,6 +5657,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:197", shape_slice_197, 1),
+    ("src/special/mod.rs:22", special_mod_22, 1),
+    ("src/special/mod.rs:216", special_mod_216, 1),
+    ("src/special/mod.rs:244", special_mod_244, 1),
+    ("src/special/mod.rs:266", special_mod_266, 1),
+    ("src/special/mod.rs:290", special_mod_290, 1),
+    ("src/special/table.rs:148", special_table_148, 1),
     ("src/tuning.rs:52", tuning_52, 1),
     ("src/tuning.rs:75", tuning_75, 1),
     ("src/tuning.rs:86", tuning_86, 1),

@@ -41,6 +41,7 @@ mod reduce;
 mod rng;
 mod selfcheck;
 mod sorting;
+mod special;
 #[path = "../support/specs.rs"]
 mod specs;
 #[path = "../support/stats.rs"]
@@ -86,6 +87,7 @@ fn main() {
     fft::trials(&mut trials);
     files::trials(&mut trials);
     fusion::trials(&mut trials);
+    special::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

@@ -265,7 +265,7 @@ const TILED_FETCH_REGS: usize = 32;
 
 impl Family for ElementwiseSpec {
     fn headers(&self) -> &'static [&'static str] {
-        &["elementwise.cuh"]
+        &["elementwise.cuh", "special.cuh"]
     }
 
     fn symbol(&self) -> String {
