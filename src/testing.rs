@@ -123,3 +123,8 @@ pub mod ops {
 pub mod fft {
     pub use crate::fft::plan::{FFTFREQ_BODY, FFT_SCALE_BODY, RFFTFREQ_BODY};
 }
+
+/// The special functions' kernels, for the NVRTC tier.
+pub mod special {
+    pub use crate::special::table::kernel_specs;
+}

@@ -34,9 +34,9 @@
 //! ```
 
 mod softmax;
-mod table;
+pub(crate) mod table;
 
-pub use table::{kernel_specs, Source, SpecialBinaryOp, SpecialOp};
+pub use table::{Source, SpecialBinaryOp, SpecialOp};
 
 use crate::array::DeviceArray;
 use crate::element::FloatElement;

@@ -145,12 +145,6 @@ pub(crate) const POLYGAMMA_BODY: &str = "out0 = cuarray_special_polygamma(s0, in
 /// layouts, 32-bit indices): the functions of both tables, polygamma and the elementwise
 /// halves of softmax and log_softmax. For tests that compile them with NVRTC.
 ///
-/// ```
-/// use cuarray::special::kernel_specs;
-/// use cuarray::DType;
-/// let specs = kernel_specs(DType::F32);
-/// assert!(specs.iter().any(|s| s.symbol().contains("special_erfinv")));
-/// ```
 pub fn kernel_specs(d: DType) -> Vec<KernelSpec> {
     let v = Variant::Contiguous;
     let i = IndexWidth::I32;

@@ -4,15 +4,15 @@
 //! and logsumexp against a host f64 reference.
 
 use crate::common::{ensure, gpu_trial, nvrtc_trial, TResult};
-use cuarray::kernels::nvrtc;
 use cuarray::special::{self, SpecialBinaryOp, SpecialOp};
+use cuarray::testing::kernels::nvrtc;
 use cuarray::{DType, Device, DeviceArray};
 use libtest_mimic::Trial;
 
 const FIXTURES: &str = include_str!("../fixtures/special.tsv");
 
 fn nvrtc_compiles(d: DType) -> TResult {
-    for spec in special::kernel_specs(d) {
+    for spec in cuarray::testing::special::kernel_specs(d) {
         let src = spec.source();
         let sym = spec.symbol();
         if let Err(e) = nvrtc::compile(&src, &sym, &nvrtc::options((9, 0))) {
