@@ -1,5 +1,5 @@
 //! The third round's elementwise catalogue on arrays: the methods of the family tables
-//! ([`unary_family!`](crate::ops::catalogue) and `binary_family!` in `ops/catalogue.rs`,
+//! (`unary_family!` and `binary_family!` in `ops/catalogue.rs`,
 //! one line each), `ldexp`, `nan_to_num`, [`isclose`], and the bit operators `& | ^ << >> !`
 //! on integer arrays (`& | ^ !` on bool arrays, as logical operations).
 //!

@@ -10,7 +10,8 @@ use crate::kernels::family::reduce::{Acc, ArgValue, Identity};
 use crate::kernels::{IndexWidth, KernelSpec, Text, TypeList};
 
 /// What a catalogue op accepts and returns, and whether its methods are generated from
-/// the family tables ([`unary_family!`], [`binary_family!`]) or written by hand.
+/// the family tables (`unary_family!`, `binary_family!` in this module's source) or
+/// written by hand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OpClass {
     /// An op of the first rounds: its methods are written by hand and its types are the
