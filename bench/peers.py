@@ -94,6 +94,21 @@ def cases(p):
             s = a * 1e-9
             emit(p.name, "exp_f32_2^28", "device", p.device_time(lambda: xp.exp(s)), 2 * n * 4)
         del a, b
+    # The elementwise catalogue, 2^26 float32 (one input, or two for arctan2 and hypot).
+    m = 1 << 26
+    if any(wanted(f"{op}_f32_2^26") for op in ("arctan2", "log10", "cbrt", "hypot")):
+        x = xp.arange(m, dtype=xp.float32) * 1e-6 + 0.5
+        y = xp.full((m,), 1.5, dtype=xp.float32)
+        is_torch = p.name == "pytorch"
+        if is_torch:
+            import torch
+        cbrt = (lambda v: torch.sign(v) * torch.abs(v).pow(1.0 / 3.0)) if is_torch else xp.cbrt
+        atan2 = torch.atan2 if is_torch else xp.arctan2
+        for op, f, ins in (("arctan2", lambda: atan2(x, y), 2), ("log10", lambda: xp.log10(x), 1),
+                           ("cbrt", lambda: cbrt(x), 1), ("hypot", lambda: xp.hypot(x, y), 2)):
+            if wanted(f"{op}_f32_2^26"):
+                emit(p.name, f"{op}_f32_2^26", "device", p.device_time(f), (ins + 1) * m * 4)
+        del x, y
     side = 8192
     m2 = side * side
     if wanted("8192"):

@@ -1088,6 +1088,35 @@ fn main() {
             ));
         }
     }
+    // The elementwise catalogue, 2^26 f32 (one input, or two for arctan2 and hypot).
+    let m = 1usize << 26;
+    let catalogue = ["arctan2", "log10", "cbrt", "hypot"];
+    if catalogue.iter().any(|op| filter(&format!("{op}_f32_2^26"))) {
+        let x = (&DeviceArray::<f32>::arange(&dev, 0.0, m as f32, 1.0).unwrap() * 1e-6f32)
+            .unwrap()
+            .add(0.5f32)
+            .unwrap();
+        let y = DeviceArray::<f32>::full(&dev, &[m], 1.5).unwrap();
+        for op in catalogue {
+            let name = format!("{op}_f32_2^26");
+            if !filter(&name) {
+                continue;
+            }
+            let ins = if matches!(op, "arctan2" | "hypot") {
+                2
+            } else {
+                1
+            };
+            let (x, y) = (&x, &y);
+            let run = move || match op {
+                "arctan2" => x.arctan2(y).map(drop),
+                "log10" => x.log10().map(drop),
+                "cbrt" => x.cbrt().map(drop),
+                _ => x.hypot(y).map(drop),
+            };
+            cases.push(device_case(&dev, &name, ((ins + 1) * m * 4) as f64, run));
+        }
+    }
     user_cases(&dev, &filter, &mut cases);
     fusion_cases(&dev, &filter, &mut cases);
     special_cases(&dev, &filter, &mut cases);

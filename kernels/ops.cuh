@@ -59,6 +59,32 @@ CUARRAY_MATH1(cuarray_m_floor, floorf, floor)
 CUARRAY_MATH1(cuarray_m_ceil, ceilf, ceil)
 CUARRAY_MATH1(cuarray_m_rint, rintf, rint)
 CUARRAY_MATH1(cuarray_m_fabs, fabsf, fabs)
+CUARRAY_MATH1(cuarray_m_asin, asinf, asin)
+CUARRAY_MATH1(cuarray_m_acos, acosf, acos)
+CUARRAY_MATH1(cuarray_m_atan, atanf, atan)
+CUARRAY_MATH1(cuarray_m_sinh, sinhf, sinh)
+CUARRAY_MATH1(cuarray_m_cosh, coshf, cosh)
+CUARRAY_MATH1(cuarray_m_asinh, asinhf, asinh)
+CUARRAY_MATH1(cuarray_m_acosh, acoshf, acosh)
+CUARRAY_MATH1(cuarray_m_atanh, atanhf, atanh)
+CUARRAY_MATH1(cuarray_m_log2, log2f, log2)
+CUARRAY_MATH1(cuarray_m_log10, log10f, log10)
+CUARRAY_MATH1(cuarray_m_exp2, exp2f, exp2)
+CUARRAY_MATH1(cuarray_m_cbrt, cbrtf, cbrt)
+CUARRAY_MATH1(cuarray_m_rsqrt, rsqrtf, rsqrt)
+CUARRAY_MATH1(cuarray_m_trunc, truncf, trunc)
+CUARRAY_MATH1(cuarray_m_erfc, erfcf, erfc)
+CUARRAY_MATH1(cuarray_m_sinpi, sinpif, sinpi)
+__device__ __forceinline__ float cuarray_m_nextafter(float a, float b) { return nextafterf(a, b); }
+__device__ __forceinline__ double cuarray_m_nextafter(double a, double b) { return nextafter(a, b); }
+__device__ __forceinline__ float cuarray_m_fmax(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double cuarray_m_fmax(double a, double b) { return fmax(a, b); }
+__device__ __forceinline__ float cuarray_m_fmin(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double cuarray_m_fmin(double a, double b) { return fmin(a, b); }
+__device__ __forceinline__ float cuarray_m_ldexp(float a, int e) { return ldexpf(a, e); }
+__device__ __forceinline__ double cuarray_m_ldexp(double a, int e) { return ldexp(a, e); }
+__device__ __forceinline__ bool cuarray_m_signbit(float a) { return __float_as_int(a) < 0; }
+__device__ __forceinline__ bool cuarray_m_signbit(double a) { return __double_as_longlong(a) < 0; }
 __device__ __forceinline__ float cuarray_m_fmod(float a, float b) { return fmodf(a, b); }
 __device__ __forceinline__ double cuarray_m_fmod(double a, double b) { return fmod(a, b); }
 __device__ __forceinline__ float cuarray_m_copysign(float a, float b) { return copysignf(a, b); }
@@ -349,4 +375,213 @@ template <class A, class B> __device__ __forceinline__ auto cuarray_pow(A ia, B 
 // clip(x, lo, hi) = minimum(maximum(x, lo), hi).
 template <class A, class L, class H> __device__ __forceinline__ auto cuarray_clip(A x, L lo, H hi) {
     return cuarray_minimum(cuarray_maximum(x, lo), hi);
+}
+
+// ---- the third round's catalogue (see `unary_family!` and `binary_family!` in
+// src/ops/catalogue.rs): one device function per op, real types through the CUDA math
+// functions, complex types where NumPy defines the op.
+
+// Complex sinh and cosh from the real parts; a zero imaginary part stays exact (as C99:
+// sinh(inf + 0i) = inf + 0i).
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_sinh(cuarray_complex<R> z) {
+    const R ch = cuarray_m_isinf(z.re) ? R(1) : cuarray_m_cosh(z.re);
+    if (z.im == R(0)) return cuarray_complex<R>(cuarray_m_sinh(z.re), ch * z.im);
+    R s, c;
+    cuarray_m_sincos(z.im, &s, &c);
+    return cuarray_complex<R>(cuarray_m_sinh(z.re) * c, cuarray_m_cosh(z.re) * s);
+}
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_cosh(cuarray_complex<R> z) {
+    const R sh = cuarray_m_isinf(z.re) ? cuarray_m_copysign(R(1), z.re) : cuarray_m_sinh(z.re);
+    if (z.im == R(0)) return cuarray_complex<R>(cuarray_m_cosh(z.re), sh * z.im);
+    R s, c;
+    cuarray_m_sincos(z.im, &s, &c);
+    return cuarray_complex<R>(cuarray_m_cosh(z.re) * c, cuarray_m_sinh(z.re) * s);
+}
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_log2(cuarray_complex<R> z) {
+    const cuarray_complex<R> l = cuarray_m_log(z);
+    return cuarray_complex<R>(l.re * R(1.4426950408889634074), l.im * R(1.4426950408889634074));
+}
+template <class R> __device__ __forceinline__ cuarray_complex<R> cuarray_m_log10(cuarray_complex<R> z) {
+    const cuarray_complex<R> l = cuarray_m_log(z);
+    return cuarray_complex<R>(l.re * R(0.43429448190325182765), l.im * R(0.43429448190325182765));
+}
+
+CUARRAY_UNARY(cuarray_arcsin, cuarray_m_asin(a))
+CUARRAY_UNARY(cuarray_arccos, cuarray_m_acos(a))
+CUARRAY_UNARY(cuarray_arctan, cuarray_m_atan(a))
+CUARRAY_UNARY(cuarray_sinh, cuarray_m_sinh(a))
+CUARRAY_UNARY(cuarray_cosh, cuarray_m_cosh(a))
+CUARRAY_UNARY(cuarray_arcsinh, cuarray_m_asinh(a))
+CUARRAY_UNARY(cuarray_arccosh, cuarray_m_acosh(a))
+CUARRAY_UNARY(cuarray_arctanh, cuarray_m_atanh(a))
+CUARRAY_UNARY(cuarray_log2, cuarray_m_log2(a))
+CUARRAY_UNARY(cuarray_log10, cuarray_m_log10(a))
+CUARRAY_UNARY(cuarray_exp2, cuarray_m_exp2(a))
+CUARRAY_UNARY(cuarray_cbrt, cuarray_m_cbrt(a))
+CUARRAY_UNARY(cuarray_reciprocal, T(1) / a)  // complex: Smith's division
+CUARRAY_UNARY(cuarray_rsqrt, cuarray_m_rsqrt(a))
+CUARRAY_UNARY(cuarray_trunc, cuarray_m_trunc(a))
+CUARRAY_UNARY(cuarray_rint, cuarray_m_rint(a))
+CUARRAY_UNARY(cuarray_deg2rad, a * T(0.017453292519943295769))
+CUARRAY_UNARY(cuarray_rad2deg, a * T(57.295779513082320877))
+// sin(πx) / (πx) with sinpi (exact reduction), 1 at 0 (NumPy's sinc).
+CUARRAY_UNARY(cuarray_sinc, a == T(0) ? T(1) : cuarray_m_sinpi(a) / (T(3.14159265358979323846) * a))
+// x Φ(x) = x/2 erfc(-x/√2): erfc keeps the relative accuracy for negative x, where
+// 1 + erf(x/√2) cancels; the limit 0 (as -0) at -inf.
+CUARRAY_UNARY(cuarray_gelu, (cuarray_m_isinf(a) && a < T(0)) ? T(-0.0) : T(0.5) * a * cuarray_m_erfc(a * T(-0.70710678118654752440)))
+CUARRAY_UNARY(cuarray_silu, (cuarray_m_isinf(a) && a < T(0)) ? T(-0.0) : a / (T(1) + cuarray_m_exp(-a)))
+CUARRAY_UNARY(cuarray_softplus, (a > T(0) ? a : T(0)) + cuarray_m_log1p(cuarray_m_exp(-cuarray_m_fabs(a))))
+CUARRAY_UNARY(cuarray_signbit, cuarray_m_signbit(a))
+
+// Integers: the magnitude as the unsigned type of the same width (the minimum of a signed
+// type has no positive counterpart: its magnitude is 2^(n-1), as NumPy's wrapped abs).
+template <class T> __device__ __forceinline__ unsigned long long cuarray_uabs(T a) {
+    const unsigned long long u = (unsigned long long)(long long)a;
+    if constexpr (T(-1) < T(0)) return a < T(0) ? 0ull - u : u;
+    else return (unsigned long long)a;
+}
+CUARRAY_UNARY(cuarray_invert, T(~a))
+template <class In> __device__ __forceinline__ unsigned char cuarray_bitwise_count(In a) {
+    return (unsigned char)__popcll(cuarray_uabs(a));
+}
+
+// NumPy's fmax/fmin ignore NaN (NaN only when both are); integers as maximum/minimum.
+template <class A, class B> __device__ __forceinline__ auto cuarray_fmax(A ia, B ib) {
+    auto a = cuarray_up(ia);
+    auto b = cuarray_up(ib);
+    typedef decltype(a + b) R;
+    if constexpr (cuarray_is_fp<R>::value) return cuarray_m_fmax(R(a), R(b));
+    else return R(a > b ? a : b);
+}
+template <class A, class B> __device__ __forceinline__ auto cuarray_fmin(A ia, B ib) {
+    auto a = cuarray_up(ia);
+    auto b = cuarray_up(ib);
+    typedef decltype(a + b) R;
+    if constexpr (cuarray_is_fp<R>::value) return cuarray_m_fmin(R(a), R(b));
+    else return R(a < b ? a : b);
+}
+// C's fmod (the sign of the dividend); integers: truncated remainder, 0 for a zero
+// divisor (and for -1, where the minimum's quotient overflows).
+template <class A, class B> __device__ __forceinline__ auto cuarray_fmod(A ia, B ib) {
+    auto a = cuarray_up(ia);
+    auto b = cuarray_up(ib);
+    typedef decltype(a + b) R;
+    if constexpr (cuarray_is_fp<R>::value) {
+        return cuarray_m_fmod(R(a), R(b));
+    } else {
+        if (R(b) == R(0) || R(b) == R(-1)) return R(0);
+        return R(R(a) % R(b));
+    }
+}
+CUARRAY_BINARY(cuarray_arctan2, cuarray_m_atan2(R(a), R(b)))
+CUARRAY_BINARY(cuarray_hypot, cuarray_m_hypot(R(a), R(b)))
+CUARRAY_BINARY(cuarray_copysign, cuarray_m_copysign(R(a), R(b)))
+// NumPy's heaviside: NaN stays NaN, `b` at 0, else 0 or 1.
+CUARRAY_BINARY(cuarray_heaviside, (a != a) ? R(a) : (a == R(0)) ? R(b) : (a < R(0) ? R(0) : R(1)))
+// NumPy's logaddexp: equal arguments (infinities of one sign included) give x + ln 2;
+// otherwise max + log1p(exp(-|a - b|)); NaN propagates.
+template <class A, class B> __device__ __forceinline__ auto cuarray_logaddexp(A ia, B ib) {
+    auto a = cuarray_up(ia);
+    auto b = cuarray_up(ib);
+    typedef decltype(a + b) R;
+    if (R(a) == R(b)) return R(a) + R(0.69314718055994530942);
+    const R t = R(a) - R(b);
+    if (t > R(0)) return R(a) + cuarray_m_log1p(cuarray_m_exp(-t));
+    if (t <= R(0)) return R(b) + cuarray_m_log1p(cuarray_m_exp(t));
+    return t;
+}
+template <class A, class B> __device__ __forceinline__ auto cuarray_logaddexp2(A ia, B ib) {
+    auto a = cuarray_up(ia);
+    auto b = cuarray_up(ib);
+    typedef decltype(a + b) R;
+    if (R(a) == R(b)) return R(a) + R(1);
+    const R t = R(a) - R(b);
+    if (t > R(0)) return R(a) + cuarray_m_log1p(cuarray_m_exp2(-t)) * R(1.4426950408889634074);
+    if (t <= R(0)) return R(b) + cuarray_m_log1p(cuarray_m_exp2(t)) * R(1.4426950408889634074);
+    return t;
+}
+// nextafter in the operands' own type: f16 and bf16 step their 16-bit patterns (a step in
+// f32 would round back to the same half value).
+template <class H> __device__ __forceinline__ H cuarray_nextafter16(H ha, H hb) {
+    const float a = float(ha), b = float(hb);
+    if (a != a || b != b) return H(a + b);
+    if (a == b) return hb;
+    H r;
+    if (a == 0.0f) {
+        r.bits = (unsigned short)(b < 0.0f ? 0x8001u : 0x0001u);
+    } else {
+        r.bits = (unsigned short)(((a < b) == (a > 0.0f)) ? ha.bits + 1u : ha.bits - 1u);
+    }
+    return r;
+}
+template <class A, class B> __device__ __forceinline__ auto cuarray_nextafter(A ia, B ib) {
+    if constexpr (cuarray_is_same<A, cuarray_f16>::value && cuarray_is_same<B, cuarray_f16>::value) {
+        return cuarray_nextafter16(ia, ib);
+    } else if constexpr (cuarray_is_same<A, cuarray_bf16>::value && cuarray_is_same<B, cuarray_bf16>::value) {
+        return cuarray_nextafter16(ia, ib);
+    } else {
+        auto a = cuarray_up(ia);
+        auto b = cuarray_up(ib);
+        typedef decltype(a + b) R;
+        return cuarray_m_nextafter(R(a), R(b));
+    }
+}
+// a * 2^e, `e` an integer.
+template <class A, class E> __device__ __forceinline__ auto cuarray_ldexp(A ia, E e) {
+    auto a = cuarray_up(ia);
+    return cuarray_m_ldexp(a, int(e));
+}
+
+// Integer bit operations in the operands' type (both of one type); shifts as NumPy: by the
+// bit width or more, or by a negative amount, left gives 0 and right gives 0 (or -1 for a
+// negative signed value), never C's undefined behaviour.
+template <class A, class B> __device__ __forceinline__ A cuarray_bitwise_and(A a, B b) { return A(a & A(b)); }
+template <class A, class B> __device__ __forceinline__ A cuarray_bitwise_or(A a, B b) { return A(a | A(b)); }
+template <class A, class B> __device__ __forceinline__ A cuarray_bitwise_xor(A a, B b) { return A(a ^ A(b)); }
+template <class A, class B> __device__ __forceinline__ A cuarray_left_shift(A a, B b) {
+    const unsigned long long n = (unsigned long long)(long long)b;
+    if (n >= sizeof(A) * 8ull) return A(0);
+    return A((unsigned long long)(long long)a << n);
+}
+template <class A, class B> __device__ __forceinline__ A cuarray_right_shift(A a, B b) {
+    const unsigned long long n = (unsigned long long)(long long)b;
+    if (n >= sizeof(A) * 8ull) return (a < A(0)) ? A(~A(0)) : A(0);
+    if constexpr (A(-1) < A(0)) return A((long long)a >> n);  // arithmetic
+    else return A((unsigned long long)a >> n);
+}
+// gcd of the magnitudes by Euclid's algorithm (32-bit division for types up to 32 bits).
+template <class A, class B> __device__ __forceinline__ A cuarray_gcd(A a, B b) {
+    if constexpr (sizeof(A) <= 4) {
+        unsigned int x = (unsigned int)cuarray_uabs(a), y = (unsigned int)cuarray_uabs(A(b));
+        while (y != 0u) { const unsigned int t = x % y; x = y; y = t; }
+        return A(x);
+    } else {
+        unsigned long long x = cuarray_uabs(a), y = cuarray_uabs(A(b));
+        while (y != 0ull) { const unsigned long long t = x % y; x = y; y = t; }
+        return A(x);
+    }
+}
+// |a| / gcd * |b| (wrapping), 0 when either is 0.
+template <class A, class B> __device__ __forceinline__ A cuarray_lcm(A a, B b) {
+    const A g = cuarray_gcd(a, b);
+    if (g == A(0)) return A(0);
+    return A(cuarray_uabs(a) / cuarray_uabs(g) * cuarray_uabs(A(b)));
+}
+
+// nan_to_num(x, nan, posinf, neginf).
+template <class In, class S> __device__ __forceinline__ auto cuarray_nan_to_num(In in, S nan, S pinf, S ninf) {
+    auto a = cuarray_up(in);
+    typedef decltype(a) T;
+    if (a != a) return T(cuarray_up(nan));
+    if (cuarray_m_isinf(a)) return a > T(0) ? T(cuarray_up(pinf)) : T(cuarray_up(ninf));
+    return a;
+}
+// NumPy's isclose: |a - b| <= atol + rtol |b| with b finite, or a == b (equal
+// infinities); with equal_nan, two NaNs too.
+template <class A, class B> __device__ __forceinline__ bool cuarray_isclose(A ia, B ib, double rtol, double atol, bool equal_nan) {
+    auto a = cuarray_up(ia);
+    auto b = cuarray_up(ib);
+    typedef decltype(a + b) R;
+    const bool close = (cuarray_m_fabs(R(a) - R(b)) <= R(atol) + R(rtol) * cuarray_m_fabs(R(b)) && cuarray_m_isfinite(R(b))) || R(a) == R(b);
+    return close || (equal_nan && a != a && b != b);
 }

@@ -97,8 +97,9 @@ pub mod ops {
     /// The elementwise ops and their kernel bodies.
     pub mod catalogue {
         pub use crate::ops::catalogue::{
-            BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COMPLEX_BODY,
-            COPY_BODY, EYE_BODY, FILL_BODY, LINSPACE_BODY, WHERE_BODY,
+            BinaryOp, OpClass, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY,
+            COMPLEX_BODY, COPY_BODY, EYE_BODY, FILL_BODY, ISCLOSE_BODY, LINSPACE_BODY,
+            NAN_TO_NUM_BODY, WHERE_BODY,
         };
     }
     /// The elementwise plan: layout variant, vector width, index width.

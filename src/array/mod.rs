@@ -1,5 +1,6 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
+mod catalogue;
 mod complex;
 mod create;
 mod extras;
@@ -16,6 +17,7 @@ mod sorting;
 mod transfer;
 mod view;
 
+pub use catalogue::isclose;
 pub use complex::complex;
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
@@ -114,6 +116,23 @@ use std::sync::Arc;
 /// then wraps to the narrow type (`300.0` gives 44 as `u8`, `-1.0` gives 0 as `u8`,
 /// `inf` gives -1 as `i8`). NaN and ±inf cast to bool give `true`. NumPy leaves these
 /// casts platform-dependent and warns.
+///
+/// # Elementwise catalogue
+/// NumPy's ufuncs by their NumPy names, with NumPy's results: on float arrays `arcsin`
+/// `arccos` `arctan` `sinh` `cosh` `arcsinh` `arccosh` `arctanh` `log2` `log10` `exp2`
+/// `cbrt` `reciprocal` `rsqrt` `trunc` `rint` `deg2rad` `rad2deg` `sinc` `gelu` `silu`
+/// `softplus` `signbit`, and with an array or scalar operand `arctan2` `hypot` `fmod`
+/// `copysign` `fmax` `fmin` `logaddexp` `logaddexp2` `nextafter` `heaviside`, plus
+/// [`ldexp`](DeviceArray::ldexp), [`nan_to_num`](DeviceArray::nan_to_num) and
+/// [`isclose`](crate::isclose); on complex arrays `sinh` `cosh` `log2` `log10`
+/// `reciprocal`; on integer arrays `bitwise_and` `bitwise_or` `bitwise_xor` `left_shift`
+/// `right_shift` `invert` `gcd` `lcm` `bitwise_count` (and `fmod` `fmax` `fmin`), with the
+/// operators `& | ^ << >> !` (`& | ^ !` on bool arrays are logical). f16 and bf16 compute
+/// in f32 and round once (`nextafter` steps their own 16-bit values); `fmax`/`fmin` ignore
+/// a NaN operand; `logaddexp` does not overflow. Shifts by the bit width or more, or by a
+/// negative amount, give 0 (`>>` of a negative signed value: -1), never C's undefined
+/// behaviour; `gcd`, `lcm` and `bitwise_count` work on magnitudes, as NumPy. Each is also
+/// an [`Expr`](crate::Expr) method inside [`fuse`](crate::fuse).
 ///
 /// # Sizes
 /// Every shape has at most `isize::MAX` elements (the product of its non-zero extents)

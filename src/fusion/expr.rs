@@ -3,9 +3,9 @@
 //! operation adds a node to the trace of the closure being traced.
 
 use super::trace::{self, Node, Op, Tail};
-use crate::element::{Element, FloatElement, NumElement};
+use crate::element::{Element, FloatElement, IntElement, NumElement};
 use crate::kernels::abi::Scalar;
-use crate::ops::catalogue::{BinaryOp, ReduceOp, UnaryOp};
+use crate::ops::catalogue::{binary_family, unary_family, BinaryOp, ReduceOp, UnaryOp};
 use crate::shape::IntoAxes;
 use std::marker::PhantomData;
 #[cfg(doc)]
@@ -500,6 +500,142 @@ macro_rules! bool_operators {
     )*};
 }
 bool_operators!(BitAnd bitand LogicalAnd, BitOr bitor LogicalOr, BitXor bitxor LogicalXor);
+
+// ---- the third round's catalogue ---------------------------------------------------------
+
+/// The `Expr` methods of a family table (`ops/catalogue.rs`): one per line, rendering the
+/// same device function `cuarray_<name>` as the array method.
+macro_rules! family_exprs {
+    ([ $($(#[doc = $doc:literal])* $variant:ident $method:ident : $class:ident),* $(,)? ] $kind:ident) => {
+        $( family_exprs!(@$kind $class $variant $method [$($doc)*]); )*
+    };
+    (@unary Float $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@u1 FloatElement, T, $v $m [$($doc)*]); };
+    (@unary FloatComplex $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@u1 FloatElement, T, $v $m [$($doc)*]); };
+    (@unary FloatToBool $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@u1 FloatElement, bool, $v $m [$($doc)*]); };
+    (@unary Int $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@u1 IntElement, T, $v $m [$($doc)*]); };
+    (@unary IntToU8 $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@u1 IntElement, u8, $v $m [$($doc)*]); };
+    (@u1 $bound:ident, $out:ty, $v:ident $m:ident [$($doc:literal)*]) => {
+        impl<T: $bound> Expr<T> {
+            $(#[doc = $doc])*
+            ///
+            #[doc = concat!("Inside [`fuse`], as [`DeviceArray::", stringify!($m), "`].")]
+            pub fn $m(self) -> Expr<$out> {
+                self.unary(UnaryOp::$v)
+            }
+        }
+    };
+    (@binary Special $v:ident $m:ident [$($doc:literal)*]) => {};
+    (@binary Float $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@b1 FloatElement, $v $m [$($doc)*]); };
+    (@binary Num $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@b1 NumElement, $v $m [$($doc)*]); };
+    (@binary Int $v:ident $m:ident [$($doc:literal)*]) => { family_exprs!(@b1 IntElement, $v $m [$($doc)*]); };
+    (@b1 $bound:ident, $v:ident $m:ident [$($doc:literal)*]) => {
+        impl<T: $bound> Expr<T> {
+            $(#[doc = $doc])*
+            ///
+            #[doc = concat!("Inside [`fuse`], as [`DeviceArray::", stringify!($m), "`]; `rhs` an expression or a constant.")]
+            pub fn $m(self, rhs: impl IntoExpr<T>) -> Expr<T> {
+                self.binary(BinaryOp::$v, rhs)
+            }
+        }
+    };
+}
+unary_family!(family_exprs unary);
+binary_family!(family_exprs binary);
+
+impl<T: FloatElement> Expr<T> {
+    /// `self * 2^exponents`, as [`DeviceArray::ldexp`] (`exponents` an `i32` expression
+    /// or constant).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f32>, e: Expr<i32>| x.ldexp(e) + 1.0);
+    /// let x = DeviceArray::from_slice(&dev, &[1.0f32, 3.0])?;
+    /// let e = DeviceArray::from_slice(&dev, &[2i32, -1])?;
+    /// assert_eq!(f.call(&x, &e)?.to_host()?, vec![5.0, 2.5]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn ldexp(self, exponents: impl IntoExpr<i32>) -> Expr<T> {
+        let e = exponents.into_expr(self.trace);
+        Self::make(
+            &[self.trace, e.trace],
+            Op::Binary(BinaryOp::Ldexp, self.node, e.node),
+        )
+    }
+
+    /// NaN replaced by `nan`, ±inf by `posinf`/`neginf` (`None`: the type's largest and
+    /// lowest finite values), as [`DeviceArray::nan_to_num`]; fused as selects.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f32>| x.log().nan_to_num(0.0, None, Some(-100.0)));
+    /// let x = DeviceArray::from_slice(&dev, &[-1.0f32, 0.0, 1.0])?;
+    /// assert_eq!(f.call(&x)?.to_host()?, vec![0.0, -100.0, 0.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn nan_to_num(self, nan: T, posinf: Option<T>, neginf: Option<T>) -> Expr<T> {
+        let inf = <T as num_traits::Float>::infinity();
+        let posinf = posinf.unwrap_or_else(<T as num_traits::Float>::max_value);
+        let neginf = neginf.unwrap_or_else(<T as num_traits::Float>::min_value);
+        let x = self.eq(-inf).select(neginf, self);
+        let x = self.eq(inf).select(posinf, x);
+        self.isnan().select(nan, x)
+    }
+
+    /// "`self` close to `b`", as [`isclose`](crate::isclose): `|self - b| <= atol + rtol
+    /// |b|` where `b` is finite, or equal; two NaNs with `equal_nan`. Fused as its parts,
+    /// each in `T` (f16/bf16 round after each step, where the array function computes in
+    /// f32).
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, fuse, Expr};
+    /// let dev = Device::new(0)?;
+    /// let f = fuse(|x: Expr<f64>, y: Expr<f64>| x.isclose(y, 1e-5, 1e-8, false));
+    /// let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0])?;
+    /// let y = DeviceArray::from_slice(&dev, &[1.0f64 + 1e-9, 2.1])?;
+    /// assert_eq!(f.call(&x, &y)?.to_host()?, vec![true, false]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn isclose(self, b: impl IntoExpr<T>, rtol: f64, atol: f64, equal_nan: bool) -> Expr<bool> {
+        let b = b.into_expr(self.trace);
+        let (rtol, atol) = (T::from_f64(rtol), T::from_f64(atol));
+        let tol = b.abs().mul(rtol).add(atol);
+        let close = ((self - b).abs().le(tol) & b.isfinite()) | self.eq(b);
+        if equal_nan {
+            close | (self.isnan() & b.isnan())
+        } else {
+            close
+        }
+    }
+}
+
+/// `& | ^ << >>` on integer expressions, the right operand an expression or a constant.
+macro_rules! int_expr_operators {
+    ($($trait:ident $method:ident $op:ident),*) => {$(
+        impl<T: IntElement, R: IntoExpr<T>> std::ops::$trait<R> for Expr<T> {
+            type Output = Expr<T>;
+            fn $method(self, rhs: R) -> Expr<T> {
+                self.binary(BinaryOp::$op, rhs)
+            }
+        }
+    )*};
+}
+int_expr_operators!(
+    BitAnd bitand BitwiseAnd,
+    BitOr bitor BitwiseOr,
+    BitXor bitxor BitwiseXor,
+    Shl shl LeftShift,
+    Shr shr RightShift
+);
+
+/// `!x`: bitwise not of an integer expression ([`invert`](Expr::invert)).
+impl<T: IntElement> std::ops::Not for Expr<T> {
+    type Output = Expr<T>;
+    fn not(self) -> Expr<T> {
+        self.invert()
+    }
+}
 
 // ---- the trailing reduction ---------------------------------------------------------------
 

@@ -9,35 +9,232 @@ use crate::kernels::family::elementwise::{ElementwiseSpec, Variant};
 use crate::kernels::family::reduce::{Acc, ArgValue, Identity};
 use crate::kernels::{IndexWidth, KernelSpec, Text, TypeList};
 
+/// What a catalogue op accepts and returns, and whether its methods are generated from
+/// the family tables (`unary_family!`, `binary_family!` in this module's source) or
+/// written by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpClass {
+    /// An op of the first rounds: its methods are written by hand and its types are the
+    /// predicates' (`float_only`, `complex_ok`...).
+    Legacy,
+    /// Float arrays (f16 and bf16 computing in f32), result of the same type.
+    Float,
+    /// Float and complex arrays, result of the same type.
+    FloatComplex,
+    /// Float arrays, bool result.
+    FloatToBool,
+    /// Integer and float arrays, result of the same type.
+    Num,
+    /// Integer arrays, result of the same type.
+    Int,
+    /// Integer arrays, `u8` result.
+    IntToU8,
+    /// A method of its own signature, written by hand (`ldexp`: a float array and an
+    /// `i32` array).
+    Special,
+}
+
+impl OpClass {
+    /// True when an array of `d` has this class's methods (hand-written [`Legacy`](Self::Legacy)
+    /// and [`Special`](Self::Special) ops: false, their own rules apply).
+    pub const fn accepts(self, d: DType) -> bool {
+        match self {
+            OpClass::Legacy | OpClass::Special => false,
+            OpClass::Float | OpClass::FloatToBool => d.is_float(),
+            OpClass::FloatComplex => d.is_float() || d.is_complex(),
+            OpClass::Num => d.is_float() || is_int(d),
+            OpClass::Int | OpClass::IntToU8 => is_int(d),
+        }
+    }
+    /// The result type on `d`.
+    pub const fn result(self, d: DType) -> DType {
+        match self {
+            OpClass::FloatToBool => DType::Bool,
+            OpClass::IntToU8 => DType::U8,
+            _ => d,
+        }
+    }
+}
+
+/// True for the integer types.
+const fn is_int(d: DType) -> bool {
+    !d.is_float() && !d.is_complex() && !matches!(d, DType::Bool)
+}
+
 macro_rules! op_enum {
-    ($(#[$meta:meta])* $enum:ident { $($(#[doc = $doc:literal])* $variant:ident => $name:literal),* $(,)? }) => {
+    ([ $($(#[doc = $fdoc:literal])* $fvariant:ident $fmethod:ident : $class:ident),* $(,)? ]
+     $(#[$meta:meta])* $enum:ident { $($(#[doc = $doc:literal])* $variant:ident => $name:literal),* $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $enum {
-            $($(#[doc = $doc])* $variant),*
+            $($(#[doc = $doc])* $variant,)*
+            $($(#[doc = $fdoc])* $fvariant,)*
         }
 
         impl $enum {
             /// Every op of this kind.
-            pub const ALL: &'static [$enum] = &[$($enum::$variant),*];
+            pub const ALL: &'static [$enum] = &[$($enum::$variant,)* $($enum::$fvariant,)*];
 
             /// The op's name (`cuarray_<name>` in `kernels/ops.cuh`).
             pub const fn name(self) -> &'static str {
-                match self { $($enum::$variant => $name),* }
+                match self {
+                    $($enum::$variant => $name,)*
+                    $($enum::$fvariant => stringify!($fmethod),)*
+                }
             }
 
             /// The kernel body applying the op to the array operands `in0` (and `in1`).
             #[doc(hidden)]
             pub const fn body(self) -> &'static str {
-                match self { $($enum::$variant => op_enum!(@body $enum $name)),* }
+                match self {
+                    $($enum::$variant => op_enum!(@body $enum $name),)*
+                    $($enum::$fvariant => op_enum!(@body $enum stringify!($fmethod)),)*
+                }
+            }
+
+            /// The op's class: the types it accepts and returns ([`OpClass::Legacy`] for
+            /// the ops of the first rounds).
+            pub const fn class(self) -> OpClass {
+                match self {
+                    $($enum::$variant => OpClass::Legacy,)*
+                    $($enum::$fvariant => OpClass::$class,)*
+                }
+            }
+        }
+        op_enum!(@extra $enum $($variant => $name),* $(, $fvariant => stringify!($fmethod))*);
+    };
+    (@body UnaryOp $name:expr) => { concat!("out0 = cuarray_", $name, "(in0);") };
+    (@body BinaryOp $name:expr) => { concat!("out0 = cuarray_", $name, "(in0, in1);") };
+    (@extra UnaryOp $($t:tt)*) => {};
+    (@extra BinaryOp $($variant:ident => $name:expr),*) => {
+        impl BinaryOp {
+            /// The kernel body with a scalar `s0` on the right: `op(in0, s0)`.
+            #[doc(hidden)]
+            pub const fn body_scalar_rhs(self) -> &'static str {
+                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, s0);")),* }
+            }
+            /// The op's name with a scalar on the left (`rsub` for `s - a`), so that the two
+            /// scalar forms have distinct kernel symbols.
+            #[doc(hidden)]
+            pub const fn rname(self) -> &'static str {
+                match self { $(BinaryOp::$variant => concat!("r", $name)),* }
+            }
+            /// The kernel body with a scalar `s0` on the left: `op(s0, in0)`.
+            #[doc(hidden)]
+            pub const fn body_scalar_lhs(self) -> &'static str {
+                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(s0, in0);")),* }
             }
         }
     };
-    (@body UnaryOp $name:literal) => { concat!("out0 = cuarray_", $name, "(in0);") };
-    (@body BinaryOp $name:literal) => { concat!("out0 = cuarray_", $name, "(in0, in1);") };
 }
 
-op_enum! {
+/// The third round's unary ufuncs, one line each: `Variant method: class` (see [`OpClass`]).
+/// The method name is the op's name: the device function `cuarray_<method>` of
+/// `kernels/ops.cuh`, the `DeviceArray` method and the `Expr` method are all generated
+/// from this line. Invoked with a callback macro and its further tokens.
+macro_rules! unary_family {
+    ($cb:ident $($rest:tt)*) => { $cb! { [
+        /// Inverse sine, in `[-π/2, π/2]` (NaN outside `[-1, 1]`).
+        Arcsin arcsin: Float,
+        /// Inverse cosine, in `[0, π]` (NaN outside `[-1, 1]`).
+        Arccos arccos: Float,
+        /// Inverse tangent, in `[-π/2, π/2]`.
+        Arctan arctan: Float,
+        /// Hyperbolic sine (of a complex `x`, `sinh re cos im + i cosh re sin im`).
+        Sinh sinh: FloatComplex,
+        /// Hyperbolic cosine (of a complex `x`, `cosh re cos im + i sinh re sin im`).
+        Cosh cosh: FloatComplex,
+        /// Inverse hyperbolic sine.
+        Arcsinh arcsinh: Float,
+        /// Inverse hyperbolic cosine (NaN below 1).
+        Arccosh arccosh: Float,
+        /// Inverse hyperbolic tangent (±inf at ±1, NaN outside `[-1, 1]`).
+        Arctanh arctanh: Float,
+        /// Base-2 logarithm (of a complex `x`, `log(x) / ln 2`).
+        Log2 log2: FloatComplex,
+        /// Base-10 logarithm (of a complex `x`, `log(x) / ln 10`).
+        Log10 log10: FloatComplex,
+        /// `2^x`.
+        Exp2 exp2: Float,
+        /// Cube root (negative for negative `x`).
+        Cbrt cbrt: Float,
+        /// `1 / x` (complex: Smith's division, as `/`).
+        Reciprocal reciprocal: FloatComplex,
+        /// `1 / sqrt(x)` (CUDA's `rsqrt`: within 2 ulp in f32).
+        Rsqrt rsqrt: Float,
+        /// Round toward zero.
+        Trunc trunc: Float,
+        /// Round to the nearest integer, half to even.
+        Rint rint: Float,
+        /// Degrees to radians, `x * (π / 180)`.
+        Deg2rad deg2rad: Float,
+        /// Radians to degrees, `x * (180 / π)`.
+        Rad2deg rad2deg: Float,
+        /// Normalised sinc `sin(πx) / (πx)`, 1 at 0 (NumPy's `sinc`).
+        Sinc sinc: Float,
+        /// GELU, the exact form `x Φ(x) = x/2 · erfc(-x/√2)` (PyTorch's default `gelu`; 0 at -inf).
+        Gelu gelu: Float,
+        /// SiLU (swish) `x / (1 + e^-x)` (0 at -inf).
+        Silu silu: Float,
+        /// Softplus `ln(1 + e^x)`, computed stably as `max(x, 0) + log1p(e^-|x|)`.
+        Softplus softplus: Float,
+        /// True where the sign bit is set (`-0.0` and negative NaNs included).
+        Signbit signbit: FloatToBool,
+        /// Bitwise not `~x` (NumPy's `invert`; also the `!` operator).
+        Invert invert: Int,
+        /// The number of one bits of `|x|` (NumPy's `bitwise_count`), as `u8`.
+        BitwiseCount bitwise_count: IntToU8,
+    ] $($rest)* } };
+}
+pub(crate) use unary_family;
+
+/// The third round's binary ufuncs, one line each: `Variant method: class` (see
+/// [`OpClass`]); as [`unary_family!`]. The right operand is an array of the same type
+/// (broadcast) or a scalar.
+macro_rules! binary_family {
+    ($cb:ident $($rest:tt)*) => { $cb! { [
+        /// `atan2(self, rhs)`: the angle of the point `(rhs, self)`, in `[-π, π]`.
+        Arctan2 arctan2: Float,
+        /// `sqrt(self² + rhs²)` without overflow or underflow of the squares.
+        Hypot hypot: Float,
+        /// C's remainder `fmod`: the sign of `self` (integers: 0 for a zero divisor, as NumPy).
+        Fmod fmod: Num,
+        /// `self` with the sign of `rhs`.
+        Copysign copysign: Float,
+        /// Larger of the two, ignoring NaN (NaN only where both are NaN).
+        Fmax fmax: Num,
+        /// Smaller of the two, ignoring NaN (NaN only where both are NaN).
+        Fmin fmin: Num,
+        /// `ln(e^self + e^rhs)` without overflow (NumPy's `logaddexp`).
+        Logaddexp logaddexp: Float,
+        /// `log2(2^self + 2^rhs)` without overflow (NumPy's `logaddexp2`).
+        Logaddexp2 logaddexp2: Float,
+        /// The next representable value after `self` toward `rhs`.
+        Nextafter nextafter: Float,
+        /// Heaviside step: 0 for `x < 0`, `rhs` at `x == 0`, 1 for `x > 0` (NaN stays NaN).
+        Heaviside heaviside: Float,
+        /// Bitwise and (also `&`).
+        BitwiseAnd bitwise_and: Int,
+        /// Bitwise or (also `|`).
+        BitwiseOr bitwise_or: Int,
+        /// Bitwise exclusive or (also `^`).
+        BitwiseXor bitwise_xor: Int,
+        /// `self << rhs` (also `<<`); 0 for shifts by the bit width or more, or negative, as NumPy.
+        LeftShift left_shift: Int,
+        /// `self >> rhs` (also `>>`), arithmetic for signed types; shifts by the bit width or
+        /// more (or negative) give 0, or -1 for negative `self`, as NumPy.
+        RightShift right_shift: Int,
+        /// Greatest common divisor of `|self|` and `|rhs|` (0 for two zeros).
+        Gcd gcd: Int,
+        /// Least common multiple of `|self|` and `|rhs|` (0 when either is 0).
+        Lcm lcm: Int,
+        /// `self * 2^rhs` with an `i32` exponent array ([`DeviceArray::ldexp`](crate::DeviceArray::ldexp)).
+        Ldexp ldexp: Special,
+    ] $($rest)* } };
+}
+pub(crate) use binary_family;
+
+unary_family! { op_enum
     /// Elementwise ops of one array.
     UnaryOp {
         /// `-a` (wraps for unsigned integers, as NumPy).
@@ -95,7 +292,7 @@ op_enum! {
     }
 }
 
-op_enum! {
+binary_family! { op_enum
     /// Elementwise ops of two arrays (NumPy broadcasting).
     BinaryOp {
         /// `a + b` (integers wrap).
@@ -135,35 +332,6 @@ op_enum! {
     }
 }
 
-macro_rules! scalar_bodies {
-    ($($variant:ident => $name:literal),* $(,)?) => {
-        impl BinaryOp {
-            /// The kernel body with a scalar `s0` on the right: `op(in0, s0)`.
-            #[doc(hidden)]
-            pub const fn body_scalar_rhs(self) -> &'static str {
-                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(in0, s0);")),* }
-            }
-            /// The op's name with a scalar on the left (`rsub` for `s - a`), so that the two
-            /// scalar forms have distinct kernel symbols.
-            #[doc(hidden)]
-            pub const fn rname(self) -> &'static str {
-                match self { $(BinaryOp::$variant => concat!("r", $name)),* }
-            }
-            /// The kernel body with a scalar `s0` on the left: `op(s0, in0)`.
-            #[doc(hidden)]
-            pub const fn body_scalar_lhs(self) -> &'static str {
-                match self { $(BinaryOp::$variant => concat!("out0 = cuarray_", $name, "(s0, in0);")),* }
-            }
-        }
-    };
-}
-scalar_bodies! {
-    Add => "add", Sub => "sub", Mul => "mul", Div => "div", Rem => "rem", Pow => "pow",
-    Maximum => "maximum", Minimum => "minimum", Eq => "eq", Ne => "ne", Lt => "lt", Le => "le",
-    Gt => "gt", Ge => "ge", LogicalAnd => "logical_and", LogicalOr => "logical_or",
-    LogicalXor => "logical_xor",
-}
-
 impl BinaryOp {
     /// True for the ops whose result is bool whatever the operands.
     pub const fn returns_bool(self) -> bool {
@@ -188,20 +356,41 @@ impl UnaryOp {
         matches!(
             self,
             UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::LogicalNot
-        )
+        ) || matches!(self.class(), OpClass::FloatToBool)
+    }
+    /// True when an array of `d` has this op's method (or its `Expr` method).
+    pub const fn accepts(self, d: DType) -> bool {
+        match self.class() {
+            OpClass::Legacy => {
+                if d.is_complex() {
+                    self.complex_ok()
+                } else if self.complex_only() {
+                    false
+                } else if matches!(self, UnaryOp::LogicalNot) {
+                    matches!(d, DType::Bool)
+                } else if self.float_only() {
+                    d.is_float()
+                } else {
+                    !matches!(d, DType::Bool)
+                }
+            }
+            c => c.accepts(d),
+        }
     }
     /// True for the ops defined on floating-point types only (the complex-only ones
-    /// aside).
+    /// aside; the third round's ops: see [`class`](Self::class)).
     pub const fn float_only(self) -> bool {
-        !matches!(
-            self,
-            UnaryOp::Neg
-                | UnaryOp::Abs
-                | UnaryOp::Sign
-                | UnaryOp::Square
-                | UnaryOp::Relu
-                | UnaryOp::LogicalNot
-        ) && !self.complex_only()
+        matches!(self.class(), OpClass::Legacy)
+            && !matches!(
+                self,
+                UnaryOp::Neg
+                    | UnaryOp::Abs
+                    | UnaryOp::Sign
+                    | UnaryOp::Square
+                    | UnaryOp::Relu
+                    | UnaryOp::LogicalNot
+            )
+            && !self.complex_only()
     }
     /// True for the ops with methods on complex arrays only (`conj`, `real`, `imag`,
     /// `angle`); their device functions also accept real inputs, as NumPy's do.
@@ -212,9 +401,11 @@ impl UnaryOp {
         )
     }
     /// True for the ops with a method on complex arrays: `neg`, `square`, `exp`, `log`,
-    /// `sqrt`, the predicates `isnan`/`isinf`/`isfinite`, and the complex-only ones.
+    /// `sqrt`, the predicates `isnan`/`isinf`/`isfinite`, the complex-only ones, and the
+    /// third round's [`OpClass::FloatComplex`] ops.
     pub const fn complex_ok(self) -> bool {
-        self.complex_only()
+        matches!(self.class(), OpClass::FloatComplex)
+            || self.complex_only()
             || matches!(
                 self,
                 UnaryOp::Neg
@@ -231,7 +422,9 @@ impl UnaryOp {
     /// The result type of the op on `d` (bool for predicates; the part type for `abs`,
     /// `real`, `imag` and `angle` of complex types; `d` otherwise).
     pub const fn result(self, d: DType) -> DType {
-        if self.returns_bool() {
+        if !matches!(self.class(), OpClass::Legacy) {
+            self.class().result(d)
+        } else if self.returns_bool() {
             DType::Bool
         } else if matches!(
             self,
@@ -260,10 +453,48 @@ impl BinaryOp {
     }
 }
 
+impl BinaryOp {
+    /// True when arrays of `d` have this op's method with an array or scalar right operand
+    /// of `d` (the comparisons on bool and complex arrays: `eq` and `ne` only; the logical
+    /// ops: bool only; `ldexp`: float arrays, with an `i32` right operand).
+    pub const fn accepts(self, d: DType) -> bool {
+        match self.class() {
+            OpClass::Legacy => {
+                if matches!(
+                    self,
+                    BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
+                ) {
+                    matches!(d, DType::Bool)
+                } else if matches!(self, BinaryOp::Eq | BinaryOp::Ne) {
+                    true
+                } else if d.is_complex() {
+                    self.complex_ok()
+                } else {
+                    !matches!(d, DType::Bool)
+                }
+            }
+            OpClass::Special => d.is_float(),
+            c => c.accepts(d),
+        }
+    }
+    /// The result type with operands of `d`.
+    pub const fn result(self, d: DType) -> DType {
+        if self.returns_bool() {
+            DType::Bool
+        } else {
+            self.class().result(d)
+        }
+    }
+}
+
 /// Body of `where_(cond, a, b)`.
 pub const WHERE_BODY: &str = "out0 = in0 ? in1 : in2;";
 /// Body of `clip(a, lo, hi)` with scalar bounds.
 pub const CLIP_BODY: &str = "out0 = cuarray_clip(in0, s0, s1);";
+/// Body of `nan_to_num(a, nan, posinf, neginf)` (the replacements as scalars).
+pub const NAN_TO_NUM_BODY: &str = "out0 = cuarray_nan_to_num(in0, s0, s1, s2);";
+/// Body of `isclose(a, b)` (`s0` = rtol, `s1` = atol as f64, `s2` = equal_nan).
+pub const ISCLOSE_BODY: &str = "out0 = cuarray_isclose(in0, in1, s0, s1, s2);";
 /// Body of a copy.
 pub const COPY_BODY: &str = "out0 = in0;";
 /// Body of a cast (`astype`).

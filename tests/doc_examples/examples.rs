@@ -5,6 +5,40 @@
 
 use super::Outcome;
 
+pub fn array_catalogue_126() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 3.0])?;
+        let e = cuarray::DeviceArray::from_slice(&dev, &[2i32, -1])?;
+        assert_eq!(a.ldexp(&e)?.to_host()?, vec![4.0, 1.5]);
+        assert_eq!(a.ldexp(3)?.to_host()?, vec![8.0, 24.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_catalogue_149() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, f32::INFINITY, -f32::INFINITY, 1.5])?;
+        assert_eq!(a.nan_to_num(0.0, None, Some(-1.0))?.to_host()?, vec![0.0, f32::MAX, -1.0, 1.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_catalogue_178() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, f64::INFINITY])?;
+        let b = cuarray::DeviceArray::from_slice(&dev, &[1.0 + 1e-9, f64::NAN, f64::INFINITY])?;
+        assert_eq!(cuarray::isclose(&a, &b, 1e-5, 1e-8, false)?.to_host()?, vec![true, false, true]);
+        assert_eq!(cuarray::isclose(&a, &b, 1e-5, 1e-8, true)?.to_host()?, vec![true; 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_complex_48() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Complex32, DeviceArray};
@@ -548,7 +582,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_81() -> Result<(), String> {
+pub fn array_mod_83() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -565,7 +599,7 @@ pub fn array_mod_81() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_153() -> Result<(), String> {
+pub fn array_mod_172() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -577,7 +611,7 @@ pub fn array_mod_153() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_166() -> Result<(), String> {
+pub fn array_mod_185() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -589,7 +623,7 @@ pub fn array_mod_166() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_179() -> Result<(), String> {
+pub fn array_mod_198() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -601,7 +635,7 @@ pub fn array_mod_179() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_192() -> Result<(), String> {
+pub fn array_mod_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -612,7 +646,7 @@ pub fn array_mod_192() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_204() -> Result<(), String> {
+pub fn array_mod_223() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -624,7 +658,7 @@ pub fn array_mod_204() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_217() -> Result<(), String> {
+pub fn array_mod_236() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -636,7 +670,7 @@ pub fn array_mod_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_236() -> Result<(), String> {
+pub fn array_mod_255() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -650,7 +684,7 @@ pub fn array_mod_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_320() -> Result<(), String> {
+pub fn array_mod_339() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -661,7 +695,7 @@ pub fn array_mod_320() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_332() -> Result<(), String> {
+pub fn array_mod_351() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -675,7 +709,7 @@ pub fn array_mod_332() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_433() -> Result<(), String> {
+pub fn array_mod_452() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3126,7 +3160,45 @@ pub fn fusion_expr_422() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fusion_expr_511() -> Result<(), String> {
+pub fn fusion_expr_549() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fuse, Expr};
+        let dev = Device::new(0)?;
+        let f = fuse(|x: Expr<f32>, e: Expr<i32>| x.ldexp(e) + 1.0);
+        let x = DeviceArray::from_slice(&dev, &[1.0f32, 3.0])?;
+        let e = DeviceArray::from_slice(&dev, &[2i32, -1])?;
+        assert_eq!(f.call(&x, &e)?.to_host()?, vec![5.0, 2.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fusion_expr_569() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fuse, Expr};
+        let dev = Device::new(0)?;
+        let f = fuse(|x: Expr<f32>| x.log().nan_to_num(0.0, None, Some(-100.0)));
+        let x = DeviceArray::from_slice(&dev, &[-1.0f32, 0.0, 1.0])?;
+        assert_eq!(f.call(&x)?.to_host()?, vec![0.0, -100.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fusion_expr_591() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, fuse, Expr};
+        let dev = Device::new(0)?;
+        let f = fuse(|x: Expr<f64>, y: Expr<f64>| x.isclose(y, 1e-5, 1e-8, false));
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0])?;
+        let y = DeviceArray::from_slice(&dev, &[1.0f64 + 1e-9, 2.1])?;
+        assert_eq!(f.call(&x, &y)?.to_host()?, vec![true, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn fusion_expr_647() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, fuse, Expr};
         let dev = Device::new(0)?;
@@ -3981,7 +4053,7 @@ pub fn npy_330() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_catalogue_512() -> Result<(), String> {
+pub fn ops_catalogue_743() -> Result<(), String> {
     fn run() {
         let specs = cuarray::common_specs();
         assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
@@ -4714,7 +4786,7 @@ pub fn special_mod_22() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_217() -> Result<(), String> {
+pub fn special_mod_216() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[1.0f64])?;
@@ -4725,7 +4797,7 @@ pub fn special_mod_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_245() -> Result<(), String> {
+pub fn special_mod_244() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 1.0])?;
@@ -4735,7 +4807,7 @@ pub fn special_mod_245() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_267() -> Result<(), String> {
+pub fn special_mod_266() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 0.0])?;
@@ -4745,7 +4817,7 @@ pub fn special_mod_267() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_291() -> Result<(), String> {
+pub fn special_mod_290() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 1000.0])?;
@@ -5260,6 +5332,9 @@ pub fn user_kernels_reduction_205() -> Result<(), String> {
 
 /// Every example: where it is written, its function, and the devices it opens.
 pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
+    ("src/array/catalogue.rs:126", array_catalogue_126, 1),
+    ("src/array/catalogue.rs:149", array_catalogue_149, 1),
+    ("src/array/catalogue.rs:178", array_catalogue_178, 1),
     ("src/array/complex.rs:48", array_complex_48, 1),
     ("src/array/complex.rs:60", array_complex_60, 1),
     ("src/array/complex.rs:71", array_complex_71, 1),
@@ -5307,17 +5382,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/interop.rs:43", array_interop_43, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:81", array_mod_81, 1),
-    ("src/array/mod.rs:153", array_mod_153, 1),
-    ("src/array/mod.rs:166", array_mod_166, 1),
-    ("src/array/mod.rs:179", array_mod_179, 1),
-    ("src/array/mod.rs:192", array_mod_192, 1),
-    ("src/array/mod.rs:204", array_mod_204, 1),
-    ("src/array/mod.rs:217", array_mod_217, 1),
+    ("src/array/mod.rs:83", array_mod_83, 1),
+    ("src/array/mod.rs:172", array_mod_172, 1),
+    ("src/array/mod.rs:185", array_mod_185, 1),
+    ("src/array/mod.rs:198", array_mod_198, 1),
+    ("src/array/mod.rs:211", array_mod_211, 1),
+    ("src/array/mod.rs:223", array_mod_223, 1),
     ("src/array/mod.rs:236", array_mod_236, 1),
-    ("src/array/mod.rs:320", array_mod_320, 1),
-    ("src/array/mod.rs:332", array_mod_332, 1),
-    ("src/array/mod.rs:433", array_mod_433, 1),
+    ("src/array/mod.rs:255", array_mod_255, 1),
+    ("src/array/mod.rs:339", array_mod_339, 1),
+    ("src/array/mod.rs:351", array_mod_351, 1),
+    ("src/array/mod.rs:452", array_mod_452, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -5520,7 +5595,10 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/fusion/expr.rs:387", fusion_expr_387, 1),
     ("src/fusion/expr.rs:404", fusion_expr_404, 1),
     ("src/fusion/expr.rs:422", fusion_expr_422, 1),
-    ("src/fusion/expr.rs:511", fusion_expr_511, 1),
+    ("src/fusion/expr.rs:549", fusion_expr_549, 1),
+    ("src/fusion/expr.rs:569", fusion_expr_569, 1),
+    ("src/fusion/expr.rs:591", fusion_expr_591, 1),
+    ("src/fusion/expr.rs:647", fusion_expr_647, 1),
     ("src/fusion/fused.rs:117", fusion_fused_117, 1),
     ("src/fusion/fused.rs:167", fusion_fused_167, 1),
     ("src/fusion/fused.rs:215", fusion_fused_215, 1),
@@ -5581,7 +5659,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:283", npy_283, 1),
     ("src/npy.rs:309", npy_309, 1),
     ("src/npy.rs:330", npy_330, 1),
-    ("src/ops/catalogue.rs:512", ops_catalogue_512, 1),
+    ("src/ops/catalogue.rs:743", ops_catalogue_743, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
     ("src/random/mod.rs:254", random_mod_254, 1),
     ("src/random/mod.rs:287", random_mod_287, 1),
@@ -5648,10 +5726,10 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:197", shape_slice_197, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
-    ("src/special/mod.rs:217", special_mod_217, 1),
-    ("src/special/mod.rs:245", special_mod_245, 1),
-    ("src/special/mod.rs:267", special_mod_267, 1),
-    ("src/special/mod.rs:291", special_mod_291, 1),
+    ("src/special/mod.rs:216", special_mod_216, 1),
+    ("src/special/mod.rs:244", special_mod_244, 1),
+    ("src/special/mod.rs:266", special_mod_266, 1),
+    ("src/special/mod.rs:290", special_mod_290, 1),
     ("src/tuning.rs:52", tuning_52, 1),
     ("src/tuning.rs:75", tuning_75, 1),
     ("src/tuning.rs:86", tuning_86, 1),

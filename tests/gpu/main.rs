@@ -12,6 +12,7 @@
 
 mod arith;
 mod casts;
+mod catalogue;
 mod common;
 mod complex;
 mod copies;
@@ -70,6 +71,7 @@ fn main() {
     copies::trials(&mut trials);
     casts::trials(&mut trials);
     arith::trials(&mut trials);
+    catalogue::trials(&mut trials);
     complex::trials(&mut trials);
     ops::trials(&mut trials);
     large::trials(&mut trials);

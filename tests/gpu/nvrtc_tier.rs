@@ -392,6 +392,11 @@ pub fn trials(out: &mut Vec<Trial>) {
         group(out, format!("nvrtc/unary/{n}/all_ops"), move || {
             specs::unary_specs(d)
         });
+        if !specs::catalogue_specs(d).is_empty() {
+            group(out, format!("nvrtc/catalogue/{n}/all_ops"), move || {
+                specs::catalogue_specs(d)
+            });
+        }
         group(
             out,
             format!("nvrtc/compare_logical/{n}/all_ops"),

@@ -11,8 +11,8 @@
 use cuarray::testing::kernels::family::elementwise::{ElementwiseSpec, Variant};
 use cuarray::testing::kernels::IndexWidth;
 use cuarray::testing::ops::catalogue::{
-    BinaryOp, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COMPLEX_BODY, COPY_BODY,
-    EYE_BODY, FILL_BODY, LINSPACE_BODY, WHERE_BODY,
+    BinaryOp, OpClass, UnaryOp, ARANGE_F_BODY, ARANGE_I_BODY, CAST_BODY, CLIP_BODY, COMPLEX_BODY,
+    COPY_BODY, EYE_BODY, FILL_BODY, ISCLOSE_BODY, LINSPACE_BODY, NAN_TO_NUM_BODY, WHERE_BODY,
 };
 use cuarray::testing::ops::elementwise::spec_for;
 use cuarray::DType;
@@ -252,18 +252,97 @@ pub const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
 pub fn unary_specs(d: DType) -> Vec<ElementwiseSpec> {
     let mut v = Vec::new();
     for &op in UnaryOp::ALL {
-        let ok = match op {
-            _ if d.is_complex() => op.complex_ok(),
-            _ if op.complex_only() => false,
-            UnaryOp::LogicalNot => d == DType::Bool,
-            _ if op.float_only() => d.is_float(),
-            _ => d != DType::Bool,
-        };
-        if !ok {
+        if !op.accepts(d) {
             continue;
         }
         let out = op.result(d);
         push_all(&mut v, op.name(), op.body(), &[d], &[out], &[], Depth::One);
+    }
+    v
+}
+
+/// The third round's catalogue on `d`: every binary op of the family tables that accepts
+/// `d` (with an array and with a scalar on the right; `ldexp` with an `i32` operand),
+/// `nan_to_num` and `isclose` of float types, and the bool operators' scalar forms. New
+/// table lines are included without a change here.
+pub fn catalogue_specs(d: DType) -> Vec<ElementwiseSpec> {
+    let mut v = Vec::new();
+    for &op in BinaryOp::ALL {
+        if op.class() == OpClass::Legacy || !op.accepts(d) {
+            continue;
+        }
+        let rhs = if op.class() == OpClass::Special {
+            DType::I32
+        } else {
+            d
+        };
+        let out = op.result(d);
+        push_all(
+            &mut v,
+            op.name(),
+            op.body(),
+            &[d, rhs],
+            &[out],
+            &[],
+            Depth::One,
+        );
+        push_all(
+            &mut v,
+            op.name(),
+            op.body_scalar_rhs(),
+            &[d],
+            &[out],
+            &[rhs],
+            Depth::One,
+        );
+    }
+    // The strided form once per type (broadcast and strided operands share the template).
+    if let Some(&op) = BinaryOp::ALL
+        .iter()
+        .find(|op| op.class() != OpClass::Legacy && op.accepts(d))
+    {
+        v.push(spec_for(
+            op.name(),
+            op.body(),
+            &[d, d],
+            &[op.result(d)],
+            &[],
+            Variant::Strided { ndim: 2 },
+            IndexWidth::I64,
+        ));
+    }
+    if d.is_float() {
+        push_all(
+            &mut v,
+            "nan_to_num",
+            NAN_TO_NUM_BODY,
+            &[d],
+            &[d],
+            &[d, d, d],
+            Depth::One,
+        );
+        push_all(
+            &mut v,
+            "isclose",
+            ISCLOSE_BODY,
+            &[d, d],
+            &[DType::Bool],
+            &[DType::F64, DType::F64, DType::Bool],
+            Depth::Basic,
+        );
+    }
+    if d == DType::Bool {
+        for op in LOGICAL {
+            push_all(
+                &mut v,
+                op.name(),
+                op.body_scalar_rhs(),
+                &[d],
+                &[d],
+                &[d],
+                Depth::One,
+            );
+        }
     }
     v
 }
@@ -476,6 +555,7 @@ pub fn all_specs() -> Vec<ElementwiseSpec> {
             v.extend(complex_specs(d));
         }
         v.extend(unary_specs(d));
+        v.extend(catalogue_specs(d));
         v.extend(predicate_specs(d));
         v.extend(select_specs(d));
         v.extend(cast_specs(d));
