@@ -175,8 +175,10 @@ __device__ __forceinline__ double cuarray_sp_zeta(double x, double q) {
                           -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
                           1.1646782814350067249e14, -4.5979787224074726105e15,
                           1.8152105401943546773e17, -7.1661652561756670113e18};
-    if (cuarray_sp_isnan(x) || cuarray_sp_isnan(q)) return CUARRAY_SP_NAN;
+    // SciPy (Cephes): the pole at x = 1 whatever q, NaN q included.
+    if (cuarray_sp_isnan(x)) return CUARRAY_SP_NAN;
     if (x == 1.0) return CUARRAY_SP_INF;
+    if (cuarray_sp_isnan(q)) return CUARRAY_SP_NAN;
     if (x < 1.0) return CUARRAY_SP_NAN;
     if (q <= 0.0) {
         if (q == floor(q)) return CUARRAY_SP_INF;
@@ -335,7 +337,8 @@ __device__ inline double cuarray_sp_beta_impl(double a, double b, bool log_form,
         if (y > CUARRAY_SP_MAXLOG) return sign * CUARRAY_SP_INF;
         return sign * exp(y);
     }
-    y = 1.0 / tgamma(y);
+    // 1 / Gamma(a + b): 0 at the poles (Cephes's Gamma gives inf there, C's tgamma NaN).
+    y = (y <= 0.0 && y == floor(y)) ? 0.0 : 1.0 / tgamma(y);
     const double ga = tgamma(a), gb = tgamma(b);
     if (cuarray_sp_isinf(y)) return sign * CUARRAY_SP_INF;
     if (fabs(fabs(ga * y) - 1.0) > fabs(fabs(gb * y) - 1.0)) {
@@ -578,7 +581,8 @@ CUARRAY_SPECIAL1(erfcx, cuarray_sp_erfcx(a))
 CUARRAY_SPECIAL1(erfinv, cuarray_sp_erfinv(a))
 CUARRAY_SPECIAL1(erfcinv, cuarray_sp_erfcinv(a))
 CUARRAY_SPECIAL1(gamma, cuarray_sp_tgamma(a))
-CUARRAY_SPECIAL1(gammaln, cuarray_sp_lgamma(a))
+// SciPy: gammaln(-inf) = -inf (C's lgamma gives +inf there).
+CUARRAY_SPECIAL1(gammaln, ((cuarray_sp_isinf(a) && a < T(0)) ? a : cuarray_sp_lgamma(a)))
 CUARRAY_SPECIAL1(expit, T(1) / (T(1) + cuarray_sp_exp(-a)))
 // SciPy's logit: log(x / (1 - x)), and log1p(2(x - 1/2)) - log1p(-2(x - 1/2)) near 1/2.
 CUARRAY_SPECIAL1(logit, (a < T(0.3) || a > T(0.65))

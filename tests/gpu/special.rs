@@ -64,9 +64,14 @@ fn rows() -> Vec<Row<'static>> {
 fn tolerance(f: &str) -> (f64, f64, f64) {
     match f {
         // CUDA math: documented within a few ulps (erfcinv, tgamma, lgamma, Bessel a bit more).
-        "erf" | "erfc" | "erfcx" | "ndtr" | "expit" | "sinc" | "entr" | "xlogy" | "xlog1py" => {
-            (1e-14, 2e-6, 1e-300)
-        }
+        "erf" | "expit" | "entr" | "xlogy" | "xlog1py" => (1e-14, 2e-6, 1e-300),
+        // Far in their tails SciPy's values are off by up to ~1e-13 (checked against
+        // mpmath: CUDA's erfc(14.53) = 7.199832649028483e-94 is the exact value rounded,
+        // SciPy's ...558e-94 is not); the tolerance is SciPy's accuracy there.
+        "erfc" | "erfcx" | "ndtr" => (2e-13, 2e-6, 1e-300),
+        // sinc at integers: exactly 0 here (sinpi), SciPy's sin(pi x) / (pi x) gives
+        // about 4e-17: an absolute floor.
+        "sinc" => (1e-14, 2e-6, 1e-15),
         "erfinv" | "erfcinv" | "ndtri" | "logit" | "log_ndtr" => (1e-13, 4e-6, 1e-300),
         "gamma" | "gammaln" | "beta" | "betaln" => (1e-13, 2e-5, 1e-14),
         // Bessel functions: absolute error near their zeros.
