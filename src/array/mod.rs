@@ -1,5 +1,6 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
+mod advanced;
 mod complex;
 mod create;
 mod extras;
@@ -16,6 +17,7 @@ mod sorting;
 mod transfer;
 mod view;
 
+pub use advanced::{IndexArg, IndexElem};
 pub use complex::complex;
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,

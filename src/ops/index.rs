@@ -145,7 +145,10 @@ pub(crate) fn run(
     }
     let k = idx.len() as u8;
     let (kernel_kind, dt) = if gather {
-        (GatherKernel::GatherN { k }, word_dtype(dtype.size() * run.vec))
+        (
+            GatherKernel::GatherN { k },
+            word_dtype(dtype.size() * run.vec),
+        )
     } else if add {
         super::real_only(op, &[dtype])?;
         (GatherKernel::ScatterN { k, add: true }, dtype)

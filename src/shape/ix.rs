@@ -154,7 +154,12 @@ pub fn plan_index(op: &'static str, src: &Layout, entries: &[IxEntry]) -> Result
     }
 
     // Advanced entries: arrays, masks, and integers (0-d arrays once any array is present).
-    let is_adv = |e: &IxEntry| !matches!(e, IxEntry::Slice(SliceElem::Range { .. } | SliceElem::NewAxis));
+    let is_adv = |e: &IxEntry| {
+        !matches!(
+            e,
+            IxEntry::Slice(SliceElem::Range { .. } | SliceElem::NewAxis)
+        )
+    };
     let first = entries.iter().position(is_adv).unwrap_or(0);
     let last = entries.iter().rposition(is_adv).unwrap_or(0);
     let adjacent = entries[first..=last].iter().all(is_adv);
@@ -230,7 +235,11 @@ pub fn plan_index(op: &'static str, src: &Layout, entries: &[IxEntry]) -> Result
             }
             IxEntry::Slice(SliceElem::Index(i)) => {
                 let len = src.shape()[axis];
-                let j = if *i < 0 { *i as i128 + len as i128 } else { *i as i128 };
+                let j = if *i < 0 {
+                    *i as i128 + len as i128
+                } else {
+                    *i as i128
+                };
                 if j < 0 || j >= len as i128 {
                     return Err(Error::invalid(
                         op,
@@ -276,11 +285,7 @@ pub fn plan_index(op: &'static str, src: &Layout, entries: &[IxEntry]) -> Result
         tail.push((src.shape()[k], src.strides()[k]));
     }
 
-    let start = if adjacent {
-        before.len()
-    } else {
-        0
-    };
+    let start = if adjacent { before.len() } else { 0 };
     let nb = b.len();
     let mut shape = Vec::with_capacity(before.len() + nb + after.len());
     let mut strides = Vec::with_capacity(shape.capacity());
@@ -330,7 +335,6 @@ fn rename(e: Error, op: &'static str) -> Error {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,7 +352,9 @@ mod tests {
         IxEntry::Slice(s)
     }
     fn shape_of(src: &[usize], e: &[IxEntry]) -> Vec<usize> {
-        plan_index("index", &Layout::contiguous(src), e).unwrap().shape
+        plan_index("index", &Layout::contiguous(src), e)
+            .unwrap()
+            .shape
     }
     fn range(start: isize, end: isize, step: isize) -> SliceElem {
         SliceElem::Range {
@@ -404,12 +410,18 @@ mod tests {
         // 0-d index arrays: a[np.array(1), np.array(2)] -> (7,)
         assert_eq!(shape_of(&[5, 6, 7], &[arr(&[]), arr(&[])]), vec![7]);
         // a[i, j, k] all 0-d -> ()
-        assert_eq!(shape_of(&[5, 6, 7], &[arr(&[]), arr(&[]), arr(&[])]), Vec::<usize>::new());
+        assert_eq!(
+            shape_of(&[5, 6, 7], &[arr(&[]), arr(&[]), arr(&[])]),
+            Vec::<usize>::new()
+        );
         // empty index arrays: a[np.array([], int)] -> (0,6,7)
         assert_eq!(shape_of(&[5, 6, 7], &[arr(&[0])]), vec![0, 6, 7]);
         // four index arrays: a4[i, j, k, l] with (3,1),(4,),(1,4),(3,4) -> (3,4)
         assert_eq!(
-            shape_of(&[2, 3, 4, 5], &[arr(&[3, 1]), arr(&[4]), arr(&[1, 4]), arr(&[3, 4])]),
+            shape_of(
+                &[2, 3, 4, 5],
+                &[arr(&[3, 1]), arr(&[4]), arr(&[1, 4]), arr(&[3, 4])]
+            ),
             vec![3, 4]
         );
         // a[:, [0,1], :, [1,2]] on (2,3,4,5) -> (2,2,4): separated
@@ -440,7 +452,12 @@ mod tests {
             vec![4, 6]
         );
         // the whole array: a[mask3d] -> (count,)
-        let p = plan_index("index", &Layout::contiguous(&[5, 6, 7]), &[m(&[5, 6, 7], 3)]).unwrap();
+        let p = plan_index(
+            "index",
+            &Layout::contiguous(&[5, 6, 7]),
+            &[m(&[5, 6, 7], 3)],
+        )
+        .unwrap();
         assert_eq!(p.shape, vec![3]);
         assert_eq!(p.arrays.len(), 3);
         assert_eq!(
@@ -511,7 +528,10 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("too many indices") && e.contains("(5, 6)"), "{e}");
+        assert!(
+            e.contains("too many indices") && e.contains("(5, 6)"),
+            "{e}"
+        );
         assert!(plan_index(
             "index",
             &Layout::contiguous(&[5, 6]),

@@ -19,8 +19,8 @@ mod slice;
 
 pub use broadcast::broadcast_shapes;
 pub use collapse::{collapse, Collapsed};
-pub use ix::{plan_index, IxAxis, IxEntry, IxPlan};
 pub use into::{new_shape, reshape_target, Dim, IntoAxes, IntoShape};
+pub use ix::{plan_index, IxAxis, IxEntry, IxPlan};
 pub use layout::Layout;
 pub use slice::{SaturatingIsize, SliceArg, SliceElem};
 

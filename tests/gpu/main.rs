@@ -10,6 +10,7 @@
 //! Trial names are `module/op/dtype/layout`, so `cargo test --test gpu -- add` or
 //! `-- /bf16/` select subsets.
 
+mod advanced_indexing;
 mod arith;
 mod casts;
 mod common;
@@ -63,6 +64,7 @@ fn main() {
     }
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
+    advanced_indexing::trials(&mut trials);
     nvrtc_tier::trials(&mut trials);
     transfer::trials(&mut trials);
     creation::trials(&mut trials);

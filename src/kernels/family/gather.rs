@@ -255,7 +255,8 @@ impl Family for GatherSpec {
             GatherKernel::GatherN { k } | GatherKernel::ScatterN { k, .. } => {
                 let gather = matches!(self.kernel, GatherKernel::GatherN { .. });
                 let k = k as usize;
-                let ptrs: Vec<String> = (0..k).map(|i| format!("const long long* idx{i}")).collect();
+                let ptrs: Vec<String> =
+                    (0..k).map(|i| format!("const long long* idx{i}")).collect();
                 let exts: Vec<String> = (0..k).map(|i| format!("const long long e{i}")).collect();
                 let strs: Vec<String> = (0..k).map(|i| format!("const long long s{i}")).collect();
                 let mut params: Vec<String> = if gather {
@@ -275,7 +276,12 @@ impl Family for GatherSpec {
                 params.push("unsigned long long* rec".into());
                 let refs: Vec<&str> = params.iter().map(String::as_str).collect();
                 open(src, &refs);
-                let list = |p: &str| (0..k).map(|i| format!("{p}{i}")).collect::<Vec<_>>().join(", ");
+                let list = |p: &str| {
+                    (0..k)
+                        .map(|i| format!("{p}{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 let _ = writeln!(
                     src,
                     "    typedef {idx} I;\n    const long long* idx[{k}] = {{{}}};\n    const long long ext[{k}] = {{{}}};\n    const long long sa[{k}] = {{{}}};",
