@@ -8,6 +8,7 @@ mod fmt;
 pub(crate) mod indexing;
 #[cfg(feature = "ndarray")]
 mod interop;
+mod manipulation;
 mod matmul;
 mod operand;
 mod ops;
@@ -23,6 +24,10 @@ pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
 };
 pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
+pub use manipulation::{
+    array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes,
+    column_stack, dsplit, dstack, hsplit, hstack, split, split_at, vsplit, vstack,
+};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use peer::PeerRoute;

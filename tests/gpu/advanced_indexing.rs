@@ -305,10 +305,10 @@ fn cases3(rng: &mut Rng) -> Vec<Case> {
     ]
 }
 
-fn to_device(
-    dev: &Device,
-    host: &[HIx],
-) -> cuarray::Result<(Vec<DeviceArray<i64>>, Vec<DeviceArray<bool>>)> {
+/// The index arrays and masks of a host expression, on the device.
+type IndexArrays = (Vec<DeviceArray<i64>>, Vec<DeviceArray<bool>>);
+
+fn to_device(dev: &Device, host: &[HIx]) -> cuarray::Result<IndexArrays> {
     let mut ints = Vec::new();
     let mut masks = Vec::new();
     for e in host {
