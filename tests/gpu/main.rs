@@ -30,6 +30,7 @@ mod indexing;
 mod large;
 mod linalg;
 mod linalg_solver;
+mod manipulation;
 mod memory;
 mod multi;
 #[path = "../support/numpy.rs"]
@@ -65,6 +66,7 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
+    manipulation::trials(&mut trials);
     nvrtc_tier::trials(&mut trials);
     transfer::trials(&mut trials);
     creation::trials(&mut trials);
