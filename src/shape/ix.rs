@@ -111,9 +111,12 @@ pub(crate) fn dims(shape: &[usize]) -> String {
     }
 }
 
-/// Plans the index expression `entries` over the source `src` (see the
-/// [module documentation](self) for NumPy's rules). Axes the expression does not reach are
-/// kept whole, after the others.
+/// Plans the index expression `entries` over the source `src`, by NumPy's rules: integer
+/// arrays broadcast together to one shape `B` (a mask over `k` axes counts as the `k` index
+/// arrays of its true elements' coordinates); once any array is present, integers count as
+/// advanced indices too; adjacent advanced indices (no slice or new axis between them) are
+/// replaced by `B` in place, otherwise `B` comes first, followed by the sliced axes in order.
+/// Axes the expression does not reach are kept whole, after the others.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `op` for more indices than the source has dimensions,

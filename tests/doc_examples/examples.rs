@@ -5,6 +5,67 @@
 
 use super::Outcome;
 
+pub fn array_advanced_100() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::arange(&dev, 0.0, 12.0, 1.0)?.reshape([3, 4])?;
+        let rows = DeviceArray::from_slice(&dev, &[2i64, 0])?;
+        let cols = DeviceArray::from_slice(&dev, &[1i64, -1])?;
+        assert_eq!(a.index(ix![&rows, &cols])?.to_host()?, vec![9.0, 3.0]); // a[[2, 0], [1, -1]]
+        assert_eq!(a.index(ix![&rows, 1..;2])?.shape(), &[2, 2]);             // a[[2, 0], 1::2]
+        let m = a.gt(6.0)?;
+        assert_eq!(a.index(ix![&m])?.to_host()?, vec![7.0, 8.0, 9.0, 10.0, 11.0]); // a[a > 6]
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_advanced_185() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 24, 1)?.reshape([2, 3, 4])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 2])?;
+        // Adjacent advanced indices stay in place: a[:, [0, 2], 1] has shape (2, 2).
+        let r = a.index(ix![.., &i, 1])?;
+        assert_eq!((r.shape(), r.to_host()?), (&[2, 2][..], vec![1, 9, 13, 21]));
+        // Separated by a slice, they move to the front: a[[0, 1], :, [0, 2]] is (2, 3).
+        let j = DeviceArray::from_slice(&dev, &[0i64, 1])?;
+        assert_eq!(a.index(ix![&j, .., &i])?.shape(), &[2, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_advanced_359() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[3, 4])?;
+        let rows = DeviceArray::from_slice(&dev, &[0i64, 2])?;
+        a.index_put(ix![&rows, 1..3], 5.0)?; // a[[0, 2], 1:3] = 5
+        let v = DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
+        a.index_put(ix![&rows, 0], &v)?;     // a[[0, 2], 0] = [1, 2]
+        assert_eq!(a.to_host()?, vec![1., 5., 5., 0., 0., 0., 0., 0., 2., 5., 5., 0.]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_advanced_390() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[3])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 2, 0, 0])?;
+        a.index_put_add(ix![&i], 1.0)?;
+        assert_eq!(a.to_host()?, vec![3.0, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_complex_48() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Complex32, DeviceArray};
@@ -525,6 +586,191 @@ pub fn array_interop_43() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn array_manipulation_27() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 9, 1)?.reshape([3, 3])?;
+        assert_eq!(a.diagonal(0, 0, 1)?.to_host()?, vec![0, 4, 8]);
+        assert_eq!(a.diagonal(1, 0, 1)?.to_host()?, vec![1, 5]);
+        assert_eq!(a.diagonal(-2, 0, 1)?.to_host()?, vec![6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_87() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 9, 1)?.reshape([3, 3])?;
+        assert_eq!(a.trace(0)?.to_scalar()?, 12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_103() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[2, 3, 4])?;
+        assert_eq!(a.swapaxes(0, -1)?.shape(), &[4, 3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_128() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[3, 4, 5])?;
+        assert_eq!(a.moveaxis(&[0], &[-1])?.shape(), &[4, 5, 3]);
+        assert_eq!(a.moveaxis(&[0, 1], &[-1, -2])?.shape(), &[5, 4, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_175() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        assert_eq!(a.fliplr()?.to_host()?, vec![2, 1, 4, 3]);
+        assert_eq!(a.flipud()?.to_host()?, vec![3, 4, 1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_214() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        assert_eq!(a.rot90(1, (0, 1))?.to_host()?, vec![2, 4, 1, 3]);
+        assert_eq!(a.rot90(2, (0, 1))?.to_host()?, vec![4, 3, 2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_261() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<i32>::arange(&dev, 0, 5, 1)?;
+        let w = x.sliding_window_view(&[3], None)?;
+        assert_eq!((w.shape(), w.to_host()?), (&[3, 3][..], vec![0, 1, 2, 1, 2, 3, 2, 3, 4]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_318() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?;
+        let w = unsafe { x.as_strided(&[4, 3], &[1, 1])? }; // overlapping windows of 3
+        assert_eq!(w.to_host()?[..6], [0, 1, 2, 1, 2, 3]);
+        assert!(unsafe { x.as_strided(&[7], &[1]) }.is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_371() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let s = DeviceArray::full(&dev, [0usize; 0], 2.0f32)?;
+        assert_eq!(cuarray::atleast_1d(&s)?.shape(), &[1]);
+        assert_eq!(cuarray::atleast_2d(&s)?.shape(), &[1, 1]);
+        let v = DeviceArray::<f32>::zeros(&dev, &[4])?;
+        assert_eq!(cuarray::atleast_2d(&v)?.shape(), &[1, 4]);
+        assert_eq!(cuarray::atleast_3d(&v)?.shape(), &[1, 4, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_424() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        assert_eq!(cuarray::broadcast_shapes(&[&[3, 1], &[4], &[2, 1, 1]])?, vec![2, 3, 4]);
+        assert!(cuarray::broadcast_shapes(&[&[3], &[4]]).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_444() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<f32>::zeros(&dev, &[3, 1])?;
+        let y = DeviceArray::<f32>::zeros(&dev, &[4])?;
+        let b = cuarray::broadcast_arrays(&[&x, &y])?;
+        assert_eq!((b[0].shape(), b[1].shape()), (&[3, 4][..], &[3, 4][..]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_466() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?;
+        let p = cuarray::split_at(&a, &[2, 5], 0)?;
+        assert_eq!((p[0].to_host()?, p[1].to_host()?, p[2].to_host()?), (vec![0, 1], vec![2, 3, 4], vec![5]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_503() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[6, 4])?;
+        let p = cuarray::split(&a, 3, 0)?;
+        assert_eq!((p.len(), p[0].shape()), (3, &[2, 4][..]));
+        assert!(cuarray::split(&a, 4, 0).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_535() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 7, 1)?;
+        let p = cuarray::array_split(&a, 3, 0)?;
+        assert_eq!(p.iter().map(|x| x.size()).collect::<Vec<_>>(), vec![3, 2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_623() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[3, 4])?;
+        assert_eq!(cuarray::vstack(&[&a, &b])?.shape(), &[2, 2]);
+        assert_eq!(cuarray::hstack(&[&a, &b])?.to_host()?, vec![1, 2, 3, 4]);
+        assert_eq!(cuarray::column_stack(&[&a, &b])?.to_host()?, vec![1, 3, 2, 4]);
+        assert_eq!(cuarray::dstack(&[&a, &b])?.shape(), &[1, 2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_matmul_33() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -548,7 +794,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_81() -> Result<(), String> {
+pub fn array_mod_88() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -565,7 +811,7 @@ pub fn array_mod_81() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_153() -> Result<(), String> {
+pub fn array_mod_160() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -577,7 +823,7 @@ pub fn array_mod_153() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_166() -> Result<(), String> {
+pub fn array_mod_173() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -589,7 +835,7 @@ pub fn array_mod_166() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_179() -> Result<(), String> {
+pub fn array_mod_186() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -601,7 +847,7 @@ pub fn array_mod_179() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_192() -> Result<(), String> {
+pub fn array_mod_199() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -612,7 +858,7 @@ pub fn array_mod_192() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_204() -> Result<(), String> {
+pub fn array_mod_211() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -624,7 +870,7 @@ pub fn array_mod_204() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_217() -> Result<(), String> {
+pub fn array_mod_224() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -636,7 +882,7 @@ pub fn array_mod_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_236() -> Result<(), String> {
+pub fn array_mod_243() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -650,7 +896,7 @@ pub fn array_mod_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_320() -> Result<(), String> {
+pub fn array_mod_327() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -661,7 +907,7 @@ pub fn array_mod_320() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_332() -> Result<(), String> {
+pub fn array_mod_339() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -675,7 +921,7 @@ pub fn array_mod_332() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_433() -> Result<(), String> {
+pub fn array_mod_440() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4384,6 +4630,35 @@ pub fn shape_into_173() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn shape_ix_18() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::shape::{plan_index, IxEntry, Layout, SliceElem};
+        // NumPy: np.empty((5, 6, 7))[:, [0, 1, 2], [[1], [2]]].shape == (5, 2, 3)
+        let src = Layout::contiguous(&[5, 6, 7]);
+        let all = SliceElem::Range { start: None, end: None, step: 1 };
+        let p = plan_index(
+            "index",
+            &src,
+            &[
+                IxEntry::Slice(all),
+                IxEntry::Array(Layout::contiguous(&[3])),
+                IxEntry::Array(Layout::contiguous(&[2, 1])),
+            ],
+        )?;
+        assert_eq!(p.shape, vec![5, 2, 3]);
+        // Separated by a slice, the broadcast shape moves to the front:
+        // np.empty((5, 6, 7))[[0, 1], :, [2, 3]].shape == (2, 6)
+        let p = plan_index(
+            "index",
+            &src,
+            &[IxEntry::Array(Layout::contiguous(&[2])), IxEntry::Slice(all), IxEntry::Array(Layout::contiguous(&[2]))],
+        )?;
+        assert_eq!(p.shape, vec![2, 6, 7]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn shape_layout_16() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{s, shape::Layout};
@@ -4622,7 +4897,7 @@ pub fn shape_mod_5() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_32() -> Result<(), String> {
+pub fn shape_mod_34() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::shape::normalize_axis("op", -1, 3).unwrap(), 2);
         assert!(cuarray::shape::normalize_axis("op", 3, 3).is_err());
@@ -4630,7 +4905,7 @@ pub fn shape_mod_32() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_47() -> Result<(), String> {
+pub fn shape_mod_49() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         assert_eq!(cuarray::shape::size_of(&[2, 3, 4]), 24);
         assert_eq!(cuarray::shape::size_of(&[]), 1);
@@ -4639,7 +4914,7 @@ pub fn shape_mod_47() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_63() -> Result<(), String> {
+pub fn shape_mod_65() -> Result<(), String> {
     fn run() {
         use cuarray::shape::checked_size;
         assert_eq!(checked_size("op", &[2, 3]).unwrap(), 6);
@@ -4649,7 +4924,7 @@ pub fn shape_mod_63() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_91() -> Result<(), String> {
+pub fn shape_mod_93() -> Result<(), String> {
     fn run() {
         use cuarray::shape::byte_size;
         assert_eq!(byte_size::<f32>("op", &[2, 3]).unwrap(), 24);
@@ -4658,7 +4933,7 @@ pub fn shape_mod_91() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_111() -> Result<(), String> {
+pub fn shape_mod_113() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         assert_eq!(cuarray::shape::c_strides(&[2, 3, 4]), vec![12, 4, 1]);
         Ok::<(), cuarray::Error>(())
@@ -4687,7 +4962,7 @@ pub fn shape_slice_141() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_slice_197() -> Result<(), String> {
+pub fn shape_slice_202() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{s, shape::Layout};
         let v = Layout::contiguous(&[3, 4]).slice(&s![.., ..;-2])?; // NumPy's a[:, ::-2]
@@ -5201,6 +5476,10 @@ pub fn user_kernels_reduction_205() -> Result<(), String> {
 
 /// Every example: where it is written, its function, and the devices it opens.
 pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
+    ("src/array/advanced.rs:100", array_advanced_100, 1),
+    ("src/array/advanced.rs:185", array_advanced_185, 1),
+    ("src/array/advanced.rs:359", array_advanced_359, 1),
+    ("src/array/advanced.rs:390", array_advanced_390, 1),
     ("src/array/complex.rs:48", array_complex_48, 1),
     ("src/array/complex.rs:60", array_complex_60, 1),
     ("src/array/complex.rs:71", array_complex_71, 1),
@@ -5246,19 +5525,34 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
+    ("src/array/manipulation.rs:27", array_manipulation_27, 1),
+    ("src/array/manipulation.rs:87", array_manipulation_87, 1),
+    ("src/array/manipulation.rs:103", array_manipulation_103, 1),
+    ("src/array/manipulation.rs:128", array_manipulation_128, 1),
+    ("src/array/manipulation.rs:175", array_manipulation_175, 1),
+    ("src/array/manipulation.rs:214", array_manipulation_214, 1),
+    ("src/array/manipulation.rs:261", array_manipulation_261, 1),
+    ("src/array/manipulation.rs:318", array_manipulation_318, 1),
+    ("src/array/manipulation.rs:371", array_manipulation_371, 1),
+    ("src/array/manipulation.rs:424", array_manipulation_424, 1),
+    ("src/array/manipulation.rs:444", array_manipulation_444, 1),
+    ("src/array/manipulation.rs:466", array_manipulation_466, 1),
+    ("src/array/manipulation.rs:503", array_manipulation_503, 1),
+    ("src/array/manipulation.rs:535", array_manipulation_535, 1),
+    ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:81", array_mod_81, 1),
-    ("src/array/mod.rs:153", array_mod_153, 1),
-    ("src/array/mod.rs:166", array_mod_166, 1),
-    ("src/array/mod.rs:179", array_mod_179, 1),
-    ("src/array/mod.rs:192", array_mod_192, 1),
-    ("src/array/mod.rs:204", array_mod_204, 1),
-    ("src/array/mod.rs:217", array_mod_217, 1),
-    ("src/array/mod.rs:236", array_mod_236, 1),
-    ("src/array/mod.rs:320", array_mod_320, 1),
-    ("src/array/mod.rs:332", array_mod_332, 1),
-    ("src/array/mod.rs:433", array_mod_433, 1),
+    ("src/array/mod.rs:88", array_mod_88, 1),
+    ("src/array/mod.rs:160", array_mod_160, 1),
+    ("src/array/mod.rs:173", array_mod_173, 1),
+    ("src/array/mod.rs:186", array_mod_186, 1),
+    ("src/array/mod.rs:199", array_mod_199, 1),
+    ("src/array/mod.rs:211", array_mod_211, 1),
+    ("src/array/mod.rs:224", array_mod_224, 1),
+    ("src/array/mod.rs:243", array_mod_243, 1),
+    ("src/array/mod.rs:327", array_mod_327, 1),
+    ("src/array/mod.rs:339", array_mod_339, 1),
+    ("src/array/mod.rs:440", array_mod_440, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -5557,6 +5851,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/into.rs:113", shape_into_113, 1),
     ("src/shape/into.rs:143", shape_into_143, 1),
     ("src/shape/into.rs:173", shape_into_173, 1),
+    ("src/shape/ix.rs:18", shape_ix_18, 1),
     ("src/shape/layout.rs:16", shape_layout_16, 1),
     ("src/shape/layout.rs:44", shape_layout_44, 1),
     ("src/shape/layout.rs:60", shape_layout_60, 1),
@@ -5580,14 +5875,14 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/layout.rs:521", shape_layout_521, 1),
     ("src/shape/layout.rs:540", shape_layout_540, 1),
     ("src/shape/mod.rs:5", shape_mod_5, 1),
-    ("src/shape/mod.rs:32", shape_mod_32, 1),
-    ("src/shape/mod.rs:47", shape_mod_47, 1),
-    ("src/shape/mod.rs:63", shape_mod_63, 1),
-    ("src/shape/mod.rs:91", shape_mod_91, 1),
-    ("src/shape/mod.rs:111", shape_mod_111, 1),
+    ("src/shape/mod.rs:34", shape_mod_34, 1),
+    ("src/shape/mod.rs:49", shape_mod_49, 1),
+    ("src/shape/mod.rs:65", shape_mod_65, 1),
+    ("src/shape/mod.rs:93", shape_mod_93, 1),
+    ("src/shape/mod.rs:113", shape_mod_113, 1),
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
-    ("src/shape/slice.rs:197", shape_slice_197, 1),
+    ("src/shape/slice.rs:202", shape_slice_202, 1),
     ("src/tuning.rs:52", tuning_52, 1),
     ("src/tuning.rs:75", tuning_75, 1),
     ("src/tuning.rs:86", tuning_86, 1),

@@ -49,7 +49,7 @@ pub(crate) enum GatherKernel {
     Edges,
     /// `out[o] = a[... idx_0[o] ..., ..., idx_{k-1}[o] ...]`: a gather by `k` (1 to 4) index
     /// arrays (advanced indexing). The spec's dtype is a word of the moved size
-    /// ([`word_dtype`]).
+    /// (`word_dtype`).
     GatherN {
         /// Number of index arrays.
         k: u8,
@@ -326,7 +326,7 @@ impl GatherSpec {
 
 /// Every kernel of the family for `dtype` (bincount for integer types, histogram for
 /// float types), over 1 and 3 dimensions; the advanced-indexing moves when `dtype` is the
-/// word dtype of its size ([`word_dtype`]), and their atomic adds for the real types.
+/// word dtype of its size (`word_dtype`), and their atomic adds for the real types.
 pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
     let mut v = Vec::new();
     // Advanced indexing: moves once per word size (under its word dtype), adds per real type.
