@@ -436,6 +436,27 @@ def sorting(p):
         a, i = normal((n,)), ints(n, n)
         emit(p.name, "take_f32_2^26", "device", p.device_time(lambda: take(a, i)), n * 16)
         del a, i
+    if wanted("index_rows_f32_2^20x64") or wanted("index_put_rows_f32_2^20x64"):
+        rows = 1 << 20
+        a, i = normal((rows, 64)), ints(rows, rows)
+        bytes_ = rows * 64 * 8 + rows * 8
+        if wanted("index_rows_f32_2^20x64"):
+            emit(p.name, "index_rows_f32_2^20x64", "device", p.device_time(lambda: a[i]), bytes_)
+        if wanted("index_put_rows_f32_2^20x64"):
+            v = normal((rows, 64))
+
+            def put():
+                a[i] = v
+
+            emit(p.name, "index_put_rows_f32_2^20x64", "device", p.device_time(put), bytes_)
+            del v
+        del a, i
+    if wanted("index_points_f32_8192^2_2^22"):
+        m = normal((8192, 8192))
+        k = 1 << 22
+        i, j = ints(8192, k), ints(8192, k)
+        emit(p.name, "index_points_f32_8192^2_2^22", "device", p.device_time(lambda: m[i, j]), k * 20)
+        del m, i, j
     if wanted("topk_f32_2^24_k100") and topk is not None:
         a = normal((1 << 24,))
         emit(p.name, "topk_f32_2^24_k100", "device", p.device_time(lambda: topk(a, 100)), 4 << 24)

@@ -5,7 +5,8 @@
 //!
 //! Cases: the fixed-size cases below (sorting and indexing among them: `sort_f32_2^26`,
 //! `argsort_f32_2^26`, `argsort_rows_f32_4096x4096`, `masked_select_f32_2^26`,
-//! `take_f32_2^26`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`; random numbers: `uniform_f32_2^28`,
+//! `take_f32_2^26`, `index_rows_f32_2^20x64`, `index_put_rows_f32_2^20x64`,
+//! `index_points_f32_8192^2_2^22`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`; random numbers: `uniform_f32_2^28`,
 //! `normal_f32_2^28`, `exponential_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
 //! `ElementwiseKernel`, saxpy, beside the built-in add: `user_saxpy_f32_2^28`,
 //! `user_saxpy_f32_1000_wall`); fusion and CUDA graphs (the 16-step chain of 32 ops on
@@ -629,7 +630,9 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
 /// generator (bytes = inputs read once and outputs written once): sort and argsort of
 /// 2^26, argsort along the rows of 4096 x 4096, masked_select of 2^26 with half the mask
 /// set (the count's read included), take of 2^26 random i64 indices from 2^26, topk 100 of
-/// 2^24, searchsorted of 2^20 values in a sorted 2^24.
+/// 2^24, searchsorted of 2^20 values in a sorted 2^24; advanced indexing: `a[idx]` and
+/// `a[idx] = v` of 2^20 rows of 64 f32 by 2^20 random indices, `m[i, j]` of 2^22 points of
+/// an 8192^2 f32.
 fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     let mut rng = cuarray::random::Generator::new(dev, 17);
     let n = 1usize << 26;
@@ -683,6 +686,39 @@ fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>
         cases.push(device_case(dev, "take_f32_2^26", (n * 16) as f64, || {
             a.take(&idx, None).map(drop)
         }));
+    }
+    // Advanced indexing: rows of 256 bytes gathered and scattered, and m[i, j] points.
+    if filter("index_rows_f32_2^20x64") || filter("index_put_rows_f32_2^20x64") {
+        let rows = 1usize << 20;
+        let a = rng.standard_normal::<f32>(&[rows, 64]).unwrap();
+        let idx = rng.integers::<i64>(0, rows as i64, &[rows]).unwrap();
+        let bytes = (rows * 64 * 8 + rows * 8) as f64;
+        if filter("index_rows_f32_2^20x64") {
+            cases.push(device_case(dev, "index_rows_f32_2^20x64", bytes, || {
+                a.index(cuarray::ix![&idx]).map(drop)
+            }));
+        }
+        if filter("index_put_rows_f32_2^20x64") {
+            let v = rng.standard_normal::<f32>(&[rows, 64]).unwrap();
+            cases.push(device_case(
+                dev,
+                "index_put_rows_f32_2^20x64",
+                bytes,
+                || a.index_put(cuarray::ix![&idx], &v),
+            ));
+        }
+    }
+    if filter("index_points_f32_8192^2_2^22") {
+        let m = rng.standard_normal::<f32>(&[8192, 8192]).unwrap();
+        let k = 1usize << 22;
+        let i = rng.integers::<i64>(0, 8192, &[k]).unwrap();
+        let j = rng.integers::<i64>(0, 8192, &[k]).unwrap();
+        cases.push(device_case(
+            dev,
+            "index_points_f32_8192^2_2^22",
+            (k * 20) as f64,
+            || m.index(cuarray::ix![&i, &j]).map(drop),
+        ));
     }
     if filter("topk_f32_2^24_k100") {
         let a = rng.standard_normal::<f32>(&[1 << 24]).unwrap();

@@ -216,3 +216,78 @@ __device__ __forceinline__ void hist_edges(T* __restrict__ edges, long long bins
     const double step = (hi - lo) / (double)bins;
     edges[i] = (T)(i == bins ? hi : __dadd_rn(__dmul_rn((double)i, step), lo));
 }
+
+// ---- gathers and scatters by up to 4 index arrays (advanced indexing) ---------------------
+//
+//   gather_n:  out[o] = a[off0(o) + sum_k v_k * sa[k]], v_k = idx[k][off(k+1)(o)] wrapped
+//              against ext[k]; o < n (out C-contiguous). A position with a bad index gets 0.
+//   scatter_n: a[off0(o) + sum_k v_k * sa[k]] = vals[off(K+1)(o)] (OP 0), or += (OP 1,
+//              atomic: duplicates all add). A position with a bad index is skipped.
+// For gathers and assignments (OP 0) T is a word of the element's size, or of several
+// elements when the host found whole contiguous rows (the row path: strides, offsets and
+// sa[k] are then in words); for OP 1 it is the element type.
+
+template <typename T, int K, int ND, typename I>
+__device__ __forceinline__ void gather_n(T* __restrict__ out, const T* __restrict__ a,
+                                         const long long* const (&idx)[K], const long long (&ext)[K],
+                                         const long long (&sa)[K], const Indexer<K + 1, ND, I>& ix, I n,
+                                         unsigned long long* rec) {
+    constexpr int U = 4;
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I o0 = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o0 < n; o0 += U * step) {
+        I aoff[U];
+        bool ok[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const I o = o0 + (I)u * step;
+            aoff[u] = 0;
+            ok[u] = false;
+            if (o < n) {
+                I off[K + 1];
+                cuarray_flat_offsets<K + 1, ND, I>(ix, o, off);
+                I base = off[0];
+                bool good = true;
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    long long v = idx[k][off[k + 1]];
+                    if (cuarray_wrap_index(v, ext[k], rec)) base += (I)v * (I)sa[k];
+                    else good = false;
+                }
+                aoff[u] = base;
+                ok[u] = good;
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const I o = o0 + (I)u * step;
+            if (o < n) {
+                T x{};
+                if (ok[u]) x = a[aoff[u]];
+                out[o] = x;
+            }
+        }
+    }
+}
+
+template <typename T, int K, int ND, typename I, int OP>
+__device__ __forceinline__ void scatter_n(T* __restrict__ a, const long long* const (&idx)[K],
+                                          const T* __restrict__ vals, const long long (&ext)[K],
+                                          const long long (&sa)[K], const Indexer<K + 2, ND, I>& ix, I n,
+                                          unsigned long long* rec) {
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I o = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o < n; o += step) {
+        I off[K + 2];
+        cuarray_flat_offsets<K + 2, ND, I>(ix, o, off);
+        I base = off[0];
+        bool good = true;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            long long v = idx[k][off[k + 1]];
+            if (cuarray_wrap_index(v, ext[k], rec)) base += (I)v * (I)sa[k];
+            else good = false;
+        }
+        if (!good) continue;
+        if constexpr (OP == 0) a[base] = vals[off[K + 1]];
+        else cuarray_atomic_add<T>(a + base, vals[off[K + 1]]);
+    }
+}

@@ -126,10 +126,11 @@ pub mod tuning;
 pub mod user_kernels;
 
 pub use array::{
-    allclose, argwhere, array_equal, bincount, complex, concatenate, count_nonzero,
-    count_nonzero_axis, empty_like, full_like, histogram, isclose, nonzero, ones_like, outer,
-    searchsorted, stack, unique, where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue,
-    PadMode,
+    allclose, argwhere, array_equal, array_split, atleast_1d, atleast_2d, atleast_3d, bincount,
+    broadcast_arrays, broadcast_shapes, column_stack, complex, concatenate, count_nonzero,
+    count_nonzero_axis, dsplit, dstack, empty_like, full_like, histogram, hsplit, hstack, isclose,
+    nonzero, ones_like, outer, searchsorted, split, split_at, stack, unique, vsplit, vstack,
+    where_, zeros_like, ArrayOrScalar, DeviceArray, IndexArg, IndexElem, OperandValue, PadMode,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

@@ -1,5 +1,6 @@
 //! [`DeviceArray<T>`]: a typed n-dimensional array in device memory.
 
+mod advanced;
 mod catalogue;
 mod complex;
 mod create;
@@ -8,6 +9,7 @@ mod fmt;
 pub(crate) mod indexing;
 #[cfg(feature = "ndarray")]
 mod interop;
+mod manipulation;
 mod matmul;
 mod operand;
 mod ops;
@@ -17,12 +19,17 @@ mod sorting;
 mod transfer;
 mod view;
 
+pub use advanced::{IndexArg, IndexElem};
 pub use catalogue::isclose;
 pub use complex::complex;
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
 };
 pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
+pub use manipulation::{
+    array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes,
+    column_stack, dsplit, dstack, hsplit, hstack, split, split_at, vsplit, vstack,
+};
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use peer::PeerRoute;

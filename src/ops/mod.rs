@@ -5,6 +5,7 @@
 pub(crate) mod catalogue;
 pub(crate) mod elementwise;
 pub(crate) mod gather;
+pub(crate) mod index;
 pub(crate) mod launch;
 pub(crate) mod matmul;
 pub(crate) mod reduce;

@@ -13,12 +13,14 @@
 mod broadcast;
 mod collapse;
 mod into;
+mod ix;
 mod layout;
 mod slice;
 
 pub use broadcast::broadcast_shapes;
 pub use collapse::{collapse, Collapsed};
 pub use into::{new_shape, reshape_target, Dim, IntoAxes, IntoShape};
+pub use ix::{plan_index, IxAxis, IxEntry, IxPlan};
 pub use layout::Layout;
 pub use slice::{SaturatingIsize, SliceArg, SliceElem};
 

@@ -159,7 +159,12 @@ macro_rules! s {
 
 /// Python's `slice.indices`: the (start, count) of `start:end:step` over an axis of `len`,
 /// computed in `i128` so that no bound or step can overflow. `step` is non-zero.
-fn resolve(start: Option<isize>, end: Option<isize>, step: isize, len: usize) -> (isize, usize) {
+pub(crate) fn resolve(
+    start: Option<isize>,
+    end: Option<isize>,
+    step: isize,
+    len: usize,
+) -> (isize, usize) {
     let (n, step) = (len as i128, step as i128);
     let norm = |v: isize, lo: i128, hi: i128| {
         let v = v as i128;

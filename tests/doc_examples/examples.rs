@@ -5,6 +5,67 @@
 
 use super::Outcome;
 
+pub fn array_advanced_100() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::arange(&dev, 0.0, 12.0, 1.0)?.reshape([3, 4])?;
+        let rows = DeviceArray::from_slice(&dev, &[2i64, 0])?;
+        let cols = DeviceArray::from_slice(&dev, &[1i64, -1])?;
+        assert_eq!(a.index(ix![&rows, &cols])?.to_host()?, vec![9.0, 3.0]); // a[[2, 0], [1, -1]]
+        assert_eq!(a.index(ix![&rows, 1..;2])?.shape(), &[2, 2]);             // a[[2, 0], 1::2]
+        let m = a.gt(6.0)?;
+        assert_eq!(a.index(ix![&m])?.to_host()?, vec![7.0, 8.0, 9.0, 10.0, 11.0]); // a[a > 6]
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_advanced_185() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 24, 1)?.reshape([2, 3, 4])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 2])?;
+        // Adjacent advanced indices stay in place: a[:, [0, 2], 1] has shape (2, 2).
+        let r = a.index(ix![.., &i, 1])?;
+        assert_eq!((r.shape(), r.to_host()?), (&[2, 2][..], vec![1, 9, 13, 21]));
+        // Separated by a slice, they move to the front: a[[0, 1], :, [0, 2]] is (2, 3).
+        let j = DeviceArray::from_slice(&dev, &[0i64, 1])?;
+        assert_eq!(a.index(ix![&j, .., &i])?.shape(), &[2, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_advanced_359() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[3, 4])?;
+        let rows = DeviceArray::from_slice(&dev, &[0i64, 2])?;
+        a.index_put(ix![&rows, 1..3], 5.0)?; // a[[0, 2], 1:3] = 5
+        let v = DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
+        a.index_put(ix![&rows, 0], &v)?;     // a[[0, 2], 0] = [1, 2]
+        assert_eq!(a.to_host()?, vec![1., 5., 5., 0., 0., 0., 0., 0., 2., 5., 5., 0.]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_advanced_390() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[3])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 2, 0, 0])?;
+        a.index_put_add(ix![&i], 1.0)?;
+        assert_eq!(a.to_host()?, vec![3.0, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_catalogue_126() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -559,6 +620,191 @@ pub fn array_interop_43() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn array_manipulation_27() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 9, 1)?.reshape([3, 3])?;
+        assert_eq!(a.diagonal(0, 0, 1)?.to_host()?, vec![0, 4, 8]);
+        assert_eq!(a.diagonal(1, 0, 1)?.to_host()?, vec![1, 5]);
+        assert_eq!(a.diagonal(-2, 0, 1)?.to_host()?, vec![6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_87() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 9, 1)?.reshape([3, 3])?;
+        assert_eq!(a.trace(0)?.to_scalar()?, 12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_103() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[2, 3, 4])?;
+        assert_eq!(a.swapaxes(0, -1)?.shape(), &[4, 3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_128() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[3, 4, 5])?;
+        assert_eq!(a.moveaxis(&[0], &[-1])?.shape(), &[4, 5, 3]);
+        assert_eq!(a.moveaxis(&[0, 1], &[-1, -2])?.shape(), &[5, 4, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_175() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        assert_eq!(a.fliplr()?.to_host()?, vec![2, 1, 4, 3]);
+        assert_eq!(a.flipud()?.to_host()?, vec![3, 4, 1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_214() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        assert_eq!(a.rot90(1, (0, 1))?.to_host()?, vec![2, 4, 1, 3]);
+        assert_eq!(a.rot90(2, (0, 1))?.to_host()?, vec![4, 3, 2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_261() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<i32>::arange(&dev, 0, 5, 1)?;
+        let w = x.sliding_window_view(&[3], None)?;
+        assert_eq!((w.shape(), w.to_host()?), (&[3, 3][..], vec![0, 1, 2, 1, 2, 3, 2, 3, 4]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_318() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?;
+        let w = unsafe { x.as_strided(&[4, 3], &[1, 1])? }; // overlapping windows of 3
+        assert_eq!(w.to_host()?[..6], [0, 1, 2, 1, 2, 3]);
+        assert!(unsafe { x.as_strided(&[7], &[1]) }.is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_371() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let s = DeviceArray::full(&dev, [0usize; 0], 2.0f32)?;
+        assert_eq!(cuarray::atleast_1d(&s)?.shape(), &[1]);
+        assert_eq!(cuarray::atleast_2d(&s)?.shape(), &[1, 1]);
+        let v = DeviceArray::<f32>::zeros(&dev, &[4])?;
+        assert_eq!(cuarray::atleast_2d(&v)?.shape(), &[1, 4]);
+        assert_eq!(cuarray::atleast_3d(&v)?.shape(), &[1, 4, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_424() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        assert_eq!(cuarray::broadcast_shapes(&[&[3, 1], &[4], &[2, 1, 1]])?, vec![2, 3, 4]);
+        assert!(cuarray::broadcast_shapes(&[&[3], &[4]]).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_444() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::<f32>::zeros(&dev, &[3, 1])?;
+        let y = DeviceArray::<f32>::zeros(&dev, &[4])?;
+        let b = cuarray::broadcast_arrays(&[&x, &y])?;
+        assert_eq!((b[0].shape(), b[1].shape()), (&[3, 4][..], &[3, 4][..]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_466() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?;
+        let p = cuarray::split_at(&a, &[2, 5], 0)?;
+        assert_eq!((p[0].to_host()?, p[1].to_host()?, p[2].to_host()?), (vec![0, 1], vec![2, 3, 4], vec![5]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_503() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[6, 4])?;
+        let p = cuarray::split(&a, 3, 0)?;
+        assert_eq!((p.len(), p[0].shape()), (3, &[2, 4][..]));
+        assert!(cuarray::split(&a, 4, 0).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_535() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 7, 1)?;
+        let p = cuarray::array_split(&a, 3, 0)?;
+        assert_eq!(p.iter().map(|x| x.size()).collect::<Vec<_>>(), vec![3, 2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_manipulation_623() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[3, 4])?;
+        assert_eq!(cuarray::vstack(&[&a, &b])?.shape(), &[2, 2]);
+        assert_eq!(cuarray::hstack(&[&a, &b])?.to_host()?, vec![1, 2, 3, 4]);
+        assert_eq!(cuarray::column_stack(&[&a, &b])?.to_host()?, vec![1, 3, 2, 4]);
+        assert_eq!(cuarray::dstack(&[&a, &b])?.shape(), &[1, 2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_matmul_33() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -582,7 +828,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_83() -> Result<(), String> {
+pub fn array_mod_90() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -599,7 +845,7 @@ pub fn array_mod_83() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_172() -> Result<(), String> {
+pub fn array_mod_179() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -611,7 +857,7 @@ pub fn array_mod_172() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_185() -> Result<(), String> {
+pub fn array_mod_192() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -623,7 +869,7 @@ pub fn array_mod_185() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_198() -> Result<(), String> {
+pub fn array_mod_205() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -635,7 +881,7 @@ pub fn array_mod_198() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_211() -> Result<(), String> {
+pub fn array_mod_218() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -646,7 +892,7 @@ pub fn array_mod_211() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_223() -> Result<(), String> {
+pub fn array_mod_230() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -658,7 +904,7 @@ pub fn array_mod_223() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_236() -> Result<(), String> {
+pub fn array_mod_243() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -670,7 +916,7 @@ pub fn array_mod_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_255() -> Result<(), String> {
+pub fn array_mod_262() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -684,7 +930,7 @@ pub fn array_mod_255() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_339() -> Result<(), String> {
+pub fn array_mod_346() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -695,7 +941,7 @@ pub fn array_mod_339() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_351() -> Result<(), String> {
+pub fn array_mod_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -709,7 +955,7 @@ pub fn array_mod_351() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_452() -> Result<(), String> {
+pub fn array_mod_459() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4456,6 +4702,35 @@ pub fn shape_into_173() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn shape_ix_18() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::shape::{plan_index, IxEntry, Layout, SliceElem};
+        // NumPy: np.empty((5, 6, 7))[:, [0, 1, 2], [[1], [2]]].shape == (5, 2, 3)
+        let src = Layout::contiguous(&[5, 6, 7]);
+        let all = SliceElem::Range { start: None, end: None, step: 1 };
+        let p = plan_index(
+            "index",
+            &src,
+            &[
+                IxEntry::Slice(all),
+                IxEntry::Array(Layout::contiguous(&[3])),
+                IxEntry::Array(Layout::contiguous(&[2, 1])),
+            ],
+        )?;
+        assert_eq!(p.shape, vec![5, 2, 3]);
+        // Separated by a slice, the broadcast shape moves to the front:
+        // np.empty((5, 6, 7))[[0, 1], :, [2, 3]].shape == (2, 6)
+        let p = plan_index(
+            "index",
+            &src,
+            &[IxEntry::Array(Layout::contiguous(&[2])), IxEntry::Slice(all), IxEntry::Array(Layout::contiguous(&[2]))],
+        )?;
+        assert_eq!(p.shape, vec![2, 6, 7]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn shape_layout_16() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{s, shape::Layout};
@@ -4694,7 +4969,7 @@ pub fn shape_mod_5() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_32() -> Result<(), String> {
+pub fn shape_mod_34() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::shape::normalize_axis("op", -1, 3).unwrap(), 2);
         assert!(cuarray::shape::normalize_axis("op", 3, 3).is_err());
@@ -4702,7 +4977,7 @@ pub fn shape_mod_32() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_47() -> Result<(), String> {
+pub fn shape_mod_49() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         assert_eq!(cuarray::shape::size_of(&[2, 3, 4]), 24);
         assert_eq!(cuarray::shape::size_of(&[]), 1);
@@ -4711,7 +4986,7 @@ pub fn shape_mod_47() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_63() -> Result<(), String> {
+pub fn shape_mod_65() -> Result<(), String> {
     fn run() {
         use cuarray::shape::checked_size;
         assert_eq!(checked_size("op", &[2, 3]).unwrap(), 6);
@@ -4721,7 +4996,7 @@ pub fn shape_mod_63() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_91() -> Result<(), String> {
+pub fn shape_mod_93() -> Result<(), String> {
     fn run() {
         use cuarray::shape::byte_size;
         assert_eq!(byte_size::<f32>("op", &[2, 3]).unwrap(), 24);
@@ -4730,7 +5005,7 @@ pub fn shape_mod_91() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_111() -> Result<(), String> {
+pub fn shape_mod_113() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         assert_eq!(cuarray::shape::c_strides(&[2, 3, 4]), vec![12, 4, 1]);
         Ok::<(), cuarray::Error>(())
@@ -4759,7 +5034,7 @@ pub fn shape_slice_141() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_slice_197() -> Result<(), String> {
+pub fn shape_slice_202() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{s, shape::Layout};
         let v = Layout::contiguous(&[3, 4]).slice(&s![.., ..;-2])?; // NumPy's a[:, ::-2]
@@ -5332,6 +5607,10 @@ pub fn user_kernels_reduction_205() -> Result<(), String> {
 
 /// Every example: where it is written, its function, and the devices it opens.
 pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
+    ("src/array/advanced.rs:100", array_advanced_100, 1),
+    ("src/array/advanced.rs:185", array_advanced_185, 1),
+    ("src/array/advanced.rs:359", array_advanced_359, 1),
+    ("src/array/advanced.rs:390", array_advanced_390, 1),
     ("src/array/catalogue.rs:126", array_catalogue_126, 1),
     ("src/array/catalogue.rs:149", array_catalogue_149, 1),
     ("src/array/catalogue.rs:178", array_catalogue_178, 1),
@@ -5380,19 +5659,34 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/indexing.rs:639", array_indexing_639, 1),
     ("src/array/interop.rs:19", array_interop_19, 1),
     ("src/array/interop.rs:43", array_interop_43, 1),
+    ("src/array/manipulation.rs:27", array_manipulation_27, 1),
+    ("src/array/manipulation.rs:87", array_manipulation_87, 1),
+    ("src/array/manipulation.rs:103", array_manipulation_103, 1),
+    ("src/array/manipulation.rs:128", array_manipulation_128, 1),
+    ("src/array/manipulation.rs:175", array_manipulation_175, 1),
+    ("src/array/manipulation.rs:214", array_manipulation_214, 1),
+    ("src/array/manipulation.rs:261", array_manipulation_261, 1),
+    ("src/array/manipulation.rs:318", array_manipulation_318, 1),
+    ("src/array/manipulation.rs:371", array_manipulation_371, 1),
+    ("src/array/manipulation.rs:424", array_manipulation_424, 1),
+    ("src/array/manipulation.rs:444", array_manipulation_444, 1),
+    ("src/array/manipulation.rs:466", array_manipulation_466, 1),
+    ("src/array/manipulation.rs:503", array_manipulation_503, 1),
+    ("src/array/manipulation.rs:535", array_manipulation_535, 1),
+    ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:83", array_mod_83, 1),
-    ("src/array/mod.rs:172", array_mod_172, 1),
-    ("src/array/mod.rs:185", array_mod_185, 1),
-    ("src/array/mod.rs:198", array_mod_198, 1),
-    ("src/array/mod.rs:211", array_mod_211, 1),
-    ("src/array/mod.rs:223", array_mod_223, 1),
-    ("src/array/mod.rs:236", array_mod_236, 1),
-    ("src/array/mod.rs:255", array_mod_255, 1),
-    ("src/array/mod.rs:339", array_mod_339, 1),
-    ("src/array/mod.rs:351", array_mod_351, 1),
-    ("src/array/mod.rs:452", array_mod_452, 1),
+    ("src/array/mod.rs:90", array_mod_90, 1),
+    ("src/array/mod.rs:179", array_mod_179, 1),
+    ("src/array/mod.rs:192", array_mod_192, 1),
+    ("src/array/mod.rs:205", array_mod_205, 1),
+    ("src/array/mod.rs:218", array_mod_218, 1),
+    ("src/array/mod.rs:230", array_mod_230, 1),
+    ("src/array/mod.rs:243", array_mod_243, 1),
+    ("src/array/mod.rs:262", array_mod_262, 1),
+    ("src/array/mod.rs:346", array_mod_346, 1),
+    ("src/array/mod.rs:358", array_mod_358, 1),
+    ("src/array/mod.rs:459", array_mod_459, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -5694,6 +5988,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/into.rs:113", shape_into_113, 1),
     ("src/shape/into.rs:143", shape_into_143, 1),
     ("src/shape/into.rs:173", shape_into_173, 1),
+    ("src/shape/ix.rs:18", shape_ix_18, 1),
     ("src/shape/layout.rs:16", shape_layout_16, 1),
     ("src/shape/layout.rs:44", shape_layout_44, 1),
     ("src/shape/layout.rs:60", shape_layout_60, 1),
@@ -5717,14 +6012,14 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/layout.rs:521", shape_layout_521, 1),
     ("src/shape/layout.rs:540", shape_layout_540, 1),
     ("src/shape/mod.rs:5", shape_mod_5, 1),
-    ("src/shape/mod.rs:32", shape_mod_32, 1),
-    ("src/shape/mod.rs:47", shape_mod_47, 1),
-    ("src/shape/mod.rs:63", shape_mod_63, 1),
-    ("src/shape/mod.rs:91", shape_mod_91, 1),
-    ("src/shape/mod.rs:111", shape_mod_111, 1),
+    ("src/shape/mod.rs:34", shape_mod_34, 1),
+    ("src/shape/mod.rs:49", shape_mod_49, 1),
+    ("src/shape/mod.rs:65", shape_mod_65, 1),
+    ("src/shape/mod.rs:93", shape_mod_93, 1),
+    ("src/shape/mod.rs:113", shape_mod_113, 1),
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
-    ("src/shape/slice.rs:197", shape_slice_197, 1),
+    ("src/shape/slice.rs:202", shape_slice_202, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),

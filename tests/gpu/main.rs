@@ -10,6 +10,7 @@
 //! Trial names are `module/op/dtype/layout`, so `cargo test --test gpu -- add` or
 //! `-- /bf16/` select subsets.
 
+mod advanced_indexing;
 mod arith;
 mod casts;
 mod catalogue;
@@ -30,6 +31,7 @@ mod indexing;
 mod large;
 mod linalg;
 mod linalg_solver;
+mod manipulation;
 mod memory;
 mod multi;
 #[path = "../support/numpy.rs"]
@@ -65,6 +67,8 @@ fn main() {
     }
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
+    advanced_indexing::trials(&mut trials);
+    manipulation::trials(&mut trials);
     nvrtc_tier::trials(&mut trials);
     transfer::trials(&mut trials);
     creation::trials(&mut trials);

@@ -486,6 +486,12 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::testing::kernels::family::gather::specs_for(d),
         );
     }
+    // Advanced indexing moves 16-byte words under the c128 dtype.
+    group(
+        out,
+        "nvrtc/gather/c128/index_moves".to_string(),
+        move || cuarray::testing::kernels::family::gather::specs_for(DType::C128),
+    );
     out.push(nvrtc_trial(
         "nvrtc/errors/f32/broken_body_gives_compile_error",
         compile_error,

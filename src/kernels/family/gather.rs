@@ -47,6 +47,47 @@ pub(crate) enum GatherKernel {
     },
     /// The bin edges.
     Edges,
+    /// `out[o] = a[... idx_0[o] ..., ..., idx_{k-1}[o] ...]`: a gather by `k` (1 to 4) index
+    /// arrays (advanced indexing). The spec's dtype is a word of the moved size
+    /// (`word_dtype`).
+    GatherN {
+        /// Number of index arrays.
+        k: u8,
+    },
+    /// `a[... idx_0[o] ..., ...] = vals[o]` (a word of the moved size), or `+=` atomically
+    /// in the element type (`add`), by `k` (1 to 4) index arrays.
+    ScatterN {
+        /// Number of index arrays.
+        k: u8,
+        /// Atomic add (np.add.at) rather than assignment.
+        add: bool,
+    },
+}
+
+/// Most index arrays of one `GatherN` / `ScatterN` kernel.
+pub(crate) const MAX_INDEX_ARRAYS: usize = 4;
+
+/// The dtype that stands for a word of `bytes` (1, 2, 4, 8 or 16) in the specs of moves
+/// (`GatherN`, `ScatterN` without add): the unsigned integer of that size, `C128` for 16.
+pub(crate) fn word_dtype(bytes: usize) -> DType {
+    match bytes {
+        1 => DType::U8,
+        2 => DType::U16,
+        4 => DType::U32,
+        8 => DType::U64,
+        _ => DType::C128,
+    }
+}
+
+/// The CUDA type of a word of `bytes`.
+fn word_type(bytes: usize) -> &'static str {
+    match bytes {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned int",
+        8 => "unsigned long long",
+        _ => "uint4",
+    }
 }
 
 /// One kernel of the gather family.
@@ -83,6 +124,9 @@ impl Family for GatherSpec {
             GatherKernel::Histogram { shared: true } => "histogram_sh",
             GatherKernel::Histogram { shared: false } => "histogram",
             GatherKernel::Edges => "edges",
+            GatherKernel::GatherN { k } => return self.symbol_n("gather_n", k),
+            GatherKernel::ScatterN { k, add: false } => return self.symbol_n("scatter_n", k),
+            GatherKernel::ScatterN { k, add: true } => return self.symbol_n("scatter_add_n", k),
         };
         emit::symbol(
             "gather",
@@ -98,7 +142,15 @@ impl Family for GatherSpec {
     fn render(&self, src: &mut String) {
         let idx = self.index.cuda_type();
         let nd = self.nd;
-        emit::typedef(src, self.dtype.cuda_type(), "T");
+        let moves = matches!(
+            self.kernel,
+            GatherKernel::GatherN { .. } | GatherKernel::ScatterN { add: false, .. }
+        );
+        if moves {
+            emit::typedef(src, word_type(self.dtype.size()), "T");
+        } else {
+            emit::typedef(src, self.dtype.cuda_type(), "T");
+        }
         let sym = self.symbol();
         let bt = self.block_threads();
         let open = |src: &mut String, params: &[&str]| {
@@ -200,16 +252,109 @@ impl Family for GatherSpec {
                 );
                 let _ = writeln!(src, "    hist_edges<T>(edges, bins, lo, hi);\n}}");
             }
+            GatherKernel::GatherN { k } | GatherKernel::ScatterN { k, .. } => {
+                let gather = matches!(self.kernel, GatherKernel::GatherN { .. });
+                let k = k as usize;
+                let ptrs: Vec<String> =
+                    (0..k).map(|i| format!("const long long* idx{i}")).collect();
+                let exts: Vec<String> = (0..k).map(|i| format!("const long long e{i}")).collect();
+                let strs: Vec<String> = (0..k).map(|i| format!("const long long s{i}")).collect();
+                let mut params: Vec<String> = if gather {
+                    vec!["T* out".into(), "const T* a".into()]
+                } else {
+                    vec!["T* a".into()]
+                };
+                params.extend(ptrs);
+                if !gather {
+                    params.push("const T* vals".into());
+                }
+                let narg = if gather { k + 1 } else { k + 2 };
+                params.push(format!("const Indexer<{narg}, ND, IW> ix"));
+                params.push("const long long n".into());
+                params.extend(exts);
+                params.extend(strs);
+                params.push("unsigned long long* rec".into());
+                let refs: Vec<&str> = params.iter().map(String::as_str).collect();
+                open(src, &refs);
+                let list = |p: &str| {
+                    (0..k)
+                        .map(|i| format!("{p}{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    const long long* idx[{k}] = {{{}}};\n    const long long ext[{k}] = {{{}}};\n    const long long sa[{k}] = {{{}}};",
+                    list("idx"),
+                    list("e"),
+                    list("s")
+                );
+                match self.kernel {
+                    GatherKernel::ScatterN { add, .. } => {
+                        let _ = writeln!(
+                            src,
+                            "    scatter_n<T, {k}, {nd}, I, {}>(a, idx, vals, ext, sa, ix, (I)n, rec);\n}}",
+                            add as u8
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(
+                            src,
+                            "    gather_n<T, {k}, {nd}, I>(out, a, idx, ext, sa, ix, (I)n, rec);\n}}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
 
+impl GatherSpec {
+    /// The symbol of a `GatherN` / `ScatterN` kernel: moves are named by their word size.
+    fn symbol_n(&self, op: &str, k: u8) -> String {
+        emit::symbol(
+            "gather",
+            &format!("{op}{k}"),
+            &[self.dtype],
+            &[],
+            &[],
+            &format!("d{}", self.nd),
+            self.index,
+        )
+    }
+}
+
 /// Every kernel of the family for `dtype` (bincount for integer types, histogram for
-/// float types), over 1 and 3 dimensions.
+/// float types), over 1 and 3 dimensions; the advanced-indexing moves when `dtype` is the
+/// word dtype of its size (`word_dtype`), and their atomic adds for the real types.
 pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
+    let mut v = Vec::new();
+    // Advanced indexing: moves once per word size (under its word dtype), adds per real type.
+    let mut n_kernels = Vec::new();
+    if word_dtype(dtype.size()) == dtype {
+        for k in 1..=MAX_INDEX_ARRAYS as u8 {
+            n_kernels.push(GatherKernel::GatherN { k });
+            n_kernels.push(GatherKernel::ScatterN { k, add: false });
+        }
+    }
+    if !dtype.is_complex() {
+        for k in 1..=MAX_INDEX_ARRAYS as u8 {
+            n_kernels.push(GatherKernel::ScatterN { k, add: true });
+        }
+    }
+    for kernel in n_kernels {
+        for (nd, index) in [(1, IndexWidth::I32), (3, IndexWidth::I64)] {
+            v.push(GatherSpec {
+                kernel,
+                dtype,
+                nd,
+                index,
+            });
+        }
+    }
     // Complex numbers have no order here (these kernels take the real types and bool).
     if dtype.is_complex() {
-        return Vec::new();
+        return v;
     }
     let mut kernels = vec![
         GatherKernel::Gather,
@@ -228,7 +373,6 @@ pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
             GatherKernel::Bincount { shared: false },
         ]);
     }
-    let mut v = Vec::new();
     for kernel in kernels {
         for (nd, index) in [(1, IndexWidth::I32), (3, IndexWidth::I64)] {
             if kernel == GatherKernel::Edges && nd != 1 {
@@ -338,6 +482,64 @@ impl GatherSpec {
         // spec's kernel, that the Indexer's offsets stay inside the three operands and that
         // `rec` is an error record; the kernel writes an element of `a` only for an index it
         // wrapped into [0, extent), which the contract keeps inside `a`.
+        unsafe { args.launch(device, f, grid) }
+    }
+
+    /// Launches the `GatherN` kernel `f` of this spec (`data` = `[out, a]`) or its
+    /// `ScatterN` kernel (`data` = `[a, vals]`) over the `n` positions of the collapsed
+    /// iteration space `dims`. `strides` holds, in the wrapper's order, the strides of the
+    /// first data operand, of each index array of `idx`, and (scatters) of `vals`; `axes`
+    /// holds each index array's extent and stride in the indexed operand (`a`); a bad
+    /// index is recorded in `rec`.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`);
+    /// - `idx` holds as many index arrays as the spec's kernel takes, and `axes` one
+    ///   `(extent, stride)` per index array;
+    /// - `dims` has the spec's dimensions, of product `n`, and for every position of it the
+    ///   offset through each of `strides` stays inside the buffer of its operand (they are
+    ///   strides of views of the operands over the iteration space), within the range of
+    ///   the spec's index width;
+    /// - every such offset of the indexed operand plus `j * stride` for `j` in
+    ///   `[0, extent)` of each axis stays inside its buffer;
+    /// - `rec` is the address of an error record from [`Device::error_record`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn launch_n(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        data: [&Operand<'_>; 2],
+        idx: &[Operand<'_>],
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        axes: &[(usize, isize)],
+        rec: CUdeviceptr,
+    ) -> Result<()> {
+        let gather = matches!(self.kernel, GatherKernel::GatherN { .. });
+        let mut args = KernelArgs::new();
+        args.ptr(data[0].ptr());
+        if gather {
+            args.ptr(data[1].ptr());
+        }
+        for i in idx {
+            args.ptr(i.ptr());
+        }
+        if !gather {
+            args.ptr(data[1].ptr());
+        }
+        args.indexer(self.index, n, dims, strides).i64(n as i64);
+        for &(e, _) in axes {
+            args.i64(e as i64);
+        }
+        for &(_, st) in axes {
+            args.i64(st as i64);
+        }
+        args.ptr(rec);
+        // SAFETY: arguments as the GatherN / ScatterN wrapper declares them (one pointer,
+        // extent and stride per index array); the offsets, extents and the record are the
+        // caller's contract (# Safety), and the kernel reaches an element of the indexed
+        // operand only for indices in [0, extent) of each axis.
         unsafe { args.launch(device, f, grid) }
     }
 
