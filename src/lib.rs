@@ -105,6 +105,7 @@
 
 mod array;
 mod device;
+pub mod dlpack;
 mod element;
 mod error;
 pub mod fft;
@@ -127,7 +128,7 @@ pub mod user_kernels;
 pub use array::{
     allclose, argwhere, array_equal, bincount, complex, concatenate, count_nonzero,
     count_nonzero_axis, empty_like, full_like, histogram, nonzero, ones_like, outer, searchsorted,
-    stack, unique, where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode,
+    stack, unique, where_, zeros_like, ArrayOrScalar, DeviceArray, OperandValue, PadMode, RawArray,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

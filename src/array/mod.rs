@@ -11,6 +11,7 @@ mod matmul;
 mod operand;
 mod ops;
 mod peer;
+mod raw;
 mod reduce;
 mod sorting;
 mod transfer;
@@ -24,6 +25,7 @@ pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histog
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use peer::PeerRoute;
+pub use raw::RawArray;
 pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};
 
