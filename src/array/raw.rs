@@ -253,7 +253,7 @@ pub(crate) fn check_pointer(op: &'static str, ptr: CUdeviceptr, elem: usize) -> 
         return Err(Error::invalid(op, "the device pointer is null"));
     }
     let align = elem.clamp(1, 16) as u64;
-    if ptr % align != 0 {
+    if !ptr.is_multiple_of(align) {
         return Err(Error::invalid(
             op,
             format!(

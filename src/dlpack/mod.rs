@@ -772,6 +772,12 @@ mod tests {
         Box::into_raw(f).cast()
     }
 
+    /// Takes a tensor made by `fake` or `into_raw`.
+    fn own(p: *mut DLManagedTensorVersioned) -> Result<Tensor> {
+        // SAFETY: `p` is live (from `fake` or `into_raw`) and taken once.
+        unsafe { Tensor::from_raw(p) }
+    }
+
     const CUDA0: DLDevice = DLDevice {
         device_type: DL_CUDA,
         device_id: 0,
@@ -784,7 +790,7 @@ mod tests {
         let before = DELETED.load(Ordering::SeqCst);
 
         // Accessors, and the checks `from_dlpack` makes before any device work.
-        let t = unsafe { Tensor::from_raw(fake(CUDA0, f32t, vec![2, 3], None, 1)) }.unwrap();
+        let t = own(fake(CUDA0, f32t, vec![2, 3], None, 1)).unwrap();
         assert!(t.is_read_only());
         assert_eq!(
             (t.shape(), t.strides(), t.byte_offset()),
@@ -806,8 +812,7 @@ mod tests {
         assert_eq!(DELETED.load(Ordering::SeqCst), before + 1);
 
         // Strides pass through, negative ones too.
-        let t = unsafe { Tensor::from_raw(fake(CUDA0, f32t, vec![3, 2], Some(vec![1, -3]), 1)) }
-            .unwrap();
+        let t = own(fake(CUDA0, f32t, vec![3, 2], Some(vec![1, -3]), 1)).unwrap();
         let (_, _, strides) = t.check_for("from_dlpack", 0, DType::F32).unwrap();
         assert_eq!(strides, vec![1, -3]);
         drop(t);
@@ -817,7 +822,7 @@ mod tests {
             device_type: DL_CPU,
             device_id: 0,
         };
-        let t = unsafe { Tensor::from_raw(fake(cpu, f32t, vec![4], None, 1)) }.unwrap();
+        let t = own(fake(cpu, f32t, vec![4], None, 1)).unwrap();
         let e = t
             .check_for("from_dlpack", 0, DType::F32)
             .unwrap_err()
@@ -825,14 +830,14 @@ mod tests {
         assert!(e.contains("host memory (kDLCPU)"), "{e}");
         drop(t);
         let vec4 = DLDataType { lanes: 4, ..f32t };
-        let t = unsafe { Tensor::from_raw(fake(CUDA0, vec4, vec![4], None, 1)) }.unwrap();
+        let t = own(fake(CUDA0, vec4, vec![4], None, 1)).unwrap();
         let e = t
             .check_for("from_dlpack", 0, DType::F32)
             .unwrap_err()
             .to_string();
         assert!(e.contains("4 lanes"), "{e}");
         drop(t);
-        let t = unsafe { Tensor::from_raw(fake(CUDA0, f32t, vec![2, -1], None, 1)) }.unwrap();
+        let t = own(fake(CUDA0, f32t, vec![2, -1], None, 1)).unwrap();
         let e = t
             .check_for("from_dlpack", 0, DType::F32)
             .unwrap_err()
@@ -842,16 +847,18 @@ mod tests {
         assert_eq!(DELETED.load(Ordering::SeqCst), before + 5);
 
         // An unknown major version is refused, and deleted.
-        let e = unsafe { Tensor::from_raw(fake(CUDA0, f32t, vec![1], None, 2)) }.unwrap_err();
+        let e = own(fake(CUDA0, f32t, vec![1], None, 2)).unwrap_err();
         assert!(e.to_string().contains("version 2.0"), "{e}");
         assert_eq!(DELETED.load(Ordering::SeqCst), before + 6);
-        assert!(unsafe { Tensor::from_raw(std::ptr::null_mut()) }.is_err());
+        assert!(own(std::ptr::null_mut()).is_err());
 
         // into_raw / from_raw and the legacy forms call the deleter once, at the end.
-        let t = unsafe { Tensor::from_raw(fake(CUDA0, f32t, vec![5], None, 1)) }.unwrap();
-        let t = unsafe { Tensor::from_raw(t.into_raw()) }.unwrap();
+        let t = own(fake(CUDA0, f32t, vec![5], None, 1)).unwrap();
+        let t = own(t.into_raw()).unwrap();
         let legacy = t.into_legacy_raw();
+        // SAFETY: `legacy` is live until its deleter runs.
         assert_eq!(unsafe { (*legacy).dl_tensor.ndim }, 1);
+        // SAFETY: from `into_legacy_raw`, taken once.
         let t = unsafe { Tensor::from_legacy_raw(legacy) }.unwrap();
         assert_eq!((t.version().major, t.flags(), t.shape()), (1, 0, &[5][..]));
         assert_eq!(DELETED.load(Ordering::SeqCst), before + 6);
@@ -889,10 +896,11 @@ mod tests {
         assert_eq!((t.data_ptr(), t.byte_offset(), t.flags()), (0x1000, 0, 0));
         assert_eq!(t.version(), DLPACK_VERSION);
         let raw = t.into_raw();
+        // SAFETY: `raw` is live until its deleter runs.
         assert_eq!(unsafe { (*raw).manager_ctx }, raw.cast());
         assert_eq!(drops.load(Ordering::SeqCst), 0);
         // The checks accept what cuarray exports.
-        let t = unsafe { Tensor::from_raw(raw) }.unwrap();
+        let t = own(raw).unwrap();
         let (ptr, shape, strides) = t.check_for("from_dlpack", 3, DType::C64).unwrap();
         assert_eq!((ptr, shape, strides), (0x1000, vec![4, 2], vec![1, 4]));
         let legacy = t.into_legacy_raw();
