@@ -259,7 +259,8 @@ impl Array {
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let size = self.dtype_().size() as isize;
-        let s: Vec<isize> = dispatch!(&self.a, a => a.strides().iter().map(|&s| s * size).collect());
+        let s: Vec<isize> =
+            dispatch!(&self.a, a => a.strides().iter().map(|&s| s * size).collect());
         PyTuple::new(py, s)
     }
     /// NumPy's name of the element type (`"float32"`, `"bfloat16"`, `"complex64"`...).
@@ -364,8 +365,11 @@ impl Array {
                 cap
             } else {
                 let raw = tensor.into_legacy_raw();
-                let cap =
-                    ffi::PyCapsule_New(raw.cast::<c_void>(), LEGACY.as_ptr(), Some(delete_legacy_capsule));
+                let cap = ffi::PyCapsule_New(
+                    raw.cast::<c_void>(),
+                    LEGACY.as_ptr(),
+                    Some(delete_legacy_capsule),
+                );
                 if cap.is_null() {
                     if let Some(d) = (*raw).deleter {
                         d(raw);
@@ -421,9 +425,7 @@ impl Array {
         let d = self.dtype_();
         let dtype = if d == DType::BF16 {
             py.import("ml_dtypes")
-                .map_err(|_| {
-                    PyTypeError::new_err("bfloat16 to NumPy needs the ml_dtypes package")
-                })?
+                .map_err(|_| PyTypeError::new_err("bfloat16 to NumPy needs the ml_dtypes package"))?
                 .getattr("bfloat16")?
         } else {
             np.getattr("dtype")?.call1((numpy_name(d),))?
@@ -443,13 +445,17 @@ impl Array {
 
     /// A C-contiguous copy on the device.
     fn copy(&self) -> PyResult<Array> {
-        Ok(Array::new(dispatch!(&self.a, a => Wrap::wrap(a.copy().map_err(err)?))))
+        Ok(Array::new(
+            dispatch!(&self.a, a => Wrap::wrap(a.copy().map_err(err)?)),
+        ))
     }
 
     /// Sorted along `axis` (NumPy's `sort`).
     #[pyo3(signature = (axis=-1))]
     fn sort(&self, axis: isize) -> PyResult<Array> {
-        Ok(Array::new(dispatch!(&self.a, a => Wrap::wrap(a.sort(axis).map_err(err)?))))
+        Ok(Array::new(
+            dispatch!(&self.a, a => Wrap::wrap(a.sort(axis).map_err(err)?)),
+        ))
     }
 
     /// The sum of every element, as a 0-d array.
@@ -560,7 +566,8 @@ unsafe extern "C" fn delete_legacy_capsule(cap: *mut ffi::PyObject) {
     // SAFETY: as above, for "dltensor".
     unsafe {
         if ffi::PyCapsule_IsValid(cap, LEGACY.as_ptr()) == 1 {
-            let p = ffi::PyCapsule_GetPointer(cap, LEGACY.as_ptr()).cast::<dlpack::DLManagedTensor>();
+            let p =
+                ffi::PyCapsule_GetPointer(cap, LEGACY.as_ptr()).cast::<dlpack::DLManagedTensor>();
             if !p.is_null() {
                 if let Some(d) = (*p).deleter {
                     d(p);
@@ -583,10 +590,12 @@ fn take_capsule(cap: &Bound<'_, PyAny>) -> PyResult<dlpack::Tensor> {
             if ffi::PyCapsule_SetName(p, USED_VERSIONED.as_ptr()) != 0 {
                 return Err(PyErr::fetch(cap.py()));
             }
-            return dlpack::Tensor::from_raw(raw).map_err(|e| PyBufferError::new_err(e.to_string()));
+            return dlpack::Tensor::from_raw(raw)
+                .map_err(|e| PyBufferError::new_err(e.to_string()));
         }
         if ffi::PyCapsule_IsValid(p, LEGACY.as_ptr()) == 1 {
-            let raw = ffi::PyCapsule_GetPointer(p, LEGACY.as_ptr()).cast::<dlpack::DLManagedTensor>();
+            let raw =
+                ffi::PyCapsule_GetPointer(p, LEGACY.as_ptr()).cast::<dlpack::DLManagedTensor>();
             if ffi::PyCapsule_SetName(p, USED_LEGACY.as_ptr()) != 0 {
                 return Err(PyErr::fetch(cap.py()));
             }
@@ -632,7 +641,8 @@ fn from_dlpack(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Array> {
         Err(e) => return Err(e),
     };
     let tensor = take_capsule(&cap)?;
-    let dtype = dlpack::dtype_of(tensor.data_type()).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    let dtype =
+        dlpack::dtype_of(tensor.data_type()).map_err(|e| PyTypeError::new_err(e.to_string()))?;
     let a = with_dtype!(dtype, T => Wrap::wrap(DeviceArray::<T>::from_dlpack(&dev, tensor).map_err(err)?));
     Ok(Array::new(a))
 }
@@ -672,7 +682,9 @@ fn asarray(py: Python<'_>, obj: &Bound<'_, PyAny>, device: usize) -> PyResult<Ar
 fn zeros(shape: Vec<usize>, dtype: &str, device: usize) -> PyResult<Array> {
     let d = dtype_from_name(dtype)?;
     let dev = self::device(device)?;
-    Ok(Array::new(with_dtype!(d, T => Wrap::wrap(DeviceArray::<T>::zeros(&dev, &shape).map_err(err)?))))
+    Ok(Array::new(
+        with_dtype!(d, T => Wrap::wrap(DeviceArray::<T>::zeros(&dev, &shape).map_err(err)?)),
+    ))
 }
 
 /// True when a GPU, its driver and NVRTC are there.
