@@ -533,6 +533,36 @@ impl Array {
         Ok(Array::new(r))
     }
 
+    /// GELU (tanh approximation), `0.5 x (1 + tanh(0.79788456 (x + 0.044715 x^3)))`, as
+    /// one fused kernel (cuarray's `fuse`): float32 and float64.
+    fn gelu(&self) -> PyResult<Array> {
+        use cuarray::{fuse, Expr};
+        use AnyArray as A;
+        let r = match &self.a {
+            A::F32(a) => {
+                let g = fuse(|x: Expr<f32>| {
+                    let inner = (x + x * x * x * 0.044715) * 0.797_884_6;
+                    x * 0.5 * (inner.tanh() + 1.0)
+                });
+                A::F32(g.call(a).map_err(err)?)
+            }
+            A::F64(a) => {
+                let g = fuse(|x: Expr<f64>| {
+                    let inner = (x + x * x * x * 0.044715) * 0.797_884_560_802_865_4;
+                    x * 0.5 * (inner.tanh() + 1.0)
+                });
+                A::F64(g.call(a).map_err(err)?)
+            }
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "gelu takes float32 or float64, got {}",
+                    self.dtype()
+                )))
+            }
+        };
+        Ok(Array::new(r))
+    }
+
     fn __matmul__(&self, other: &Array) -> PyResult<Array> {
         self.matmul(other)
     }

@@ -172,6 +172,9 @@ def test_ops():
     np.testing.assert_array_equal(x.sort().to_host(), [[1.0, 3.0], [2.0, 5.0]])
     np.testing.assert_allclose((x @ x).to_host(), np.array([[11.0, 8.0], [16.0, 27.0]]))
     np.testing.assert_allclose(x.fft().to_host(), np.fft.fft(x.to_host()), rtol=1e-6)
+    v = np.linspace(-4, 4, 101)
+    ref = 0.5 * v * (1 + np.tanh(0.7978845608028654 * (v + 0.044715 * v**3)))
+    np.testing.assert_allclose(cuarray.asarray(v).gelu().to_host(), ref, rtol=1e-12, atol=1e-15)
 
 
 # ---- CuPy ----------------------------------------------------------------------------

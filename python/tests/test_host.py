@@ -22,7 +22,7 @@ def test_module_attributes():
         "synchronize",
     ]:
         assert hasattr(cuarray, name), name
-    for name in ["__dlpack__", "__dlpack_device__", "__cuda_array_interface__", "to_host", "sort", "fft", "matmul", "T"]:
+    for name in ["__dlpack__", "__dlpack_device__", "__cuda_array_interface__", "to_host", "sort", "fft", "matmul", "gelu", "T"]:
         assert hasattr(cuarray.Array, name), name
     assert issubclass(cuarray.CuarrayError, RuntimeError)
 
