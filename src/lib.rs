@@ -39,6 +39,7 @@
 //! | run a chain of operations as one kernel | [`fuse`] over [`Expr`] parameters ([`fusion`]) |
 //! | replay GPU work with one driver call | [`Device::capture`] into a [`Graph`] ([`graph`]) |
 //! | compare results | [`allclose`], [`array_equal`] |
+//! | share memory with other libraries | [`as_raw`](DeviceArray::as_raw), [`stream_handle`](DeviceArray::stream_handle), [`from_raw_parts`](DeviceArray::from_raw_parts), [`Stream::from_raw`], [`dlpack`] ([`to_dlpack`](DeviceArray::to_dlpack), [`from_dlpack`](DeviceArray::from_dlpack)); Python: the `python/` module |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
 //! | use several GPUs | [`Device::new`] per GPU, [`to_device`](DeviceArray::to_device) (peer copies); [`nccl`]: [`nccl::Comm`] with `all_reduce`, `broadcast`, `reduce`, `all_gather`, `reduce_scatter`, in [`nccl::group`]s |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
@@ -105,6 +106,7 @@
 
 mod array;
 mod device;
+pub mod dlpack;
 mod element;
 mod error;
 pub mod fft;
@@ -131,6 +133,7 @@ pub use array::{
     count_nonzero_axis, dsplit, dstack, empty_like, full_like, histogram, hsplit, hstack, isclose,
     nonzero, ones_like, outer, searchsorted, split, split_at, stack, unique, vsplit, vstack,
     where_, zeros_like, ArrayOrScalar, DeviceArray, IndexArg, IndexElem, OperandValue, PadMode,
+    RawArray,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

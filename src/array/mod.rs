@@ -14,6 +14,7 @@ mod matmul;
 mod operand;
 mod ops;
 mod peer;
+mod raw;
 mod reduce;
 mod sorting;
 mod transfer;
@@ -33,6 +34,7 @@ pub use manipulation::{
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use peer::PeerRoute;
+pub use raw::RawArray;
 pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};
 

@@ -162,6 +162,10 @@ pub struct DeviceBuffer {
     foreign: Mutex<Vec<(u64, Arc<CudaStream>)>>,
     /// The graph-private pool the block came from (allocated during a capture).
     graph: Option<Arc<GraphPool>>,
+    /// Foreign memory (`DeviceArray::from_raw_parts`, DLPack): the value that keeps it
+    /// alive, dropped with the buffer. Such a buffer is no pool block: its bytes are not
+    /// counted in the pool's statistics and never enter its free lists.
+    owner: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -288,7 +292,37 @@ impl DeviceBuffer {
             device: device.clone(),
             foreign: Mutex::new(Vec::new()),
             graph: None,
+            owner: None,
         }
+    }
+
+    /// Foreign memory of `bytes` bytes at `ptr` on `device`, kept alive by `owner`: the
+    /// pool neither counts nor recycles it. When the buffer is dropped, the streams that
+    /// used it are waited for, then `owner` is dropped (exactly once).
+    ///
+    /// # Safety
+    /// `ptr .. ptr + bytes` is device memory of `device`'s context that stays valid until
+    /// `owner` is dropped.
+    pub(crate) unsafe fn foreign_memory(
+        device: &Device,
+        ptr: CUdeviceptr,
+        bytes: usize,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> DeviceBuffer {
+        DeviceBuffer {
+            ptr,
+            bytes,
+            class: 0,
+            device: device.clone(),
+            foreign: Mutex::new(Vec::new()),
+            graph: None,
+            owner: Some(owner),
+        }
+    }
+
+    /// True for memory cuarray's pool does not own (see `foreign_memory`).
+    pub(crate) fn is_foreign_memory(&self) -> bool {
+        self.owner.is_some()
     }
 
     /// The device address of the first byte.
@@ -371,6 +405,7 @@ impl DeviceBuffer {
     pub(crate) fn into_raw(self) -> RawBlock {
         debug_assert!(self.foreign.lock().map(|f| f.is_empty()).unwrap_or(true));
         debug_assert!(self.graph.is_none(), "a graph pool's block kept as scratch");
+        debug_assert!(self.owner.is_none(), "foreign memory kept as scratch");
         {
             let mut s = self.device.pool().lock();
             s.stats.in_use -= self.class;
@@ -385,6 +420,8 @@ impl DeviceBuffer {
         drop(unsafe { std::ptr::read(&this.foreign) });
         // SAFETY: as above.
         drop(unsafe { std::ptr::read(&this.graph) });
+        // SAFETY: as above.
+        drop(unsafe { std::ptr::read(&this.owner) });
         RawBlock {
             ptr: this.ptr,
             bytes: this.bytes,
@@ -412,10 +449,11 @@ impl Drop for DeviceBuffer {
             return;
         }
         let foreign = std::mem::take(self.foreign.get_mut().unwrap_or_else(|p| p.into_inner()));
-        if !foreign.is_empty() && self.device.capturing() {
+        if (!foreign.is_empty() || self.owner.is_some()) && self.device.capturing() {
             // Ordering the block's reuse makes its home stream wait for the other streams,
             // which cannot happen on a stream being captured (the wait would join the
-            // graph, or break it): the block waits for the capture's end.
+            // graph, or break it): the block waits for the capture's end. So does foreign
+            // memory, whose drop waits for its streams.
             self.device.defer_until_capture_ends(DeviceBuffer {
                 ptr: self.ptr,
                 bytes: self.bytes,
@@ -423,7 +461,21 @@ impl Drop for DeviceBuffer {
                 device: self.device.clone(),
                 foreign: Mutex::new(foreign),
                 graph: None,
+                owner: self.owner.take(),
             });
+            return;
+        }
+        if self.owner.is_some() {
+            // Foreign memory: its owner may free it as soon as it is dropped, outside any
+            // stream's order, so the work queued on every stream that used it finishes
+            // first. Nothing goes back to the pool.
+            let synced = std::iter::once(self.device.cuda_stream())
+                .chain(foreign.iter().map(|(_, s)| s))
+                .all(|s| s.synchronize().is_ok());
+            if !synced {
+                let _ = self.device.context().synchronize();
+            }
+            drop(self.owner.take());
             return;
         }
         if !foreign.is_empty() {
@@ -557,6 +609,7 @@ impl GraphPool {
             device: device.clone(),
             foreign: Mutex::new(Vec::new()),
             graph: Some(self.clone()),
+            owner: None,
         })
     }
 

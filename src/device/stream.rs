@@ -7,7 +7,7 @@
 
 use super::Device;
 use crate::{Error, Result};
-use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::sys::{CUevent_flags, CUstream};
 use cudarc::driver::{CudaEvent, CudaStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -96,6 +96,75 @@ impl Stream {
             .map_err(Error::cuda("creating a stream"))?;
         let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
         Ok(Stream::wrap(device.on_own_stream(), cuda, id))
+    }
+
+    /// Wraps a CUDA stream created by another library (PyTorch's current stream, a
+    /// stream of your own FFI code) so that cuarray queues its work there. cuarray never
+    /// destroys it: dropping the `Stream` (and every handle and array made from it) leaves
+    /// the stream to its owner.
+    ///
+    /// `cu_stream` may be null, CUDA's legacy default stream, or `CU_STREAM_PER_THREAD`
+    /// (`0x2`), the per-thread default stream.
+    ///
+    /// ```no_run
+    /// use cuarray::{Device, DeviceArray, Stream};
+    /// let dev = Device::new(0)?;
+    /// let theirs = dev.new_stream()?;   // stands for a stream another library created
+    /// // SAFETY: the stream belongs to device 0's context and outlives `mine`.
+    /// let mine = unsafe { Stream::from_raw(&dev, theirs.as_raw()) }?;
+    /// let a = DeviceArray::<f32>::ones(&mine.device(), &[16])?; // queued on their stream
+    /// mine.synchronize()?;
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Safety
+    /// `cu_stream` must be a stream of `device`'s context (the primary context of its
+    /// ordinal, the one PyTorch, CuPy and JAX use), and it must stay alive until this
+    /// `Stream`, every [`Device`] handle from [`Stream::device`] and every array whose
+    /// operations run on it are dropped. Ordering between cuarray's work on the stream
+    /// and other streams is the caller's, as for any stream.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the driver says the stream belongs to another
+    /// context; [`Error::Cuda`] when the driver cannot be asked.
+    pub unsafe fn from_raw(device: &Device, cu_stream: CUstream) -> Result<Stream> {
+        device.bind()?;
+        let special = cu_stream.is_null() || cu_stream as usize == 0x2;
+        if !special {
+            let mut ctx: cudarc::driver::sys::CUcontext = std::ptr::null_mut();
+            // SAFETY: a query of the stream's context; the caller promises a live stream.
+            let r = unsafe { cudarc::driver::sys::cuStreamGetCtx(cu_stream, &mut ctx) };
+            r.result().map_err(Error::cuda("Stream::from_raw"))?;
+            if ctx != device.context().cu_ctx() {
+                return Err(Error::invalid(
+                    "Stream::from_raw",
+                    format!(
+                        "the stream belongs to another CUDA context than device {}'s \
+                         (its primary context)",
+                        device.ordinal()
+                    ),
+                ));
+            }
+        }
+        // SAFETY: the caller promises a live stream of this context that outlives every
+        // user of the wrapper; the wrapper never destroys it.
+        let cuda = unsafe { device.context().wrap_borrowed_stream(cu_stream) };
+        let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Stream::wrap(device.on_own_stream(), cuda, id))
+    }
+
+    /// The raw `CUstream`, for a library call or a kernel launched outside cuarray. The
+    /// handle stays valid while this `Stream` (or a handle or array on it) lives.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let s = dev.new_stream()?;
+    /// let raw: cuarray::cudarc::driver::sys::CUstream = s.as_raw();
+    /// assert!(!raw.is_null());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    pub fn as_raw(&self) -> CUstream {
+        self.0.cuda.cu_stream()
     }
 
     /// A handle on the same device whose work (array creation, transfers, operations)

@@ -828,7 +828,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_90() -> Result<(), String> {
+pub fn array_mod_92() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -845,7 +845,7 @@ pub fn array_mod_90() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_179() -> Result<(), String> {
+pub fn array_mod_181() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -857,7 +857,7 @@ pub fn array_mod_179() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_192() -> Result<(), String> {
+pub fn array_mod_194() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -869,7 +869,7 @@ pub fn array_mod_192() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_205() -> Result<(), String> {
+pub fn array_mod_207() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -881,7 +881,7 @@ pub fn array_mod_205() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_218() -> Result<(), String> {
+pub fn array_mod_220() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -892,7 +892,7 @@ pub fn array_mod_218() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_230() -> Result<(), String> {
+pub fn array_mod_232() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -904,7 +904,7 @@ pub fn array_mod_230() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_243() -> Result<(), String> {
+pub fn array_mod_245() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -916,7 +916,7 @@ pub fn array_mod_243() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_262() -> Result<(), String> {
+pub fn array_mod_264() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -930,7 +930,7 @@ pub fn array_mod_262() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_346() -> Result<(), String> {
+pub fn array_mod_348() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -941,7 +941,7 @@ pub fn array_mod_346() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_358() -> Result<(), String> {
+pub fn array_mod_360() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -955,7 +955,7 @@ pub fn array_mod_358() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_459() -> Result<(), String> {
+pub fn array_mod_461() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1504,6 +1504,60 @@ pub fn array_peer_45() -> Result<(), String> {
         let a = DeviceArray::<f32>::arange(&gpu0, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
         let b = a.t().to_device(&gpu1)?;        // a (3, 2) array on GPU 1
         assert_eq!(b.to_host()?, vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_raw_18() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, DType};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::zeros(&dev, &[2, 3])?;
+        // SAFETY: `raw.ptr` is used only while `a` lives, on `a`'s stream.
+        let raw = unsafe { a.t().as_raw() };
+        assert_eq!((raw.shape.as_slice(), raw.strides.as_slice()), (&[3, 2][..], &[1, 3][..]));
+        assert_eq!((raw.dtype, raw.device), (DType::F32, 0));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_raw_113() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::ones(&dev, &[1024])?;
+        // SAFETY: the pointer is used on `a`'s stream while `a` lives.
+        let raw = unsafe { a.as_raw() };
+        let stream = a.stream_handle(); // launch there, after `ones`
+        assert_eq!(raw.shape, vec![1024]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_raw_143() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let side = dev.new_stream()?;
+        let a = DeviceArray::<f32>::ones(&side.device(), &[16])?;
+        assert_eq!(a.stream_handle(), side.as_raw());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_raw_169() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let mine = DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?;
+        // SAFETY: `mine` (the owner) keeps the 6 floats alive; they are on device 0.
+        let ptr = unsafe { mine.as_raw() }.ptr;
+        let m = unsafe { DeviceArray::<f32>::from_raw_parts(&dev, ptr, &[2, 3], &[3, 1], mine) }?;
+        assert_eq!(m.to_host()?, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -2109,7 +2163,7 @@ pub fn device_memory_148() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_178() -> Result<(), String> {
+pub fn device_memory_182() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -2120,7 +2174,7 @@ pub fn device_memory_178() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_296() -> Result<(), String> {
+pub fn device_memory_330() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -2132,7 +2186,7 @@ pub fn device_memory_296() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_310() -> Result<(), String> {
+pub fn device_memory_344() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -2142,7 +2196,7 @@ pub fn device_memory_310() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_322() -> Result<(), String> {
+pub fn device_memory_356() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -2152,7 +2206,7 @@ pub fn device_memory_322() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_334() -> Result<(), String> {
+pub fn device_memory_368() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceBuffer};
         let dev = Device::new(0)?;
@@ -2163,7 +2217,7 @@ pub fn device_memory_334() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_636() -> Result<(), String> {
+pub fn device_memory_689() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let pool = dev.memory_pool();
@@ -2177,7 +2231,7 @@ pub fn device_memory_636() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_657() -> Result<(), String> {
+pub fn device_memory_710() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2188,7 +2242,7 @@ pub fn device_memory_657() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_669() -> Result<(), String> {
+pub fn device_memory_722() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2201,7 +2255,7 @@ pub fn device_memory_669() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_683() -> Result<(), String> {
+pub fn device_memory_736() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2214,7 +2268,7 @@ pub fn device_memory_683() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_698() -> Result<(), String> {
+pub fn device_memory_751() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2228,7 +2282,7 @@ pub fn device_memory_698() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_713() -> Result<(), String> {
+pub fn device_memory_766() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2242,7 +2296,7 @@ pub fn device_memory_713() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_730() -> Result<(), String> {
+pub fn device_memory_783() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2255,7 +2309,7 @@ pub fn device_memory_730() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_744() -> Result<(), String> {
+pub fn device_memory_797() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2268,7 +2322,7 @@ pub fn device_memory_744() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_memory_759() -> Result<(), String> {
+pub fn device_memory_812() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2614,7 +2668,32 @@ pub fn device_stream_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_104() -> Result<(), String> {
+pub fn device_stream_109() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, Stream};
+        let dev = Device::new(0)?;
+        let theirs = dev.new_stream()?;   // stands for a stream another library created
+        // SAFETY: the stream belongs to device 0's context and outlives `mine`.
+        let mine = unsafe { Stream::from_raw(&dev, theirs.as_raw()) }?;
+        let a = DeviceArray::<f32>::ones(&mine.device(), &[16])?; // queued on their stream
+        mine.synchronize()?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn device_stream_159() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let s = dev.new_stream()?;
+        let raw: cuarray::cudarc::driver::sys::CUstream = s.as_raw();
+        assert!(!raw.is_null());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn device_stream_173() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2628,7 +2707,7 @@ pub fn device_stream_104() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_127() -> Result<(), String> {
+pub fn device_stream_196() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2639,7 +2718,7 @@ pub fn device_stream_127() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_140() -> Result<(), String> {
+pub fn device_stream_209() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2652,7 +2731,7 @@ pub fn device_stream_140() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_170() -> Result<(), String> {
+pub fn device_stream_239() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2665,7 +2744,7 @@ pub fn device_stream_170() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_195() -> Result<(), String> {
+pub fn device_stream_264() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2678,7 +2757,7 @@ pub fn device_stream_195() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_214() -> Result<(), String> {
+pub fn device_stream_283() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2690,7 +2769,7 @@ pub fn device_stream_214() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_239() -> Result<(), String> {
+pub fn device_stream_308() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
@@ -2703,7 +2782,7 @@ pub fn device_stream_239() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_260() -> Result<(), String> {
+pub fn device_stream_329() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2717,7 +2796,7 @@ pub fn device_stream_260() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_285() -> Result<(), String> {
+pub fn device_stream_354() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2730,7 +2809,7 @@ pub fn device_stream_285() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_307() -> Result<(), String> {
+pub fn device_stream_376() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2744,7 +2823,7 @@ pub fn device_stream_307() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_325() -> Result<(), String> {
+pub fn device_stream_394() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<f32>::ones(&dev, &[1 << 24])?;
@@ -2756,7 +2835,7 @@ pub fn device_stream_325() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_stream_348() -> Result<(), String> {
+pub fn device_stream_417() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2840,6 +2919,78 @@ pub fn device_transfers_7() -> Result<(), String> {
         let after = dev.transfer_stats();
         assert_eq!(after.d2h_calls - before.d2h_calls, 1);
         assert_eq!(after.h2d_calls, before.h2d_calls); // `ones` is made on the device
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn dlpack_mod_14() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
+        let t = a.to_dlpack(None)?;                   // no copy: the tensor holds `a`'s memory
+        assert_eq!(t.shape(), &[2, 3]);
+        let b = DeviceArray::<f32>::from_dlpack(&dev, t)?; // and back, still no copy
+        assert_eq!(b.to_host()?, a.to_host()?);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn dlpack_mod_39() -> Result<(), String> {
+    fn run() {
+        use cuarray::{dlpack, DType};
+        let t = dlpack::data_type(DType::BF16);
+        assert_eq!((t.code, t.bits, t.lanes), (dlpack::DL_BFLOAT, 16, 1));
+    }
+    run().outcome()
+}
+
+pub fn dlpack_mod_62() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{dlpack, DType};
+        let t = dlpack::DLDataType { code: dlpack::DL_COMPLEX, bits: 64, lanes: 1 };
+        assert_eq!(dlpack::dtype_of(t)?, DType::C64);
+        assert!(dlpack::dtype_of(dlpack::DLDataType { lanes: 4, ..t }).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn dlpack_mod_130() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{dlpack, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[4])?;
+        let raw = a.to_dlpack(None)?.into_raw();   // e.g. into a Python capsule
+        // SAFETY: `raw` came from `into_raw` and is taken back once.
+        let t = unsafe { dlpack::Tensor::from_raw(raw) }?;
+        assert_eq!(t.device(), dlpack::DLDevice { device_type: dlpack::DL_CUDA, device_id: 0 });
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn dlpack_mod_543() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::ones(&dev, &[3, 4])?;
+        let t = a.t().to_dlpack(None)?;
+        assert_eq!((t.shape(), t.strides()), (&[4, 3][..], Some(&[1, 4][..])));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn dlpack_mod_587() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let t = DeviceArray::<f64>::zeros(&dev, &[8])?.to_dlpack(None)?;
+        let a = DeviceArray::<f64>::from_dlpack(&dev, t)?;
+        assert!(DeviceArray::<f32>::from_dlpack(&dev, a.to_dlpack(None)?).is_err()); // f64 != f32
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -5676,17 +5827,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:90", array_mod_90, 1),
-    ("src/array/mod.rs:179", array_mod_179, 1),
-    ("src/array/mod.rs:192", array_mod_192, 1),
-    ("src/array/mod.rs:205", array_mod_205, 1),
-    ("src/array/mod.rs:218", array_mod_218, 1),
-    ("src/array/mod.rs:230", array_mod_230, 1),
-    ("src/array/mod.rs:243", array_mod_243, 1),
-    ("src/array/mod.rs:262", array_mod_262, 1),
-    ("src/array/mod.rs:346", array_mod_346, 1),
-    ("src/array/mod.rs:358", array_mod_358, 1),
-    ("src/array/mod.rs:459", array_mod_459, 1),
+    ("src/array/mod.rs:92", array_mod_92, 1),
+    ("src/array/mod.rs:181", array_mod_181, 1),
+    ("src/array/mod.rs:194", array_mod_194, 1),
+    ("src/array/mod.rs:207", array_mod_207, 1),
+    ("src/array/mod.rs:220", array_mod_220, 1),
+    ("src/array/mod.rs:232", array_mod_232, 1),
+    ("src/array/mod.rs:245", array_mod_245, 1),
+    ("src/array/mod.rs:264", array_mod_264, 1),
+    ("src/array/mod.rs:348", array_mod_348, 1),
+    ("src/array/mod.rs:360", array_mod_360, 1),
+    ("src/array/mod.rs:461", array_mod_461, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -5733,6 +5884,10 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/ops.rs:757", array_ops_757, 1),
     ("src/array/ops.rs:947", array_ops_947, 1),
     ("src/array/peer.rs:45", array_peer_45, 2),
+    ("src/array/raw.rs:18", array_raw_18, 1),
+    ("src/array/raw.rs:113", array_raw_113, 1),
+    ("src/array/raw.rs:143", array_raw_143, 1),
+    ("src/array/raw.rs:169", array_raw_169, 1),
     ("src/array/reduce.rs:141", array_reduce_141, 1),
     ("src/array/reduce.rs:151", array_reduce_151, 1),
     ("src/array/reduce.rs:161", array_reduce_161, 1),
@@ -5784,20 +5939,20 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/errors.rs:85", device_errors_85, 1),
     ("src/device/memory.rs:41", device_memory_41, 1),
     ("src/device/memory.rs:148", device_memory_148, 1),
-    ("src/device/memory.rs:178", device_memory_178, 1),
-    ("src/device/memory.rs:296", device_memory_296, 1),
-    ("src/device/memory.rs:310", device_memory_310, 1),
-    ("src/device/memory.rs:322", device_memory_322, 1),
-    ("src/device/memory.rs:334", device_memory_334, 1),
-    ("src/device/memory.rs:636", device_memory_636, 1),
-    ("src/device/memory.rs:657", device_memory_657, 1),
-    ("src/device/memory.rs:669", device_memory_669, 1),
-    ("src/device/memory.rs:683", device_memory_683, 1),
-    ("src/device/memory.rs:698", device_memory_698, 1),
-    ("src/device/memory.rs:713", device_memory_713, 1),
-    ("src/device/memory.rs:730", device_memory_730, 1),
-    ("src/device/memory.rs:744", device_memory_744, 1),
-    ("src/device/memory.rs:759", device_memory_759, 1),
+    ("src/device/memory.rs:182", device_memory_182, 1),
+    ("src/device/memory.rs:330", device_memory_330, 1),
+    ("src/device/memory.rs:344", device_memory_344, 1),
+    ("src/device/memory.rs:356", device_memory_356, 1),
+    ("src/device/memory.rs:368", device_memory_368, 1),
+    ("src/device/memory.rs:689", device_memory_689, 1),
+    ("src/device/memory.rs:710", device_memory_710, 1),
+    ("src/device/memory.rs:722", device_memory_722, 1),
+    ("src/device/memory.rs:736", device_memory_736, 1),
+    ("src/device/memory.rs:751", device_memory_751, 1),
+    ("src/device/memory.rs:766", device_memory_766, 1),
+    ("src/device/memory.rs:783", device_memory_783, 1),
+    ("src/device/memory.rs:797", device_memory_797, 1),
+    ("src/device/memory.rs:812", device_memory_812, 1),
     ("src/device/mod.rs:92", device_mod_92, 1),
     ("src/device/mod.rs:130", device_mod_130, 1),
     ("src/device/mod.rs:150", device_mod_150, 1),
@@ -5826,24 +5981,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/probe.rs:244", device_probe_244, 1),
     ("src/device/probe.rs:256", device_probe_256, 1),
     ("src/device/stream.rs:33", device_stream_33, 1),
-    ("src/device/stream.rs:104", device_stream_104, 1),
-    ("src/device/stream.rs:127", device_stream_127, 1),
-    ("src/device/stream.rs:140", device_stream_140, 1),
-    ("src/device/stream.rs:170", device_stream_170, 1),
-    ("src/device/stream.rs:195", device_stream_195, 1),
-    ("src/device/stream.rs:214", device_stream_214, 1),
+    ("src/device/stream.rs:109", device_stream_109, 1),
+    ("src/device/stream.rs:159", device_stream_159, 1),
+    ("src/device/stream.rs:173", device_stream_173, 1),
+    ("src/device/stream.rs:196", device_stream_196, 1),
+    ("src/device/stream.rs:209", device_stream_209, 1),
     ("src/device/stream.rs:239", device_stream_239, 1),
-    ("src/device/stream.rs:260", device_stream_260, 1),
-    ("src/device/stream.rs:285", device_stream_285, 1),
-    ("src/device/stream.rs:307", device_stream_307, 1),
-    ("src/device/stream.rs:325", device_stream_325, 1),
-    ("src/device/stream.rs:348", device_stream_348, 1),
+    ("src/device/stream.rs:264", device_stream_264, 1),
+    ("src/device/stream.rs:283", device_stream_283, 1),
+    ("src/device/stream.rs:308", device_stream_308, 1),
+    ("src/device/stream.rs:329", device_stream_329, 1),
+    ("src/device/stream.rs:354", device_stream_354, 1),
+    ("src/device/stream.rs:376", device_stream_376, 1),
+    ("src/device/stream.rs:394", device_stream_394, 1),
+    ("src/device/stream.rs:417", device_stream_417, 1),
     ("src/device/timing.rs:10", device_timing_10, 1),
     ("src/device/timing.rs:26", device_timing_26, 1),
     ("src/device/timing.rs:39", device_timing_39, 1),
     ("src/device/timing.rs:54", device_timing_54, 1),
     ("src/device/timing.rs:77", device_timing_77, 1),
     ("src/device/transfers.rs:7", device_transfers_7, 1),
+    ("src/dlpack/mod.rs:14", dlpack_mod_14, 1),
+    ("src/dlpack/mod.rs:39", dlpack_mod_39, 1),
+    ("src/dlpack/mod.rs:62", dlpack_mod_62, 1),
+    ("src/dlpack/mod.rs:130", dlpack_mod_130, 1),
+    ("src/dlpack/mod.rs:543", dlpack_mod_543, 1),
+    ("src/dlpack/mod.rs:587", dlpack_mod_587, 1),
     ("src/element.rs:16", element_16, 1),
     ("src/element.rs:84", element_84, 1),
     ("src/element.rs:112", element_112, 1),

@@ -28,6 +28,7 @@ mod first_programs;
 mod fusion;
 mod hardening;
 mod indexing;
+mod interop;
 mod large;
 mod linalg;
 mod linalg_solver;
@@ -97,6 +98,7 @@ fn main() {
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
+    interop::trials(&mut trials);
     nvrtc_hint(&mut trials);
     libtest_mimic::run(&args, trials).exit();
 }
