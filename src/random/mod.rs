@@ -98,10 +98,14 @@
 //! function but derives its key from the seed through `SeedSequence`, and its
 //! distributions (ziggurat normals, Lemire's integers with a rejection loop) consume the stream differently.
 
+mod choice;
+mod distributions;
 mod host;
+mod host_distributions;
 mod launch;
 mod philox;
 
+pub use distributions::P_TOL;
 pub use philox::philox4x32_10;
 #[doc(hidden)]
 pub use philox::KAT as PHILOX_KAT;
