@@ -290,7 +290,10 @@ fn continuous_distributions_match_their_moments_and_supports() {
     for (i, c) in dists::continuous().into_iter().enumerate() {
         let mut rng = HostGenerator::new(100 + i as u64);
         let xs = host_cont(&mut rng, c.call, N_DIST).unwrap();
-        if let Some(x) = xs.iter().find(|&&x| !(x >= c.support.0 && x <= c.support.1)) {
+        if let Some(x) = xs
+            .iter()
+            .find(|&&x| !(x >= c.support.0 && x <= c.support.1))
+        {
             fails.push(format!("{}: {x} outside {:?}", c.name, c.support));
             continue;
         }
@@ -317,14 +320,22 @@ fn discrete_distributions_match_their_pmfs() {
         }
         let (m, v) = c.call.moments();
         let (pm, pv, pk) = pmf_moments(|k| c.call.pmf(k), m, v.sqrt());
-        assert!((pm - m).abs() < 1e-6 * m.abs().max(1.0) && (pv - v).abs() < 1e-6 * v, "{}: pmf", c.name);
+        assert!(
+            (pm - m).abs() < 1e-6 * m.abs().max(1.0) && (pv - v).abs() < 1e-6 * v,
+            "{}: pmf",
+            c.name
+        );
         let f: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
         if let Err(e) = check_moments(c.name, &f, m, v, pk) {
             fails.push(e);
         }
         let (chi2, df) = dists::chi2_against_pmf(&xs, |k| c.call.pmf(k), m, v.sqrt());
         if chi2 > chi2_threshold(df) {
-            fails.push(format!("{}: chi-square {chi2:.1} > {:.1} ({df} df)", c.name, chi2_threshold(df)));
+            fails.push(format!(
+                "{}: chi-square {chi2:.1} > {:.1} ({df} df)",
+                c.name,
+                chi2_threshold(df)
+            ));
         }
     }
     assert!(fails.is_empty(), "{fails:#?}");
@@ -333,11 +344,20 @@ fn discrete_distributions_match_their_pmfs() {
 #[test]
 fn float_types_round_the_f64_values() {
     // f32 values are the f64 ones rounded once; the same element indices.
-    let a = HostGenerator::new(5).gamma::<f64>(2.5, 1.5, &[1000]).unwrap();
-    let b = HostGenerator::new(5).gamma::<f32>(2.5, 1.5, &[1000]).unwrap();
+    let a = HostGenerator::new(5)
+        .gamma::<f64>(2.5, 1.5, &[1000])
+        .unwrap();
+    let b = HostGenerator::new(5)
+        .gamma::<f32>(2.5, 1.5, &[1000])
+        .unwrap();
     assert!(a.iter().zip(&b).all(|(&x, &y)| x as f32 == y));
-    let h = HostGenerator::new(5).gamma::<f16>(2.5, 1.5, &[1000]).unwrap();
-    assert!(a.iter().zip(&h).all(|(&x, &y)| f16::from_f32(x as f32) == y));
+    let h = HostGenerator::new(5)
+        .gamma::<f16>(2.5, 1.5, &[1000])
+        .unwrap();
+    assert!(a
+        .iter()
+        .zip(&h)
+        .all(|(&x, &y)| f16::from_f32(x as f32) == y));
 }
 
 #[test]
@@ -350,13 +370,19 @@ fn samplers_continue_and_depend_on_the_element_only() {
     assert_eq!(ab, HostGenerator::new(9).poisson(30.0, &[20]).unwrap());
     // A shape is only a count: [4, 5] is [20].
     assert_eq!(
-        HostGenerator::new(9).beta::<f64>(0.3, 0.7, &[4, 5]).unwrap(),
+        HostGenerator::new(9)
+            .beta::<f64>(0.3, 0.7, &[4, 5])
+            .unwrap(),
         HostGenerator::new(9).beta::<f64>(0.3, 0.7, &[20]).unwrap()
     );
     // Seeds differ.
     assert_ne!(
-        HostGenerator::new(1).standard_gamma::<f64>(2.0, &[8]).unwrap(),
-        HostGenerator::new(2).standard_gamma::<f64>(2.0, &[8]).unwrap()
+        HostGenerator::new(1)
+            .standard_gamma::<f64>(2.0, &[8])
+            .unwrap(),
+        HostGenerator::new(2)
+            .standard_gamma::<f64>(2.0, &[8])
+            .unwrap()
     );
 }
 
@@ -364,7 +390,9 @@ fn samplers_continue_and_depend_on_the_element_only() {
 fn dirichlet_and_multinomial_rows() {
     let alpha = [0.5, 1.0, 3.0, 0.01];
     let n = 200_000;
-    let d = HostGenerator::new(3).dirichlet::<f64>(&alpha, &[n]).unwrap();
+    let d = HostGenerator::new(3)
+        .dirichlet::<f64>(&alpha, &[n])
+        .unwrap();
     let a0: f64 = alpha.iter().sum();
     for (k, &a) in alpha.iter().enumerate() {
         let col: Vec<f64> = d.chunks(4).map(|r| r[k]).collect();
@@ -375,13 +403,25 @@ fn dirichlet_and_multinomial_rows() {
             / (al * be * (a0 + 2.0) * (a0 + 3.0));
         check_moments(&format!("dirichlet[{k}]"), &col, m, v, 3.0 + ex).unwrap();
     }
-    assert!(d.chunks(4).all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-12 && r.iter().all(|&x| (0.0..=1.0).contains(&x))));
+    assert!(d
+        .chunks(4)
+        .all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-12
+            && r.iter().all(|&x| (0.0..=1.0).contains(&x))));
     let p = [0.2, 0.3, 0.1, 0.4];
     let c = HostGenerator::new(4).multinomial(50, &p, &[n]).unwrap();
-    assert!(c.chunks(4).all(|r| r.iter().sum::<i64>() == 50 && r.iter().all(|&x| x >= 0)));
+    assert!(c
+        .chunks(4)
+        .all(|r| r.iter().sum::<i64>() == 50 && r.iter().all(|&x| x >= 0)));
     for (k, &pk) in p.iter().enumerate() {
         let col: Vec<f64> = c.chunks(4).map(|r| r[k] as f64).collect();
-        check_moments(&format!("multinomial[{k}]"), &col, 50.0 * pk, 50.0 * pk * (1.0 - pk), 3.5).unwrap();
+        check_moments(
+            &format!("multinomial[{k}]"),
+            &col,
+            50.0 * pk,
+            50.0 * pk * (1.0 - pk),
+            3.5,
+        )
+        .unwrap();
     }
 }
 
@@ -389,14 +429,19 @@ fn dirichlet_and_multinomial_rows() {
 fn choice_draws_by_p_and_without_replacement() {
     let p = [0.1, 0.0, 0.25, 0.65];
     let n = N_DIST;
-    let x = HostGenerator::new(6).choice(4, &[n], true, Some(&p)).unwrap();
+    let x = HostGenerator::new(6)
+        .choice(4, &[n], true, Some(&p))
+        .unwrap();
     let mut counts = [0u64; 4];
     x.iter().for_each(|&i| counts[i as usize] += 1);
     assert_eq!(counts[1], 0, "a zero-probability index was drawn");
-    let chi2: f64 = [0, 2, 3].iter().map(|&i| {
-        let e = n as f64 * p[i];
-        (counts[i] as f64 - e).powi(2) / e
-    }).sum();
+    let chi2: f64 = [0, 2, 3]
+        .iter()
+        .map(|&i| {
+            let e = n as f64 * p[i];
+            (counts[i] as f64 - e).powi(2) / e
+        })
+        .sum();
     assert!(chi2 < chi2_threshold(2), "choice with p: chi-square {chi2}");
     // Without replacement: distinct, and every index equally likely to be first.
     let mut firsts = [0u64; 10];
@@ -415,15 +460,24 @@ fn choice_draws_by_p_and_without_replacement() {
         assert_ne!(s[0], s[1]);
         firsts[s[0] as usize] += 1;
     }
-    let chi2: f64 = (0..3).map(|i| {
-        let e = 30_000.0 * p[i];
-        (firsts[i] as f64 - e).powi(2) / e
-    }).sum();
-    assert!(chi2 < chi2_threshold(2), "weighted choice without replacement: chi-square {chi2}");
+    let chi2: f64 = (0..3)
+        .map(|i| {
+            let e = 30_000.0 * p[i];
+            (firsts[i] as f64 - e).powi(2) / e
+        })
+        .sum();
+    assert!(
+        chi2 < chi2_threshold(2),
+        "weighted choice without replacement: chi-square {chi2}"
+    );
     // choice_from picks rows.
     let a: Vec<i32> = (0..12).collect();
-    let r = HostGenerator::new(8).choice_from(&a, &[4, 3], &[5], true, None).unwrap();
-    assert!(r.chunks(3).all(|row| row[0] % 3 == 0 && row[1] == row[0] + 1 && row[2] == row[0] + 2));
+    let r = HostGenerator::new(8)
+        .choice_from(&a, &[4, 3], &[5], true, None)
+        .unwrap();
+    assert!(r
+        .chunks(3)
+        .all(|row| row[0] % 3 == 0 && row[1] == row[0] + 1 && row[2] == row[0] + 2));
 }
 
 #[test]
@@ -431,10 +485,16 @@ fn multivariate_normal_has_the_covariance() {
     let cov = [2.0, 0.6, 0.0, 0.6, 1.0, -0.3, 0.0, -0.3, 0.5];
     let mean = [1.0, -2.0, 0.5];
     let n = 200_000;
-    let x = HostGenerator::new(10).multivariate_normal(&mean, &cov, &[n]).unwrap();
+    let x = HostGenerator::new(10)
+        .multivariate_normal(&mean, &cov, &[n])
+        .unwrap();
     for i in 0..3 {
         for j in 0..3 {
-            let c: f64 = x.chunks(3).map(|v| (v[i] - mean[i]) * (v[j] - mean[j])).sum::<f64>() / n as f64;
+            let c: f64 = x
+                .chunks(3)
+                .map(|v| (v[i] - mean[i]) * (v[j] - mean[j]))
+                .sum::<f64>()
+                / n as f64;
             let se = ((cov[i * 3 + i] * cov[j * 3 + j] + cov[i * 3 + j].powi(2)) / n as f64).sqrt();
             assert!((c - cov[i * 3 + j]).abs() < 6.0 * se, "cov[{i}, {j}] = {c}");
         }
@@ -462,14 +522,24 @@ fn invalid_parameters_are_errors_naming_them() {
     assert!(msgi(rng.hypergeometric(2, 3, 6, &[1])).contains("nsample"));
     assert!(msgi(rng.multinomial(5, &[0.7, 0.6, 0.1], &[1])).contains("pvals"));
     assert!(msgi(rng.multinomial(5, &[-0.1, 1.1], &[1])).contains("pvals[0]"));
-    assert!(rng.dirichlet::<f64>(&[1.0, 0.0], &[1]).unwrap_err().to_string().contains("alpha[1]"));
+    assert!(rng
+        .dirichlet::<f64>(&[1.0, 0.0], &[1])
+        .unwrap_err()
+        .to_string()
+        .contains("alpha[1]"));
     assert!(msgi(rng.choice(3, &[4], false, None)).contains("replace"));
     assert!(msgi(rng.choice(3, &[2], true, Some(&[0.5, 0.4, 0.2]))).contains("sum"));
     assert!(msgi(rng.choice(3, &[2], true, Some(&[0.5, 0.6, -0.1]))).contains("p[2]"));
     assert!(msgi(rng.choice(3, &[2], true, Some(&[0.5, 0.5]))).contains("entries"));
     assert!(msgi(rng.choice(3, &[3], false, Some(&[0.5, 0.5, 0.0]))).contains("non-zero"));
-    assert!(msg(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 2.0, 2.0, 1.0], &[1])).contains("positive semi-definite"));
-    assert!(msg(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 0.5, 0.4, 1.0], &[1])).contains("symmetric"));
+    assert!(
+        msg(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 2.0, 2.0, 1.0], &[1]))
+            .contains("positive semi-definite")
+    );
+    assert!(
+        msg(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 0.5, 0.4, 1.0], &[1]))
+            .contains("symmetric")
+    );
     // An error leaves the position where it was.
     assert_eq!(rng.position(), 0);
 }

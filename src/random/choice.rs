@@ -28,7 +28,10 @@ fn total(op: &'static str, size: &[usize]) -> Result<usize> {
 
 fn check_n(op: &'static str, n: usize, k: usize, replace: bool, p: Option<&[f64]>) -> Result<()> {
     if n == 0 && k > 0 {
-        return Err(Error::invalid(op, "a must not be empty (n = 0) when size > 0"));
+        return Err(Error::invalid(
+            op,
+            "a must not be empty (n = 0) when size > 0",
+        ));
     }
     if !replace && k > n {
         return Err(Error::invalid(
@@ -38,7 +41,10 @@ fn check_n(op: &'static str, n: usize, k: usize, replace: bool, p: Option<&[f64]
     }
     if let Some(p) = p {
         if p.len() != n {
-            return Err(Error::invalid(op, format!("p has {} entries, a has {n}", p.len())));
+            return Err(Error::invalid(
+                op,
+                format!("p has {} entries, a has {n}", p.len()),
+            ));
         }
         pvector(op, p)?;
         if !replace {
@@ -46,7 +52,9 @@ fn check_n(op: &'static str, n: usize, k: usize, replace: bool, p: Option<&[f64]
             if nonzero < k {
                 return Err(Error::invalid(
                     op,
-                    format!("p has {nonzero} non-zero entries, fewer than size = {k} (replace = false)"),
+                    format!(
+                        "p has {nonzero} non-zero entries, fewer than size = {k} (replace = false)"
+                    ),
                 ));
             }
         }
@@ -65,7 +73,10 @@ pub(crate) fn psd_factor(cov: &[f64], d: usize) -> Result<Vec<f64>> {
     for i in 0..d {
         for j in 0..i {
             if (cov[i * d + j] - cov[j * d + i]).abs() > 1e-8 * scale.max(1e-300) {
-                return Err(Error::invalid(op, format!("cov is not symmetric (at [{i}, {j}])")));
+                return Err(Error::invalid(
+                    op,
+                    format!("cov is not symmetric (at [{i}, {j}])"),
+                ));
             }
         }
     }
@@ -176,7 +187,10 @@ impl Generator {
         p: Option<&DeviceArray<f64>>,
     ) -> Result<DeviceArray<T>> {
         if a.ndim() == 0 {
-            return Err(Error::invalid("choice_from", "a 0-d array has no axis to choose along"));
+            return Err(Error::invalid(
+                "choice_from",
+                "a 0-d array has no axis to choose along",
+            ));
         }
         let k = total("choice_from", size)?;
         let idx = self.choice(a.shape()[0], &[k], replace, p)?;
@@ -218,7 +232,11 @@ impl Generator {
         if mean.ndim() != 1 || cov.shape() != [d, d] {
             return Err(Error::invalid(
                 op,
-                format!("mean must be 1-d (d) and cov d x d, got {:?} and {:?}", mean.shape(), cov.shape()),
+                format!(
+                    "mean must be 1-d (d) and cov d x d, got {:?} and {:?}",
+                    mean.shape(),
+                    cov.shape()
+                ),
             ));
         }
         let l = match crate::linalg::cholesky(cov) {
@@ -308,7 +326,13 @@ impl HostGenerator {
     ) -> Result<Vec<T>> {
         let op = "choice_from";
         if a_shape.is_empty() || total(op, a_shape)? != a.len() {
-            return Err(Error::invalid(op, format!("a has {} elements, not of shape {a_shape:?} (1-d at least)", a.len())));
+            return Err(Error::invalid(
+                op,
+                format!(
+                    "a has {} elements, not of shape {a_shape:?} (1-d at least)",
+                    a.len()
+                ),
+            ));
         }
         let row: usize = a_shape[1..].iter().product();
         let k = total(op, size)?;
@@ -333,7 +357,12 @@ impl HostGenerator {
     /// assert!(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 2.0, 2.0, 1.0], &[5]).is_err());
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn multivariate_normal(&mut self, mean: &[f64], cov: &[f64], size: &[usize]) -> Result<Vec<f64>> {
+    pub fn multivariate_normal(
+        &mut self,
+        mean: &[f64],
+        cov: &[f64],
+        size: &[usize],
+    ) -> Result<Vec<f64>> {
         let d = mean.len();
         if cov.len() != d * d {
             return Err(Error::invalid(

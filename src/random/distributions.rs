@@ -73,7 +73,11 @@ pub(super) fn pvector(op: &'static str, p: &[f64]) -> Result<()> {
     if p.is_empty() {
         return Err(bad(op, "p must not be empty".into()));
     }
-    if let Some((i, v)) = p.iter().enumerate().find(|(_, v)| !(0.0..=1.0).contains(*v)) {
+    if let Some((i, v)) = p
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(0.0..=1.0).contains(*v))
+    {
         return Err(bad(op, format!("p[{i}] = {v} is outside [0, 1]")));
     }
     let s: f64 = p.iter().sum();
@@ -131,7 +135,11 @@ pub(super) struct Call<'a> {
 
 impl Call<'_> {
     pub(super) fn new(sampler: Sampler, p: [f64; 4]) -> Call<'static> {
-        Call { sampler, p, aux: &[] }
+        Call {
+            sampler,
+            p,
+            aux: &[],
+        }
     }
 }
 
@@ -139,7 +147,11 @@ impl Call<'_> {
 
 impl Generator {
     /// Fills a fresh array of `shape` with `call` (rows of `aux.len()` for row samplers).
-    pub(super) fn sample<T: Element>(&mut self, call: Call<'_>, shape: &[usize]) -> Result<DeviceArray<T>> {
+    pub(super) fn sample<T: Element>(
+        &mut self,
+        call: Call<'_>,
+        shape: &[usize],
+    ) -> Result<DeviceArray<T>> {
         let _range = crate::profile::range(call.sampler.name());
         let out = DeviceArray::<T>::alloc_uninit(&self.device, shape)?;
         let size = out.size();
@@ -199,9 +211,20 @@ impl HostGenerator {
         let n = elements(call.sampler.name(), shape)?;
         let State { seed, stream, .. } = self.state;
         let j0 = self.state.position as u64;
-        let par = Par { p: call.p, aux: call.aux };
+        let par = Par {
+            p: call.p,
+            aux: call.aux,
+        };
         let out = (0..n as u64)
-            .map(|i| to_float(hd::real(call.sampler, &par, j0.wrapping_add(i), seed, stream)))
+            .map(|i| {
+                to_float(hd::real(
+                    call.sampler,
+                    &par,
+                    j0.wrapping_add(i),
+                    seed,
+                    stream,
+                ))
+            })
             .collect();
         self.state.position = self.state.position.wrapping_add(n as u128);
         Ok(out)
@@ -211,7 +234,10 @@ impl HostGenerator {
         let n = elements(call.sampler.name(), shape)?;
         let State { seed, stream, .. } = self.state;
         let j0 = self.state.position as u64;
-        let par = Par { p: call.p, aux: call.aux };
+        let par = Par {
+            p: call.p,
+            aux: call.aux,
+        };
         let out = (0..n as u64)
             .map(|i| hd::int(call.sampler, &par, j0.wrapping_add(i), seed, stream))
             .collect();
@@ -344,14 +370,20 @@ continuous! {
 fn poisson_call(lam: f64) -> Result<Call<'static>> {
     let lam = nonneg("poisson", "lam", lam)?;
     if lam > 1e18 {
-        return Err(bad("poisson", format!("lam must be at most 1e18, got {lam}")));
+        return Err(bad(
+            "poisson",
+            format!("lam must be at most 1e18, got {lam}"),
+        ));
     }
     Ok(Call::new(Sampler::Poisson, [lam, 0.0, 0.0, 0.0]))
 }
 
 fn binomial_call(n: u64, p: f64) -> Result<Call<'static>> {
     let op = "binomial";
-    Ok(Call::new(Sampler::Binomial, [count(op, "n", n)?, prob(op, "p", p)?, 0.0, 0.0]))
+    Ok(Call::new(
+        Sampler::Binomial,
+        [count(op, "n", n)?, prob(op, "p", p)?, 0.0, 0.0],
+    ))
 }
 
 fn negative_binomial_call(n: f64, p: f64) -> Result<Call<'static>> {
@@ -372,8 +404,15 @@ fn geometric_call(p: f64) -> Result<Call<'static>> {
 
 fn hypergeometric_call(ngood: u64, nbad: u64, nsample: u64) -> Result<Call<'static>> {
     let op = "hypergeometric";
-    let (g, b, s) = (count(op, "ngood", ngood)?, count(op, "nbad", nbad)?, count(op, "nsample", nsample)?);
-    if ngood.checked_add(nbad).is_none_or(|t| nsample > t || t > 1 << 53) {
+    let (g, b, s) = (
+        count(op, "ngood", ngood)?,
+        count(op, "nbad", nbad)?,
+        count(op, "nsample", nsample)?,
+    );
+    if ngood
+        .checked_add(nbad)
+        .is_none_or(|t| nsample > t || t > 1 << 53)
+    {
         return Err(bad(op, format!("needs nsample <= ngood + nbad <= 2^53, got ngood = {ngood}, nbad = {nbad}, nsample = {nsample}")));
     }
     Ok(Call::new(Sampler::Hypergeometric, [g, b, s, 0.0]))
@@ -395,7 +434,11 @@ fn multinomial_check(n: u64, pvals: &[f64]) -> Result<f64> {
     if pvals.is_empty() {
         return Err(bad(op, "pvals must not be empty".into()));
     }
-    if let Some((i, v)) = pvals.iter().enumerate().find(|(_, v)| !(0.0..=1.0).contains(*v)) {
+    if let Some((i, v)) = pvals
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(0.0..=1.0).contains(*v))
+    {
         return Err(bad(op, format!("pvals[{i}] = {v} is outside [0, 1]")));
     }
     let s: f64 = pvals[..pvals.len() - 1].iter().sum();
@@ -457,7 +500,12 @@ impl Generator {
     /// let k = rng.negative_binomial(2.5, 0.4, &[1000])?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn negative_binomial(&mut self, n: f64, p: f64, shape: &[usize]) -> Result<DeviceArray<i64>> {
+    pub fn negative_binomial(
+        &mut self,
+        n: f64,
+        p: f64,
+        shape: &[usize],
+    ) -> Result<DeviceArray<i64>> {
         self.sample(negative_binomial_call(n, p)?, shape)
     }
 
@@ -490,7 +538,13 @@ impl Generator {
     /// let k = rng.hypergeometric(100, 200, 50, &[1000])?;
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn hypergeometric(&mut self, ngood: u64, nbad: u64, nsample: u64, shape: &[usize]) -> Result<DeviceArray<i64>> {
+    pub fn hypergeometric(
+        &mut self,
+        ngood: u64,
+        nbad: u64,
+        nsample: u64,
+        shape: &[usize],
+    ) -> Result<DeviceArray<i64>> {
         self.sample(hypergeometric_call(ngood, nbad, nsample)?, shape)
     }
 
@@ -509,7 +563,11 @@ impl Generator {
     /// assert_eq!(d.shape(), &[100, 3]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn dirichlet<T: FloatElement>(&mut self, alpha: &[f64], size: &[usize]) -> Result<DeviceArray<T>> {
+    pub fn dirichlet<T: FloatElement>(
+        &mut self,
+        alpha: &[f64],
+        size: &[usize],
+    ) -> Result<DeviceArray<T>> {
         dirichlet_check(alpha)?;
         let call = Call {
             sampler: Sampler::Dirichlet,
@@ -534,7 +592,12 @@ impl Generator {
     /// assert_eq!(c.shape(), &[10, 3]);
     /// # Ok::<(), cuarray::Error>(())
     /// ```
-    pub fn multinomial(&mut self, n: u64, pvals: &[f64], size: &[usize]) -> Result<DeviceArray<i64>> {
+    pub fn multinomial(
+        &mut self,
+        n: u64,
+        pvals: &[f64],
+        size: &[usize],
+    ) -> Result<DeviceArray<i64>> {
         let n = multinomial_check(n, pvals)?;
         let call = Call {
             sampler: Sampler::Multinomial,
@@ -589,7 +652,13 @@ impl HostGenerator {
     ///
     /// # Errors
     /// As [`Generator::hypergeometric`].
-    pub fn hypergeometric(&mut self, ngood: u64, nbad: u64, nsample: u64, shape: &[usize]) -> Result<Vec<i64>> {
+    pub fn hypergeometric(
+        &mut self,
+        ngood: u64,
+        nbad: u64,
+        nsample: u64,
+        shape: &[usize],
+    ) -> Result<Vec<i64>> {
         self.sample_int(hypergeometric_call(ngood, nbad, nsample)?, shape)
     }
 
@@ -611,7 +680,13 @@ impl HostGenerator {
         let j0 = self.state.position as u64;
         let mut vals = Vec::with_capacity(rows * k);
         for r in 0..rows as u64 {
-            hd::dirichlet_row(alpha, j0.wrapping_add(r * k as u64), seed, stream, &mut vals);
+            hd::dirichlet_row(
+                alpha,
+                j0.wrapping_add(r * k as u64),
+                seed,
+                stream,
+                &mut vals,
+            );
         }
         self.state.position = self.state.position.wrapping_add((rows * k) as u128);
         Ok(vals.into_iter().map(to_float).collect())
@@ -629,7 +704,14 @@ impl HostGenerator {
         let j0 = self.state.position as u64;
         let mut vals = Vec::with_capacity(rows * k);
         for r in 0..rows as u64 {
-            hd::multinomial_row(nf, pvals, j0.wrapping_add(r * k as u64), seed, stream, &mut vals);
+            hd::multinomial_row(
+                nf,
+                pvals,
+                j0.wrapping_add(r * k as u64),
+                seed,
+                stream,
+                &mut vals,
+            );
         }
         self.state.position = self.state.position.wrapping_add((rows * k) as u128);
         Ok(vals)

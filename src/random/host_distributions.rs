@@ -767,7 +767,14 @@ pub(crate) fn dirichlet_row(alpha: &[f64], j: u64, key: u64, stream: u64, out: &
 }
 
 /// `rs_row<31>`: one multinomial row of `n` trials.
-pub(crate) fn multinomial_row(n: f64, pvals: &[f64], j: u64, key: u64, stream: u64, out: &mut Vec<i64>) {
+pub(crate) fn multinomial_row(
+    n: f64,
+    pvals: &[f64],
+    j: u64,
+    key: u64,
+    stream: u64,
+    out: &mut Vec<i64>,
+) {
     let kdim = pvals.len();
     let (mut left, mut rest) = (n, 1.0f64);
     for (k, &pk) in pvals.iter().enumerate() {
@@ -806,7 +813,10 @@ mod tests {
         }
         for i in 1..2000 {
             let x = i as f64 * 1.37e-3 + (i as f64).powi(3);
-            assert!((ln(x) - x.ln()).abs() <= 4e-16 * x.ln().abs().max(1.0), "ln({x})");
+            assert!(
+                (ln(x) - x.ln()).abs() <= 4e-16 * x.ln().abs().max(1.0),
+                "ln({x})"
+            );
         }
         assert_eq!(ln(0.0), -INF);
         assert_eq!(exp(-INF), 0.0);

@@ -47,7 +47,13 @@ pub fn quad_moments(pdf: impl Fn(f64) -> f64, lo: f64, hi: f64) -> (f64, f64, f6
     let mut m = [0.0f64; 5];
     for i in 0..=n {
         let x = lo + i as f64 * h;
-        let w = if i == 0 || i == n { 1.0 } else if i % 2 == 1 { 4.0 } else { 2.0 };
+        let w = if i == 0 || i == n {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
         let f = pdf(x) * w;
         let mut p = 1.0;
         for mk in m.iter_mut() {
@@ -97,7 +103,17 @@ pub fn continuous() -> Vec<Cont> {
     let g = 0.577_215_664_901_532_9;
     let s2 = 0.25f64; // lognormal sigma^2
     let lk = (4.0 * s2).exp() + 2.0 * (3.0 * s2).exp() + 3.0 * (2.0 * s2).exp() - 6.0 + 3.0;
-    let wb = quad_moments(|x| if x <= 0.0 { 0.0 } else { 1.5 * x.sqrt() * (-x.powf(1.5)).exp() }, 0.0, 30.0);
+    let wb = quad_moments(
+        |x| {
+            if x <= 0.0 {
+                0.0
+            } else {
+                1.5 * x.sqrt() * (-x.powf(1.5)).exp()
+            }
+        },
+        0.0,
+        30.0,
+    );
     let vm = {
         let k = 4.0;
         quad_moments(|x| (k * x.cos()).exp(), -PI, PI)
@@ -107,29 +123,152 @@ pub fn continuous() -> Vec<Cont> {
     let tn3 = quad_moments(std_normal_pdf, 4.0, 40.0);
     let inf = f64::INFINITY;
     vec![
-        Cont { name: "standard_gamma(2.5)", call: StandardGamma(2.5), moments: Some((2.5, 2.5, 3.0 + 6.0 / 2.5)), support: (0.0, inf) },
-        Cont { name: "standard_gamma(0.3)", call: StandardGamma(0.3), moments: Some((0.3, 0.3, 3.0 + 6.0 / 0.3)), support: (0.0, inf) },
-        Cont { name: "gamma(1, 2)", call: Gamma(1.0, 2.0), moments: Some((2.0, 4.0, 9.0)), support: (0.0, inf) },
-        Cont { name: "gamma(30, 0.5)", call: Gamma(30.0, 0.5), moments: Some((15.0, 7.5, 3.2)), support: (0.0, inf) },
-        Cont { name: "beta(2, 5)", call: Beta(2.0, 5.0), moments: Some((2.0 / 7.0, 10.0 / 392.0, 2.88)), support: (0.0, 1.0) },
-        Cont { name: "beta(0.5, 0.5)", call: Beta(0.5, 0.5), moments: Some((0.5, 0.125, 1.5)), support: (0.0, 1.0) },
-        Cont { name: "chisquare(3)", call: Chisquare(3.0), moments: Some((3.0, 6.0, 7.0)), support: (0.0, inf) },
-        Cont { name: "standard_t(10)", call: StandardT(10.0), moments: Some((0.0, 1.25, 4.0)), support: (-inf, inf) },
-        Cont { name: "f(5, 20)", call: F(5.0, 20.0), moments: Some((20.0 / 18.0, 18400.0 / 25920.0, 3.0 + 12.0 * 14154.0 / 19320.0)), support: (0.0, inf) },
-        Cont { name: "lognormal(0, 0.5)", call: Lognormal(0.0, 0.5), moments: Some(((s2 / 2.0).exp(), (s2.exp() - 1.0) * s2.exp(), lk)), support: (0.0, inf) },
-        Cont { name: "laplace(1, 2)", call: Laplace(1.0, 2.0), moments: Some((1.0, 8.0, 6.0)), support: (-inf, inf) },
-        Cont { name: "logistic(0, 1)", call: Logistic(0.0, 1.0), moments: Some((0.0, PI * PI / 3.0, 4.2)), support: (-inf, inf) },
-        Cont { name: "gumbel(0.5, 2)", call: Gumbel(0.5, 2.0), moments: Some((0.5 + 2.0 * g, PI * PI * 4.0 / 6.0, 5.4)), support: (-inf, inf) },
-        Cont { name: "weibull(1.5)", call: Weibull(1.5), moments: Some(wb), support: (0.0, inf) },
-        Cont { name: "rayleigh(2)", call: Rayleigh(2.0), moments: Some((2.0 * (PI / 2.0).sqrt(), (4.0 - PI) / 2.0 * 4.0, 3.0 - (6.0 * PI * PI - 24.0 * PI + 16.0) / ((4.0 - PI) * (4.0 - PI)))), support: (0.0, inf) },
-        Cont { name: "pareto(5)", call: Pareto(5.0), moments: Some((0.25, 5.0 / 48.0, 73.8)), support: (0.0, inf) },
-        Cont { name: "power(3)", call: Power(3.0), moments: Some((0.75, 0.0375, 3.0 + 12.0 / 126.0)), support: (0.0, 1.0) },
-        Cont { name: "standard_cauchy", call: StandardCauchy, moments: None, support: (-inf, inf) },
-        Cont { name: "wald(1, 2)", call: Wald(1.0, 2.0), moments: Some((1.0, 0.5, 10.5)), support: (0.0, inf) },
-        Cont { name: "triangular(0, 1, 3)", call: Triangular(0.0, 1.0, 3.0), moments: Some((4.0 / 3.0, 7.0 / 18.0, 2.4)), support: (0.0, 3.0) },
-        Cont { name: "vonmises(0, 4)", call: Vonmises(0.0, 4.0), moments: Some(vm), support: (-PI, PI) },
-        Cont { name: "truncated_normal(0, 1, -1, 2)", call: TruncatedNormal(0.0, 1.0, -1.0, 2.0), moments: Some(tn1), support: (-1.0, 2.0) },
-        Cont { name: "truncated_normal(0, 1, 2, 3)", call: TruncatedNormal(0.0, 1.0, 2.0, 3.0), moments: Some(tn2), support: (2.0, 3.0) },
+        Cont {
+            name: "standard_gamma(2.5)",
+            call: StandardGamma(2.5),
+            moments: Some((2.5, 2.5, 3.0 + 6.0 / 2.5)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "standard_gamma(0.3)",
+            call: StandardGamma(0.3),
+            moments: Some((0.3, 0.3, 3.0 + 6.0 / 0.3)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "gamma(1, 2)",
+            call: Gamma(1.0, 2.0),
+            moments: Some((2.0, 4.0, 9.0)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "gamma(30, 0.5)",
+            call: Gamma(30.0, 0.5),
+            moments: Some((15.0, 7.5, 3.2)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "beta(2, 5)",
+            call: Beta(2.0, 5.0),
+            moments: Some((2.0 / 7.0, 10.0 / 392.0, 2.88)),
+            support: (0.0, 1.0),
+        },
+        Cont {
+            name: "beta(0.5, 0.5)",
+            call: Beta(0.5, 0.5),
+            moments: Some((0.5, 0.125, 1.5)),
+            support: (0.0, 1.0),
+        },
+        Cont {
+            name: "chisquare(3)",
+            call: Chisquare(3.0),
+            moments: Some((3.0, 6.0, 7.0)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "standard_t(10)",
+            call: StandardT(10.0),
+            moments: Some((0.0, 1.25, 4.0)),
+            support: (-inf, inf),
+        },
+        Cont {
+            name: "f(5, 20)",
+            call: F(5.0, 20.0),
+            moments: Some((
+                20.0 / 18.0,
+                18400.0 / 25920.0,
+                3.0 + 12.0 * 14154.0 / 19320.0,
+            )),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "lognormal(0, 0.5)",
+            call: Lognormal(0.0, 0.5),
+            moments: Some(((s2 / 2.0).exp(), (s2.exp() - 1.0) * s2.exp(), lk)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "laplace(1, 2)",
+            call: Laplace(1.0, 2.0),
+            moments: Some((1.0, 8.0, 6.0)),
+            support: (-inf, inf),
+        },
+        Cont {
+            name: "logistic(0, 1)",
+            call: Logistic(0.0, 1.0),
+            moments: Some((0.0, PI * PI / 3.0, 4.2)),
+            support: (-inf, inf),
+        },
+        Cont {
+            name: "gumbel(0.5, 2)",
+            call: Gumbel(0.5, 2.0),
+            moments: Some((0.5 + 2.0 * g, PI * PI * 4.0 / 6.0, 5.4)),
+            support: (-inf, inf),
+        },
+        Cont {
+            name: "weibull(1.5)",
+            call: Weibull(1.5),
+            moments: Some(wb),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "rayleigh(2)",
+            call: Rayleigh(2.0),
+            moments: Some((
+                2.0 * (PI / 2.0).sqrt(),
+                (4.0 - PI) / 2.0 * 4.0,
+                3.0 - (6.0 * PI * PI - 24.0 * PI + 16.0) / ((4.0 - PI) * (4.0 - PI)),
+            )),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "pareto(5)",
+            call: Pareto(5.0),
+            moments: Some((0.25, 5.0 / 48.0, 73.8)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "power(3)",
+            call: Power(3.0),
+            moments: Some((0.75, 0.0375, 3.0 + 12.0 / 126.0)),
+            support: (0.0, 1.0),
+        },
+        Cont {
+            name: "standard_cauchy",
+            call: StandardCauchy,
+            moments: None,
+            support: (-inf, inf),
+        },
+        Cont {
+            name: "wald(1, 2)",
+            call: Wald(1.0, 2.0),
+            moments: Some((1.0, 0.5, 10.5)),
+            support: (0.0, inf),
+        },
+        Cont {
+            name: "triangular(0, 1, 3)",
+            call: Triangular(0.0, 1.0, 3.0),
+            moments: Some((4.0 / 3.0, 7.0 / 18.0, 2.4)),
+            support: (0.0, 3.0),
+        },
+        Cont {
+            name: "vonmises(0, 4)",
+            call: Vonmises(0.0, 4.0),
+            moments: Some(vm),
+            support: (-PI, PI),
+        },
+        Cont {
+            name: "truncated_normal(0, 1, -1, 2)",
+            call: TruncatedNormal(0.0, 1.0, -1.0, 2.0),
+            moments: Some(tn1),
+            support: (-1.0, 2.0),
+        },
+        Cont {
+            name: "truncated_normal(0, 1, 2, 3)",
+            call: TruncatedNormal(0.0, 1.0, 2.0, 3.0),
+            moments: Some(tn2),
+            support: (2.0, 3.0),
+        },
         Cont {
             name: "truncated_normal(1, 2, 9, inf)",
             call: TruncatedNormal(1.0, 2.0, 9.0, inf),
@@ -181,7 +320,8 @@ impl DiscCall {
                 if k < 0 {
                     0.0
                 } else {
-                    (ln_gamma(kf + n) - lf(kf) - ln_gamma(n) + n * p.ln() + kf * (1.0 - p).ln()).exp()
+                    (ln_gamma(kf + n) - lf(kf) - ln_gamma(n) + n * p.ln() + kf * (1.0 - p).ln())
+                        .exp()
                 }
             }
             DiscCall::Geometric(p) => {
@@ -223,17 +363,61 @@ impl DiscCall {
 pub fn discrete() -> Vec<Disc> {
     use DiscCall::*;
     vec![
-        Disc { name: "poisson(0.5)", call: Poisson(0.5), support: (0, i64::MAX) },
-        Disc { name: "poisson(10)", call: Poisson(10.0), support: (0, i64::MAX) },
-        Disc { name: "poisson(1000)", call: Poisson(1000.0), support: (0, i64::MAX) },
-        Disc { name: "binomial(100, 0.3)", call: Binomial(100, 0.3), support: (0, 100) },
-        Disc { name: "binomial(20, 0.9)", call: Binomial(20, 0.9), support: (0, 20) },
-        Disc { name: "binomial(100000, 0.02)", call: Binomial(100_000, 0.02), support: (0, 100_000) },
-        Disc { name: "negative_binomial(2.5, 0.4)", call: NegativeBinomial(2.5, 0.4), support: (0, i64::MAX) },
-        Disc { name: "geometric(0.2)", call: Geometric(0.2), support: (1, i64::MAX) },
-        Disc { name: "geometric(0.7)", call: Geometric(0.7), support: (1, i64::MAX) },
-        Disc { name: "hypergeometric(100, 200, 50)", call: Hypergeometric(100, 200, 50), support: (0, 50) },
-        Disc { name: "hypergeometric(5, 10, 12)", call: Hypergeometric(5, 10, 12), support: (2, 5) },
+        Disc {
+            name: "poisson(0.5)",
+            call: Poisson(0.5),
+            support: (0, i64::MAX),
+        },
+        Disc {
+            name: "poisson(10)",
+            call: Poisson(10.0),
+            support: (0, i64::MAX),
+        },
+        Disc {
+            name: "poisson(1000)",
+            call: Poisson(1000.0),
+            support: (0, i64::MAX),
+        },
+        Disc {
+            name: "binomial(100, 0.3)",
+            call: Binomial(100, 0.3),
+            support: (0, 100),
+        },
+        Disc {
+            name: "binomial(20, 0.9)",
+            call: Binomial(20, 0.9),
+            support: (0, 20),
+        },
+        Disc {
+            name: "binomial(100000, 0.02)",
+            call: Binomial(100_000, 0.02),
+            support: (0, 100_000),
+        },
+        Disc {
+            name: "negative_binomial(2.5, 0.4)",
+            call: NegativeBinomial(2.5, 0.4),
+            support: (0, i64::MAX),
+        },
+        Disc {
+            name: "geometric(0.2)",
+            call: Geometric(0.2),
+            support: (1, i64::MAX),
+        },
+        Disc {
+            name: "geometric(0.7)",
+            call: Geometric(0.7),
+            support: (1, i64::MAX),
+        },
+        Disc {
+            name: "hypergeometric(100, 200, 50)",
+            call: Hypergeometric(100, 200, 50),
+            support: (0, 50),
+        },
+        Disc {
+            name: "hypergeometric(5, 10, 12)",
+            call: Hypergeometric(5, 10, 12),
+            support: (2, 5),
+        },
     ]
 }
 
@@ -244,7 +428,9 @@ pub fn chi2_against_pmf(xs: &[i64], pmf: impl Fn(i64) -> f64, mean: f64, sd: f64
     let lo_span = (mean - 12.0 * sd - 5.0).floor().max(-1.0) as i64;
     let hi_span = (mean + 12.0 * sd + 5.0).ceil() as i64;
     // Cells: values v in [a, b] individually where n pmf(v) >= 20; tails below a, above b.
-    let vals: Vec<i64> = (lo_span..=hi_span).filter(|&v| n * pmf(v) >= 20.0).collect();
+    let vals: Vec<i64> = (lo_span..=hi_span)
+        .filter(|&v| n * pmf(v) >= 20.0)
+        .collect();
     let (a, b) = (vals[0], *vals.last().unwrap());
     let mut counts = std::collections::HashMap::<i64, f64>::new();
     let (mut below, mut above) = (0.0, 0.0);
