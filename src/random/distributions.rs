@@ -359,7 +359,7 @@ continuous! {
     /// rejection samplers (normal, exponential or uniform proposals by the interval).
     truncated_normal(mean, std, a, b) => TruncatedNormal, |op| {
         let (m, s) = (finite(op, "mean", mean)?, positive(op, "std", std)?);
-        if a.is_nan() || b.is_nan() || !(a < b) {
+        if a.partial_cmp(&b) != Some(std::cmp::Ordering::Less) {
             return Err(bad(op, format!("needs bounds a < b, got a = {a}, b = {b}")));
         }
         Ok([m, s, (a - m) / s, (b - m) / s])

@@ -29,7 +29,7 @@ pub(crate) fn ln(x: f64) -> f64 {
         return x;
     }
     if x < f64::MIN_POSITIVE {
-        return (-54.0f64).mul_add(0.6931471805599453, ln64(x * 18014398509481984.0));
+        return (-54.0f64).mul_add(std::f64::consts::LN_2, ln64(x * 18014398509481984.0));
     }
     ln64(x)
 }
@@ -45,7 +45,7 @@ pub(crate) fn exp(x: f64) -> f64 {
     if x < -745.2 {
         return 0.0;
     }
-    let n = (x * 1.4426950408889634).round_ties_even();
+    let n = (x * std::f64::consts::LOG2_E).round_ties_even();
     let r = n.mul_add(-0.6931471803691238, x);
     let r = n.mul_add(-1.9082149292705877e-10, r);
     let mut p: f64 = 1.0 / 6227020800.0;
@@ -128,13 +128,13 @@ fn atan(mut z: f64) -> f64 {
     let (mut base, mut sign) = (0.0f64, 1.0f64);
     if z > 1.0 {
         z = 1.0 / z;
-        base = 1.5707963267948966;
+        base = std::f64::consts::FRAC_PI_2;
         sign = -1.0;
     }
     let mut b2 = 0.0;
     if z > 0.41421356237309503 {
         z = (z - 1.0) / (z + 1.0);
-        b2 = 0.7853981633974483;
+        b2 = std::f64::consts::FRAC_PI_4;
     }
     let y2 = z * z;
     let mut p: f64 = 1.0 / 45.0;
@@ -170,7 +170,7 @@ pub(crate) fn loggam(x: f64) -> f64 {
     for c in [
         1.796443723688307e-01,
         -2.955065359477124e-02,
-        6.410256410256410e-03,
+        6.410_256_410_256_41e-3,
         -1.917526917526918e-03,
         8.417508417508418e-04,
         -5.952380952380952e-04,
