@@ -123,7 +123,7 @@ __device__ __forceinline__ double ra_atan(double z) {
     }
     const double y2 = ra_mul(z, z);
     double p = 1.0 / 45.0;
-    for (int k = 43; k >= 1; k -= 2) p = ra_fma(-p, y2, 1.0 / (double)k);
+    for (int k = 43; k >= 1; k -= 2) p = ra_fma(-p, y2, ra_div(1.0, (double)k));
     const double at = ra_add(b2, ra_mul(z, p));
     return ra_fma(sign, at, base);
 }

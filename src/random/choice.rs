@@ -8,6 +8,7 @@
 //!   [`Generator::permutation`] draws them, and the indices of the `k` smallest (the
 //!   radix sort's top-k, ties in index order): a uniformly random `k`-subset in random
 //!   order.
+//! - An empty size draws nothing (the position stays where it was).
 //! - Without replacement, with `p`: Efraimidis and Spirakis's keys `E_i / p_i` for
 //!   standard exponentials `E_i` (the `k` smallest), which draws items one after another
 //!   with probability proportional to `p` among those left, as NumPy's.
@@ -140,6 +141,9 @@ impl Generator {
         let k = total(op, size)?;
         let ph = p.map(|p| p.to_host()).transpose()?;
         check_n(op, n, k, replace, ph.as_deref())?;
+        if k == 0 {
+            return DeviceArray::<i64>::alloc_uninit(&self.device, size);
+        }
         match (replace, ph) {
             (true, None) => self.integers::<i64>(0, n.max(1) as i64, size),
             (true, Some(ph)) => {
@@ -282,6 +286,9 @@ impl HostGenerator {
         let op = "choice";
         let k = total(op, size)?;
         check_n(op, n, k, replace, p)?;
+        if k == 0 {
+            return Ok(vec![]);
+        }
         match (replace, p) {
             (true, None) => self.integers::<i64>(0, n.max(1) as i64, size),
             (true, Some(p)) => {
