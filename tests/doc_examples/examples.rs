@@ -4061,7 +4061,7 @@ pub fn ops_catalogue_743() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_choice_122() -> Result<(), String> {
+pub fn random_choice_123() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4075,7 +4075,7 @@ pub fn random_choice_122() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_choice_173() -> Result<(), String> {
+pub fn random_choice_177() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::DeviceArray;
         let dev = cuarray::Device::new(0)?;
@@ -4088,7 +4088,7 @@ pub fn random_choice_173() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_choice_214() -> Result<(), String> {
+pub fn random_choice_218() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::DeviceArray;
         let dev = cuarray::Device::new(0)?;
@@ -4102,7 +4102,7 @@ pub fn random_choice_214() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_choice_267() -> Result<(), String> {
+pub fn random_choice_271() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(1);
         let mut s = rng.choice(10, &[10], false, None)?;
@@ -4114,7 +4114,7 @@ pub fn random_choice_267() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_choice_353() -> Result<(), String> {
+pub fn random_choice_360() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(1);
         let x = rng.multivariate_normal(&[0.0, 0.0], &[1.0, 1.0, 1.0, 1.0], &[5])?; // singular: fine
@@ -5816,11 +5816,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:309", npy_309, 1),
     ("src/npy.rs:330", npy_330, 1),
     ("src/ops/catalogue.rs:743", ops_catalogue_743, 1),
-    ("src/random/choice.rs:122", random_choice_122, 1),
-    ("src/random/choice.rs:173", random_choice_173, 1),
-    ("src/random/choice.rs:214", random_choice_214, 1),
-    ("src/random/choice.rs:267", random_choice_267, 1),
-    ("src/random/choice.rs:353", random_choice_353, 1),
+    ("src/random/choice.rs:123", random_choice_123, 1),
+    ("src/random/choice.rs:177", random_choice_177, 1),
+    ("src/random/choice.rs:218", random_choice_218, 1),
+    ("src/random/choice.rs:271", random_choice_271, 1),
+    ("src/random/choice.rs:360", random_choice_360, 1),
     ("src/random/distributions.rs:464", random_distributions_464, 1),
     ("src/random/distributions.rs:481", random_distributions_481, 1),
     ("src/random/distributions.rs:497", random_distributions_497, 1),
