@@ -356,6 +356,45 @@ def randoms(p):
             emit(p.name, name, "device", p.device_time(lambda: f(n)), n * 4)
     if wanted("uniform_f32_1000_wall"):
         emit(p.name, "uniform_f32_1000_wall", "wall", p.wall_time(lambda: uniform(1000)))
+    distributions(p)
+
+
+def distributions(p):
+    """NumPy's distributions, 2^24 samples (bytes = the output): gamma k = 2.5 float32
+    (PyTorch's _standard_gamma; CuPy's gamma has no dtype, so it is left out), poisson
+    lam = 10, binomial n = 100 p = 0.3, beta(2, 5), choice of 2^24 from 1000 with p
+    (CuPy's choice; torch.multinomial with replacement), choice of 2^20 of 2^24 without
+    replacement (CuPy's choice; PyTorch: randperm(2^24)[:2^20])."""
+    xp = p.xp
+    n = 1 << 24
+    if p.name == "cupy":
+        w = xp.arange(1, 1001, dtype=xp.float64)
+        pv = w / w.sum()
+        cases = {
+            "poisson_i64_2^24": (lambda: xp.random.poisson(10.0, n), n * 8),
+            "binomial_i64_2^24": (lambda: xp.random.binomial(100, 0.3, n), n * 8),
+            "beta_f32_2^24": (lambda: xp.random.beta(2.0, 5.0, n, dtype=xp.float32), n * 4),
+            "choice_p_i64_2^24_of_1000": (lambda: xp.random.choice(1000, n, True, pv), n * 8),
+            "choice_noreplace_i64_2^20_of_2^24": (lambda: xp.random.choice(n, 1 << 20, False), (1 << 20) * 8),
+        }
+    else:
+        import torch
+        k = torch.full((n,), 2.5, device="cuda")
+        lam = torch.full((n,), 10.0, device="cuda")
+        cnt = torch.full((n,), 100.0, device="cuda")
+        prob = torch.full((n,), 0.3, device="cuda")
+        w = torch.arange(1, 1001, dtype=torch.float32, device="cuda")
+        pf = w / w.sum()
+        cases = {
+            "gamma_f32_2^24": (lambda: torch._standard_gamma(k), n * 4),
+            "poisson_i64_2^24": (lambda: torch.poisson(lam), n * 4),
+            "binomial_i64_2^24": (lambda: torch.binomial(cnt, prob), n * 4),
+            "choice_p_i64_2^24_of_1000": (lambda: torch.multinomial(pf, n, replacement=True), n * 8),
+            "choice_noreplace_i64_2^20_of_2^24": (lambda: torch.randperm(n, device="cuda")[: 1 << 20], (1 << 20) * 8),
+        }
+    for name, (f, nbytes) in cases.items():
+        if wanted(name):
+            emit(p.name, name, "device", p.device_time(f), nbytes)
 
 
 def ffts(p):

@@ -7,7 +7,9 @@
 //! `argsort_f32_2^26`, `argsort_rows_f32_4096x4096`, `masked_select_f32_2^26`,
 //! `take_f32_2^26`, `index_rows_f32_2^20x64`, `index_put_rows_f32_2^20x64`,
 //! `index_points_f32_8192^2_2^22`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`; random numbers: `uniform_f32_2^28`,
-//! `normal_f32_2^28`, `exponential_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`; a user
+//! `normal_f32_2^28`, `exponential_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`,
+//! `gamma_f32_2^24`, `poisson_i64_2^24`, `binomial_i64_2^24`, `beta_f32_2^24`,
+//! `choice_p_i64_2^24_of_1000`, `choice_noreplace_i64_2^20_of_2^24`; a user
 //! `ElementwiseKernel`, saxpy, beside the built-in add: `user_saxpy_f32_2^28`,
 //! `user_saxpy_f32_1000_wall`); fusion and CUDA graphs (the 16-step chain of 32 ops on
 //! 1000 f32 unfused, fused, and each in a graph; the host cost of a fused call without its
@@ -204,6 +206,57 @@ fn random_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
         cases.push(wall_case(dev, "uniform_f32_1000_wall", || {
             rng.random::<f32>(&[1000]).map(drop)
         }));
+    }
+    distribution_cases(dev, filter, cases);
+}
+
+/// NumPy's distributions, 2^24 samples each (bytes = the output): gamma k = 2.5 f32,
+/// poisson lam = 10 and binomial n = 100 p = 0.3 (i64), beta(2, 5) f32, choice of 2^24
+/// from 1000 with p (i64), and choice of 2^20 of 2^24 without replacement (i64).
+fn distribution_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    let n = 1usize << 24;
+    let mut rng = cuarray::random::Generator::new(dev, 3);
+    if filter("gamma_f32_2^24") {
+        cases.push(device_case(dev, "gamma_f32_2^24", (n * 4) as f64, || {
+            rng.standard_gamma::<f32>(2.5, &[n]).map(drop)
+        }));
+    }
+    if filter("poisson_i64_2^24") {
+        cases.push(device_case(dev, "poisson_i64_2^24", (n * 8) as f64, || {
+            rng.poisson(10.0, &[n]).map(drop)
+        }));
+    }
+    if filter("binomial_i64_2^24") {
+        cases.push(device_case(
+            dev,
+            "binomial_i64_2^24",
+            (n * 8) as f64,
+            || rng.binomial(100, 0.3, &[n]).map(drop),
+        ));
+    }
+    if filter("beta_f32_2^24") {
+        cases.push(device_case(dev, "beta_f32_2^24", (n * 4) as f64, || {
+            rng.beta::<f32>(2.0, 5.0, &[n]).map(drop)
+        }));
+    }
+    if filter("choice_p_i64_2^24_of_1000") {
+        let w: Vec<f64> = (1..=1000).map(|i| i as f64).collect();
+        let s: f64 = w.iter().sum();
+        let p = DeviceArray::from_slice(dev, &w.iter().map(|v| v / s).collect::<Vec<_>>()).unwrap();
+        cases.push(device_case(
+            dev,
+            "choice_p_i64_2^24_of_1000",
+            (n * 8) as f64,
+            || rng.choice(1000, &[n], true, Some(&p)).map(drop),
+        ));
+    }
+    if filter("choice_noreplace_i64_2^20_of_2^24") {
+        cases.push(device_case(
+            dev,
+            "choice_noreplace_i64_2^20_of_2^24",
+            ((1usize << 20) * 8) as f64,
+            || rng.choice(n, &[1 << 20], false, None).map(drop),
+        ));
     }
 }
 

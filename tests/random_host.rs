@@ -8,6 +8,9 @@
 #[path = "support/stats.rs"]
 mod stats;
 
+#[path = "support/dists.rs"]
+mod dists;
+
 use cuarray::random::HostGenerator;
 use cuarray::{DType, FloatElement, IntElement};
 use half::{bf16, f16};
@@ -225,4 +228,318 @@ fn float_dtypes_are_the_ones_tested() {
     // A guard: the four float dtypes above are every float dtype.
     let floats: Vec<DType> = DType::ALL.into_iter().filter(|d| d.is_float()).collect();
     assert_eq!(floats, [DType::F16, DType::BF16, DType::F32, DType::F64]);
+}
+
+// ---- NumPy's distributions (src/random/distributions.rs) ---------------------------------
+
+/// Samples per distribution for the moment and chi-square checks.
+const N_DIST: usize = 1_000_000;
+
+fn host_cont(rng: &mut HostGenerator, c: dists::ContCall, n: usize) -> cuarray::Result<Vec<f64>> {
+    use dists::ContCall::*;
+    let s = &[n];
+    match c {
+        StandardGamma(k) => rng.standard_gamma::<f64>(k, s),
+        Gamma(k, t) => rng.gamma::<f64>(k, t, s),
+        Beta(a, b) => rng.beta::<f64>(a, b, s),
+        Chisquare(d) => rng.chisquare::<f64>(d, s),
+        StandardT(d) => rng.standard_t::<f64>(d, s),
+        F(a, b) => rng.f::<f64>(a, b, s),
+        Lognormal(m, v) => rng.lognormal::<f64>(m, v, s),
+        Laplace(m, v) => rng.laplace::<f64>(m, v, s),
+        Logistic(m, v) => rng.logistic::<f64>(m, v, s),
+        Gumbel(m, v) => rng.gumbel::<f64>(m, v, s),
+        Weibull(a) => rng.weibull::<f64>(a, s),
+        Rayleigh(a) => rng.rayleigh::<f64>(a, s),
+        Pareto(a) => rng.pareto::<f64>(a, s),
+        Power(a) => rng.power::<f64>(a, s),
+        StandardCauchy => rng.standard_cauchy::<f64>(s),
+        Wald(m, v) => rng.wald::<f64>(m, v, s),
+        Triangular(a, b, c) => rng.triangular::<f64>(a, b, c, s),
+        Vonmises(m, k) => rng.vonmises::<f64>(m, k, s),
+        TruncatedNormal(m, v, a, b) => rng.truncated_normal::<f64>(m, v, a, b, s),
+    }
+}
+
+fn host_disc(rng: &mut HostGenerator, c: dists::DiscCall, n: usize) -> cuarray::Result<Vec<i64>> {
+    use dists::DiscCall::*;
+    let s = &[n];
+    match c {
+        Poisson(l) => rng.poisson(l, s),
+        Binomial(n, p) => rng.binomial(n, p, s),
+        NegativeBinomial(n, p) => rng.negative_binomial(n, p, s),
+        Geometric(p) => rng.geometric(p, s),
+        Hypergeometric(g, b, k) => rng.hypergeometric(g, b, k, s),
+    }
+}
+
+/// Moments of a discrete distribution from its pmf (mean, variance, kurtosis).
+fn pmf_moments(pmf: impl Fn(i64) -> f64, mean: f64, sd: f64) -> (f64, f64, f64) {
+    let lo = (mean - 40.0 * sd - 10.0).floor().max(-1.0) as i64;
+    let hi = (mean + 40.0 * sd + 10.0).ceil() as i64;
+    let m = |f: &dyn Fn(f64) -> f64| (lo..=hi).map(|k| pmf(k) * f(k as f64)).sum::<f64>();
+    let mu = m(&|x| x);
+    let var = m(&|x| (x - mu).powi(2));
+    let k4 = m(&|x| (x - mu).powi(4));
+    (mu, var, k4 / (var * var))
+}
+
+#[test]
+fn continuous_distributions_match_their_moments_and_supports() {
+    let mut fails = vec![];
+    for (i, c) in dists::continuous().into_iter().enumerate() {
+        let mut rng = HostGenerator::new(100 + i as u64);
+        let xs = host_cont(&mut rng, c.call, N_DIST).unwrap();
+        if let Some(x) = xs
+            .iter()
+            .find(|&&x| !(x >= c.support.0 && x <= c.support.1))
+        {
+            fails.push(format!("{}: {x} outside {:?}", c.name, c.support));
+            continue;
+        }
+        let r = match c.moments {
+            Some((m, v, k)) => check_moments(c.name, &xs, m, v, k),
+            None => check_ks(c.name, &xs, |x| 0.5 + x.atan() / std::f64::consts::PI),
+        };
+        if let Err(e) = r {
+            fails.push(e);
+        }
+    }
+    assert!(fails.is_empty(), "{fails:#?}");
+}
+
+#[test]
+fn discrete_distributions_match_their_pmfs() {
+    let mut fails = vec![];
+    for (i, c) in dists::discrete().into_iter().enumerate() {
+        let mut rng = HostGenerator::new(200 + i as u64);
+        let xs = host_disc(&mut rng, c.call, N_DIST).unwrap();
+        if let Some(x) = xs.iter().find(|&&x| x < c.support.0 || x > c.support.1) {
+            fails.push(format!("{}: {x} outside {:?}", c.name, c.support));
+            continue;
+        }
+        let (m, v) = c.call.moments();
+        let (pm, pv, pk) = pmf_moments(|k| c.call.pmf(k), m, v.sqrt());
+        assert!(
+            (pm - m).abs() < 1e-6 * m.abs().max(1.0) && (pv - v).abs() < 1e-6 * v,
+            "{}: pmf",
+            c.name
+        );
+        let f: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+        if let Err(e) = check_moments(c.name, &f, m, v, pk) {
+            fails.push(e);
+        }
+        let (chi2, df) = dists::chi2_against_pmf(&xs, |k| c.call.pmf(k), m, v.sqrt());
+        if chi2 > chi2_threshold(df) {
+            fails.push(format!(
+                "{}: chi-square {chi2:.1} > {:.1} ({df} df)",
+                c.name,
+                chi2_threshold(df)
+            ));
+        }
+    }
+    assert!(fails.is_empty(), "{fails:#?}");
+}
+
+#[test]
+fn float_types_round_the_f64_values() {
+    // f32 values are the f64 ones rounded once; the same element indices.
+    let a = HostGenerator::new(5)
+        .gamma::<f64>(2.5, 1.5, &[1000])
+        .unwrap();
+    let b = HostGenerator::new(5)
+        .gamma::<f32>(2.5, 1.5, &[1000])
+        .unwrap();
+    assert!(a.iter().zip(&b).all(|(&x, &y)| x as f32 == y));
+    let h = HostGenerator::new(5)
+        .gamma::<f16>(2.5, 1.5, &[1000])
+        .unwrap();
+    assert!(a
+        .iter()
+        .zip(&h)
+        .all(|(&x, &y)| f16::from_f32(x as f32) == y));
+}
+
+#[test]
+fn samplers_continue_and_depend_on_the_element_only() {
+    // Two calls equal one call of both sizes; the position advances by the element count.
+    let mut rng = HostGenerator::new(9);
+    let mut ab = rng.poisson(30.0, &[7]).unwrap();
+    ab.extend(rng.poisson(30.0, &[13]).unwrap());
+    assert_eq!(rng.position(), 20);
+    assert_eq!(ab, HostGenerator::new(9).poisson(30.0, &[20]).unwrap());
+    // A shape is only a count: [4, 5] is [20].
+    assert_eq!(
+        HostGenerator::new(9)
+            .beta::<f64>(0.3, 0.7, &[4, 5])
+            .unwrap(),
+        HostGenerator::new(9).beta::<f64>(0.3, 0.7, &[20]).unwrap()
+    );
+    // Seeds differ.
+    assert_ne!(
+        HostGenerator::new(1)
+            .standard_gamma::<f64>(2.0, &[8])
+            .unwrap(),
+        HostGenerator::new(2)
+            .standard_gamma::<f64>(2.0, &[8])
+            .unwrap()
+    );
+}
+
+#[test]
+fn dirichlet_and_multinomial_rows() {
+    let alpha = [0.5, 1.0, 3.0, 0.01];
+    let n = 200_000;
+    let d = HostGenerator::new(3)
+        .dirichlet::<f64>(&alpha, &[n])
+        .unwrap();
+    let a0: f64 = alpha.iter().sum();
+    for (k, &a) in alpha.iter().enumerate() {
+        let col: Vec<f64> = d.chunks(4).map(|r| r[k]).collect();
+        // The marginal is Beta(a, a0 - a).
+        let (al, be) = (a, a0 - a);
+        let (m, v) = (a / a0, a * (a0 - a) / (a0 * a0 * (a0 + 1.0)));
+        let ex = 6.0 * ((al - be).powi(2) * (a0 + 1.0) - al * be * (a0 + 2.0))
+            / (al * be * (a0 + 2.0) * (a0 + 3.0));
+        check_moments(&format!("dirichlet[{k}]"), &col, m, v, 3.0 + ex).unwrap();
+    }
+    assert!(d
+        .chunks(4)
+        .all(|r| (r.iter().sum::<f64>() - 1.0).abs() < 1e-12
+            && r.iter().all(|&x| (0.0..=1.0).contains(&x))));
+    let p = [0.2, 0.3, 0.1, 0.4];
+    let c = HostGenerator::new(4).multinomial(50, &p, &[n]).unwrap();
+    assert!(c
+        .chunks(4)
+        .all(|r| r.iter().sum::<i64>() == 50 && r.iter().all(|&x| x >= 0)));
+    for (k, &pk) in p.iter().enumerate() {
+        let col: Vec<f64> = c.chunks(4).map(|r| r[k] as f64).collect();
+        check_moments(
+            &format!("multinomial[{k}]"),
+            &col,
+            50.0 * pk,
+            50.0 * pk * (1.0 - pk),
+            3.5,
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn choice_draws_by_p_and_without_replacement() {
+    let p = [0.1, 0.0, 0.25, 0.65];
+    let n = N_DIST;
+    let x = HostGenerator::new(6)
+        .choice(4, &[n], true, Some(&p))
+        .unwrap();
+    let mut counts = [0u64; 4];
+    x.iter().for_each(|&i| counts[i as usize] += 1);
+    assert_eq!(counts[1], 0, "a zero-probability index was drawn");
+    let chi2: f64 = [0, 2, 3]
+        .iter()
+        .map(|&i| {
+            let e = n as f64 * p[i];
+            (counts[i] as f64 - e).powi(2) / e
+        })
+        .sum();
+    assert!(chi2 < chi2_threshold(2), "choice with p: chi-square {chi2}");
+    // Without replacement: distinct, and every index equally likely to be first.
+    let mut firsts = [0u64; 10];
+    let mut rng = HostGenerator::new(7);
+    for _ in 0..20_000 {
+        let s = rng.choice(10, &[3], false, None).unwrap();
+        assert!(s[0] != s[1] && s[1] != s[2] && s[0] != s[2]);
+        firsts[s[0] as usize] += 1;
+    }
+    check_uniform_counts("choice without replacement, first", &firsts).unwrap();
+    // Without replacement with p: P(first = i) = p_i.
+    let p = [0.5, 0.3, 0.2];
+    let mut firsts = [0u64; 3];
+    for _ in 0..30_000 {
+        let s = rng.choice(3, &[2], false, Some(&p)).unwrap();
+        assert_ne!(s[0], s[1]);
+        firsts[s[0] as usize] += 1;
+    }
+    let chi2: f64 = (0..3)
+        .map(|i| {
+            let e = 30_000.0 * p[i];
+            (firsts[i] as f64 - e).powi(2) / e
+        })
+        .sum();
+    assert!(
+        chi2 < chi2_threshold(2),
+        "weighted choice without replacement: chi-square {chi2}"
+    );
+    // choice_from picks rows.
+    let a: Vec<i32> = (0..12).collect();
+    let r = HostGenerator::new(8)
+        .choice_from(&a, &[4, 3], &[5], true, None)
+        .unwrap();
+    assert!(r
+        .chunks(3)
+        .all(|row| row[0] % 3 == 0 && row[1] == row[0] + 1 && row[2] == row[0] + 2));
+}
+
+#[test]
+fn multivariate_normal_has_the_covariance() {
+    let cov = [2.0, 0.6, 0.0, 0.6, 1.0, -0.3, 0.0, -0.3, 0.5];
+    let mean = [1.0, -2.0, 0.5];
+    let n = 200_000;
+    let x = HostGenerator::new(10)
+        .multivariate_normal(&mean, &cov, &[n])
+        .unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let c: f64 = x
+                .chunks(3)
+                .map(|v| (v[i] - mean[i]) * (v[j] - mean[j]))
+                .sum::<f64>()
+                / n as f64;
+            let se = ((cov[i * 3 + i] * cov[j * 3 + j] + cov[i * 3 + j].powi(2)) / n as f64).sqrt();
+            assert!((c - cov[i * 3 + j]).abs() < 6.0 * se, "cov[{i}, {j}] = {c}");
+        }
+    }
+}
+
+#[test]
+fn invalid_parameters_are_errors_naming_them() {
+    let mut rng = HostGenerator::new(0);
+    let msg = |r: cuarray::Result<Vec<f64>>| r.unwrap_err().to_string();
+    let msgi = |r: cuarray::Result<Vec<i64>>| r.unwrap_err().to_string();
+    assert!(msg(rng.standard_gamma::<f64>(0.0, &[1])).contains("shape k"));
+    assert!(msg(rng.gamma::<f64>(-1.0, 1.0, &[1])).contains("shape k"));
+    assert!(msg(rng.gamma::<f64>(1.0, -1.0, &[1])).contains("scale"));
+    assert!(msg(rng.beta::<f64>(1.0, 0.0, &[1])).contains("b must"));
+    assert!(msg(rng.chisquare::<f64>(0.0, &[1])).contains("df"));
+    assert!(msg(rng.f::<f64>(1.0, f64::NAN, &[1])).contains("dfden"));
+    assert!(msg(rng.triangular::<f64>(0.0, 2.0, 1.0, &[1])).contains("mode"));
+    assert!(msg(rng.truncated_normal::<f64>(0.0, 1.0, 1.0, 1.0, &[1])).contains("a < b"));
+    assert!(msg(rng.vonmises::<f64>(0.0, -1.0, &[1])).contains("kappa"));
+    assert!(msgi(rng.poisson(-1.0, &[1])).contains("lam"));
+    assert!(msgi(rng.binomial(10, 1.5, &[1])).contains("p must"));
+    assert!(msgi(rng.negative_binomial(0.0, 0.5, &[1])).contains("n must"));
+    assert!(msgi(rng.geometric(0.0, &[1])).contains("p must"));
+    assert!(msgi(rng.hypergeometric(2, 3, 6, &[1])).contains("nsample"));
+    assert!(msgi(rng.multinomial(5, &[0.7, 0.6, 0.1], &[1])).contains("pvals"));
+    assert!(msgi(rng.multinomial(5, &[-0.1, 1.1], &[1])).contains("pvals[0]"));
+    assert!(rng
+        .dirichlet::<f64>(&[1.0, 0.0], &[1])
+        .unwrap_err()
+        .to_string()
+        .contains("alpha[1]"));
+    assert!(msgi(rng.choice(3, &[4], false, None)).contains("replace"));
+    assert!(msgi(rng.choice(3, &[2], true, Some(&[0.5, 0.4, 0.2]))).contains("sum"));
+    assert!(msgi(rng.choice(3, &[2], true, Some(&[0.5, 0.6, -0.1]))).contains("p[2]"));
+    assert!(msgi(rng.choice(3, &[2], true, Some(&[0.5, 0.5]))).contains("entries"));
+    assert!(msgi(rng.choice(3, &[3], false, Some(&[0.5, 0.5, 0.0]))).contains("non-zero"));
+    assert!(
+        msg(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 2.0, 2.0, 1.0], &[1]))
+            .contains("positive semi-definite")
+    );
+    assert!(
+        msg(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 0.5, 0.4, 1.0], &[1]))
+            .contains("symmetric")
+    );
+    // An error leaves the position where it was.
+    assert_eq!(rng.position(), 0);
 }

@@ -271,7 +271,7 @@ impl Real for f64 {
 }
 
 /// ln of a normal f64 in `(0, 1]`, as `rand_f64::ln`.
-fn ln64(v: f64) -> f64 {
+pub(crate) fn ln64(v: f64) -> f64 {
     let b = v.to_bits();
     let mut e = (b >> 52) as i32 - 1023;
     let mut mb = (b & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000;

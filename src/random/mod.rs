@@ -94,14 +94,52 @@
 //! absolute for `cos`/`sin` in `f32`/`f64`). So every distribution,
 //! normals and exponentials included, agrees bit for bit between the GPU and the CPU.
 //!
+//! # NumPy's distributions
+//! Gamma, beta, chi-square, t, F, log-normal, Laplace, logistic, Gumbel, Weibull,
+//! Rayleigh, Pareto, power, Cauchy, Wald, triangular, von Mises and truncated normal
+//! (continuous, `::<T>` for any float type, parameters `f64`); Poisson, binomial, negative
+//! binomial, geometric and hypergeometric (`i64`); Dirichlet and multinomial rows; `choice`
+//! and `choice_from`; `multivariate_normal`. They use NumPy's algorithms (Marsaglia-Tsang
+//! gammas, PTRS Poisson, BTPE binomial, Best-Fisher von Mises, ...), computed in `f64` and
+//! rounded once to the element type (`f16` and `bf16` through `f32`).
+//!
+//! Rejection samplers need a varying number of uniforms, so each output element has its own
+//! **substream**: element `i` of a call made at position `p` is element `j = p + i` (for
+//! rows of `K`, element `k` of row `r` is `j = p + r K + k`), and block `b` of its substream
+//! is Philox4x32-10 of the counter `[j` low, `j` high, stream low, stream high`]` under the key
+//! `seed + (b + 1) 0xD1B54A32D192ED03` (mod 2^64); a sampler that needs two independent parts
+//! (beta's two gammas, t's normal and gamma, F's two chi-squares, the negative binomial's
+//! gamma and Poisson) starts the second at block 2^32. Uniforms are 53-bit (two words); a
+//! call advances the position by its element count. So every value is a function of the
+//! seed, the stream and `j` only: not of the launch, the shape of the request (a `[1000, 7]`
+//! request is the `[7000]` one reshaped) or the order in which threads finish their loops.
+//! The substream keys never equal the main stream's (the increment is odd) and differ from
+//! the integer fallback keys.
+//!
+//! **Bit-exact on the host**: every sampler above except `multivariate_normal`. The kernels
+//! (`kernels/distributions.cuh`) use no device math library: every step is a correctly
+//! rounded add, multiply, divide, square root or FMA, or an exact `floor`/`ceil`/`rint`,
+//! and `exp`, `ln`, `log1p`, `expm1`, `cos(pi t)`, `atan` (for von Mises' `acos`) and
+//! NumPy's `loggam` are cuarray's own, the same on both sides. So a rejection decision can
+//! not differ between the GPU and the CPU, and [`HostGenerator`] gives the same numbers
+//! (the GPU tests compare them bit for bit). `choice` without replacement with `p` divides
+//! exponentials by `p` on the device (IEEE division) and sorts, as the host does.
+//! **In distribution only**: `multivariate_normal`, whose normals are the same but whose
+//! Cholesky factor (cuSOLVER) and product (cuBLAS) round differently from the host's
+//! `f64` loops (the values agree to about 1e-15 relative).
+//!
 //! The numbers are not NumPy's: NumPy's `Philox` bit generator uses the same block
 //! function but derives its key from the seed through `SeedSequence`, and its
 //! distributions (ziggurat normals, Lemire's integers with a rejection loop) consume the stream differently.
 
+mod choice;
+mod distributions;
 mod host;
+mod host_distributions;
 mod launch;
 mod philox;
 
+pub use distributions::P_TOL;
 pub use philox::philox4x32_10;
 #[doc(hidden)]
 pub use philox::KAT as PHILOX_KAT;

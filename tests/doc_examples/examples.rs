@@ -4458,6 +4458,162 @@ pub fn ops_catalogue_743() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn random_choice_123() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let boot = rng.choice(1000, &[1000], true, None)?;      // a bootstrap resample
+        let p = cuarray::DeviceArray::from_slice(&dev, &[0.1, 0.2, 0.7])?;
+        let w = rng.choice(3, &[10], true, Some(&p))?;
+        let sub = rng.choice(1 << 20, &[100], false, None)?;    // 100 distinct indices
+        assert!(rng.choice(5, &[6], false, None).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_choice_177() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let rows = DeviceArray::<f32>::arange(&dev, 0.0, 12.0, 1.0)?.reshape(&[4, 3])?;
+        let pick = rng.choice_from(&rows, &[2], false, None)?;
+        assert_eq!(pick.shape(), &[2, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_choice_218() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let mean = DeviceArray::from_slice(&dev, &[0.0f64, 1.0])?;
+        let cov = DeviceArray::from_host(&dev, &[1.0f64, 0.5, 0.5, 2.0], &[2, 2])?;
+        let x = rng.multivariate_normal(&mean, &cov, &[1000])?;
+        assert_eq!(x.shape(), &[1000, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_choice_271() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let mut rng = cuarray::random::HostGenerator::new(1);
+        let mut s = rng.choice(10, &[10], false, None)?;
+        s.sort();
+        assert_eq!(s, (0..10).collect::<Vec<i64>>());
+        assert!(rng.choice(3, &[2], true, Some(&[0.5, 0.6, -0.1])).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_choice_360() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let mut rng = cuarray::random::HostGenerator::new(1);
+        let x = rng.multivariate_normal(&[0.0, 0.0], &[1.0, 1.0, 1.0, 1.0], &[5])?; // singular: fine
+        assert!(x.chunks(2).all(|v| (v[0] - v[1]).abs() < 1e-12));
+        assert!(rng.multivariate_normal(&[0.0, 0.0], &[1.0, 2.0, 2.0, 1.0], &[5]).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_464() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let k = rng.poisson(10.0, &[1000])?;
+        assert!(rng.poisson(-1.0, &[1]).is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_481() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let k = rng.binomial(100, 0.3, &[1000])?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_497() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let k = rng.negative_binomial(2.5, 0.4, &[1000])?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_518() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let k = rng.geometric(0.2, &[1000])?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_535() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let k = rng.hypergeometric(100, 200, 50, &[1000])?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_559() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let d = rng.dirichlet::<f64>(&[1.0, 2.0, 3.0], &[100])?;
+        assert_eq!(d.shape(), &[100, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_588() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let mut rng = cuarray::random::Generator::new(&dev, 1);
+        let c = rng.multinomial(20, &[0.2, 0.3, 0.5], &[10])?;
+        assert_eq!(c.shape(), &[10, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_617() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let k = cuarray::random::HostGenerator::new(1).poisson(4.0, &[10000])?;
+        let mean = k.iter().sum::<i64>() as f64 / 1e4;
+        assert!((mean - 4.0).abs() < 0.1);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn random_distributions_670() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let d = cuarray::random::HostGenerator::new(1).dirichlet::<f64>(&[0.5, 0.5], &[4])?;
+        assert!(d.chunks(2).all(|r| (r[0] + r[1] - 1.0).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn random_mod_4() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::Generator;
@@ -4472,7 +4628,7 @@ pub fn random_mod_4() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_254() -> Result<(), String> {
+pub fn random_mod_292() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::{Generator, HostGenerator};
         let dev = cuarray::Device::new(0)?;
@@ -4489,7 +4645,7 @@ pub fn random_mod_254() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_287() -> Result<(), String> {
+pub fn random_mod_325() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4503,7 +4659,7 @@ pub fn random_mod_287() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_320() -> Result<(), String> {
+pub fn random_mod_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4514,7 +4670,7 @@ pub fn random_mod_320() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_333() -> Result<(), String> {
+pub fn random_mod_371() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4528,7 +4684,7 @@ pub fn random_mod_333() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_350() -> Result<(), String> {
+pub fn random_mod_388() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4542,7 +4698,7 @@ pub fn random_mod_350() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_380() -> Result<(), String> {
+pub fn random_mod_418() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4553,7 +4709,7 @@ pub fn random_mod_380() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_398() -> Result<(), String> {
+pub fn random_mod_436() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4564,7 +4720,7 @@ pub fn random_mod_398() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_421() -> Result<(), String> {
+pub fn random_mod_459() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4575,7 +4731,7 @@ pub fn random_mod_421() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_438() -> Result<(), String> {
+pub fn random_mod_476() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4585,7 +4741,7 @@ pub fn random_mod_438() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_459() -> Result<(), String> {
+pub fn random_mod_497() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4597,7 +4753,7 @@ pub fn random_mod_459() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_481() -> Result<(), String> {
+pub fn random_mod_519() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4607,7 +4763,7 @@ pub fn random_mod_481() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_496() -> Result<(), String> {
+pub fn random_mod_534() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 1);
@@ -4617,7 +4773,7 @@ pub fn random_mod_496() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_519() -> Result<(), String> {
+pub fn random_mod_557() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let mut rng = cuarray::random::Generator::new(&dev, 7);
@@ -4629,7 +4785,7 @@ pub fn random_mod_519() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_536() -> Result<(), String> {
+pub fn random_mod_574() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::random::Generator;
@@ -4644,7 +4800,7 @@ pub fn random_mod_536() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_589() -> Result<(), String> {
+pub fn random_mod_627() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(7);
@@ -4657,7 +4813,7 @@ pub fn random_mod_589() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_606() -> Result<(), String> {
+pub fn random_mod_644() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let a = HostGenerator::new(42).random::<f32>(&[3])?;
@@ -4667,7 +4823,7 @@ pub fn random_mod_606() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_632() -> Result<(), String> {
+pub fn random_mod_670() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         assert_eq!(HostGenerator::new(7).seed(), 7);
@@ -4676,7 +4832,7 @@ pub fn random_mod_632() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_643() -> Result<(), String> {
+pub fn random_mod_681() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4688,7 +4844,7 @@ pub fn random_mod_643() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_657() -> Result<(), String> {
+pub fn random_mod_695() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let mut rng = HostGenerator::new(0);
@@ -4700,7 +4856,7 @@ pub fn random_mod_657() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_694() -> Result<(), String> {
+pub fn random_mod_732() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).random::<f64>(&[2, 500])?;
@@ -4711,7 +4867,7 @@ pub fn random_mod_694() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_712() -> Result<(), String> {
+pub fn random_mod_750() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let u = HostGenerator::new(1).uniform::<f32>(-1.0, 1.0, &[100])?;
@@ -4721,7 +4877,7 @@ pub fn random_mod_712() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_727() -> Result<(), String> {
+pub fn random_mod_765() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let z = HostGenerator::new(1).standard_normal::<f64>(&[1000])?;
@@ -4731,7 +4887,7 @@ pub fn random_mod_727() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_744() -> Result<(), String> {
+pub fn random_mod_782() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).normal::<f32>(10.0, 0.5, &[1000])?;
@@ -4742,7 +4898,7 @@ pub fn random_mod_744() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_761() -> Result<(), String> {
+pub fn random_mod_799() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let mut rng = cuarray::random::HostGenerator::new(3);
         let v = rng.integers(-3i16, 4, &[1000])?;
@@ -4753,7 +4909,7 @@ pub fn random_mod_761() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_778() -> Result<(), String> {
+pub fn random_mod_816() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let m = HostGenerator::new(1).bernoulli(0.0, &[8])?;
@@ -4763,7 +4919,7 @@ pub fn random_mod_778() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn random_mod_794() -> Result<(), String> {
+pub fn random_mod_832() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::random::HostGenerator;
         let x = HostGenerator::new(1).exponential::<f64>(2.0, &[1000])?;
@@ -6117,33 +6273,47 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:309", npy_309, 1),
     ("src/npy.rs:330", npy_330, 1),
     ("src/ops/catalogue.rs:743", ops_catalogue_743, 1),
+    ("src/random/choice.rs:123", random_choice_123, 1),
+    ("src/random/choice.rs:177", random_choice_177, 1),
+    ("src/random/choice.rs:218", random_choice_218, 1),
+    ("src/random/choice.rs:271", random_choice_271, 1),
+    ("src/random/choice.rs:360", random_choice_360, 1),
+    ("src/random/distributions.rs:464", random_distributions_464, 1),
+    ("src/random/distributions.rs:481", random_distributions_481, 1),
+    ("src/random/distributions.rs:497", random_distributions_497, 1),
+    ("src/random/distributions.rs:518", random_distributions_518, 1),
+    ("src/random/distributions.rs:535", random_distributions_535, 1),
+    ("src/random/distributions.rs:559", random_distributions_559, 1),
+    ("src/random/distributions.rs:588", random_distributions_588, 1),
+    ("src/random/distributions.rs:617", random_distributions_617, 1),
+    ("src/random/distributions.rs:670", random_distributions_670, 1),
     ("src/random/mod.rs:4", random_mod_4, 1),
-    ("src/random/mod.rs:254", random_mod_254, 1),
-    ("src/random/mod.rs:287", random_mod_287, 1),
-    ("src/random/mod.rs:320", random_mod_320, 1),
-    ("src/random/mod.rs:333", random_mod_333, 1),
-    ("src/random/mod.rs:350", random_mod_350, 1),
-    ("src/random/mod.rs:380", random_mod_380, 1),
-    ("src/random/mod.rs:398", random_mod_398, 1),
-    ("src/random/mod.rs:421", random_mod_421, 1),
-    ("src/random/mod.rs:438", random_mod_438, 1),
+    ("src/random/mod.rs:292", random_mod_292, 1),
+    ("src/random/mod.rs:325", random_mod_325, 1),
+    ("src/random/mod.rs:358", random_mod_358, 1),
+    ("src/random/mod.rs:371", random_mod_371, 1),
+    ("src/random/mod.rs:388", random_mod_388, 1),
+    ("src/random/mod.rs:418", random_mod_418, 1),
+    ("src/random/mod.rs:436", random_mod_436, 1),
     ("src/random/mod.rs:459", random_mod_459, 1),
-    ("src/random/mod.rs:481", random_mod_481, 1),
-    ("src/random/mod.rs:496", random_mod_496, 1),
+    ("src/random/mod.rs:476", random_mod_476, 1),
+    ("src/random/mod.rs:497", random_mod_497, 1),
     ("src/random/mod.rs:519", random_mod_519, 1),
-    ("src/random/mod.rs:536", random_mod_536, 1),
-    ("src/random/mod.rs:589", random_mod_589, 1),
-    ("src/random/mod.rs:606", random_mod_606, 1),
-    ("src/random/mod.rs:632", random_mod_632, 1),
-    ("src/random/mod.rs:643", random_mod_643, 1),
-    ("src/random/mod.rs:657", random_mod_657, 1),
-    ("src/random/mod.rs:694", random_mod_694, 1),
-    ("src/random/mod.rs:712", random_mod_712, 1),
-    ("src/random/mod.rs:727", random_mod_727, 1),
-    ("src/random/mod.rs:744", random_mod_744, 1),
-    ("src/random/mod.rs:761", random_mod_761, 1),
-    ("src/random/mod.rs:778", random_mod_778, 1),
-    ("src/random/mod.rs:794", random_mod_794, 1),
+    ("src/random/mod.rs:534", random_mod_534, 1),
+    ("src/random/mod.rs:557", random_mod_557, 1),
+    ("src/random/mod.rs:574", random_mod_574, 1),
+    ("src/random/mod.rs:627", random_mod_627, 1),
+    ("src/random/mod.rs:644", random_mod_644, 1),
+    ("src/random/mod.rs:670", random_mod_670, 1),
+    ("src/random/mod.rs:681", random_mod_681, 1),
+    ("src/random/mod.rs:695", random_mod_695, 1),
+    ("src/random/mod.rs:732", random_mod_732, 1),
+    ("src/random/mod.rs:750", random_mod_750, 1),
+    ("src/random/mod.rs:765", random_mod_765, 1),
+    ("src/random/mod.rs:782", random_mod_782, 1),
+    ("src/random/mod.rs:799", random_mod_799, 1),
+    ("src/random/mod.rs:816", random_mod_816, 1),
+    ("src/random/mod.rs:832", random_mod_832, 1),
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),

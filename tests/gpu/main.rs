@@ -20,6 +20,8 @@ mod copies;
 mod creation;
 mod cupy_kernels;
 mod device;
+#[path = "../support/dists.rs"]
+mod dists;
 mod ergonomics;
 mod fft;
 mod files;
@@ -40,6 +42,7 @@ mod numpy;
 mod nvrtc_tier;
 mod ops;
 mod random;
+mod random_dist;
 mod reduce;
 #[path = "../support/rng.rs"]
 mod rng;
@@ -88,6 +91,7 @@ fn main() {
     streams::trials(&mut trials);
     hardening::trials(&mut trials);
     random::trials(&mut trials);
+    random_dist::trials(&mut trials);
     ergonomics::trials(&mut trials);
     cupy_kernels::trials(&mut trials);
     user::trials(&mut trials);
