@@ -108,7 +108,7 @@ pub mod ops {
     }
     /// Reductions.
     pub mod reduce {
-        pub use crate::ops::catalogue::ReduceOp;
+        pub use crate::ops::catalogue::{all_nan_def, ReduceOp};
     }
     /// Scans.
     pub mod scan {
