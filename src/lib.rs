@@ -120,6 +120,7 @@ mod profile;
 pub mod random;
 pub mod shape;
 pub mod special;
+pub mod stats;
 #[doc(hidden)]
 pub mod testing;
 pub mod tuning;
@@ -163,4 +164,8 @@ pub use ops::catalogue::common_specs;
 /// The binary elementwise ops: what [`DeviceArray::scalar_op`] applies.
 pub use ops::catalogue::BinaryOp;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
+pub use stats::{
+    average, digitize, ediff1d, nanpercentile, nanquantile, percentile, quantile, trapezoid,
+    QuantileMethod,
+};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

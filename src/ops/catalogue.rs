@@ -939,6 +939,19 @@ pub fn all_nan_def() -> ReduceDef {
     }
 }
 
+/// The count of non-NaN elements (`i64`; the NaN-skipping quantiles).
+pub fn not_nan_count_def() -> ReduceDef {
+    ReduceDef {
+        acc: Acc::I64,
+        identity: Text::Static("0"),
+        preamble: Text::EMPTY,
+        pre: Text::Static("a = cuarray_isnan(in0) ? 0 : 1;"),
+        combine: Text::Static("a + b"),
+        combine_forward: Text::EMPTY,
+        post: Text::Static("out0 = a;"),
+    }
+}
+
 /// A representative set of kernels (the add, sub, mul and div of the common dtypes in
 /// the variants contiguous arrays, broadcast rows and general views launch), for
 /// [`Device::prewarm`](crate::Device::prewarm).

@@ -43,6 +43,7 @@ mod rng;
 mod selfcheck;
 mod sorting;
 mod special;
+mod statistics;
 #[path = "../support/specs.rs"]
 mod specs;
 #[path = "../support/stats.rs"]
@@ -90,6 +91,7 @@ fn main() {
     files::trials(&mut trials);
     fusion::trials(&mut trials);
     special::trials(&mut trials);
+    statistics::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

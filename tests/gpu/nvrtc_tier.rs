@@ -190,6 +190,20 @@ fn nan_reduce_specs(d: DType) -> Vec<ReduceSpec> {
         ReduceOp::NanStd,
     ];
     let mut v = reduce_specs_of(d, &ops);
+    let count = cuarray::testing::ops::reduce::not_nan_count_def();
+    v.push(ReduceSpec {
+        op: "notnan_count".into(),
+        pre: count.pre,
+        acc: count.acc,
+        identity: count.identity,
+        combine: count.combine,
+        combine_forward: count.combine_forward,
+        post: count.post,
+        output: DType::I64,
+        scalars: TypeList::new(&[]),
+        aux: None,
+        ..reduce_spec(ReduceOp::Sum, d, reduce::Variant::Rows { warp: false, vec: 1, nk: 1, nr: 1 }, false, false, true)
+    });
     let def = cuarray::testing::ops::reduce::all_nan_def();
     v.push(ReduceSpec {
         op: "allnan".into(),
