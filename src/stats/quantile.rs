@@ -517,8 +517,22 @@ pub fn nanpercentile<T: FloatElement + NumElement>(
 }
 
 impl<T: FloatElement + NumElement> DeviceArray<T> {
-    fn median_of(&self, op: &'static str, axis: Option<isize>, keepdims: bool, nan: bool) -> Result<Self> {
-        let q = quantile_impl(op, self, &[0.5], axis, keepdims, QuantileMethod::Linear, nan)?;
+    fn median_of(
+        &self,
+        op: &'static str,
+        axis: Option<isize>,
+        keepdims: bool,
+        nan: bool,
+    ) -> Result<Self> {
+        let q = quantile_impl(
+            op,
+            self,
+            &[0.5],
+            axis,
+            keepdims,
+            QuantileMethod::Linear,
+            nan,
+        )?;
         let shape = q.shape()[1..].to_vec();
         q.reshape(shape)
     }
@@ -661,7 +675,10 @@ mod tests {
         ];
         for &(m, x, q, want) in cases {
             let got = numpy_quantile(x, q, m);
-            assert!((got - want).abs() < 1e-12, "{m:?} q={q} of {x:?}: {got} != {want}");
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{m:?} q={q} of {x:?}: {got} != {want}"
+            );
         }
     }
 

@@ -142,7 +142,11 @@ pub fn ediff1d<T: crate::NumElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
-pub fn trapezoid<T: FloatElement>(y: &DeviceArray<T>, dx: f64, axis: isize) -> Result<DeviceArray<T>> {
+pub fn trapezoid<T: FloatElement>(
+    y: &DeviceArray<T>,
+    dx: f64,
+    axis: isize,
+) -> Result<DeviceArray<T>> {
     let nd = y.ndim();
     let k = normalize_axis("trapezoid", axis, nd)?;
     if y.shape()[k] < 2 {

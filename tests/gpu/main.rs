@@ -43,9 +43,9 @@ mod rng;
 mod selfcheck;
 mod sorting;
 mod special;
-mod statistics;
 #[path = "../support/specs.rs"]
 mod specs;
+mod statistics;
 #[path = "../support/stats.rs"]
 mod stats;
 mod streams;

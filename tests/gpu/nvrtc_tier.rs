@@ -202,7 +202,19 @@ fn nan_reduce_specs(d: DType) -> Vec<ReduceSpec> {
         output: DType::I64,
         scalars: TypeList::new(&[]),
         aux: None,
-        ..reduce_spec(ReduceOp::Sum, d, reduce::Variant::Rows { warp: false, vec: 1, nk: 1, nr: 1 }, false, false, true)
+        ..reduce_spec(
+            ReduceOp::Sum,
+            d,
+            reduce::Variant::Rows {
+                warp: false,
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
+            false,
+            false,
+            true,
+        )
     });
     let def = cuarray::testing::ops::reduce::all_nan_def();
     v.push(ReduceSpec {

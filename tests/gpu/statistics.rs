@@ -36,9 +36,7 @@ fn data(rng: &mut Rng, shape: [usize; 3]) -> Vec<f64> {
             }
         })
         .collect();
-    for k in 0..shape[2] {
-        v[k] = f64::NAN;
-    }
+    v[..shape[2]].fill(f64::NAN);
     for i in 0..shape[0] {
         v[(i * shape[1] + 1) * shape[2] + 2] = f64::NAN;
     }
@@ -95,7 +93,12 @@ fn close(got: f64, want: f64, rel: f64) -> bool {
 }
 
 fn check(what: &str, got: &[f64], want: &[f64], rel: f64) -> TResult {
-    ensure!(got.len() == want.len(), "{what}: {} values, want {}", got.len(), want.len());
+    ensure!(
+        got.len() == want.len(),
+        "{what}: {} values, want {}",
+        got.len(),
+        want.len()
+    );
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         ensure!(close(g, w, rel), "{what}[{i}]: {g} != {w}");
     }
@@ -195,20 +198,38 @@ fn nan_reductions<T: FloatElement>(dev: &Device, rng: &mut Rng, rel: f64) -> TRe
                     let got = match (axis, max) {
                         (None, true) => a.nanargmax(),
                         (None, false) => a.nanargmin(),
-                        (Some(ax), true) => a.nanargmax_axis(if ax == 2 { -1 } else { ax as isize }),
-                        (Some(ax), false) => a.nanargmin_axis(if ax == 2 { -1 } else { ax as isize }),
+                        (Some(ax), true) => {
+                            a.nanargmax_axis(if ax == 2 { -1 } else { ax as isize })
+                        }
+                        (Some(ax), false) => {
+                            a.nanargmin_axis(if ax == 2 { -1 } else { ax as isize })
+                        }
                     };
                     match want {
                         None => ensure!(got.is_err(), "nanarg{max} {tag}: all-NaN slice accepted"),
-                        Some(w) => check(&format!("nanarg max={max} {tag}"), &host(&got?)?, &w, 0.0)?,
+                        Some(w) => {
+                            check(&format!("nanarg max={max} {tag}"), &host(&got?)?, &w, 0.0)?
+                        }
                     }
                 }
             }
             // The sub-array without the all-NaN slices along axis 1 (none of them).
             let inner = a.slice([
-                cuarray::SliceElem::Range { start: Some(1), end: None, step: 1 },
-                cuarray::SliceElem::Range { start: Some(2), end: Some(3), step: 1 },
-                cuarray::SliceElem::Range { start: None, end: None, step: 1 },
+                cuarray::SliceElem::Range {
+                    start: Some(1),
+                    end: None,
+                    step: 1,
+                },
+                cuarray::SliceElem::Range {
+                    start: Some(2),
+                    end: Some(3),
+                    step: 1,
+                },
+                cuarray::SliceElem::Range {
+                    start: None,
+                    end: None,
+                    step: 1,
+                },
             ])?;
             let got = host(&inner.nanargmax_axis(-1)?)?;
             ensure!(got.len() == shape[0] - 1, "nanargmax of a slice view");
@@ -225,7 +246,12 @@ fn nan_reductions<T: FloatElement>(dev: &Device, rng: &mut Rng, rel: f64) -> TRe
                     want[row * shape[2] + k] = acc;
                 }
             }
-            check(&format!("nancumsum {shape:?} strided={strided}"), &cs, &want, rel * 10.0)?;
+            check(
+                &format!("nancumsum {shape:?} strided={strided}"),
+                &cs,
+                &want,
+                rel * 10.0,
+            )?;
             // ptp propagates NaN; on the all-NaN-free row block it is max - min.
             let p = host(&inner.ptp_axis(-1)?)?;
             ensure!(p.len() == shape[0] - 1, "ptp shape");
@@ -261,7 +287,10 @@ fn quantiles<T: FloatElement>(dev: &Device, rng: &mut Rng, rel: f64) -> TResult 
     for shape in [[3, 4, 37], [2, 3, 38], [2, 2, 5000]] {
         let h = data(rng, shape);
         // Plain quantiles need NaN-free slices to say much: a NaN-free copy too.
-        let clean: Vec<f64> = h.iter().map(|&x| if x.is_nan() { 0.5 } else { x }).collect();
+        let clean: Vec<f64> = h
+            .iter()
+            .map(|&x| if x.is_nan() { 0.5 } else { x })
+            .collect();
         for (src, label) in [(&h, "nan"), (&clean, "clean")] {
             for strided in [false, true] {
                 let a = upload::<T>(dev, src, shape, strided)?;
@@ -304,11 +333,19 @@ fn quantiles<T: FloatElement>(dev: &Device, rng: &mut Rng, rel: f64) -> TResult 
                 check(&format!("median {label} {shape:?}"), &md, &want, rel)?;
                 let nm = host(&a.nanmedian()?)?;
                 let v: Vec<f64> = hv.clone();
-                check("nanmedian", &nm, &[host_quantile(&v, 0.5, QuantileMethod::Linear, true)], rel)?;
+                check(
+                    "nanmedian",
+                    &nm,
+                    &[host_quantile(&v, 0.5, QuantileMethod::Linear, true)],
+                    rel,
+                )?;
                 let k = a.median_keepdim(0)?;
                 ensure!(k.shape() == [1, shape[1], shape[2]], "median_keepdim shape");
                 let p = cuarray::percentile(&a, &[50.0], Some(-1), true, QuantileMethod::Linear)?;
-                ensure!(p.shape() == [1, shape[0], shape[1], 1], "percentile keepdims shape");
+                ensure!(
+                    p.shape() == [1, shape[0], shape[1], 1],
+                    "percentile keepdims shape"
+                );
                 check("percentile 50 = median", &host(&p)?, &want, rel)?;
             }
         }
@@ -317,8 +354,14 @@ fn quantiles<T: FloatElement>(dev: &Device, rng: &mut Rng, rel: f64) -> TResult 
     let e = DeviceArray::<T>::zeros(dev, [0])?;
     ensure!(e.median().is_err(), "median of an empty array");
     let a = DeviceArray::<T>::ones(dev, [4])?;
-    ensure!(cuarray::quantile(&a, &[1.5], None, false, QuantileMethod::Linear).is_err(), "q > 1");
-    ensure!(cuarray::percentile(&a, &[-1.0], None, false, QuantileMethod::Linear).is_err(), "p < 0");
+    ensure!(
+        cuarray::quantile(&a, &[1.5], None, false, QuantileMethod::Linear).is_err(),
+        "q > 1"
+    );
+    ensure!(
+        cuarray::percentile(&a, &[-1.0], None, false, QuantileMethod::Linear).is_err(),
+        "p < 0"
+    );
     Ok(())
 }
 
@@ -344,14 +387,22 @@ fn summaries(dev: &Device, rng: &mut Rng) -> TResult {
         let got = host(&cuarray::digitize(&x, &db, right)?)?;
         let want: Vec<f64> = a
             .iter()
-            .map(|&v| bins.iter().filter(|&&b| if right { b < v } else { b <= v }).count() as f64)
+            .map(|&v| {
+                bins.iter()
+                    .filter(|&&b| if right { b < v } else { b <= v })
+                    .count() as f64
+            })
             .collect();
         check(&format!("digitize right={right}"), &got, &want, 0.0)?;
     }
     // trapezoid along both axes, ediff1d.
     let t = host(&cuarray::trapezoid(&da, 0.5, -1)?)?;
     let want: Vec<f64> = (0..r)
-        .map(|i| (1..c).map(|j| (a[i * c + j] + a[i * c + j - 1]) * 0.25).sum())
+        .map(|i| {
+            (1..c)
+                .map(|j| (a[i * c + j] + a[i * c + j - 1]) * 0.25)
+                .sum()
+        })
         .collect();
     check("trapezoid", &t, &want, 1e-12)?;
     let e = host(&cuarray::ediff1d(&da)?)?;
@@ -361,7 +412,8 @@ fn summaries(dev: &Device, rng: &mut Rng) -> TResult {
     let want: Vec<f64> = (0..r)
         .map(|i| {
             let row = &a[i * c..(i + 1) * c];
-            row.iter().cloned().fold(f64::MIN, f64::max) - row.iter().cloned().fold(f64::MAX, f64::min)
+            row.iter().cloned().fold(f64::MIN, f64::max)
+                - row.iter().cloned().fold(f64::MAX, f64::min)
         })
         .collect();
     check("ptp", &p, &want, 0.0)?;
