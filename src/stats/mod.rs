@@ -4,13 +4,22 @@
 //! [`DeviceArray`](crate::DeviceArray); the functions here are re-exported at the crate's
 //! root (`cuarray::quantile`, ...).
 
+mod more;
 mod quantile;
 mod summary;
 
+pub use more::{
+    bincount_weighted, corrcoef, cov, cross, gradient, histogram_bin_edges, histogram_with, interp,
+};
 pub use quantile::{
     lerp, nanpercentile, nanquantile, percentile, quantile, quantile_index, QuantileMethod,
 };
 pub use summary::{average, digitize, ediff1d, trapezoid};
 
+/// Every kernel of the statistics functions for element type `d` (the NVRTC tier).
 #[doc(hidden)]
-pub use quantile::kernel_specs;
+pub fn kernel_specs(d: crate::DType) -> Vec<crate::KernelSpec> {
+    let mut v = quantile::kernel_specs(d);
+    v.extend(more::kernel_specs(d));
+    v
+}

@@ -5084,6 +5084,92 @@ pub fn special_mod_290() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn stats_more_68() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let m = cuarray::DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 2.0, 1.0, 0.0], &[2, 3])?;
+        assert_eq!(cuarray::cov(&m, true, None)?.to_host()?, vec![1.0, -1.0, -1.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_95() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let m = cuarray::DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 4.0, 2.0, 0.0], &[2, 3])?;
+        assert_eq!(cuarray::corrcoef(&m, true)?.to_host()?, vec![1.0, -1.0, -1.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_128() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 5.0])?;
+        assert_eq!(cuarray::histogram_bin_edges(&a, 4, None)?.to_host()?, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_173() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[0.5f64, 1.5, 1.7, 3.0, 9.0])?;
+        let e = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 2.0, 3.0])?;
+        assert_eq!(cuarray::histogram_with(&a, &e, None, false)?.to_host()?, vec![1.0, 2.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_246() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[1u8, 3, 1, 0])?;
+        let w = cuarray::DeviceArray::from_slice(&dev, &[0.5f64, 1.0, 2.0, 3.0])?;
+        assert_eq!(cuarray::bincount_weighted(&x, &w, 0)?.to_host()?, vec![3.0, 2.5, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_294() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let xp = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let fp = cuarray::DeviceArray::from_slice(&dev, &[3.0f64, 2.0, 0.0])?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 1.5, 2.5, 3.14])?;
+        let y = cuarray::interp(&x, &xp, &fp, None, None)?.to_host()?;
+        assert_eq!(y, vec![3.0, 3.0, 2.5, 1.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_359() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 4.0, 7.0, 11.0])?;
+        assert_eq!(cuarray::gradient(&a, 1.0, 0)?.to_host()?, vec![1.0, 1.5, 2.5, 3.5, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_402() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 0.0, 0.0])?;
+        let b = cuarray::DeviceArray::from_slice(&dev, &[0.0f32, 1.0, 0.0])?;
+        assert_eq!(cuarray::cross(&a, &b, -1)?.to_host()?, vec![0.0, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn stats_quantile_97() -> Result<(), String> {
     fn run() {
         use cuarray::stats::{quantile_index, QuantileMethod};
@@ -6174,6 +6260,14 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/special/mod.rs:244", special_mod_244, 1),
     ("src/special/mod.rs:266", special_mod_266, 1),
     ("src/special/mod.rs:290", special_mod_290, 1),
+    ("src/stats/more.rs:68", stats_more_68, 1),
+    ("src/stats/more.rs:95", stats_more_95, 1),
+    ("src/stats/more.rs:128", stats_more_128, 1),
+    ("src/stats/more.rs:173", stats_more_173, 1),
+    ("src/stats/more.rs:246", stats_more_246, 1),
+    ("src/stats/more.rs:294", stats_more_294, 1),
+    ("src/stats/more.rs:359", stats_more_359, 1),
+    ("src/stats/more.rs:402", stats_more_402, 1),
     ("src/stats/quantile.rs:97", stats_quantile_97, 1),
     ("src/stats/quantile.rs:412", stats_quantile_412, 1),
     ("src/stats/quantile.rs:440", stats_quantile_440, 1),

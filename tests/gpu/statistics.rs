@@ -417,6 +417,170 @@ fn summaries(dev: &Device, rng: &mut Rng) -> TResult {
         })
         .collect();
     check("ptp", &p, &want, 0.0)?;
+    more(dev, rng, &a, r, c)
+}
+
+/// cov, corrcoef, histogram_with, bincount_weighted, interp, gradient, cross.
+fn more(dev: &Device, rng: &mut Rng, a: &[f64], r: usize, c: usize) -> TResult {
+    let da = DeviceArray::from_host(dev, a, [r, c])?;
+    let mean: Vec<f64> = (0..r)
+        .map(|i| a[i * c..(i + 1) * c].iter().sum::<f64>() / c as f64)
+        .collect();
+    let mut cv = vec![0.0; r * r];
+    for i in 0..r {
+        for j in 0..r {
+            cv[i * r + j] = (0..c)
+                .map(|k| (a[i * c + k] - mean[i]) * (a[j * c + k] - mean[j]))
+                .sum::<f64>()
+                / (c as f64 - 1.0);
+        }
+    }
+    check("cov", &host(&cuarray::cov(&da, true, None)?)?, &cv, 1e-12)?;
+    // rowvar = false on the transposed view: the same matrix.
+    check(
+        "cov rowvar=false",
+        &host(&cuarray::cov(&da.t(), false, None)?)?,
+        &cv,
+        1e-12,
+    )?;
+    let cc: Vec<f64> = (0..r * r)
+        .map(|ij| cv[ij] / (cv[(ij / r) * (r + 1)].sqrt() * cv[(ij % r) * (r + 1)].sqrt()))
+        .collect();
+    check(
+        "corrcoef",
+        &host(&cuarray::corrcoef(&da, true)?)?,
+        &cc,
+        1e-12,
+    )?;
+    // histogram with uneven edges, weights, density.
+    let edges = [-2.5, -1.0, 0.0, 0.25, 2.0, 2.9];
+    let de = DeviceArray::from_slice(dev, &edges)?;
+    let w: Vec<f64> = (0..r * c).map(|_| rng.range(0.0, 1.0)).collect();
+    let dw = DeviceArray::from_host(dev, &w, [r, c])?;
+    let mut hist = vec![0.0; 5];
+    let mut whist = vec![0.0; 5];
+    for (k, &v) in a.iter().enumerate() {
+        let b = if v == edges[5] {
+            Some(4)
+        } else {
+            (0..5).find(|&b| edges[b] <= v && v < edges[b + 1])
+        };
+        if let Some(b) = b {
+            hist[b] += 1.0;
+            whist[b] += w[k];
+        }
+    }
+    check(
+        "histogram_with",
+        &host(&cuarray::histogram_with(&da, &de, None, false)?)?,
+        &hist,
+        0.0,
+    )?;
+    check(
+        "histogram_with weights",
+        &host(&cuarray::histogram_with(&da, &de, Some(&dw), false)?)?,
+        &whist,
+        1e-12,
+    )?;
+    let total: f64 = hist.iter().sum();
+    let dens: Vec<f64> = (0..5)
+        .map(|b| hist[b] / (edges[b + 1] - edges[b]) / total)
+        .collect();
+    check(
+        "histogram_with density",
+        &host(&cuarray::histogram_with(&da, &de, None, true)?)?,
+        &dens,
+        1e-12,
+    )?;
+    // bincount_weighted.
+    let xi: Vec<i32> = (0..3000).map(|_| rng.below(40) as i32).collect();
+    let wi: Vec<f64> = (0..3000).map(|_| rng.range(-1.0, 1.0)).collect();
+    let mut bc = vec![0.0; 50];
+    for (&x, &v) in xi.iter().zip(&wi) {
+        bc[x as usize] += v;
+    }
+    let got = cuarray::bincount_weighted(
+        &DeviceArray::from_slice(dev, &xi)?,
+        &DeviceArray::from_slice(dev, &wi)?,
+        50,
+    )?;
+    check("bincount_weighted", &host(&got)?, &bc, 1e-12)?;
+    // interp with left/right and NaN.
+    let xp: Vec<f64> = (0..200).map(|i| i as f64 * 0.03 - 3.0).collect();
+    let fp: Vec<f64> = xp.iter().map(|x| x.sin()).collect();
+    let mut xs: Vec<f64> = a.to_vec();
+    xs[0] = f64::NAN;
+    xs[1] = xp[199];
+    let want: Vec<f64> = xs
+        .iter()
+        .map(|&x| {
+            if x.is_nan() {
+                f64::NAN
+            } else if x < xp[0] {
+                -7.0
+            } else if x >= xp[199] {
+                fp[199]
+            } else {
+                let j = xp.iter().rposition(|&p| p <= x).unwrap();
+                let s = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]);
+                s * (x - xp[j]) + fp[j]
+            }
+        })
+        .collect();
+    let got = cuarray::interp(
+        &DeviceArray::from_slice(dev, &xs)?,
+        &DeviceArray::from_slice(dev, &xp)?,
+        &DeviceArray::from_slice(dev, &fp)?,
+        Some(-7.0),
+        None,
+    )?;
+    check("interp", &host(&got)?, &want, 1e-12)?;
+    // gradient along both axes, cross of 3-vectors along axis 0.
+    let g = host(&cuarray::gradient(&da, 0.5, -1)?)?;
+    let mut want = vec![0.0; r * c];
+    for i in 0..r {
+        let row = &a[i * c..(i + 1) * c];
+        want[i * c] = (row[1] - row[0]) / 0.5;
+        want[i * c + c - 1] = (row[c - 1] - row[c - 2]) / 0.5;
+        for k in 1..c - 1 {
+            want[i * c + k] = (row[k + 1] - row[k - 1]) / 1.0;
+        }
+    }
+    check("gradient", &g, &want, 1e-12)?;
+    let a3 = da.slice([
+        cuarray::SliceElem::Range {
+            start: Some(0),
+            end: Some(3),
+            step: 1,
+        },
+        cuarray::SliceElem::Range {
+            start: None,
+            end: None,
+            step: 1,
+        },
+    ])?;
+    let b3 = da.slice([
+        cuarray::SliceElem::Range {
+            start: Some(2),
+            end: Some(5),
+            step: 1,
+        },
+        cuarray::SliceElem::Range {
+            start: None,
+            end: None,
+            step: 1,
+        },
+    ])?;
+    let got = host(&cuarray::cross(&a3, &b3, 0)?)?;
+    let mut want = vec![0.0; 3 * c];
+    for k in 0..c {
+        let u = [a[k], a[c + k], a[2 * c + k]];
+        let v = [a[2 * c + k], a[3 * c + k], a[4 * c + k]];
+        want[k] = u[1] * v[2] - u[2] * v[1];
+        want[c + k] = u[2] * v[0] - u[0] * v[2];
+        want[2 * c + k] = u[0] * v[1] - u[1] * v[0];
+    }
+    check("cross", &got, &want, 1e-12)?;
     Ok(())
 }
 
@@ -441,5 +605,17 @@ pub fn trials(out: &mut Vec<Trial>) {
     }));
     out.push(gpu_trial("stats/f64/average_digitize_trapezoid", |dev| {
         summaries(dev, &mut Rng::for_name("stats/f64/summary"))
+    }));
+    out.push(gpu_trial("stats/f32/median_errors_and_small", |dev| {
+        let a = DeviceArray::from_host(dev, &[3.0f32, 1.0, 2.0, 8.0, 6.0, 7.0], [2, 3])?;
+        check("median_axis", &host(&a.median_axis(1)?)?, &[2.0, 7.0], 0.0)?;
+        check("median", &host(&a.median()?)?, &[4.5], 0.0)?;
+        let n = DeviceArray::from_slice(dev, &[f32::NAN, f32::NAN])?;
+        ensure!(n.nanargmax().is_err(), "nanargmax of all NaN");
+        ensure!(n.nanmedian()?.to_scalar()?.is_nan(), "nanmedian of all NaN");
+        ensure!(n.nansum()?.to_scalar()? == 0.0, "nansum of all NaN");
+        ensure!(n.nanmean()?.to_scalar()?.is_nan(), "nanmean of all NaN");
+        ensure!(n.nanmax()?.to_scalar()?.is_nan(), "nanmax of all NaN");
+        Ok(())
     }));
 }
