@@ -323,6 +323,28 @@ def statistics(p):
                 extra = n * 8 if "digitize" in case else 0
                 emit(p.name, case, "device", p.device_time(f), b + extra)
         del a
+    if wanted("stats_histogram_f32_2^26_1000edges") or wanted("stats_interp_f32_2^26_in_2^16"):
+        a = rand_matrix(p, (n,), p.xp.float32)
+        if p.name == "cupy":
+            xp = p.xp
+            edges = xp.linspace(-0.5, 0.5, 1000, dtype=xp.float32)
+            xs = xp.linspace(-0.5, 0.5, 1 << 16, dtype=xp.float32)
+            hist = lambda: xp.histogram(a, edges)
+            interp = lambda: xp.interp(a, xs, xp.sin(xs))
+        else:
+            import torch
+            # torch has no histogram over given edges on the GPU: histc (uniform bins) stands in.
+            hist = lambda: torch.histc(a, bins=999, min=-0.5, max=0.5)
+            interp = None
+        if wanted("stats_histogram_f32_2^26_1000edges"):
+            emit(p.name, "stats_histogram_f32_2^26_1000edges", "device", p.device_time(hist), n * 4)
+        if wanted("stats_interp_f32_2^26_in_2^16") and interp is not None:
+            emit(p.name, "stats_interp_f32_2^26_in_2^16", "device", p.device_time(interp), n * 8)
+        del a
+    if wanted("stats_cov_f32_256x65536"):
+        m = rand_matrix(p, (256, 65536), p.xp.float32)
+        f = (lambda: p.xp.cov(m)) if p.name == "cupy" else (lambda: __import__("torch").cov(m))
+        emit(p.name, "stats_cov_f32_256x65536", "device", p.device_time(f), 256 * 65536 * 4)
     if wanted("stats_median_axis1_4096^2"):
         m = rand_matrix(p, (4096, 4096), p.xp.float32)
         if p.name == "cupy":

@@ -598,6 +598,37 @@ fn stats_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case
             }));
         }
     }
+    if filter("stats_histogram_f32_2^26_1000edges") || filter("stats_interp_f32_2^26_in_2^16") {
+        let a = rand_matrix::<f32>(dev, &[n]);
+        if filter("stats_histogram_f32_2^26_1000edges") {
+            let edges = DeviceArray::<f32>::linspace(dev, -0.5, 0.5, 1000).unwrap();
+            cases.push(device_case(
+                dev,
+                "stats_histogram_f32_2^26_1000edges",
+                (n * 4) as f64,
+                || cuarray::histogram_with(&a, &edges, None, false).map(drop),
+            ));
+        }
+        if filter("stats_interp_f32_2^26_in_2^16") {
+            let xp = DeviceArray::<f32>::linspace(dev, -0.5, 0.5, 1 << 16).unwrap();
+            let fp = xp.sin().unwrap();
+            cases.push(device_case(
+                dev,
+                "stats_interp_f32_2^26_in_2^16",
+                (n * 8) as f64,
+                || cuarray::interp(&a, &xp, &fp, None, None).map(drop),
+            ));
+        }
+    }
+    if filter("stats_cov_f32_256x65536") {
+        let m = rand_matrix::<f32>(dev, &[256, 65536]);
+        cases.push(device_case(
+            dev,
+            "stats_cov_f32_256x65536",
+            (256 * 65536 * 4) as f64,
+            || cuarray::cov(&m, true, None).map(drop),
+        ));
+    }
     if filter("stats_median_axis1_4096^2") {
         let m = rand_matrix::<f32>(dev, &[4096, 4096]);
         cases.push(device_case(

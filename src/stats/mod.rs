@@ -4,10 +4,12 @@
 //! [`DeviceArray`](crate::DeviceArray); the functions here are re-exported at the crate's
 //! root (`cuarray::quantile`, ...).
 
+mod convolve;
 mod more;
 mod quantile;
 mod summary;
 
+pub use convolve::{convolve, correlate, ConvMode};
 pub use more::{
     bincount_weighted, corrcoef, cov, cross, gradient, histogram_bin_edges, histogram_with, interp,
 };

@@ -5084,6 +5084,33 @@ pub fn special_mod_290() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn stats_convolve_87() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::ConvMode, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        assert_eq!(cuarray::convolve(&a, &v, ConvMode::Full)?.to_host()?, vec![0.0, 1.0, 2.5, 4.0, 1.5]);
+        assert_eq!(cuarray::convolve(&a, &v, ConvMode::Same)?.to_host()?, vec![1.0, 2.5, 4.0]);
+        assert_eq!(cuarray::convolve(&a, &v, ConvMode::Valid)?.to_host()?, vec![2.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_convolve_113() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::ConvMode, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        assert_eq!(cuarray::correlate(&a, &v, ConvMode::Valid)?.to_host()?, vec![3.5]);
+        assert_eq!(cuarray::correlate(&a, &v, ConvMode::Full)?.to_host()?, vec![0.5, 2.0, 3.5, 3.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn stats_more_68() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -6260,6 +6287,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/special/mod.rs:244", special_mod_244, 1),
     ("src/special/mod.rs:266", special_mod_266, 1),
     ("src/special/mod.rs:290", special_mod_290, 1),
+    ("src/stats/convolve.rs:87", stats_convolve_87, 1),
+    ("src/stats/convolve.rs:113", stats_convolve_113, 1),
     ("src/stats/more.rs:68", stats_more_68, 1),
     ("src/stats/more.rs:95", stats_more_95, 1),
     ("src/stats/more.rs:128", stats_more_128, 1),

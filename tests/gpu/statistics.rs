@@ -581,6 +581,72 @@ fn more(dev: &Device, rng: &mut Rng, a: &[f64], r: usize, c: usize) -> TResult {
         want[2 * c + k] = u[0] * v[1] - u[1] * v[0];
     }
     check("cross", &got, &want, 1e-12)?;
+    convolutions(dev, rng)
+}
+
+/// NumPy's full convolution on the host, then the mode's window.
+fn host_convolve(a: &[f64], v: &[f64], mode: cuarray::ConvMode) -> Vec<f64> {
+    let (a, v) = if v.len() > a.len() { (v, a) } else { (a, v) };
+    let (n, m) = (a.len(), v.len());
+    let full: Vec<f64> = (0..n + m - 1)
+        .map(|k| {
+            (0..m)
+                .filter(|&j| k >= j && k - j < n)
+                .map(|j| a[k - j] * v[j])
+                .sum()
+        })
+        .collect();
+    match mode {
+        cuarray::ConvMode::Full => full,
+        cuarray::ConvMode::Same => full[(m - 1) / 2..(m - 1) / 2 + n].to_vec(),
+        cuarray::ConvMode::Valid => full[m - 1..n].to_vec(),
+    }
+}
+
+fn convolutions(dev: &Device, rng: &mut Rng) -> TResult {
+    use cuarray::ConvMode;
+    let a: Vec<f64> = (0..1000).map(|_| rng.range(-1.0, 1.0)).collect();
+    let da = DeviceArray::from_slice(dev, &a)?;
+    for m in [1usize, 7, 8, 33, 1500] {
+        let v: Vec<f64> = (0..m).map(|_| rng.range(-1.0, 1.0)).collect();
+        let dv = DeviceArray::from_slice(dev, &v)?;
+        let rev: Vec<f64> = v.iter().rev().copied().collect();
+        for mode in [ConvMode::Full, ConvMode::Same, ConvMode::Valid] {
+            let got = host(&cuarray::convolve(&da, &dv, mode)?)?;
+            check(
+                &format!("convolve m={m} {mode:?}"),
+                &got,
+                &host_convolve(&a, &v, mode),
+                1e-12,
+            )?;
+            let got = host(&cuarray::correlate(&da, &dv, mode)?)?;
+            check(
+                &format!("correlate m={m} {mode:?}"),
+                &got,
+                &host_convolve(&a, &rev, mode),
+                1e-12,
+            )?;
+        }
+    }
+    // A strided input: every other element.
+    let s = da.slice([cuarray::SliceElem::Range {
+        start: None,
+        end: None,
+        step: 2,
+    }])?;
+    let even: Vec<f64> = a.iter().step_by(2).copied().collect();
+    let v = [0.25, -1.0, 2.0];
+    let got = host(&cuarray::convolve(
+        &s,
+        &DeviceArray::from_slice(dev, &v)?,
+        ConvMode::Same,
+    )?)?;
+    check(
+        "convolve strided",
+        &got,
+        &host_convolve(&even, &v, ConvMode::Same),
+        1e-12,
+    )?;
     Ok(())
 }
 
