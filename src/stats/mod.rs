@@ -11,7 +11,8 @@ mod summary;
 
 pub use convolve::{convolve, correlate, ConvMode};
 pub use more::{
-    bincount_weighted, corrcoef, cov, cross, gradient, histogram_bin_edges, histogram_with, interp,
+    bincount_weighted, corrcoef, cov, cross, gradient, histogram2d, histogram_bin_edges,
+    histogram_with, interp,
 };
 pub use quantile::{
     lerp, nanpercentile, nanquantile, percentile, quantile, quantile_index, QuantileMethod,

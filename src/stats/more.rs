@@ -203,21 +203,7 @@ pub fn histogram_with<T: FloatElement>(
     let device = a.device();
     let nb = edges.size() - 1;
     let x = a.reshape([a.size()])?;
-    let pos = crate::searchsorted(edges, &x, true)?;
-    let last = edges.slice([SliceElem::Range {
-        start: Some(-1),
-        end: None,
-        step: 1,
-    }])?;
-    let bin = DeviceArray::<i64>::alloc_for(OP, device, x.shape())?;
-    crate::ops::elementwise::run(
-        device,
-        "hist_bin",
-        HIST_BIN_BODY,
-        &[bin.operand()?],
-        &[pos.operand()?, x.operand()?, last.operand_as(x.shape())?],
-        &[Scalar::of(nb as i64)],
-    )?;
+    let bin = bin_index(&x, edges)?;
     let counts = DeviceArray::<f64>::zeros(device, [nb + 1])?;
     let values = match weights {
         Some(w) => w.reshape([w.size()])?.astype::<f64>()?,
@@ -234,6 +220,99 @@ pub fn histogram_with<T: FloatElement>(
     }
     let widths = edges.astype::<f64>()?.diff(1, 0)?;
     (&hist / &widths)? / &hist.sum()?
+}
+
+/// The bin of each element of the 1-D `x` among the increasing `edges` (`edges.len() - 1`
+/// bins, the last one closed), `edges.len() - 1` for what is not counted (NaN, outside).
+fn bin_index<T: FloatElement>(
+    x: &DeviceArray<T>,
+    edges: &DeviceArray<T>,
+) -> Result<DeviceArray<i64>> {
+    let device = x.device();
+    let nb = edges.size() - 1;
+    let pos = crate::searchsorted(edges, x, true)?;
+    let last = edges.slice([SliceElem::Range {
+        start: Some(-1),
+        end: None,
+        step: 1,
+    }])?;
+    let bin = DeviceArray::<i64>::alloc_for("histogram", device, x.shape())?;
+    crate::ops::elementwise::run(
+        device,
+        "hist_bin",
+        HIST_BIN_BODY,
+        &[bin.operand()?],
+        &[pos.operand()?, x.operand()?, last.operand_as(x.shape())?],
+        &[Scalar::of(nb as i64)],
+    )?;
+    Ok(bin)
+}
+
+/// A 2-D histogram of the points `(x, y)` (NumPy's `histogram2d` with integer bins):
+/// `bins.0 x bins.1` equal-width bins over `range` (or each coordinate's smallest and
+/// largest values), the last bin of each axis closed. Returns the counts (`f64`, shape
+/// `(bins.0, bins.1)`) and the two edge arrays.
+///
+/// # Synchronization
+/// Without a range, the coordinates' extremes are read back (a wait for the GPU).
+///
+/// ```no_run
+/// let dev = cuarray::Device::new(0)?;
+/// let x = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 0.4, 1.0, 1.0])?;
+/// let y = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.2, 1.0])?;
+/// let (h, xe, ye) = cuarray::histogram2d(&x, &y, (2, 2), None)?;
+/// assert_eq!(h.to_host()?, vec![1.0, 1.0, 1.0, 1.0]);
+/// assert_eq!(xe.to_host()?, vec![0.0, 0.5, 1.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] when `x` and `y` are not 1-D of one length, for a zero bin
+/// count, or a range that is not finite.
+#[allow(clippy::type_complexity)]
+pub fn histogram2d<T: FloatElement>(
+    x: &DeviceArray<T>,
+    y: &DeviceArray<T>,
+    bins: (usize, usize),
+    range: Option<((T, T), (T, T))>,
+) -> Result<(DeviceArray<f64>, DeviceArray<T>, DeviceArray<T>)> {
+    const OP: &str = "histogram2d";
+    if x.ndim() != 1 || y.shape() != x.shape() {
+        return Err(Error::invalid(
+            OP,
+            format!(
+                "x and y must be 1-D of one length (shapes {:?} and {:?})",
+                x.shape(),
+                y.shape()
+            ),
+        ));
+    }
+    let device = x.device();
+    let xe = histogram_bin_edges(x, bins.0, range.map(|r| r.0))?;
+    let ye = histogram_bin_edges(y, bins.1, range.map(|r| r.1))?;
+    let (bx, by) = (bins.0 as i64, bins.1 as i64);
+    let ix = bin_index(x, &xe)?;
+    let iy = bin_index(y, &ye)?;
+    let flat = ((&ix * (by + 1))? + &iy)?;
+    let counts = DeviceArray::<f64>::zeros(device, [((bx + 1) * (by + 1)) as usize])?;
+    let ones = DeviceArray::<f64>::ones(device, [1])?.broadcast_to([x.size()])?;
+    counts.index_add(0, &flat, &ones)?;
+    let h = counts
+        .reshape([bins.0 + 1, bins.1 + 1])?
+        .slice([
+            SliceElem::Range {
+                start: Some(0),
+                end: Some(bx as isize),
+                step: 1,
+            },
+            SliceElem::Range {
+                start: Some(0),
+                end: Some(by as isize),
+                step: 1,
+            },
+        ])?
+        .contiguous()?;
+    Ok((h, xe, ye))
 }
 
 /// Sums of `weights` per value `0, 1, ..., max(x)` of the 1-D non-negative integers `x`,

@@ -5152,7 +5152,20 @@ pub fn stats_more_173() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_246() -> Result<(), String> {
+pub fn stats_more_259() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 0.4, 1.0, 1.0])?;
+        let y = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.2, 1.0])?;
+        let (h, xe, ye) = cuarray::histogram2d(&x, &y, (2, 2), None)?;
+        assert_eq!(h.to_host()?, vec![1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(xe.to_host()?, vec![0.0, 0.5, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_325() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[1u8, 3, 1, 0])?;
@@ -5163,7 +5176,7 @@ pub fn stats_more_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_294() -> Result<(), String> {
+pub fn stats_more_373() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let xp = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
@@ -5176,7 +5189,7 @@ pub fn stats_more_294() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_359() -> Result<(), String> {
+pub fn stats_more_438() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 4.0, 7.0, 11.0])?;
@@ -5186,7 +5199,7 @@ pub fn stats_more_359() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_402() -> Result<(), String> {
+pub fn stats_more_481() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 0.0, 0.0])?;
@@ -6293,10 +6306,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/stats/more.rs:95", stats_more_95, 1),
     ("src/stats/more.rs:128", stats_more_128, 1),
     ("src/stats/more.rs:173", stats_more_173, 1),
-    ("src/stats/more.rs:246", stats_more_246, 1),
-    ("src/stats/more.rs:294", stats_more_294, 1),
-    ("src/stats/more.rs:359", stats_more_359, 1),
-    ("src/stats/more.rs:402", stats_more_402, 1),
+    ("src/stats/more.rs:259", stats_more_259, 1),
+    ("src/stats/more.rs:325", stats_more_325, 1),
+    ("src/stats/more.rs:373", stats_more_373, 1),
+    ("src/stats/more.rs:438", stats_more_438, 1),
+    ("src/stats/more.rs:481", stats_more_481, 1),
     ("src/stats/quantile.rs:97", stats_quantile_97, 1),
     ("src/stats/quantile.rs:412", stats_quantile_412, 1),
     ("src/stats/quantile.rs:440", stats_quantile_440, 1),

@@ -492,6 +492,42 @@ fn more(dev: &Device, rng: &mut Rng, a: &[f64], r: usize, c: usize) -> TResult {
         &dens,
         1e-12,
     )?;
+    // histogram2d over a given range: points on the last edges counted in the last bins.
+    let xs: Vec<f64> = (0..5000)
+        .map(|i| {
+            if i % 97 == 0 {
+                1.0
+            } else {
+                rng.range(-1.2, 1.2)
+            }
+        })
+        .collect();
+    let ys: Vec<f64> = (0..5000).map(|_| rng.range(-1.0, 1.0)).collect();
+    let (h, xe, ye) = cuarray::histogram2d(
+        &DeviceArray::from_slice(dev, &xs)?,
+        &DeviceArray::from_slice(dev, &ys)?,
+        (4, 3),
+        Some(((-1.0, 1.0), (-1.0, 1.0))),
+    )?;
+    let (xe, ye) = (host(&xe)?, host(&ye)?);
+    let mut want = vec![0.0; 12];
+    for (&x, &y) in xs.iter().zip(&ys) {
+        let bx = if x == xe[4] {
+            Some(3)
+        } else {
+            (0..4).find(|&b| xe[b] <= x && x < xe[b + 1])
+        };
+        let by = if y == ye[3] {
+            Some(2)
+        } else {
+            (0..3).find(|&b| ye[b] <= y && y < ye[b + 1])
+        };
+        if let (Some(bx), Some(by)) = (bx, by) {
+            want[bx * 3 + by] += 1.0;
+        }
+    }
+    ensure!(h.shape() == [4, 3], "histogram2d shape");
+    check("histogram2d", &host(&h)?, &want, 0.0)?;
     // bincount_weighted.
     let xi: Vec<i32> = (0..3000).map(|_| rng.below(40) as i32).collect();
     let wi: Vec<f64> = (0..3000).map(|_| rng.range(-1.0, 1.0)).collect();
