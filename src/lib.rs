@@ -166,7 +166,7 @@ pub use ops::catalogue::BinaryOp;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
 pub use stats::{
     average, bincount_weighted, convolve, corrcoef, correlate, cov, cross, digitize, ediff1d,
-    gradient, histogram_bin_edges, histogram_with, interp, nanpercentile, nanquantile, percentile,
-    quantile, trapezoid, ConvMode, QuantileMethod,
+    gradient, histogram2d, histogram_bin_edges, histogram_with, interp, nanpercentile, nanquantile,
+    percentile, quantile, trapezoid, ConvMode, QuantileMethod,
 };
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
