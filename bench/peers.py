@@ -143,6 +143,7 @@ def cases(p):
         emit(p.name, "add_f32_1000_wall", "wall", p.wall_time(lambda: a + b))
     user_kernels(p)
     specials(p)
+    statistics(p)
     try:
         fusion(p)
     except Exception as e:  # one peer's failure must not hide the other's figures
@@ -291,6 +292,67 @@ def specials(p):
             emit(p.name, "special_softmax_rows_4096^2", "device", p.device_time(softmax), 2 * b)
         if wanted("special_logsumexp_rows_4096^2"):
             emit(p.name, "special_logsumexp_rows_4096^2", "device", p.device_time(lse), b)
+
+
+def statistics(p):
+    """Statistics on 2^26 float32 (values in [-0.5, 0.5)): median, three percentiles,
+    nansum, digitize into 1000 bins; the median along axis 1 of 4096 x 4096. CuPy: cupy.*;
+    PyTorch: torch.median (the lower middle element), torch.quantile, torch.nansum,
+    torch.bucketize."""
+    n = 1 << 26
+    names = ["stats_median_f32_2^26", "stats_percentile3_f32_2^26", "stats_nansum_f32_2^26",
+             "stats_digitize_f32_2^26_1000bins"]
+    if any(wanted(c) for c in names):
+        a = rand_matrix(p, (n,), p.xp.float32)
+        b = n * 4
+        if p.name == "cupy":
+            xp = p.xp
+            bins = xp.linspace(-0.5, 0.5, 1000, dtype=xp.float32)
+            fns = [lambda: xp.median(a), lambda: xp.percentile(a, [25.0, 50.0, 75.0]),
+                   lambda: xp.nansum(a), lambda: xp.digitize(a, bins)]
+        else:
+            import torch
+            bins = torch.linspace(-0.5, 0.5, 1000, dtype=torch.float32, device=a.device)
+            qs = torch.tensor([0.25, 0.5, 0.75], dtype=torch.float32, device=a.device)
+            # torch.quantile refuses inputs above 2^24 elements: kthvalue per q instead.
+            fns = [lambda: torch.median(a),
+                   lambda: [torch.kthvalue(a, max(1, int(q * (n - 1)) + 1)) for q in (0.25, 0.5, 0.75)],
+                   lambda: torch.nansum(a), lambda: torch.bucketize(a, bins, right=True)]
+        for case, f in zip(names, fns):
+            if wanted(case):
+                extra = n * 8 if "digitize" in case else 0
+                emit(p.name, case, "device", p.device_time(f), b + extra)
+        del a
+    if wanted("stats_histogram_f32_2^26_1000edges") or wanted("stats_interp_f32_2^26_in_2^16"):
+        a = rand_matrix(p, (n,), p.xp.float32)
+        if p.name == "cupy":
+            xp = p.xp
+            edges = xp.linspace(-0.5, 0.5, 1000, dtype=xp.float32)
+            xs = xp.linspace(-0.5, 0.5, 1 << 16, dtype=xp.float32)
+            hist = lambda: xp.histogram(a, edges)
+            interp = lambda: xp.interp(a, xs, xp.sin(xs))
+        else:
+            import torch
+            # torch has no histogram over given edges on the GPU: histc (uniform bins) stands in.
+            hist = lambda: torch.histc(a, bins=999, min=-0.5, max=0.5)
+            interp = None
+        if wanted("stats_histogram_f32_2^26_1000edges"):
+            emit(p.name, "stats_histogram_f32_2^26_1000edges", "device", p.device_time(hist), n * 4)
+        if wanted("stats_interp_f32_2^26_in_2^16") and interp is not None:
+            emit(p.name, "stats_interp_f32_2^26_in_2^16", "device", p.device_time(interp), n * 8)
+        del a
+    if wanted("stats_cov_f32_256x65536"):
+        m = rand_matrix(p, (256, 65536), p.xp.float32)
+        f = (lambda: p.xp.cov(m)) if p.name == "cupy" else (lambda: __import__("torch").cov(m))
+        emit(p.name, "stats_cov_f32_256x65536", "device", p.device_time(f), 256 * 65536 * 4)
+    if wanted("stats_median_axis1_4096^2"):
+        m = rand_matrix(p, (4096, 4096), p.xp.float32)
+        if p.name == "cupy":
+            f = lambda: p.xp.median(m, axis=1)
+        else:
+            import torch
+            f = lambda: torch.median(m, dim=1)
+        emit(p.name, "stats_median_axis1_4096^2", "device", p.device_time(f), 4096 * 4096 * 4)
 
 
 def rand_matrix(p, shape, dtype):

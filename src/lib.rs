@@ -122,6 +122,7 @@ mod profile;
 pub mod random;
 pub mod shape;
 pub mod special;
+pub mod stats;
 #[doc(hidden)]
 pub mod testing;
 pub mod tuning;
@@ -167,4 +168,9 @@ pub use ops::catalogue::common_specs;
 /// The binary elementwise ops: what [`DeviceArray::scalar_op`] applies.
 pub use ops::catalogue::BinaryOp;
 pub use shape::{IntoAxes, IntoShape, SliceElem};
+pub use stats::{
+    average, bincount_weighted, convolve, corrcoef, correlate, cov, cross, digitize, ediff1d,
+    gradient, histogram2d, histogram_bin_edges, histogram_with, interp, nanpercentile, nanquantile,
+    percentile, quantile, trapezoid, ConvMode, QuantileMethod,
+};
 pub use user_kernels::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};

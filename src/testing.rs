@@ -108,7 +108,7 @@ pub mod ops {
     }
     /// Reductions.
     pub mod reduce {
-        pub use crate::ops::catalogue::ReduceOp;
+        pub use crate::ops::catalogue::{all_nan_def, not_nan_count_def, ReduceOp};
     }
     /// Scans.
     pub mod scan {
@@ -128,4 +128,9 @@ pub mod fft {
 /// The special functions' kernels, for the NVRTC tier.
 pub mod special {
     pub use crate::special::table::kernel_specs;
+}
+
+/// The statistics kernels (quantile indices and interpolation), for the NVRTC tier.
+pub mod stats {
+    pub use crate::stats::kernel_specs;
 }

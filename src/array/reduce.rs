@@ -518,12 +518,7 @@ impl<T: Element> DeviceArray<T> {
     fn scan(&self, op: ReduceOp, axis: isize) -> Result<DeviceArray<T::Sum>> {
         if self.ndim() == 0 {
             // NumPy: the scan of a 0-d array has shape (1,).
-            let name = if op == ReduceOp::Sum {
-                "cumsum"
-            } else {
-                "cumprod"
-            };
-            crate::shape::normalize_axis(name, axis, 1)?;
+            crate::shape::normalize_axis(op.scan_name(), axis, 1)?;
             return self.reshape([1usize])?.scan(op, 0);
         }
         let p = crate::ops::scan::plan_scan(self.layout(), axis)?;
@@ -566,5 +561,454 @@ impl<T: Element> DeviceArray<T> {
     /// array).
     pub fn cumprod(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
         self.scan(ReduceOp::Prod, axis)
+    }
+}
+
+reductions! { NumElement;
+    /// Sum of the elements skipping NaN (NumPy's `nansum`): NaN loads as 0 inside the
+    /// reduction kernel (one pass), so an all-NaN slice sums to 0. Integers: as `sum`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 3.0, f32::NAN], &[2, 2])?;
+    /// assert_eq!(a.nansum()?.to_scalar()?, 4.0);
+    /// assert_eq!(a.nansum_axis(0)?.to_host()?, vec![4.0, 0.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    nansum, nansum_axis, nansum_keepdim, nansum_axes => NanSum -> T::Sum;
+    /// Product of the elements skipping NaN (NumPy's `nanprod`; NaN loads as 1).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f64, f64::NAN, 3.0])?;
+    /// assert_eq!(a.nanprod()?.to_scalar()?, 6.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    nanprod, nanprod_axis, nanprod_keepdim, nanprod_axes => NanProd -> T::Sum;
+    /// Mean of the non-NaN elements (NumPy's `nanmean`; NaN for an all-NaN slice). One
+    /// pass: the kernel carries the sum and the count of the non-NaN elements together.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, 2.0])?;
+    /// assert_eq!(a.nanmean()?.to_scalar()?, 1.5);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    nanmean, nanmean_axis, nanmean_keepdim, nanmean_axes => NanMean -> T::Mean;
+    /// Largest element ignoring NaN (NumPy's `nanmax`): NaN only for an all-NaN slice.
+    /// An empty array is an error.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, f32::NAN, f32::NAN], &[2, 2])?;
+    /// assert_eq!(a.nanmax()?.to_scalar()?, 1.0);
+    /// assert!(a.nanmax_axis(1)?.to_host()?[1].is_nan());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    nanmax, nanmax_axis, nanmax_keepdim, nanmax_axes => NanMax -> T;
+    /// Smallest element ignoring NaN (NumPy's `nanmin`): NaN only for an all-NaN slice.
+    /// An empty array is an error.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[4.0f32, f32::NAN, 2.0])?;
+    /// assert_eq!(a.nanmin()?.to_scalar()?, 2.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    nanmin, nanmin_axis, nanmin_keepdim, nanmin_axes => NanMin -> T;
+}
+
+impl<T: NumElement> DeviceArray<T> {
+    /// An arg reduction skipping NaN, then NumPy's check for all-NaN slices: one more
+    /// reduction (is every element of a slice NaN?) whose `any` is read back, so these
+    /// calls wait for the GPU (integer arrays hold no NaN and skip the check).
+    fn nan_arg(
+        &self,
+        op: ReduceOp,
+        axis: Option<isize>,
+        keepdims: bool,
+    ) -> Result<DeviceArray<i64>> {
+        let axes = axis.map(|a| [a]);
+        let axes = axes.as_ref().map(|a| &a[..]);
+        let out: DeviceArray<i64> = self.reduce(op, axes, keepdims, None, &[])?;
+        if T::DTYPE.is_float() {
+            let all_nan: DeviceArray<bool> = self.all_nan(axes)?;
+            if all_nan.any()?.to_scalar()? {
+                return Err(Error::invalid(op.name(), "All-NaN slice encountered"));
+            }
+        }
+        Ok(out)
+    }
+
+    /// True for each output whose slice is all NaN (one reduction with a NaN-test pre-map).
+    pub(crate) fn all_nan(&self, axes: Option<&[isize]>) -> Result<DeviceArray<bool>> {
+        use crate::kernels::Text;
+        use crate::ops::reduce::run_def;
+        let device = self.device();
+        let p = plan_reduce(
+            self.layout(),
+            axes,
+            false,
+            false,
+            device.multiprocessor_count(),
+        )?;
+        let out = DeviceArray::<bool>::alloc_uninit(device, &p.out_shape)?;
+        let def = crate::ops::catalogue::all_nan_def();
+        run_def(
+            device,
+            &Text::Static("allnan"),
+            &def,
+            &p,
+            &self.operand()?,
+            &out.operand()?,
+            None,
+            &[],
+        )?;
+        Ok(out)
+    }
+
+    /// Index of the largest element ignoring NaN in the flattened array (NumPy's
+    /// `nanargmax`: NaN counts as -inf), as a 0-d `i64` array.
+    ///
+    /// This call waits for the GPU: it checks for an all-NaN array (one more reduction,
+    /// read back) and returns an error there, as NumPy raises.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 3.0, 7.0, f32::NAN])?;
+    /// assert_eq!(a.nanargmax()?.to_scalar()?, 2);
+    /// let all = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, f32::NAN])?;
+    /// assert!(all.nanargmax().is_err());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] for an empty array; [`Error::InvalidArgument`] when every
+    /// element is NaN.
+    pub fn nanargmax(&self) -> Result<DeviceArray<i64>> {
+        self.nan_arg(ReduceOp::NanArgMax, None, false)
+    }
+    /// Index of the smallest element ignoring NaN (see [`nanargmax`](Self::nanargmax)).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 3.0, 1.0])?;
+    /// assert_eq!(a.nanargmin()?.to_scalar()?, 2);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] for an empty array; [`Error::InvalidArgument`] when every
+    /// element is NaN.
+    pub fn nanargmin(&self) -> Result<DeviceArray<i64>> {
+        self.nan_arg(ReduceOp::NanArgMin, None, false)
+    }
+    /// Indices of the largest non-NaN elements along `axis` (waits for the GPU to check
+    /// for all-NaN slices, see [`nanargmax`](Self::nanargmax)).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanargmax_axis(1)?.to_host()?, vec![0, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::EmptyReduction`] when the axis is empty;
+    /// [`Error::InvalidArgument`] when some slice is all NaN.
+    pub fn nanargmax_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.nan_arg(ReduceOp::NanArgMax, Some(axis), false)
+    }
+    /// Indices of the smallest non-NaN elements along `axis` (see
+    /// [`nanargmax_axis`](Self::nanargmax_axis)).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanargmin_axis(0)?.to_host()?, vec![1, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`nanargmax_axis`](Self::nanargmax_axis).
+    pub fn nanargmin_axis(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.nan_arg(ReduceOp::NanArgMin, Some(axis), false)
+    }
+    /// [`nanargmax_axis`](Self::nanargmax_axis) with the axis kept with extent 1.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanargmax_keepdim(1)?.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`nanargmax_axis`](Self::nanargmax_axis).
+    pub fn nanargmax_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.nan_arg(ReduceOp::NanArgMax, Some(axis), true)
+    }
+    /// [`nanargmin_axis`](Self::nanargmin_axis) with the axis kept with extent 1.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanargmin_keepdim(1)?.to_host()?, vec![0, 0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`nanargmax_axis`](Self::nanargmax_axis).
+    pub fn nanargmin_keepdim(&self, axis: isize) -> Result<DeviceArray<i64>> {
+        self.nan_arg(ReduceOp::NanArgMin, Some(axis), true)
+    }
+
+    fn nanvar_impl<W: FloatElement>(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        ddof: usize,
+        op: ReduceOp,
+    ) -> Result<DeviceArray<T::Mean>> {
+        // Two passes as `var`: the NaN-skipping mean, then the squared deviations of the
+        // non-NaN elements with their count, divided by `count - ddof` in the post-map.
+        let mean: DeviceArray<W> = self.reduce(ReduceOp::NanMean, axes, false, None, &[])?;
+        self.reduce(
+            op,
+            axes,
+            keepdims,
+            Some(mean.operand()?),
+            &[Scalar::of(ddof as f64)],
+        )
+    }
+
+    fn nanvar_dispatch(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        ddof: usize,
+        op: ReduceOp,
+    ) -> Result<DeviceArray<T::Mean>> {
+        if mean_acc(T::DTYPE) == DType::F32 {
+            self.nanvar_impl::<f32>(axes, keepdims, ddof, op)
+        } else {
+            self.nanvar_impl::<f64>(axes, keepdims, ddof, op)
+        }
+    }
+
+    /// Variance of the non-NaN elements, `sum((x - mean)^2) / (count - ddof)` (NumPy's
+    /// `nanvar`; NaN where `count <= ddof`, an all-NaN slice included).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, 3.0])?;
+    /// assert_eq!(a.nanvar(0)?.to_scalar()?, 1.0);
+    /// assert_eq!(a.nanstd(1)?.to_scalar()?, 2.0f64.sqrt());
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// None besides the device's.
+    pub fn nanvar(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(None, false, ddof, ReduceOp::NanVar)
+    }
+    /// Standard deviation of the non-NaN elements (square root of [`nanvar`](Self::nanvar)).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, 3.0])?;
+    /// assert_eq!(a.nanstd(0)?.to_scalar()?, 1.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// None besides the device's.
+    pub fn nanstd(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(None, false, ddof, ReduceOp::NanStd)
+    }
+    /// [`nanvar`](Self::nanvar) along `axis`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanvar_axis(0, 0)?.to_host()?, vec![1.0, 0.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
+    pub fn nanvar_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(Some(&[axis]), false, ddof, ReduceOp::NanVar)
+    }
+    /// [`nanstd`](Self::nanstd) along `axis`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanstd_axis(0, 0)?.to_host()?, vec![1.0, 0.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
+    pub fn nanstd_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(Some(&[axis]), false, ddof, ReduceOp::NanStd)
+    }
+    /// [`nanvar`](Self::nanvar) along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanvar_keepdim(-1, 0)?.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
+    pub fn nanvar_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(Some(&[axis]), true, ddof, ReduceOp::NanVar)
+    }
+    /// [`nanstd`](Self::nanstd) along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanstd_keepdim(-1, 0)?.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
+    pub fn nanstd_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(Some(&[axis]), true, ddof, ReduceOp::NanStd)
+    }
+    /// [`nanvar`](Self::nanvar) over a set of axes ([`IntoAxes`]).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanvar_axes(&[0, 1], false, 0)?.to_scalar()?, 8.0 / 3.0);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis.
+    pub fn nanvar_axes(
+        &self,
+        axes: impl IntoAxes,
+        keepdims: bool,
+        ddof: usize,
+    ) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::NanVar)
+    }
+    /// [`nanstd`](Self::nanstd) over a set of axes ([`IntoAxes`]).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.nanstd_axes(-1, true, 0)?.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis.
+    pub fn nanstd_axes(
+        &self,
+        axes: impl IntoAxes,
+        keepdims: bool,
+        ddof: usize,
+    ) -> Result<DeviceArray<T::Mean>> {
+        self.nanvar_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::NanStd)
+    }
+
+    /// Peak to peak, `max - min` of all elements (NumPy's `ptp`; NaN propagates;
+    /// integers wrap as NumPy's). Two reductions and a subtraction.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[4.0f32, 9.0, 2.0, 3.0], &[2, 2])?;
+    /// assert_eq!(a.ptp()?.to_scalar()?, 7.0);
+    /// assert_eq!(a.ptp_axis(1)?.to_host()?, vec![5.0, 1.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] for an empty array.
+    pub fn ptp(&self) -> Result<DeviceArray<T>> {
+        &self.max()? - &self.min()?
+    }
+    /// [`ptp`](Self::ptp) along `axis`.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
+    /// assert_eq!(a.ptp_axis(0)?.to_host()?, vec![2, 6]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::EmptyReduction`] when the axis is empty.
+    pub fn ptp_axis(&self, axis: isize) -> Result<DeviceArray<T>> {
+        &self.max_axis(axis)? - &self.min_axis(axis)?
+    }
+    /// [`ptp`](Self::ptp) along `axis`, kept with extent 1.
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
+    /// assert_eq!(a.ptp_keepdim(1)?.shape(), &[2, 1]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::EmptyReduction`] when the axis is empty.
+    pub fn ptp_keepdim(&self, axis: isize) -> Result<DeviceArray<T>> {
+        &self.max_keepdim(axis)? - &self.min_keepdim(axis)?
+    }
+    /// [`ptp`](Self::ptp) over a set of axes ([`IntoAxes`]).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
+    /// assert_eq!(a.ptp_axes(&[0, 1], false)?.to_scalar()?, 7);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a repeated axis;
+    /// [`Error::EmptyReduction`] when the reduced axes are empty.
+    pub fn ptp_axes(&self, axes: impl IntoAxes, keepdims: bool) -> Result<DeviceArray<T>> {
+        let axes = axes.axes();
+        &self.max_axes(&axes[..], keepdims)? - &self.min_axes(&axes[..], keepdims)?
+    }
+
+    /// Cumulative sum along `axis` skipping NaN (NumPy's `nancumsum`: NaN loads as 0, so
+    /// a leading run of NaN gives zeros). One scan pass, as [`cumsum`](Self::cumsum).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 1.0, f32::NAN, 2.0])?;
+    /// assert_eq!(a.nancumsum(0)?.to_host()?, vec![0.0, 1.0, 1.0, 3.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
+    pub fn nancumsum(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
+        self.scan(ReduceOp::NanSum, axis)
+    }
+    /// Cumulative product along `axis` skipping NaN (NumPy's `nancumprod`: NaN loads as 1).
+    ///
+    /// ```no_run
+    /// let dev = cuarray::Device::new(0)?;
+    /// let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f32, f32::NAN, 3.0])?;
+    /// assert_eq!(a.nancumprod(0)?.to_host()?, vec![2.0, 2.0, 6.0]);
+    /// # Ok::<(), cuarray::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
+    pub fn nancumprod(&self, axis: isize) -> Result<DeviceArray<T::Sum>> {
+        self.scan(ReduceOp::NanProd, axis)
     }
 }

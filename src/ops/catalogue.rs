@@ -540,6 +540,27 @@ pub enum ReduceOp {
     Var,
     /// Square root of `Var` (standard deviation).
     Std,
+    /// Sum skipping NaN (NaN loads as 0; an all-NaN slice sums to 0).
+    NanSum,
+    /// Product skipping NaN (NaN loads as 1).
+    NanProd,
+    /// Maximum ignoring NaN: `fmax` with a NaN identity, so an all-NaN slice gives NaN.
+    NanMax,
+    /// Minimum ignoring NaN (`fmin`, NaN identity).
+    NanMin,
+    /// Index of the first maximum, NaN loading as -inf (NumPy's replacement).
+    NanArgMax,
+    /// Index of the first minimum, NaN loading as +inf.
+    NanArgMin,
+    /// Mean of the non-NaN elements: the accumulator is a (sum, count) pair (a complex
+    /// number of the mean's precision), divided in the post-map; NaN for an all-NaN slice.
+    NanMean,
+    /// Sum of squared deviations of the non-NaN elements from the per-output `k0`,
+    /// divided by `count - s0` (`s0` = ddof; NaN when that is not positive). Pair
+    /// accumulator as `NanMean`.
+    NanVar,
+    /// Square root of `NanVar`.
+    NanStd,
 }
 
 /// The generated pieces of one reduction for one input dtype.
@@ -620,20 +641,79 @@ impl ReduceOp {
             ReduceOp::Mean => "mean",
             ReduceOp::Var => "var",
             ReduceOp::Std => "std",
+            ReduceOp::NanSum => "nansum",
+            ReduceOp::NanProd => "nanprod",
+            ReduceOp::NanMax => "nanmax",
+            ReduceOp::NanMin => "nanmin",
+            ReduceOp::NanArgMax => "nanargmax",
+            ReduceOp::NanArgMin => "nanargmin",
+            ReduceOp::NanMean => "nanmean",
+            ReduceOp::NanVar => "nanvar",
+            ReduceOp::NanStd => "nanstd",
         }
+    }
+
+    /// Every op, in declaration order.
+    pub const ALL: &'static [ReduceOp] = &[
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::ArgMax,
+        ReduceOp::ArgMin,
+        ReduceOp::All,
+        ReduceOp::Any,
+        ReduceOp::Mean,
+        ReduceOp::Var,
+        ReduceOp::Std,
+        ReduceOp::NanSum,
+        ReduceOp::NanProd,
+        ReduceOp::NanMax,
+        ReduceOp::NanMin,
+        ReduceOp::NanArgMax,
+        ReduceOp::NanArgMin,
+        ReduceOp::NanMean,
+        ReduceOp::NanVar,
+        ReduceOp::NanStd,
+    ];
+
+    /// True for the NaN-skipping ops.
+    pub const fn is_nan_op(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::NanSum
+                | ReduceOp::NanProd
+                | ReduceOp::NanMax
+                | ReduceOp::NanMin
+                | ReduceOp::NanArgMax
+                | ReduceOp::NanArgMin
+                | ReduceOp::NanMean
+                | ReduceOp::NanVar
+                | ReduceOp::NanStd
+        )
     }
 
     /// True for the ops without identity (an empty reduction is an error).
     pub(crate) const fn needs_elements(self) -> bool {
         matches!(
             self,
-            ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
+            ReduceOp::Max
+                | ReduceOp::Min
+                | ReduceOp::ArgMax
+                | ReduceOp::ArgMin
+                | ReduceOp::NanMax
+                | ReduceOp::NanMin
+                | ReduceOp::NanArgMax
+                | ReduceOp::NanArgMin
         )
     }
 
     /// True when the result depends on the order of the reduced elements' indices.
     pub(crate) const fn is_arg(self) -> bool {
-        matches!(self, ReduceOp::ArgMax | ReduceOp::ArgMin)
+        matches!(
+            self,
+            ReduceOp::ArgMax | ReduceOp::ArgMin | ReduceOp::NanArgMax | ReduceOp::NanArgMin
+        )
     }
 
     /// The kernel pieces for input dtype `d`.
@@ -724,6 +804,114 @@ impl ReduceOp {
                 };
                 def(acc, Identity::Zero, pre, "a + b", post)
             }
+            ReduceOp::NanSum | ReduceOp::NanProd | ReduceOp::NanMax | ReduceOp::NanMin
+                if !d.is_float() =>
+            {
+                // Integers and bool hold no NaN: the plain op (as NumPy).
+                let plain = match self {
+                    ReduceOp::NanSum => ReduceOp::Sum,
+                    ReduceOp::NanProd => ReduceOp::Prod,
+                    ReduceOp::NanMax => ReduceOp::Max,
+                    _ => ReduceOp::Min,
+                };
+                plain.def(d)
+            }
+            ReduceOp::NanSum => def(
+                sum_acc(d),
+                Identity::Zero,
+                "a = cuarray_isnan(in0) ? acc_t(0) : acc_t(in0);",
+                "a + b",
+                out,
+            ),
+            ReduceOp::NanProd => def(
+                sum_acc(d),
+                Identity::One,
+                "a = cuarray_isnan(in0) ? acc_t(1) : acc_t(in0);",
+                "a * b",
+                out,
+            ),
+            ReduceOp::NanMax | ReduceOp::NanMin => {
+                let acc = sum_acc(d);
+                // fmax/fmin with a NaN identity: NaN only where every element is NaN.
+                let nan = if acc == Acc::F64 {
+                    "__longlong_as_double(0x7ff8000000000000LL)"
+                } else {
+                    "__int_as_float(0x7fffffff)"
+                };
+                let combine = if self == ReduceOp::NanMax {
+                    "cuarray_fmax(a, b)"
+                } else {
+                    "cuarray_fmin(a, b)"
+                };
+                ReduceDef {
+                    identity: Text::Static(nan),
+                    ..def(acc, Identity::Zero, plain, combine, out)
+                }
+            }
+            ReduceOp::NanArgMax | ReduceOp::NanArgMin => {
+                let plain = if self == ReduceOp::NanArgMax {
+                    ReduceOp::ArgMax
+                } else {
+                    ReduceOp::ArgMin
+                };
+                let base = plain.def(d);
+                if !d.is_float() {
+                    return base;
+                }
+                // NumPy replaces NaN by -inf (argmax) or +inf (argmin), then takes the arg
+                // reduction; all-NaN slices are checked apart (`DeviceArray::nanargmax`).
+                let pre = match (arg_value(d), self == ReduceOp::NanArgMax) {
+                    (ArgValue::F64, true) => {
+                        "a.v = cuarray_isnan(in0) ? -__longlong_as_double(0x7ff0000000000000LL) : double(in0); a.i = j;"
+                    }
+                    (ArgValue::F64, false) => {
+                        "a.v = cuarray_isnan(in0) ? __longlong_as_double(0x7ff0000000000000LL) : double(in0); a.i = j;"
+                    }
+                    (_, true) => {
+                        "a.v = cuarray_isnan(in0) ? -__int_as_float(0x7f800000) : float(in0); a.i = j;"
+                    }
+                    (_, false) => {
+                        "a.v = cuarray_isnan(in0) ? __int_as_float(0x7f800000) : float(in0); a.i = j;"
+                    }
+                };
+                ReduceDef {
+                    pre: Text::Static(pre),
+                    ..base
+                }
+            }
+            ReduceOp::NanMean | ReduceOp::NanVar | ReduceOp::NanStd => {
+                // (sum, count) in one complex accumulator of the mean's precision: one
+                // read of the data, the pair summed as complex numbers are.
+                let single = mean_acc(d) == DType::F32;
+                let acc = Acc::Plain(if single { DType::C64 } else { DType::C128 });
+                let pre = match (single, self == ReduceOp::NanMean) {
+                    (true, true) => "a = cuarray_isnan(in0) ? acc_t(0) : acc_t(float(in0), 1.0f);",
+                    (false, true) => "a = cuarray_isnan(in0) ? acc_t(0) : acc_t(double(in0), 1.0);",
+                    (true, false) => {
+                        "if (cuarray_isnan(in0)) { a = acc_t(0); } else { const float dev = float(in0) - float(k0); a = acc_t(dev * dev, 1.0f); }"
+                    }
+                    (false, false) => {
+                        "if (cuarray_isnan(in0)) { a = acc_t(0); } else { const double dev = double(in0) - double(k0); a = acc_t(dev * dev, 1.0); }"
+                    }
+                };
+                let post = match (single, self) {
+                    (true, ReduceOp::NanMean) => "out0 = out0_t(a.re / a.im);",
+                    (false, ReduceOp::NanMean) => "out0 = out0_t(a.re / a.im);",
+                    (true, ReduceOp::NanVar) => {
+                        "const float dof = a.im - float(s0); out0 = out0_t(dof > 0.0f ? a.re / dof : __int_as_float(0x7fffffff));"
+                    }
+                    (false, ReduceOp::NanVar) => {
+                        "const double dof = a.im - double(s0); out0 = out0_t(dof > 0.0 ? a.re / dof : __longlong_as_double(0x7ff8000000000000LL));"
+                    }
+                    (true, _) => {
+                        "const float dof = a.im - float(s0); out0 = out0_t(dof > 0.0f ? cuarray_m_sqrt(a.re / dof) : __int_as_float(0x7fffffff));"
+                    }
+                    (false, _) => {
+                        "const double dof = a.im - double(s0); out0 = out0_t(dof > 0.0 ? cuarray_m_sqrt(a.re / dof) : __longlong_as_double(0x7ff8000000000000LL));"
+                    }
+                };
+                def(acc, Identity::Zero, pre, "a + b", post)
+            }
         }
     }
 
@@ -731,8 +919,36 @@ impl ReduceOp {
     pub(crate) const fn scan_name(self) -> &'static str {
         match self {
             ReduceOp::Prod => "cumprod",
+            ReduceOp::NanSum => "nancumsum",
+            ReduceOp::NanProd => "nancumprod",
             _ => "cumsum",
         }
+    }
+}
+
+/// The reduction telling whether every element of a slice is NaN (`nanargmax`'s check).
+pub fn all_nan_def() -> ReduceDef {
+    ReduceDef {
+        acc: Acc::Int,
+        identity: Text::Static("1"),
+        preamble: Text::EMPTY,
+        pre: Text::Static("a = cuarray_isnan(in0) ? 1 : 0;"),
+        combine: Text::Static("a & b"),
+        combine_forward: Text::EMPTY,
+        post: Text::Static("out0 = a != 0;"),
+    }
+}
+
+/// The count of non-NaN elements (`i64`; the NaN-skipping quantiles).
+pub fn not_nan_count_def() -> ReduceDef {
+    ReduceDef {
+        acc: Acc::I64,
+        identity: Text::Static("0"),
+        preamble: Text::EMPTY,
+        pre: Text::Static("a = cuarray_isnan(in0) ? 0 : 1;"),
+        combine: Text::Static("a + b"),
+        combine_forward: Text::EMPTY,
+        post: Text::Static("out0 = a;"),
     }
 }
 

@@ -1810,7 +1810,7 @@ pub fn array_reduce_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_539() -> Result<(), String> {
+pub fn array_reduce_534() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -1821,12 +1821,268 @@ pub fn array_reduce_539() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_556() -> Result<(), String> {
+pub fn array_reduce_551() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
         let a = DeviceArray::from_slice(&dev, &[1, 2, 3, 4])?;
         assert_eq!(a.cumprod(0)?.to_host()?, vec![1i64, 2, 6, 24]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_571() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 3.0, f32::NAN], &[2, 2])?;
+        assert_eq!(a.nansum()?.to_scalar()?, 4.0);
+        assert_eq!(a.nansum_axis(0)?.to_host()?, vec![4.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_581() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f64, f64::NAN, 3.0])?;
+        assert_eq!(a.nanprod()?.to_scalar()?, 6.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_591() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, 2.0])?;
+        assert_eq!(a.nanmean()?.to_scalar()?, 1.5);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_601() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, f32::NAN, f32::NAN], &[2, 2])?;
+        assert_eq!(a.nanmax()?.to_scalar()?, 1.0);
+        assert!(a.nanmax_axis(1)?.to_host()?[1].is_nan());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_612() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[4.0f32, f32::NAN, 2.0])?;
+        assert_eq!(a.nanmin()?.to_scalar()?, 2.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_676() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 3.0, 7.0, f32::NAN])?;
+        assert_eq!(a.nanargmax()?.to_scalar()?, 2);
+        let all = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, f32::NAN])?;
+        assert!(all.nanargmax().is_err());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_693() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 3.0, 1.0])?;
+        assert_eq!(a.nanargmin()?.to_scalar()?, 2);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_709() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanargmax_axis(1)?.to_host()?, vec![0, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_725() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanargmin_axis(0)?.to_host()?, vec![1, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_739() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanargmax_keepdim(1)?.shape(), &[2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_753() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanargmin_keepdim(1)?.to_host()?, vec![0, 0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_802() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, 3.0])?;
+        assert_eq!(a.nanvar(0)?.to_scalar()?, 1.0);
+        assert_eq!(a.nanstd(1)?.to_scalar()?, 2.0f64.sqrt());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_817() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, 3.0])?;
+        assert_eq!(a.nanstd(0)?.to_scalar()?, 1.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_831() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanvar_axis(0, 0)?.to_host()?, vec![1.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_845() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanstd_axis(0, 0)?.to_host()?, vec![1.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_859() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanvar_keepdim(-1, 0)?.shape(), &[2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_873() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanstd_keepdim(-1, 0)?.shape(), &[2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_887() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanvar_axes(&[0, 1], false, 0)?.to_scalar()?, 8.0 / 3.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_906() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
+        assert_eq!(a.nanstd_axes(-1, true, 0)?.shape(), &[2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_927() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[4.0f32, 9.0, 2.0, 3.0], &[2, 2])?;
+        assert_eq!(a.ptp()?.to_scalar()?, 7.0);
+        assert_eq!(a.ptp_axis(1)?.to_host()?, vec![5.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_942() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
+        assert_eq!(a.ptp_axis(0)?.to_host()?, vec![2, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_956() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
+        assert_eq!(a.ptp_keepdim(1)?.shape(), &[2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_970() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
+        assert_eq!(a.ptp_axes(&[0, 1], false)?.to_scalar()?, 7);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_988() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 1.0, f32::NAN, 2.0])?;
+        assert_eq!(a.nancumsum(0)?.to_host()?, vec![0.0, 1.0, 1.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_reduce_1002() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f32, f32::NAN, 3.0])?;
+        assert_eq!(a.nancumprod(0)?.to_host()?, vec![2.0, 2.0, 6.0]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -4450,7 +4706,7 @@ pub fn npy_330() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_catalogue_743() -> Result<(), String> {
+pub fn ops_catalogue_959() -> Result<(), String> {
     fn run() {
         let specs = cuarray::common_specs();
         assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
@@ -5410,6 +5666,295 @@ pub fn special_mod_290() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn stats_convolve_87() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::ConvMode, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        assert_eq!(cuarray::convolve(&a, &v, ConvMode::Full)?.to_host()?, vec![0.0, 1.0, 2.5, 4.0, 1.5]);
+        assert_eq!(cuarray::convolve(&a, &v, ConvMode::Same)?.to_host()?, vec![1.0, 2.5, 4.0]);
+        assert_eq!(cuarray::convolve(&a, &v, ConvMode::Valid)?.to_host()?, vec![2.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_convolve_113() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::ConvMode, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        assert_eq!(cuarray::correlate(&a, &v, ConvMode::Valid)?.to_host()?, vec![3.5]);
+        assert_eq!(cuarray::correlate(&a, &v, ConvMode::Full)?.to_host()?, vec![0.5, 2.0, 3.5, 3.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_68() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let m = cuarray::DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 2.0, 1.0, 0.0], &[2, 3])?;
+        assert_eq!(cuarray::cov(&m, true, None)?.to_host()?, vec![1.0, -1.0, -1.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_95() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let m = cuarray::DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 4.0, 2.0, 0.0], &[2, 3])?;
+        assert_eq!(cuarray::corrcoef(&m, true)?.to_host()?, vec![1.0, -1.0, -1.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_128() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 5.0])?;
+        assert_eq!(cuarray::histogram_bin_edges(&a, 4, None)?.to_host()?, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_173() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[0.5f64, 1.5, 1.7, 3.0, 9.0])?;
+        let e = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 2.0, 3.0])?;
+        assert_eq!(cuarray::histogram_with(&a, &e, None, false)?.to_host()?, vec![1.0, 2.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_259() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 0.4, 1.0, 1.0])?;
+        let y = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.2, 1.0])?;
+        let (h, xe, ye) = cuarray::histogram2d(&x, &y, (2, 2), None)?;
+        assert_eq!(h.to_host()?, vec![1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(xe.to_host()?, vec![0.0, 0.5, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_325() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[1u8, 3, 1, 0])?;
+        let w = cuarray::DeviceArray::from_slice(&dev, &[0.5f64, 1.0, 2.0, 3.0])?;
+        assert_eq!(cuarray::bincount_weighted(&x, &w, 0)?.to_host()?, vec![3.0, 2.5, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_373() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let xp = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let fp = cuarray::DeviceArray::from_slice(&dev, &[3.0f64, 2.0, 0.0])?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 1.5, 2.5, 3.14])?;
+        let y = cuarray::interp(&x, &xp, &fp, None, None)?.to_host()?;
+        assert_eq!(y, vec![3.0, 3.0, 2.5, 1.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_438() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 4.0, 7.0, 11.0])?;
+        assert_eq!(cuarray::gradient(&a, 1.0, 0)?.to_host()?, vec![1.0, 1.5, 2.5, 3.5, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_more_481() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 0.0, 0.0])?;
+        let b = cuarray::DeviceArray::from_slice(&dev, &[0.0f32, 1.0, 0.0])?;
+        assert_eq!(cuarray::cross(&a, &b, -1)?.to_host()?, vec![0.0, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_97() -> Result<(), String> {
+    fn run() {
+        use cuarray::stats::{quantile_index, QuantileMethod};
+        assert_eq!(quantile_index(QuantileMethod::Linear, 5, 0.3), (1, 2, 0.19999999999999996));
+        assert_eq!(quantile_index(QuantileMethod::Nearest, 4, 0.5).0, 2); // 1.5 rounds to 2
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_412() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::QuantileMethod, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+        let q = cuarray::quantile(&a, &[0.5], None, false, QuantileMethod::Linear)?;
+        assert_eq!(q.to_host()?, vec![3.5]);
+        let q = cuarray::quantile(&a, &[0.0, 1.0], Some(-1), false, QuantileMethod::Linear)?;
+        assert_eq!((q.shape(), q.to_host()?), (&[2usize, 2][..], vec![1.0, 4.0, 3.0, 6.0]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_440() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::QuantileMethod, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, 3.0])?;
+        let q = cuarray::nanquantile(&a, &[0.5], None, false, QuantileMethod::Linear)?;
+        assert_eq!(q.to_host()?, vec![2.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_473() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::QuantileMethod, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0])?;
+        let p = cuarray::percentile(&a, &[25.0, 50.0], None, false, QuantileMethod::Lower)?;
+        assert_eq!(p.to_host()?, vec![2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_497() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{stats::QuantileMethod, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[f64::NAN, 2.0, 4.0])?;
+        let p = cuarray::nanpercentile(&a, &[50.0], None, false, QuantileMethod::Linear)?;
+        assert_eq!(p.to_host()?, vec![3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_543() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[3.0f32, 1.0, 4.0, 1.5])?;
+        assert_eq!(a.median()?.to_scalar()?, 2.25);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_557() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[3.0f32, 1.0, 2.0, 8.0, 6.0, 7.0], &[2, 3])?;
+        assert_eq!(a.median_axis(1)?.to_host()?, vec![2.0, 7.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_571() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[3.0f32, 1.0, 2.0, 8.0, 6.0, 7.0], &[2, 3])?;
+        assert_eq!(a.median_keepdim(1)?.shape(), &[2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_585() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[3.0f32, f32::NAN, 1.0])?;
+        assert_eq!(a.nanmedian()?.to_scalar()?, 2.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_599() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[3.0f32, f32::NAN, 2.0, 8.0, 6.0, 7.0], &[2, 3])?;
+        assert_eq!(a.nanmedian_axis(1)?.to_host()?, vec![2.5, 7.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_quantile_613() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[3.0f32, f32::NAN, 2.0, 8.0, 6.0, 7.0], &[2, 3])?;
+        assert_eq!(a.nanmedian_keepdim(0)?.shape(), &[1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_summary_24() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        let w = cuarray::DeviceArray::from_slice(&dev, &[3.0f64, 1.0])?;
+        assert_eq!(cuarray::average(&a, Some(&w), Some(1))?.to_host()?, vec![1.25, 3.25]);
+        assert_eq!(cuarray::average(&a, None, None)?.to_scalar()?, 2.5);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_summary_92() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let x = cuarray::DeviceArray::from_slice(&dev, &[0.2f64, 6.4, 3.0, 1.6])?;
+        let bins = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 2.5, 4.0, 10.0])?;
+        assert_eq!(cuarray::digitize(&x, &bins, false)?.to_host()?, vec![1, 4, 3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_summary_114() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 4, 7], &[2, 2])?;
+        assert_eq!(cuarray::ediff1d(&a)?.to_host()?, vec![1, 2, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn stats_summary_135() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let y = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0, 6.0, 8.0], &[2, 3])?;
+        assert_eq!(cuarray::trapezoid(&y, 1.0, -1)?.to_host()?, vec![4.0, 12.0]);
+        assert_eq!(cuarray::trapezoid(&y, 0.5, 0)?.to_host()?, vec![1.25, 2.0, 2.75]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn tuning_52() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
@@ -6065,8 +6610,33 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/reduce.rs:454", array_reduce_454, 1),
     ("src/array/reduce.rs:472", array_reduce_472, 1),
     ("src/array/reduce.rs:495", array_reduce_495, 1),
-    ("src/array/reduce.rs:539", array_reduce_539, 1),
-    ("src/array/reduce.rs:556", array_reduce_556, 1),
+    ("src/array/reduce.rs:534", array_reduce_534, 1),
+    ("src/array/reduce.rs:551", array_reduce_551, 1),
+    ("src/array/reduce.rs:571", array_reduce_571, 1),
+    ("src/array/reduce.rs:581", array_reduce_581, 1),
+    ("src/array/reduce.rs:591", array_reduce_591, 1),
+    ("src/array/reduce.rs:601", array_reduce_601, 1),
+    ("src/array/reduce.rs:612", array_reduce_612, 1),
+    ("src/array/reduce.rs:676", array_reduce_676, 1),
+    ("src/array/reduce.rs:693", array_reduce_693, 1),
+    ("src/array/reduce.rs:709", array_reduce_709, 1),
+    ("src/array/reduce.rs:725", array_reduce_725, 1),
+    ("src/array/reduce.rs:739", array_reduce_739, 1),
+    ("src/array/reduce.rs:753", array_reduce_753, 1),
+    ("src/array/reduce.rs:802", array_reduce_802, 1),
+    ("src/array/reduce.rs:817", array_reduce_817, 1),
+    ("src/array/reduce.rs:831", array_reduce_831, 1),
+    ("src/array/reduce.rs:845", array_reduce_845, 1),
+    ("src/array/reduce.rs:859", array_reduce_859, 1),
+    ("src/array/reduce.rs:873", array_reduce_873, 1),
+    ("src/array/reduce.rs:887", array_reduce_887, 1),
+    ("src/array/reduce.rs:906", array_reduce_906, 1),
+    ("src/array/reduce.rs:927", array_reduce_927, 1),
+    ("src/array/reduce.rs:942", array_reduce_942, 1),
+    ("src/array/reduce.rs:956", array_reduce_956, 1),
+    ("src/array/reduce.rs:970", array_reduce_970, 1),
+    ("src/array/reduce.rs:988", array_reduce_988, 1),
+    ("src/array/reduce.rs:1002", array_reduce_1002, 1),
     ("src/array/sorting.rs:71", array_sorting_71, 1),
     ("src/array/sorting.rs:95", array_sorting_95, 1),
     ("src/array/sorting.rs:117", array_sorting_117, 1),
@@ -6272,7 +6842,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:283", npy_283, 1),
     ("src/npy.rs:309", npy_309, 1),
     ("src/npy.rs:330", npy_330, 1),
-    ("src/ops/catalogue.rs:743", ops_catalogue_743, 1),
+    ("src/ops/catalogue.rs:959", ops_catalogue_959, 1),
     ("src/random/choice.rs:123", random_choice_123, 1),
     ("src/random/choice.rs:177", random_choice_177, 1),
     ("src/random/choice.rs:218", random_choice_218, 1),
@@ -6358,6 +6928,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/special/mod.rs:244", special_mod_244, 1),
     ("src/special/mod.rs:266", special_mod_266, 1),
     ("src/special/mod.rs:290", special_mod_290, 1),
+    ("src/stats/convolve.rs:87", stats_convolve_87, 1),
+    ("src/stats/convolve.rs:113", stats_convolve_113, 1),
+    ("src/stats/more.rs:68", stats_more_68, 1),
+    ("src/stats/more.rs:95", stats_more_95, 1),
+    ("src/stats/more.rs:128", stats_more_128, 1),
+    ("src/stats/more.rs:173", stats_more_173, 1),
+    ("src/stats/more.rs:259", stats_more_259, 1),
+    ("src/stats/more.rs:325", stats_more_325, 1),
+    ("src/stats/more.rs:373", stats_more_373, 1),
+    ("src/stats/more.rs:438", stats_more_438, 1),
+    ("src/stats/more.rs:481", stats_more_481, 1),
+    ("src/stats/quantile.rs:97", stats_quantile_97, 1),
+    ("src/stats/quantile.rs:412", stats_quantile_412, 1),
+    ("src/stats/quantile.rs:440", stats_quantile_440, 1),
+    ("src/stats/quantile.rs:473", stats_quantile_473, 1),
+    ("src/stats/quantile.rs:497", stats_quantile_497, 1),
+    ("src/stats/quantile.rs:543", stats_quantile_543, 1),
+    ("src/stats/quantile.rs:557", stats_quantile_557, 1),
+    ("src/stats/quantile.rs:571", stats_quantile_571, 1),
+    ("src/stats/quantile.rs:585", stats_quantile_585, 1),
+    ("src/stats/quantile.rs:599", stats_quantile_599, 1),
+    ("src/stats/quantile.rs:613", stats_quantile_613, 1),
+    ("src/stats/summary.rs:24", stats_summary_24, 1),
+    ("src/stats/summary.rs:92", stats_summary_92, 1),
+    ("src/stats/summary.rs:114", stats_summary_114, 1),
+    ("src/stats/summary.rs:135", stats_summary_135, 1),
     ("src/tuning.rs:52", tuning_52, 1),
     ("src/tuning.rs:75", tuning_75, 1),
     ("src/tuning.rs:86", tuning_86, 1),

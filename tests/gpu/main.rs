@@ -51,6 +51,7 @@ mod sorting;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;
+mod statistics;
 #[path = "../support/stats.rs"]
 mod stats;
 mod streams;
@@ -99,6 +100,7 @@ fn main() {
     files::trials(&mut trials);
     fusion::trials(&mut trials);
     special::trials(&mut trials);
+    statistics::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

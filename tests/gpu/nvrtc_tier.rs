@@ -68,7 +68,13 @@ fn reduce_out(op: ReduceOp, d: DType) -> DType {
     match op {
         ReduceOp::ArgMax | ReduceOp::ArgMin => DType::I64,
         ReduceOp::All | ReduceOp::Any => DType::Bool,
-        ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std => {
+        ReduceOp::NanArgMax | ReduceOp::NanArgMin => DType::I64,
+        ReduceOp::Mean
+        | ReduceOp::Var
+        | ReduceOp::Std
+        | ReduceOp::NanMean
+        | ReduceOp::NanVar
+        | ReduceOp::NanStd => {
             if d.is_float() || d.is_complex() {
                 d
             } else {
@@ -88,8 +94,15 @@ fn reduce_spec(
     finish: bool,
 ) -> ReduceSpec {
     let def = op.def(d);
-    let stats = matches!(op, ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std);
-    let aux = if matches!(op, ReduceOp::Var | ReduceOp::Std) && !partial_in {
+    let stats = matches!(
+        op,
+        ReduceOp::Mean | ReduceOp::Var | ReduceOp::Std | ReduceOp::NanVar | ReduceOp::NanStd
+    );
+    let aux = if matches!(
+        op,
+        ReduceOp::Var | ReduceOp::Std | ReduceOp::NanVar | ReduceOp::NanStd
+    ) && !partial_in
+    {
         Some(if d == DType::F64 || !d.is_float() {
             DType::F64
         } else {
@@ -159,6 +172,80 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
             ReduceOp::Std,
         ]
     };
+    reduce_specs_of(d, ops)
+}
+
+/// The NaN-skipping reductions of a real type `d` (integers take the plain ops' kernels
+/// or a pre-map whose NaN test is always false), and the all-NaN test of `nanargmax`.
+fn nan_reduce_specs(d: DType) -> Vec<ReduceSpec> {
+    let ops = [
+        ReduceOp::NanSum,
+        ReduceOp::NanProd,
+        ReduceOp::NanMax,
+        ReduceOp::NanMin,
+        ReduceOp::NanArgMax,
+        ReduceOp::NanArgMin,
+        ReduceOp::NanMean,
+        ReduceOp::NanVar,
+        ReduceOp::NanStd,
+    ];
+    let mut v = reduce_specs_of(d, &ops);
+    let count = cuarray::testing::ops::reduce::not_nan_count_def();
+    v.push(ReduceSpec {
+        op: "notnan_count".into(),
+        pre: count.pre,
+        acc: count.acc,
+        identity: count.identity,
+        combine: count.combine,
+        combine_forward: count.combine_forward,
+        post: count.post,
+        output: DType::I64,
+        scalars: TypeList::new(&[]),
+        aux: None,
+        ..reduce_spec(
+            ReduceOp::Sum,
+            d,
+            reduce::Variant::Rows {
+                warp: false,
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
+            false,
+            false,
+            true,
+        )
+    });
+    let def = cuarray::testing::ops::reduce::all_nan_def();
+    v.push(ReduceSpec {
+        op: "allnan".into(),
+        pre: def.pre,
+        acc: def.acc,
+        identity: def.identity,
+        combine: def.combine,
+        combine_forward: def.combine_forward,
+        post: def.post,
+        output: DType::Bool,
+        scalars: TypeList::new(&[]),
+        aux: None,
+        ..reduce_spec(
+            ReduceOp::All,
+            d,
+            reduce::Variant::Rows {
+                warp: true,
+                vec: 1,
+                nk: 1,
+                nr: 1,
+            },
+            false,
+            false,
+            false,
+        )
+    });
+    v
+}
+
+fn reduce_specs_of(d: DType, ops: &[ReduceOp]) -> Vec<ReduceSpec> {
     let vec = (16 / d.size()) as u8;
     let mut v = Vec::new();
     for &op in ops {
@@ -188,7 +275,10 @@ fn reduce_specs(d: DType) -> Vec<ReduceSpec> {
                 v.push(reduce_spec(op, d, variant, false, false, true));
             }
             // Arg accumulators carry a 32-bit index in 32-bit kernels.
-            if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) {
+            if matches!(
+                op,
+                ReduceOp::ArgMax | ReduceOp::ArgMin | ReduceOp::NanArgMax | ReduceOp::NanArgMin
+            ) {
                 let finish = matches!(variant, reduce::Variant::Rows { .. });
                 v.push(ReduceSpec {
                     index: IndexWidth::I32,
@@ -291,7 +381,17 @@ fn scan_specs(d: DType) -> Vec<scan::ScanSpec> {
         other => other,
     };
     let mut v = Vec::new();
-    for op in [ReduceOp::Sum, ReduceOp::Prod] {
+    let ops: &[ReduceOp] = if d.is_complex() || d == DType::Bool {
+        &[ReduceOp::Sum, ReduceOp::Prod]
+    } else {
+        &[
+            ReduceOp::Sum,
+            ReduceOp::Prod,
+            ReduceOp::NanSum,
+            ReduceOp::NanProd,
+        ]
+    };
+    for &op in ops {
         for variant in [
             scan::Variant::Tiles {
                 vec: (16 / d.size().max(out.size())) as u8,
@@ -437,6 +537,13 @@ pub fn trials(out: &mut Vec<Trial>) {
             format!("nvrtc/scan/{}/cumsum_cumprod_variants", d.name()),
             move || scan_specs(d),
         );
+        if !d.is_complex() && d != DType::Bool {
+            group(
+                out,
+                format!("nvrtc/reduce/{}/nan_ops_variants", d.name()),
+                move || nan_reduce_specs(d),
+            );
+        }
     }
     for d in [DType::F32, DType::F64, DType::F16, DType::BF16] {
         group(
