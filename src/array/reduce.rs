@@ -322,6 +322,9 @@ impl<T: NumElement> DeviceArray<T> {
 impl<T: Element> DeviceArray<T> {
     /// Variance over `axes` with `ddof` delta degrees of freedom, two passes: the mean
     /// (kept in the accumulator precision), then the mean squared deviation.
+    /// Two passes: the mean (NaN-skipping for the nan forms), then the squared deviations
+    /// from it, divided in the post-map by `n - ddof` (`var`, `std`) or by each slice's
+    /// non-NaN count minus `ddof` (`nanvar`, `nanstd`, which count as they sum).
     fn var_impl<W: FloatElement>(
         &self,
         axes: Option<&[isize]>,
@@ -329,16 +332,20 @@ impl<T: Element> DeviceArray<T> {
         ddof: usize,
         op: ReduceOp,
     ) -> Result<DeviceArray<T::Mean>> {
-        let n = self.count(axes)?;
-        let mean: DeviceArray<W> = self.reduce(ReduceOp::Mean, axes, false, None, &[])?;
-        let denom = n as f64 - ddof as f64;
-        let denom = if denom <= 0.0 { 0.0 } else { denom };
+        let nan = matches!(op, ReduceOp::NanVar | ReduceOp::NanStd);
+        let (mean_op, scalar) = if nan {
+            (ReduceOp::NanMean, ddof as f64)
+        } else {
+            let denom = self.count(axes)? as f64 - ddof as f64;
+            (ReduceOp::Mean, if denom <= 0.0 { 0.0 } else { denom })
+        };
+        let mean: DeviceArray<W> = self.reduce(mean_op, axes, false, None, &[])?;
         self.reduce(
             op,
             axes,
             keepdims,
             Some(mean.operand()?),
-            &[Scalar::of(denom)],
+            &[Scalar::of(scalar)],
         )
     }
 
@@ -763,39 +770,6 @@ impl<T: NumElement> DeviceArray<T> {
         self.nan_arg(ReduceOp::NanArgMin, Some(axis), true)
     }
 
-    fn nanvar_impl<W: FloatElement>(
-        &self,
-        axes: Option<&[isize]>,
-        keepdims: bool,
-        ddof: usize,
-        op: ReduceOp,
-    ) -> Result<DeviceArray<T::Mean>> {
-        // Two passes as `var`: the NaN-skipping mean, then the squared deviations of the
-        // non-NaN elements with their count, divided by `count - ddof` in the post-map.
-        let mean: DeviceArray<W> = self.reduce(ReduceOp::NanMean, axes, false, None, &[])?;
-        self.reduce(
-            op,
-            axes,
-            keepdims,
-            Some(mean.operand()?),
-            &[Scalar::of(ddof as f64)],
-        )
-    }
-
-    fn nanvar_dispatch(
-        &self,
-        axes: Option<&[isize]>,
-        keepdims: bool,
-        ddof: usize,
-        op: ReduceOp,
-    ) -> Result<DeviceArray<T::Mean>> {
-        if mean_acc(T::DTYPE) == DType::F32 {
-            self.nanvar_impl::<f32>(axes, keepdims, ddof, op)
-        } else {
-            self.nanvar_impl::<f64>(axes, keepdims, ddof, op)
-        }
-    }
-
     /// Variance of the non-NaN elements, `sum((x - mean)^2) / (count - ddof)` (NumPy's
     /// `nanvar`; NaN where `count <= ddof`, an all-NaN slice included).
     ///
@@ -810,7 +784,7 @@ impl<T: NumElement> DeviceArray<T> {
     /// # Errors
     /// None besides the device's.
     pub fn nanvar(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(None, false, ddof, ReduceOp::NanVar)
+        self.var_dispatch(None, false, ddof, ReduceOp::NanVar)
     }
     /// Standard deviation of the non-NaN elements (square root of [`nanvar`](Self::nanvar)).
     ///
@@ -824,7 +798,7 @@ impl<T: NumElement> DeviceArray<T> {
     /// # Errors
     /// None besides the device's.
     pub fn nanstd(&self, ddof: usize) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(None, false, ddof, ReduceOp::NanStd)
+        self.var_dispatch(None, false, ddof, ReduceOp::NanStd)
     }
     /// [`nanvar`](Self::nanvar) along `axis`.
     ///
@@ -838,7 +812,7 @@ impl<T: NumElement> DeviceArray<T> {
     /// # Errors
     /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
     pub fn nanvar_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(Some(&[axis]), false, ddof, ReduceOp::NanVar)
+        self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::NanVar)
     }
     /// [`nanstd`](Self::nanstd) along `axis`.
     ///
@@ -852,7 +826,7 @@ impl<T: NumElement> DeviceArray<T> {
     /// # Errors
     /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
     pub fn nanstd_axis(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(Some(&[axis]), false, ddof, ReduceOp::NanStd)
+        self.var_dispatch(Some(&[axis]), false, ddof, ReduceOp::NanStd)
     }
     /// [`nanvar`](Self::nanvar) along `axis`, kept with extent 1.
     ///
@@ -866,7 +840,7 @@ impl<T: NumElement> DeviceArray<T> {
     /// # Errors
     /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
     pub fn nanvar_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(Some(&[axis]), true, ddof, ReduceOp::NanVar)
+        self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::NanVar)
     }
     /// [`nanstd`](Self::nanstd) along `axis`, kept with extent 1.
     ///
@@ -880,7 +854,7 @@ impl<T: NumElement> DeviceArray<T> {
     /// # Errors
     /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim`.
     pub fn nanstd_keepdim(&self, axis: isize, ddof: usize) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(Some(&[axis]), true, ddof, ReduceOp::NanStd)
+        self.var_dispatch(Some(&[axis]), true, ddof, ReduceOp::NanStd)
     }
     /// [`nanvar`](Self::nanvar) over a set of axes ([`IntoAxes`]).
     ///
@@ -899,7 +873,7 @@ impl<T: NumElement> DeviceArray<T> {
         keepdims: bool,
         ddof: usize,
     ) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::NanVar)
+        self.var_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::NanVar)
     }
     /// [`nanstd`](Self::nanstd) over a set of axes ([`IntoAxes`]).
     ///
@@ -918,7 +892,7 @@ impl<T: NumElement> DeviceArray<T> {
         keepdims: bool,
         ddof: usize,
     ) -> Result<DeviceArray<T::Mean>> {
-        self.nanvar_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::NanStd)
+        self.var_dispatch(Some(&axes.axes()), keepdims, ddof, ReduceOp::NanStd)
     }
 
     /// Peak to peak, `max - min` of all elements (NumPy's `ptp`; NaN propagates;
