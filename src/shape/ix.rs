@@ -37,7 +37,7 @@
 //!     &src,
 //!     &[IxEntry::Array(Layout::contiguous(&[2])), IxEntry::Slice(all), IxEntry::Array(Layout::contiguous(&[2]))],
 //! )?;
-//! assert_eq!(p.shape, vec![2, 6, 7]);
+//! assert_eq!(p.shape, vec![2, 6]);
 //! # Ok::<(), cuarray::Error>(())
 //! ```
 

@@ -1716,7 +1716,7 @@ pub fn array_reduce_304() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_373() -> Result<(), String> {
+pub fn array_reduce_380() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0])?;
@@ -1727,7 +1727,7 @@ pub fn array_reduce_373() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_388() -> Result<(), String> {
+pub fn array_reduce_395() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1738,7 +1738,7 @@ pub fn array_reduce_388() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_403() -> Result<(), String> {
+pub fn array_reduce_410() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1750,7 +1750,7 @@ pub fn array_reduce_403() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_420() -> Result<(), String> {
+pub fn array_reduce_427() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1761,7 +1761,7 @@ pub fn array_reduce_420() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_436() -> Result<(), String> {
+pub fn array_reduce_443() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1774,7 +1774,7 @@ pub fn array_reduce_436() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_454() -> Result<(), String> {
+pub fn array_reduce_461() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1787,7 +1787,7 @@ pub fn array_reduce_454() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_472() -> Result<(), String> {
+pub fn array_reduce_479() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1799,7 +1799,7 @@ pub fn array_reduce_472() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_495() -> Result<(), String> {
+pub fn array_reduce_502() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1810,7 +1810,7 @@ pub fn array_reduce_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_534() -> Result<(), String> {
+pub fn array_reduce_541() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -1821,7 +1821,7 @@ pub fn array_reduce_534() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_551() -> Result<(), String> {
+pub fn array_reduce_558() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1832,7 +1832,7 @@ pub fn array_reduce_551() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_571() -> Result<(), String> {
+pub fn array_reduce_578() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 3.0, f32::NAN], &[2, 2])?;
@@ -1843,7 +1843,7 @@ pub fn array_reduce_571() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_581() -> Result<(), String> {
+pub fn array_reduce_588() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f64, f64::NAN, 3.0])?;
@@ -1853,7 +1853,7 @@ pub fn array_reduce_581() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_591() -> Result<(), String> {
+pub fn array_reduce_598() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, f32::NAN, 2.0])?;
@@ -1863,7 +1863,7 @@ pub fn array_reduce_591() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_601() -> Result<(), String> {
+pub fn array_reduce_608() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, f32::NAN, f32::NAN], &[2, 2])?;
@@ -1874,7 +1874,7 @@ pub fn array_reduce_601() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_612() -> Result<(), String> {
+pub fn array_reduce_619() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[4.0f32, f32::NAN, 2.0])?;
@@ -1884,7 +1884,7 @@ pub fn array_reduce_612() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_676() -> Result<(), String> {
+pub fn array_reduce_683() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 3.0, 7.0, f32::NAN])?;
@@ -1896,7 +1896,7 @@ pub fn array_reduce_676() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_693() -> Result<(), String> {
+pub fn array_reduce_700() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 3.0, 1.0])?;
@@ -1906,7 +1906,7 @@ pub fn array_reduce_693() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_709() -> Result<(), String> {
+pub fn array_reduce_716() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
@@ -1916,7 +1916,7 @@ pub fn array_reduce_709() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_725() -> Result<(), String> {
+pub fn array_reduce_732() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
@@ -1926,7 +1926,7 @@ pub fn array_reduce_725() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_739() -> Result<(), String> {
+pub fn array_reduce_746() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
@@ -1936,7 +1936,7 @@ pub fn array_reduce_739() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_753() -> Result<(), String> {
+pub fn array_reduce_760() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, f32::NAN, 0.0, 5.0], &[2, 2])?;
@@ -1946,7 +1946,7 @@ pub fn array_reduce_753() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_802() -> Result<(), String> {
+pub fn array_reduce_776() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, 3.0])?;
@@ -1957,7 +1957,7 @@ pub fn array_reduce_802() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_817() -> Result<(), String> {
+pub fn array_reduce_791() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, f64::NAN, 3.0])?;
@@ -1967,7 +1967,7 @@ pub fn array_reduce_817() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_831() -> Result<(), String> {
+pub fn array_reduce_805() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
@@ -1977,7 +1977,7 @@ pub fn array_reduce_831() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_845() -> Result<(), String> {
+pub fn array_reduce_819() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
@@ -1987,7 +1987,7 @@ pub fn array_reduce_845() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_859() -> Result<(), String> {
+pub fn array_reduce_833() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
@@ -1997,7 +1997,7 @@ pub fn array_reduce_859() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_873() -> Result<(), String> {
+pub fn array_reduce_847() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
@@ -2007,7 +2007,7 @@ pub fn array_reduce_873() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_887() -> Result<(), String> {
+pub fn array_reduce_861() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
@@ -2017,7 +2017,7 @@ pub fn array_reduce_887() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_906() -> Result<(), String> {
+pub fn array_reduce_880() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, f64::NAN, 3.0, 5.0], &[2, 2])?;
@@ -2027,7 +2027,7 @@ pub fn array_reduce_906() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_927() -> Result<(), String> {
+pub fn array_reduce_901() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[4.0f32, 9.0, 2.0, 3.0], &[2, 2])?;
@@ -2038,7 +2038,7 @@ pub fn array_reduce_927() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_942() -> Result<(), String> {
+pub fn array_reduce_916() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
@@ -2048,7 +2048,7 @@ pub fn array_reduce_942() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_956() -> Result<(), String> {
+pub fn array_reduce_930() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
@@ -2058,7 +2058,7 @@ pub fn array_reduce_956() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_970() -> Result<(), String> {
+pub fn array_reduce_944() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[4, 9, 2, 3], &[2, 2])?;
@@ -2068,7 +2068,7 @@ pub fn array_reduce_970() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_988() -> Result<(), String> {
+pub fn array_reduce_962() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[f32::NAN, 1.0, f32::NAN, 2.0])?;
@@ -2078,7 +2078,7 @@ pub fn array_reduce_988() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_reduce_1002() -> Result<(), String> {
+pub fn array_reduce_976() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f32, f32::NAN, 3.0])?;
@@ -5288,7 +5288,7 @@ pub fn shape_ix_18() -> Result<(), String> {
             &src,
             &[IxEntry::Array(Layout::contiguous(&[2])), IxEntry::Slice(all), IxEntry::Array(Layout::contiguous(&[2]))],
         )?;
-        assert_eq!(p.shape, vec![2, 6, 7]);
+        assert_eq!(p.shape, vec![2, 6]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -6602,41 +6602,41 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/reduce.rs:270", array_reduce_270, 1),
     ("src/array/reduce.rs:286", array_reduce_286, 1),
     ("src/array/reduce.rs:304", array_reduce_304, 1),
-    ("src/array/reduce.rs:373", array_reduce_373, 1),
-    ("src/array/reduce.rs:388", array_reduce_388, 1),
-    ("src/array/reduce.rs:403", array_reduce_403, 1),
-    ("src/array/reduce.rs:420", array_reduce_420, 1),
-    ("src/array/reduce.rs:436", array_reduce_436, 1),
-    ("src/array/reduce.rs:454", array_reduce_454, 1),
-    ("src/array/reduce.rs:472", array_reduce_472, 1),
-    ("src/array/reduce.rs:495", array_reduce_495, 1),
-    ("src/array/reduce.rs:534", array_reduce_534, 1),
-    ("src/array/reduce.rs:551", array_reduce_551, 1),
-    ("src/array/reduce.rs:571", array_reduce_571, 1),
-    ("src/array/reduce.rs:581", array_reduce_581, 1),
-    ("src/array/reduce.rs:591", array_reduce_591, 1),
-    ("src/array/reduce.rs:601", array_reduce_601, 1),
-    ("src/array/reduce.rs:612", array_reduce_612, 1),
-    ("src/array/reduce.rs:676", array_reduce_676, 1),
-    ("src/array/reduce.rs:693", array_reduce_693, 1),
-    ("src/array/reduce.rs:709", array_reduce_709, 1),
-    ("src/array/reduce.rs:725", array_reduce_725, 1),
-    ("src/array/reduce.rs:739", array_reduce_739, 1),
-    ("src/array/reduce.rs:753", array_reduce_753, 1),
-    ("src/array/reduce.rs:802", array_reduce_802, 1),
-    ("src/array/reduce.rs:817", array_reduce_817, 1),
-    ("src/array/reduce.rs:831", array_reduce_831, 1),
-    ("src/array/reduce.rs:845", array_reduce_845, 1),
-    ("src/array/reduce.rs:859", array_reduce_859, 1),
-    ("src/array/reduce.rs:873", array_reduce_873, 1),
-    ("src/array/reduce.rs:887", array_reduce_887, 1),
-    ("src/array/reduce.rs:906", array_reduce_906, 1),
-    ("src/array/reduce.rs:927", array_reduce_927, 1),
-    ("src/array/reduce.rs:942", array_reduce_942, 1),
-    ("src/array/reduce.rs:956", array_reduce_956, 1),
-    ("src/array/reduce.rs:970", array_reduce_970, 1),
-    ("src/array/reduce.rs:988", array_reduce_988, 1),
-    ("src/array/reduce.rs:1002", array_reduce_1002, 1),
+    ("src/array/reduce.rs:380", array_reduce_380, 1),
+    ("src/array/reduce.rs:395", array_reduce_395, 1),
+    ("src/array/reduce.rs:410", array_reduce_410, 1),
+    ("src/array/reduce.rs:427", array_reduce_427, 1),
+    ("src/array/reduce.rs:443", array_reduce_443, 1),
+    ("src/array/reduce.rs:461", array_reduce_461, 1),
+    ("src/array/reduce.rs:479", array_reduce_479, 1),
+    ("src/array/reduce.rs:502", array_reduce_502, 1),
+    ("src/array/reduce.rs:541", array_reduce_541, 1),
+    ("src/array/reduce.rs:558", array_reduce_558, 1),
+    ("src/array/reduce.rs:578", array_reduce_578, 1),
+    ("src/array/reduce.rs:588", array_reduce_588, 1),
+    ("src/array/reduce.rs:598", array_reduce_598, 1),
+    ("src/array/reduce.rs:608", array_reduce_608, 1),
+    ("src/array/reduce.rs:619", array_reduce_619, 1),
+    ("src/array/reduce.rs:683", array_reduce_683, 1),
+    ("src/array/reduce.rs:700", array_reduce_700, 1),
+    ("src/array/reduce.rs:716", array_reduce_716, 1),
+    ("src/array/reduce.rs:732", array_reduce_732, 1),
+    ("src/array/reduce.rs:746", array_reduce_746, 1),
+    ("src/array/reduce.rs:760", array_reduce_760, 1),
+    ("src/array/reduce.rs:776", array_reduce_776, 1),
+    ("src/array/reduce.rs:791", array_reduce_791, 1),
+    ("src/array/reduce.rs:805", array_reduce_805, 1),
+    ("src/array/reduce.rs:819", array_reduce_819, 1),
+    ("src/array/reduce.rs:833", array_reduce_833, 1),
+    ("src/array/reduce.rs:847", array_reduce_847, 1),
+    ("src/array/reduce.rs:861", array_reduce_861, 1),
+    ("src/array/reduce.rs:880", array_reduce_880, 1),
+    ("src/array/reduce.rs:901", array_reduce_901, 1),
+    ("src/array/reduce.rs:916", array_reduce_916, 1),
+    ("src/array/reduce.rs:930", array_reduce_930, 1),
+    ("src/array/reduce.rs:944", array_reduce_944, 1),
+    ("src/array/reduce.rs:962", array_reduce_962, 1),
+    ("src/array/reduce.rs:976", array_reduce_976, 1),
     ("src/array/sorting.rs:71", array_sorting_71, 1),
     ("src/array/sorting.rs:95", array_sorting_95, 1),
     ("src/array/sorting.rs:117", array_sorting_117, 1),
