@@ -236,41 +236,11 @@ fn float_dtypes_are_the_ones_tested() {
 const N_DIST: usize = 1_000_000;
 
 fn host_cont(rng: &mut HostGenerator, c: dists::ContCall, n: usize) -> cuarray::Result<Vec<f64>> {
-    use dists::ContCall::*;
-    let s = &[n];
-    match c {
-        StandardGamma(k) => rng.standard_gamma::<f64>(k, s),
-        Gamma(k, t) => rng.gamma::<f64>(k, t, s),
-        Beta(a, b) => rng.beta::<f64>(a, b, s),
-        Chisquare(d) => rng.chisquare::<f64>(d, s),
-        StandardT(d) => rng.standard_t::<f64>(d, s),
-        F(a, b) => rng.f::<f64>(a, b, s),
-        Lognormal(m, v) => rng.lognormal::<f64>(m, v, s),
-        Laplace(m, v) => rng.laplace::<f64>(m, v, s),
-        Logistic(m, v) => rng.logistic::<f64>(m, v, s),
-        Gumbel(m, v) => rng.gumbel::<f64>(m, v, s),
-        Weibull(a) => rng.weibull::<f64>(a, s),
-        Rayleigh(a) => rng.rayleigh::<f64>(a, s),
-        Pareto(a) => rng.pareto::<f64>(a, s),
-        Power(a) => rng.power::<f64>(a, s),
-        StandardCauchy => rng.standard_cauchy::<f64>(s),
-        Wald(m, v) => rng.wald::<f64>(m, v, s),
-        Triangular(a, b, c) => rng.triangular::<f64>(a, b, c, s),
-        Vonmises(m, k) => rng.vonmises::<f64>(m, k, s),
-        TruncatedNormal(m, v, a, b) => rng.truncated_normal::<f64>(m, v, a, b, s),
-    }
+    sample_cont!(rng, f64, c, &[n])
 }
 
 fn host_disc(rng: &mut HostGenerator, c: dists::DiscCall, n: usize) -> cuarray::Result<Vec<i64>> {
-    use dists::DiscCall::*;
-    let s = &[n];
-    match c {
-        Poisson(l) => rng.poisson(l, s),
-        Binomial(n, p) => rng.binomial(n, p, s),
-        NegativeBinomial(n, p) => rng.negative_binomial(n, p, s),
-        Geometric(p) => rng.geometric(p, s),
-        Hypergeometric(g, b, k) => rng.hypergeometric(g, b, k, s),
-    }
+    sample_disc!(rng, c, &[n])
 }
 
 /// Moments of a discrete distribution from its pmf (mean, variance, kurtosis).

@@ -21,28 +21,7 @@ fn dev_cont<T: FloatElement>(
     c: ContCall,
     s: &[usize],
 ) -> cuarray::Result<DeviceArray<T>> {
-    use ContCall::*;
-    match c {
-        StandardGamma(k) => g.standard_gamma::<T>(k, s),
-        Gamma(k, t) => g.gamma::<T>(k, t, s),
-        Beta(a, b) => g.beta::<T>(a, b, s),
-        Chisquare(d) => g.chisquare::<T>(d, s),
-        StandardT(d) => g.standard_t::<T>(d, s),
-        F(a, b) => g.f::<T>(a, b, s),
-        Lognormal(m, v) => g.lognormal::<T>(m, v, s),
-        Laplace(m, v) => g.laplace::<T>(m, v, s),
-        Logistic(m, v) => g.logistic::<T>(m, v, s),
-        Gumbel(m, v) => g.gumbel::<T>(m, v, s),
-        Weibull(a) => g.weibull::<T>(a, s),
-        Rayleigh(a) => g.rayleigh::<T>(a, s),
-        Pareto(a) => g.pareto::<T>(a, s),
-        Power(a) => g.power::<T>(a, s),
-        StandardCauchy => g.standard_cauchy::<T>(s),
-        Wald(m, v) => g.wald::<T>(m, v, s),
-        Triangular(a, b, c) => g.triangular::<T>(a, b, c, s),
-        Vonmises(m, k) => g.vonmises::<T>(m, k, s),
-        TruncatedNormal(m, v, a, b) => g.truncated_normal::<T>(m, v, a, b, s),
-    }
+    crate::sample_cont!(g, T, c, s)
 }
 
 fn host_cont<T: FloatElement>(
@@ -50,50 +29,15 @@ fn host_cont<T: FloatElement>(
     c: ContCall,
     s: &[usize],
 ) -> cuarray::Result<Vec<T>> {
-    use ContCall::*;
-    match c {
-        StandardGamma(k) => g.standard_gamma::<T>(k, s),
-        Gamma(k, t) => g.gamma::<T>(k, t, s),
-        Beta(a, b) => g.beta::<T>(a, b, s),
-        Chisquare(d) => g.chisquare::<T>(d, s),
-        StandardT(d) => g.standard_t::<T>(d, s),
-        F(a, b) => g.f::<T>(a, b, s),
-        Lognormal(m, v) => g.lognormal::<T>(m, v, s),
-        Laplace(m, v) => g.laplace::<T>(m, v, s),
-        Logistic(m, v) => g.logistic::<T>(m, v, s),
-        Gumbel(m, v) => g.gumbel::<T>(m, v, s),
-        Weibull(a) => g.weibull::<T>(a, s),
-        Rayleigh(a) => g.rayleigh::<T>(a, s),
-        Pareto(a) => g.pareto::<T>(a, s),
-        Power(a) => g.power::<T>(a, s),
-        StandardCauchy => g.standard_cauchy::<T>(s),
-        Wald(m, v) => g.wald::<T>(m, v, s),
-        Triangular(a, b, c) => g.triangular::<T>(a, b, c, s),
-        Vonmises(m, k) => g.vonmises::<T>(m, k, s),
-        TruncatedNormal(m, v, a, b) => g.truncated_normal::<T>(m, v, a, b, s),
-    }
+    crate::sample_cont!(g, T, c, s)
 }
 
 fn dev_disc(g: &mut Generator, c: DiscCall, s: &[usize]) -> cuarray::Result<DeviceArray<i64>> {
-    use DiscCall::*;
-    match c {
-        Poisson(l) => g.poisson(l, s),
-        Binomial(n, p) => g.binomial(n, p, s),
-        NegativeBinomial(n, p) => g.negative_binomial(n, p, s),
-        Geometric(p) => g.geometric(p, s),
-        Hypergeometric(a, b, k) => g.hypergeometric(a, b, k, s),
-    }
+    crate::sample_disc!(g, c, s)
 }
 
 fn host_disc(g: &mut HostGenerator, c: DiscCall, s: &[usize]) -> cuarray::Result<Vec<i64>> {
-    use DiscCall::*;
-    match c {
-        Poisson(l) => g.poisson(l, s),
-        Binomial(n, p) => g.binomial(n, p, s),
-        NegativeBinomial(n, p) => g.negative_binomial(n, p, s),
-        Geometric(p) => g.geometric(p, s),
-        Hypergeometric(a, b, k) => g.hypergeometric(a, b, k, s),
-    }
+    crate::sample_disc!(g, c, s)
 }
 
 fn first_diff<T: PartialEq + std::fmt::Debug>(a: &[T], b: &[T]) -> Option<(usize, String)> {

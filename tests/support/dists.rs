@@ -466,3 +466,51 @@ pub fn chi2_against_pmf(xs: &[i64], pmf: impl Fn(i64) -> f64, mean: f64, sd: f64
     }
     (chi2, cells - 1)
 }
+
+/// Calls the sampler of `$c` (a [`ContCall`]) on `$g` (a `Generator` or a
+/// `HostGenerator`: the same method names and arguments) for the shape `$s`, as `$t`.
+#[macro_export]
+macro_rules! sample_cont {
+    ($g:expr, $t:ty, $c:expr, $s:expr) => {{
+        use $crate::dists::ContCall::*;
+        let (g, s) = ($g, $s);
+        match $c {
+            StandardGamma(k) => g.standard_gamma::<$t>(k, s),
+            Gamma(k, t) => g.gamma::<$t>(k, t, s),
+            Beta(a, b) => g.beta::<$t>(a, b, s),
+            Chisquare(d) => g.chisquare::<$t>(d, s),
+            StandardT(d) => g.standard_t::<$t>(d, s),
+            F(a, b) => g.f::<$t>(a, b, s),
+            Lognormal(m, v) => g.lognormal::<$t>(m, v, s),
+            Laplace(m, v) => g.laplace::<$t>(m, v, s),
+            Logistic(m, v) => g.logistic::<$t>(m, v, s),
+            Gumbel(m, v) => g.gumbel::<$t>(m, v, s),
+            Weibull(a) => g.weibull::<$t>(a, s),
+            Rayleigh(a) => g.rayleigh::<$t>(a, s),
+            Pareto(a) => g.pareto::<$t>(a, s),
+            Power(a) => g.power::<$t>(a, s),
+            StandardCauchy => g.standard_cauchy::<$t>(s),
+            Wald(m, v) => g.wald::<$t>(m, v, s),
+            Triangular(a, b, c) => g.triangular::<$t>(a, b, c, s),
+            Vonmises(m, k) => g.vonmises::<$t>(m, k, s),
+            TruncatedNormal(m, v, a, b) => g.truncated_normal::<$t>(m, v, a, b, s),
+        }
+    }};
+}
+
+/// Calls the sampler of `$c` (a [`DiscCall`]) on `$g` (a `Generator` or a
+/// `HostGenerator`) for the shape `$s`.
+#[macro_export]
+macro_rules! sample_disc {
+    ($g:expr, $c:expr, $s:expr) => {{
+        use $crate::dists::DiscCall::*;
+        let (g, s) = ($g, $s);
+        match $c {
+            Poisson(l) => g.poisson(l, s),
+            Binomial(n, p) => g.binomial(n, p, s),
+            NegativeBinomial(n, p) => g.negative_binomial(n, p, s),
+            Geometric(p) => g.geometric(p, s),
+            Hypergeometric(a, b, k) => g.hypergeometric(a, b, k, s),
+        }
+    }};
+}
