@@ -5,10 +5,12 @@
 // Keys. Every element type maps to an unsigned key of its width (`cuarray_sort_key<T>`)
 // whose unsigned order is NumPy's order: integers by value (signed: the sign bit flipped),
 // bool as 0/1, floats by value with -inf first and every NaN last (NaN maps to the all-ones
-// key; a NaN comes back as the canonical quiet NaN). With CZ ("canonical zero") -0.0 maps
-// to +0.0's key, so the two are equal and keep their input order (argsort, as NumPy's
-// stable sort); without it -0.0 sorts just before +0.0 and every value keeps its bits
-// (sort). DESC complements the key: descending order, NaN first (topk, largest).
+// key; a NaN comes back as the canonical quiet NaN). -0.0 and +0.0 are equal in the order,
+// as NumPy compares them: the sorts carry each value's own key (so a -0.0 comes back as
+// -0.0) but rank it by its order key (`order`: -0.0's key read as +0.0's), so the two keep
+// their input order, as NumPy's stable sort. With CZ ("canonical zero") the key itself is
+// the order key (searches and selections, which only compare). DESC complements the key:
+// descending order, NaN first (topk, largest).
 //
 // Ranking. Digits are 8 bits. A warp ranks its items (item k of every lane, k = 0, 1, ...)
 // by finding the lanes of equal digit through a shared mask a digit and counting in its
@@ -43,6 +45,8 @@ template <typename T> struct cuarray_sort_key;
         template <bool CZ>                                                                 \
         static __device__ __forceinline__ K to(T v) { return (K)((K)v ^ (K)(FLIP)); }      \
         static __device__ __forceinline__ T from(K k) { return (T)(K)(k ^ (K)(FLIP)); }    \
+        template <bool DESC>                                                               \
+        static __device__ __forceinline__ K order(K k) { return k; }                       \
     };
 CUARRAY_INT_KEY(signed char, unsigned char, 0x80u)
 CUARRAY_INT_KEY(short, unsigned short, 0x8000u)
@@ -58,6 +62,8 @@ template <> struct cuarray_sort_key<bool> {
     template <bool CZ>
     static __device__ __forceinline__ K to(bool v) { return v ? 1 : 0; }
     static __device__ __forceinline__ bool from(K k) { return k != 0; }
+    template <bool DESC>
+    static __device__ __forceinline__ K order(K k) { return k; }
 };
 
 // Float keys from the bit pattern `u` (SIGN: the sign bit, INF: +inf's bits, QNAN: the
@@ -76,6 +82,13 @@ template <> struct cuarray_sort_key<bool> {
         static __device__ __forceinline__ T from(K k) {                                   \
             if (k == (K)~(K)0) return FROM_BITS((K)(QNAN));                                \
             return FROM_BITS((k & (K)(SIGN)) ? (K)(k ^ (K)(SIGN)) : (K)~k);                \
+        }                                                                                  \
+        /* The order key: -0.0's key (~SIGN, or SIGN with DESC) read as +0.0's (its    */  \
+        /* complement).                                                               */  \
+        template <bool DESC>                                                               \
+        static __device__ __forceinline__ K order(K k) {                                   \
+            const K nz = DESC ? (K)(SIGN) : (K)~(K)(SIGN);                                 \
+            return k == nz ? (K)~nz : k;                                                   \
         }                                                                                  \
     };
 
@@ -114,6 +127,11 @@ template <typename K>
 __device__ __forceinline__ unsigned int cuarray_digit(K key, int shift) {
     if (sizeof(K) <= 4) return __byte_perm((unsigned int)key, 0u, 0x4440u | ((unsigned int)shift >> 3));
     return (unsigned int)(key >> shift) & 0xffu;
+}
+// Digit `shift / 8` of a (DESC) key's order key: what the sorts rank by.
+template <typename T, bool DESC>
+__device__ __forceinline__ unsigned int cuarray_order_digit(typename cuarray_sort_key<T>::K key, int shift) {
+    return cuarray_digit<typename cuarray_sort_key<T>::K>(cuarray_sort_key<T>::template order<DESC>(key), shift);
 }
 
 // ---- offsets -----------------------------------------------------------------------------
@@ -351,7 +369,7 @@ struct cuarray_rows_smem {
 // per row. Row r's elements are in[in_off(r) + j * sin] for j < len (len <= THREADS * IPT);
 // writes the first kout of the sorted row to out_keys[ok_off(r) + j * sok] (OUT_KEYS) and
 // their indices to out_idx[oi_off(r) + j * soi] (OUT_IDX). `rows` holds the three offsets.
-template <typename T, int THREADS, int IPT, int NK, typename I, bool CZ, bool DESC, bool OUT_KEYS, bool OUT_IDX>
+template <typename T, int THREADS, int IPT, int NK, typename I, bool DESC, bool OUT_KEYS, bool OUT_IDX>
 __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restrict__ out_keys,
                                           long long* __restrict__ out_idx, const Indexer<3, NK, I>& rows, I n_rows,
                                           I len, I sin, I sok, I soi, I kout) {
@@ -378,14 +396,14 @@ __device__ __forceinline__ void sort_rows(const T* __restrict__ in, T* __restric
         for (int k = 0; k < IPT; ++k) {
             const I j = (I)(warp * 32 * IPT + k * 32 + lane);
             idx[k] = (unsigned int)j;
-            key[k] = j < len ? cuarray_key_of<T, CZ, DESC>(in[off[0] + j * sin]) : (K)~(K)0;
+            key[k] = j < len ? cuarray_key_of<T, false, DESC>(in[off[0] + j * sin]) : (K)~(K)0;
         }
         for (int shift = 0; shift < BITS; shift += 8) {
             cuarray_group_zero<THREADS>(hist, (THREADS / 32) * CUARRAY_RANK_WS(1));  // counters and masks
             cuarray_group_sync<THREADS>();
             unsigned int a[IPT], r[IPT];
 #pragma unroll
-            for (int k = 0; k < IPT; ++k) a[k] = cuarray_rank_at<1>(warp, cuarray_digit<K>(key[k], shift));
+            for (int k = 0; k < IPT; ++k) a[k] = cuarray_rank_at<1>(warp, cuarray_order_digit<T, DESC>(key[k], shift));
             cuarray_warp_rank<IPT>(a, r, smem);
             cuarray_group_sync<THREADS>();
             cuarray_rank_offsets<THREADS, CUARRAY_RANK_WS(1)>(hist, nullptr, nullptr, wsum);
@@ -458,7 +476,7 @@ template <typename K, int C> struct cuarray_hist_words {
 // `clear`: clear_n 16-byte words the kernel zeroes first (the later passes' look-back
 // words: the kernel waits on its shared atomics, not on memory, so the stores cost it less
 // than a memset before it costs the sort).
-template <typename T, int ND, typename I, bool CZ, bool DESC, int C = 1>
+template <typename T, int ND, typename I, bool DESC, int C = 1>
 __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Indexer<1, ND, I>& ix, I n, I len,
                                            int row_passes, unsigned long long* __restrict__ hist,
                                            uint4* __restrict__ clear, long long clear_n) {
@@ -483,7 +501,8 @@ __device__ __forceinline__ void radix_hist(const T* __restrict__ in, const Index
 #pragma unroll
         for (int q = 0; q < KP; ++q) atomicAdd(&sh[(q * 256 + (unsigned int)((key >> (8 * q)) & 0xffu)) * C + slot], 1u);
     };
-    cuarray_grid_keys<T, CZ, DESC, ND, I, decltype(count), C == 1 ? 4 : 16, true>(in, ix, n, count);
+    // Order keys (CZ): the digits the passes rank by.
+    cuarray_grid_keys<T, true, DESC, ND, I, decltype(count), C == 1 ? 4 : 16, true>(in, ix, n, count);
     const I step = (I)gridDim.x * (I)blockDim.x;
     // Row digits: row r holds len elements.
     if (row_passes > 0) {
@@ -571,7 +590,7 @@ struct cuarray_pass_smem {
 // without bound checks; bits 4 and 8: the ranking's items taken together; bit 16: the
 // warps' counts before the ranking; bits 32 and 64: the look-back's window; see
 // cuarray_pass_group. The library picks them by pass_variant_default).
-template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool CZ, bool DESC,
+template <typename T, typename V, typename W, int THREADS, int IPT, int ND, typename I, bool DESC,
           bool FIRST, bool LAST, bool HAS_V, bool OUT_KEYS, bool OUT_IDX, int VAR = 0>
 __device__ __forceinline__ void radix_pass(
     const T* __restrict__ in, const Indexer<1, ND, I>& in_ix,
@@ -641,14 +660,14 @@ __device__ __forceinline__ void radix_pass(
 #pragma unroll
             for (int k = 0; k < IPT; ++k) {
                 const I p = base + (I)(warp * 32 * IPT + k * 32 + lane);
-                key[k] = cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)]);
+                key[k] = cuarray_key_of<T, false, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)]);
                 val[k] = (V)p;
             }
         } else {
 #pragma unroll
             for (int k = 0; k < IPT; ++k) {
                 const I p = p0 + (I)(k * 32);
-                key[k] = (I)(k * 32) < rem ? cuarray_key_of<T, CZ, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)])
+                key[k] = (I)(k * 32) < rem ? cuarray_key_of<T, false, DESC>(in[cuarray_flat_offset<1, ND, I>(in_ix, 0, p)])
                                            : (K)~(K)0;
                 val[k] = (V)p;
             }
@@ -681,7 +700,7 @@ __device__ __forceinline__ void radix_pass(
         unsigned int dk;
         // Row passes come after the key passes and carry values (the flat indices).
         if (HAS_V && row_pass) dk = valid ? (unsigned int)(((unsigned long long)(val[k] / (V)len) >> shift) & 0xffu) : 255u;
-        else dk = cuarray_digit<K>(key[k], shift);
+        else dk = cuarray_order_digit<T, DESC>(key[k], shift);
         a[k] = cuarray_rank_at<RK::G>(warp, dk);
         if (OWN) atomicAdd(reinterpret_cast<unsigned int*>(room + a[k]), 1u);
         else if (valid) atomicAdd(&scount[dk], 1u);
@@ -797,7 +816,7 @@ __device__ __forceinline__ void radix_pass(
         // in shared memory (measured 6-8% a sort of 2^26 f32), and the room goes to keys.
         const unsigned int dg = (HAS_V && row_pass)
             ? (unsigned int)(((unsigned long long)(svals[i] / (V)len) >> shift) & 0xffu)
-            : cuarray_digit<K>(kk, shift);
+            : cuarray_order_digit<T, DESC>(kk, shift);
         const W q = sshift[dg] + (W)i;
         if (LAST) {
             I row = 0, j = (I)q;

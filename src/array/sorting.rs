@@ -4,10 +4,11 @@
 //! # Order
 //! NumPy's: integers by value, `false < true`, floats by value with every NaN last (first
 //! for `topk(.., largest = true)`, where NaN counts as the largest, as in PyTorch).
-//! Sorts are stable: equal elements keep their input order. `argsort` and `topk` treat
-//! `-0.0` and `+0.0` as equal (NumPy's `kind='stable'`); `sort` keeps every value's bits
-//! and puts `-0.0` before `+0.0` (equal by `==`, so NumPy's sorted result compares equal);
-//! a NaN comes back from `sort` as the canonical quiet NaN.
+//! Sorts are stable: equal elements keep their input order. `-0.0` and `+0.0` are equal,
+//! as NumPy compares them, so they too keep their input order, and every value keeps its
+//! sign: `sort([3, nan, -0., 1, 0., -inf, -0.])` is `[-inf, -0., 0., -0., 1, 3, nan]`, as
+//! NumPy's `kind='stable'`. A NaN comes back from `sort` and `topk` as the canonical quiet
+//! NaN.
 //!
 //! # Strategy
 //! Rows (the extent of the sorted axis) of up to 4096 elements are sorted one per group of
@@ -62,8 +63,8 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// A sorted copy along `axis` (negative counts from the end), in NumPy's order: NaN
-    /// last (as the canonical quiet NaN), `-0.0` just before `+0.0` (equal by `==`; every
-    /// other value keeps its bits). Any view is read in place.
+    /// last (as the canonical quiet NaN), stable, `-0.0` and `+0.0` equal (each keeps its
+    /// sign and its place among the zeros). Any view is read in place.
     ///
     /// Rows (the extent of `axis`) of up to 4096 elements sort in shared memory, one group
     /// of threads per row; longer rows by a one-sweep radix sort over the whole array.
@@ -81,10 +82,7 @@ impl<T: Element> DeviceArray<T> {
     /// # Errors
     /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (a 0-d array has none).
     pub fn sort(&self, axis: isize) -> Result<DeviceArray<T>> {
-        let order = Order {
-            canon_zero: false,
-            descending: false,
-        };
+        let order = Order { descending: false };
         let (k, _) = self.sorted("sort", axis, None, order, true, false)?;
         k.ok_or_else(|| Error::invalid("sort", "no output"))
     }
@@ -102,10 +100,7 @@ impl<T: Element> DeviceArray<T> {
     /// # Errors
     /// [`Error::AxisOutOfRange`] for an axis outside `-ndim..ndim` (a 0-d array has none).
     pub fn argsort(&self, axis: isize) -> Result<DeviceArray<i64>> {
-        let order = Order {
-            canon_zero: true,
-            descending: false,
-        };
+        let order = Order { descending: false };
         let (_, i) = self.sorted("argsort", axis, None, order, false, true)?;
         i.ok_or_else(|| Error::invalid("argsort", "no output"))
     }
@@ -130,10 +125,7 @@ impl<T: Element> DeviceArray<T> {
         axis: isize,
         largest: bool,
     ) -> Result<(DeviceArray<T>, DeviceArray<i64>)> {
-        let order = Order {
-            canon_zero: true,
-            descending: largest,
-        };
+        let order = Order { descending: largest };
         let p = plan_sort("topk", self.layout(), axis, Some(k), T::DTYPE.size(), true)?;
         if matches!(p.strategy, SortStrategy::Radix { .. })
             && p.n_rows == 1
@@ -202,7 +194,7 @@ impl<T: Element> DeviceArray<T> {
 }
 
 /// The sorted distinct elements of `a`, flattened (NumPy's `unique`); NaNs collapse into
-/// one (NumPy 2), and `-0.0` and `+0.0` into one.
+/// one (NumPy 2), and `-0.0` and `+0.0` into one (the first zero in input order).
 ///
 /// # Synchronization
 /// The result's length depends on the data: one small read (the count, 8 bytes) waits for

@@ -309,8 +309,6 @@ pub(crate) fn plan_sort(
 /// The order of a sort.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Order {
-    /// -0.0 equals +0.0 (argsort, topk); else it sorts just before it (sort).
-    pub(crate) canon_zero: bool,
     /// Largest first (NaN first).
     pub(crate) descending: bool,
 }
@@ -354,7 +352,6 @@ pub(crate) fn run(
         min_blocks,
         kernel,
         dtype,
-        canon_zero: order.canon_zero,
         descending: order.descending,
         values,
         out_keys: out_keys.is_some(),
@@ -621,7 +618,6 @@ pub(crate) fn search(
             right,
         },
         dtype: sorted.dtype(),
-        canon_zero: false,
         descending: false,
         values: false,
         out_keys: true,
@@ -697,7 +693,6 @@ fn topk_spec(p: &SortPlan, dtype: DType, descending: bool, kernel: SortKernel) -
     SortSpec {
         kernel,
         dtype,
-        canon_zero: true,
         descending,
         values: false,
         out_keys: true,

@@ -130,7 +130,9 @@ fn check_all<T: TElem>(what: &str, a: &DeviceArray<T>, h: &HostNd<T>, axis: usiz
         "{what}: sort shape {:?}",
         s.shape()
     );
-    crate::common::check_eq(&format!("{what}: sort"), &s.to_host()?, &want_v.data)?;
+    let got_s = s.to_host()?;
+    crate::common::check_eq(&format!("{what}: sort"), &got_s, &want_v.data)?;
+    check_zero_signs(&format!("{what}: sort"), &got_s, &want_v.data)?;
     let i = a.argsort(axis as isize)?;
     ensure!(
         i.shape() == want_i.shape.as_slice(),
@@ -158,11 +160,9 @@ fn check_all<T: TElem>(what: &str, a: &DeviceArray<T>, h: &HostNd<T>, axis: usiz
             "{what}: topk shape {:?}",
             v.shape()
         );
-        crate::common::check_eq(
-            &format!("{what}: topk({k}, {desc}) values"),
-            &v.to_host()?,
-            &wv.data,
-        )?;
+        let got_v = v.to_host()?;
+        crate::common::check_eq(&format!("{what}: topk({k}, {desc}) values"), &got_v, &wv.data)?;
+        check_zero_signs(&format!("{what}: topk({k}, {desc}) values"), &got_v, &wv.data)?;
         let got = i.to_host()?;
         ensure!(
             got == wi.data,
@@ -171,6 +171,49 @@ fn check_all<T: TElem>(what: &str, a: &DeviceArray<T>, h: &HostNd<T>, axis: usiz
         );
     }
     Ok(())
+}
+
+/// Equal values compare equal but -0.0 and +0.0 must also sit where the stable order puts
+/// each (NumPy's `kind='stable'`): the signs of the zeros, element by element.
+fn check_zero_signs<T: TElem>(what: &str, got: &[T], want: &[T]) -> TResult {
+    let sign = |v: T| match v.val() {
+        Val::F(x) if x == 0.0 => Some(x.is_sign_negative()),
+        _ => None,
+    };
+    let bad = (0..got.len().min(want.len())).find(|&i| sign(got[i]) != sign(want[i]));
+    ensure!(
+        bad.is_none(),
+        "{what}: the zeros' signs differ first at {bad:?} (got {}, expected {})",
+        got[bad.unwrap_or(0)],
+        want[bad.unwrap_or(0)]
+    );
+    Ok(())
+}
+
+/// NumPy's own example, `np.sort([3, nan, -0., 1, 0., nan, -inf, inf, -0., 2],
+/// kind='stable')` = `[-inf, -0., 0., -0., 1, 2, 3, inf, nan, nan]`, in a short row, a row
+/// past a block (the radix sort) and along axis 0 of a 2-D array.
+fn signed_zeros<T: TElem>(dev: &Device, _rng: &mut Rng) -> TResult {
+    let f = |x: f64| T::from_val(Val::F(x));
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let x: Vec<T> = [3.0, nan, -0.0, 1.0, 0.0, nan, -inf, inf, -0.0, 2.0].map(f).to_vec();
+    let want: Vec<T> = [-inf, -0.0, 0.0, -0.0, 1.0, 2.0, 3.0, inf, nan, nan].map(f).to_vec();
+    let a = DeviceArray::from_slice(dev, &x)?;
+    let got = a.sort(0)?.to_host()?;
+    crate::common::check_eq("numpy example: sort", &got, &want)?;
+    check_zero_signs("numpy example: sort", &got, &want)?;
+    let got = a.argsort(0)?.to_host()?;
+    ensure!(got == vec![6, 2, 4, 8, 3, 9, 0, 7, 1, 5], "numpy example: argsort {got:?}");
+    // 7001 repeats of the example: the one-sweep radix sort.
+    let reps = 7001;
+    let long: Vec<T> = (0..reps).flat_map(|_| x.iter().copied()).collect();
+    let h = HostNd::new(long.clone(), &[long.len()]);
+    check_all("numpy example x 7001", &DeviceArray::from_slice(dev, &long)?, &h, 0)?;
+    // Along axis 0 of (10, 3): each column a rotation of the example.
+    let cols: Vec<T> = (0..10).flat_map(|i| (0..3).map(move |c| (i + 3 * c) % 10)).map(|j| x[j]).collect();
+    let h = HostNd::new(cols.clone(), &[10, 3]);
+    check_all("numpy example, columns", &DeviceArray::from_host(dev, &cols, &[10, 3])?, &h, 0)
 }
 
 /// Rows of every group size and past a block, 1-D and segmented radix sorts.
@@ -432,4 +475,11 @@ pub fn trials(out: &mut Vec<Trial>) {
     ));
     add_gpu(out, "sorting/large/u8/sort_past_2^31".into(), large_u8);
     add_gpu(out, "sorting/many_tiles/f32/repeated".into(), many_tiles);
+    macro_rules! per_float {
+        ($($t:ty),*) => {$(
+            let d = <$t as cuarray::Element>::DTYPE.name();
+            add_gpu(out, format!("sorting/signed_zeros/{d}/numpy_example"), signed_zeros::<$t>);
+        )*};
+    }
+    per_float!(f32, f64, half::f16, half::bf16);
 }

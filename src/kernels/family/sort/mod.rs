@@ -116,8 +116,6 @@ pub struct SortSpec {
     pub(crate) kernel: SortKernel,
     /// The element type sorted.
     pub(crate) dtype: DType,
-    /// -0.0 has +0.0's key (equal, input order kept: argsort); else it sorts first.
-    pub(crate) canon_zero: bool,
     /// Descending (largest first, NaN first).
     pub(crate) descending: bool,
     /// `Pass`: carries values (flat indices) through the passes.
@@ -304,11 +302,10 @@ pub(crate) fn pass_shape(
 
 impl SortSpec {
     fn order(&self) -> &'static str {
-        match (self.canon_zero, self.descending) {
-            (false, false) => "asc",
-            (true, false) => "ascz",
-            (false, true) => "desc",
-            (true, true) => "descz",
+        if self.descending {
+            "desc"
+        } else {
+            "asc"
         }
     }
 
@@ -421,8 +418,7 @@ impl Family for SortSpec {
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    sort_rows<in0_t, {threads}, {ipt}, {nk}, I, {}, {}, {}, {}>(in, out_keys, out_idx, rows, (I)n_rows, (I)len, (I)sin, (I)sok, (I)soi, (I)kout);\n}}",
-                    b(self.canon_zero),
+                    "    typedef {idx} I;\n    sort_rows<in0_t, {threads}, {ipt}, {nk}, I, {}, {}, {}>(in, out_keys, out_idx, rows, (I)n_rows, (I)len, (I)sin, (I)sok, (I)soi, (I)kout);\n}}",
                     b(self.descending),
                     b(self.out_keys),
                     b(self.out_idx)
@@ -442,8 +438,7 @@ impl Family for SortSpec {
                 open(src, &params);
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {}, {copies}>(in, ix, (I)n, (I)len, (int)row_passes, hist, clear, clear_n);\n}}",
-                    b(self.canon_zero),
+                    "    typedef {idx} I;\n    radix_hist<in0_t, {nd}, I, {}, {copies}>(in, ix, (I)n, (I)len, (int)row_passes, hist, clear, clear_n);\n}}",
                     b(self.descending)
                 );
             }
@@ -502,8 +497,7 @@ impl Family for SortSpec {
                 );
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {}, {variant}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, (I)prm.ahead, hist, look, counter);\n}}",
-                    b(self.canon_zero),
+                    "    typedef {idx} I;\n    radix_pass<in0_t, val_t, look_t, {threads}, {ipt}, {nd}, I, {}, {}, {}, {}, {}, {}, {variant}>(in, in_ix, keys_in, vals_in, keys_out, vals_out, out, out_idx, out_ix, (I)prm.n, (I)prm.len, (I)prm.kout, (int)prm.shift, prm.row_pass != 0, (I)prm.ahead, hist, look, counter);\n}}",
                     b(self.descending),
                     b(first),
                     b(last),
@@ -598,7 +592,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             copies: hist_copies_for(dtype.size(), HIST_COPIES),
         },
         dtype,
-        canon_zero: false,
         descending: false,
         values: false,
         out_keys: true,
@@ -608,18 +601,13 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
     };
     let mut v = Vec::new();
     for (threads, ipt) in ROW_VARIANTS {
-        for (cz, desc, ok, oi) in [
-            (false, false, true, false),
-            (true, false, false, true),
-            (true, true, true, true),
-        ] {
+        for (desc, ok, oi) in [(false, true, false), (false, false, true), (true, true, true)] {
             v.push(SortSpec {
                 kernel: SortKernel::Rows {
                     threads,
                     ipt,
                     nk: 1,
                 },
-                canon_zero: cz,
                 descending: desc,
                 out_keys: ok,
                 out_idx: oi,
@@ -633,7 +621,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             nd: 2,
             copies: hist_copies_for(dtype.size(), HIST_COPIES),
         },
-        canon_zero: true,
         index: IndexWidth::I64,
         ..base.clone()
     });
@@ -649,7 +636,7 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         (false, false, 2),
         (false, true, 2),
     ] {
-        for (cz, values, ok, oi) in [(false, false, true, false), (true, true, false, true)] {
+        for (values, ok, oi) in [(false, true, false), (true, false, true)] {
             let (threads, ipt, min_blocks) = pass_shape(dtype.size(), 4, 4, values);
             v.push(SortSpec {
                 kernel: SortKernel::Pass {
@@ -666,7 +653,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
                         _ => pass_variant_default(dtype.size(), 4, values) ^ 16,
                     },
                 },
-                canon_zero: cz,
                 values,
                 out_keys: ok,
                 out_idx: oi,
@@ -698,7 +684,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
             ipt: 8,
             nk: 2,
         },
-        canon_zero: true,
         out_keys: false,
         out_idx: true,
         min_blocks: 2,
@@ -721,7 +706,6 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         ] {
             v.push(SortSpec {
                 kernel,
-                canon_zero: true,
                 descending: desc,
                 ..base.clone()
             });
