@@ -107,6 +107,7 @@
 mod array;
 mod device;
 pub mod dlpack;
+mod einsum;
 mod element;
 mod error;
 pub mod fft;
@@ -148,6 +149,7 @@ pub use element::{
     ArithElement, Complex32, Complex64, ComplexElement, DType, Element, FloatElement,
     InexactElement, IntElement, NumElement,
 };
+pub use einsum::{einsum, inner, kron, tensordot, vdot, Axes, ContractElement};
 pub use error::{Error, Result};
 pub use fusion::{fuse, lit, select, Expr, Fused, Reduced};
 pub use graph::Graph;

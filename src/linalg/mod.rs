@@ -62,6 +62,8 @@ mod svd;
 
 pub use cholesky::{cholesky, cholesky_ex};
 pub use cusolver::SolverElement;
+pub use crate::einsum::multi_dot;
+pub use crate::stats::cross;
 pub use eigh::{eigh, eigvalsh};
 pub use lstsq::{lstsq, pinv, Lstsq};
 pub use norms::{norm, norm_axes, norm_axis, NormOrd};

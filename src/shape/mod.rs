@@ -12,6 +12,7 @@
 
 mod broadcast;
 mod collapse;
+pub mod einsum;
 mod into;
 mod ix;
 mod layout;

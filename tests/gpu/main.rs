@@ -20,6 +20,7 @@ mod copies;
 mod creation;
 mod cupy_kernels;
 mod device;
+mod einsum;
 #[path = "../support/dists.rs"]
 mod dists;
 mod ergonomics;
@@ -72,6 +73,7 @@ fn main() {
     }
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
+    einsum::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
     manipulation::trials(&mut trials);
     nvrtc_tier::trials(&mut trials);
