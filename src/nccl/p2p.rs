@@ -49,7 +49,7 @@ impl Comm {
     /// be written again once later work on that stream runs.
     ///
     /// A rank that sends to a peer and also receives from it (an exchange, a ring) puts
-    /// both calls in one [`group`](super::group): outside a group each call may wait for
+    /// both calls in one [`group`]: outside a group each call may wait for
     /// its peer's matching call, and two ranks that both send first would wait for each
     /// other.
     ///
@@ -84,12 +84,13 @@ impl Comm {
 
     /// Receives into `a` what rank `peer` sends with [`send`](Comm::send) (an array of
     /// the same size and type), in place (`ncclRecv`). See [`send`](Comm::send) for when
-    /// a [`group`](super::group) is needed.
+    /// a [`group`] is needed.
     ///
     /// # Errors
     /// As [`send`](Comm::send).
     ///
     /// ```no_run
+    /// # cuarray::testing::single_rank_env(); // alone: a job of one rank
     /// use cuarray::nccl;
     /// use cuarray::DeviceArray;
     /// let comm = nccl::init_from_env()?;
@@ -257,7 +258,7 @@ impl Comm {
     /// Waits until every rank has called `barrier`: an all-reduce of one element on this
     /// rank's stream, then the host waits for that stream (so for the work queued before
     /// it too). For communicators driven one per thread or process; it cannot be called
-    /// inside a [`group`](super::group), where nothing runs until the group ends (with
+    /// inside a [`group`], where nothing runs until the group ends (with
     /// [`Comm::new_group`] driven from one thread, synchronize each device after the
     /// group instead).
     ///
@@ -266,6 +267,7 @@ impl Comm {
     /// [`Device::synchronize`](crate::Device::synchronize) otherwise.
     ///
     /// ```no_run
+    /// # cuarray::testing::single_rank_env(); // alone: a job of one rank
     /// let comm = cuarray::nccl::init_from_env()?;
     /// if comm.rank() == 0 {
     ///     // write a checkpoint

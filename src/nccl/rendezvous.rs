@@ -1,6 +1,6 @@
 //! The rendezvous of [`init_from_env`]: how the processes of a job started by `torchrun`
 //! (or any launcher that sets its `env://` variables) find each other and share one NCCL
-//! [`Id`](super::Id), over plain TCP.
+//! [`Id`], over plain TCP.
 //!
 //! - Every process reads `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `MASTER_ADDR` and
 //!   `MASTER_PORT` ([`EnvConfig::from_env`]); all five are required.
@@ -76,6 +76,7 @@ impl EnvConfig {
     /// or `RANK` when it is not below `WORLD_SIZE`.
     ///
     /// ```no_run
+    /// # cuarray::testing::single_rank_env(); // alone: a job of one rank
     /// let cfg = cuarray::nccl::rendezvous::EnvConfig::from_env()?;
     /// println!("rank {} of {}", cfg.rank, cfg.world_size);
     /// # Ok::<(), cuarray::Error>(())
@@ -209,6 +210,7 @@ impl EnvConfig {
 /// ```no_run
 /// // RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train &
 /// // RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train
+/// # cuarray::testing::single_rank_env(); // alone: a job of one rank
 /// use cuarray::nccl::{self, ReduceOp};
 /// use cuarray::DeviceArray;
 /// let comm = nccl::init_from_env()?;
