@@ -45,8 +45,8 @@ impl Comm {
     }
 
     /// Sends `a` to rank `peer` (`ncclSend`), which calls [`recv`](Comm::recv) with an
-    /// array of the same size and type. The transfer runs on this rank's stream; `a` can
-    /// be written again once later work on that stream runs.
+    /// array of the same size and type. The transfer is queued on this rank's stream,
+    /// ordered with the other work there; the host does not wait for it.
     ///
     /// A rank that sends to a peer and also receives from it (an exchange, a ring) puts
     /// both calls in one [`group`]: outside a group each call may wait for

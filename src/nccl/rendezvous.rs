@@ -202,10 +202,9 @@ impl EnvConfig {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming the variable that is missing or malformed, or
-/// `RANK` when it is not below `WORLD_SIZE`; [`Error::Rendezvous`] naming
-/// `MASTER_ADDR:MASTER_PORT` when the ranks do not meet within
-/// [`tuning::rendezvous_timeout`]; [`Error::DeviceOutOfRange`] when there is no GPU
-/// `LOCAL_RANK`; as [`Comm::from_id`] otherwise.
+/// `RANK` when it is not below `WORLD_SIZE`, or `LOCAL_RANK` when this host has no such
+/// GPU; [`Error::Rendezvous`] naming `MASTER_ADDR:MASTER_PORT` when the ranks do not
+/// meet within [`tuning::rendezvous_timeout`]; as [`Comm::from_id`] otherwise.
 ///
 /// ```no_run
 /// // RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train &
@@ -228,7 +227,13 @@ pub fn init_from_env() -> Result<Comm> {
 /// As [`init_from_env`].
 pub fn init(cfg: &EnvConfig) -> Result<Comm> {
     cfg.validate()?;
-    let device = Device::new(cfg.local_rank)?;
+    let device = Device::new(cfg.local_rank).map_err(|e| match e {
+        Error::DeviceOutOfRange { ordinal, count } => Error::invalid(
+            OP,
+            format!("LOCAL_RANK = {ordinal}, but this host has {count} GPU(s)"),
+        ),
+        e => e,
+    })?;
     let id = exchange(
         cfg,
         || Id::new().map(|id| *id.as_bytes()),
