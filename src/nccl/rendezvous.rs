@@ -176,8 +176,14 @@ impl EnvConfig {
                 ),
             ));
         }
-        if self.world_size > u32::MAX as usize {
-            return Err(Error::invalid(OP, "WORLD_SIZE is too large"));
+        if self.world_size > i32::MAX as usize {
+            return Err(Error::invalid(
+                OP,
+                format!(
+                    "WORLD_SIZE = {} is too large (NCCL counts ranks in a C int)",
+                    self.world_size
+                ),
+            ));
         }
         if self.master_port == 0 {
             return Err(Error::invalid(OP, "MASTER_PORT = 0 is not a TCP port"));
@@ -291,8 +297,8 @@ fn left(deadline: Instant) -> Duration {
 fn listen_addr(cfg: &EnvConfig) -> SocketAddr {
     let v6_only = (cfg.host(), cfg.master_port)
         .to_socket_addrs()
-        .map(|mut it| {
-            let all: Vec<SocketAddr> = it.by_ref().collect();
+        .map(|it| {
+            let all: Vec<SocketAddr> = it.collect();
             !all.is_empty() && all.iter().all(SocketAddr::is_ipv6)
         })
         .unwrap_or(false);
@@ -315,14 +321,14 @@ fn serve(cfg: &EnvConfig, id: &[u8; ID_BYTES], timeout: Duration) -> Result<()> 
     listener
         .set_nonblocking(true)
         .map_err(|e| cfg.error(format!("rank 0's listener: {e}")))?;
-    let mut served = vec![false; cfg.world_size];
-    served[0] = true;
+    // The ranks served, 0 included (a set: the world size may be large).
+    let mut served = std::collections::BTreeSet::from([0usize]);
     let mut waiting = cfg.world_size - 1;
     while waiting > 0 {
         match listener.accept() {
             Ok((stream, peer)) => {
                 if let Some(rank) = serve_one(cfg, stream, peer, id, deadline)? {
-                    if std::mem::replace(&mut served[rank], true) {
+                    if !served.insert(rank) {
                         return Err(cfg.error(format!(
                             "rank {rank} connected twice (the second time from {peer})"
                         )));
@@ -333,13 +339,13 @@ fn serve(cfg: &EnvConfig, id: &[u8; ID_BYTES], timeout: Duration) -> Result<()> 
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 let rest = left(deadline);
                 if rest.is_zero() {
-                    let missing: Vec<usize> = (0..cfg.world_size).filter(|&r| !served[r]).collect();
+                    let missing = (0..cfg.world_size).filter(|r| !served.contains(r));
                     return Err(cfg.error(format!(
                         "rank 0 waited {timeout:?} for the other ranks; {} of {} came, \
                          missing: {}",
                         cfg.world_size - 1 - waiting,
                         cfg.world_size - 1,
-                        list(&missing)
+                        list(missing, waiting)
                     )));
                 }
                 std::thread::sleep(tuning::rendezvous_retry().min(rest));
@@ -351,16 +357,15 @@ fn serve(cfg: &EnvConfig, id: &[u8; ID_BYTES], timeout: Duration) -> Result<()> 
     Ok(())
 }
 
-/// Ranks as `1, 2, 5` (the first 16, then a count).
-fn list(ranks: &[usize]) -> String {
+/// The `count` ranks of `ranks` as `1, 2, 5` (the first 16, then how many more).
+fn list(ranks: impl Iterator<Item = usize>, count: usize) -> String {
     let mut s = ranks
-        .iter()
         .take(16)
-        .map(usize::to_string)
+        .map(|r| r.to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    if ranks.len() > 16 {
-        s.push_str(&format!(" and {} more", ranks.len() - 16));
+    if count > 16 {
+        s.push_str(&format!(" and {} more", count - 16));
     }
     s
 }
@@ -390,7 +395,7 @@ fn serve_one(
     let (world, rank) = (word(MAGIC.len()), word(MAGIC.len() + 4));
     let mut reply = [0u8; REPLY_BYTES];
     reply[..MAGIC.len()].copy_from_slice(&MAGIC);
-    // `validate` keeps the world size within u32.
+    // `validate` keeps the world size within i32.
     reply[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(cfg.world_size as u32).to_le_bytes());
     reply[MAGIC.len() + 4..].copy_from_slice(id);
     // Answered even when the greeting is wrong, so that the other side sees why.
@@ -451,7 +456,7 @@ fn fetch(cfg: &EnvConfig, timeout: Duration) -> Result<[u8; ID_BYTES]> {
     stream.set_write_timeout(Some(wait)).map_err(io)?;
     let mut hello = [0u8; HELLO_BYTES];
     hello[..MAGIC.len()].copy_from_slice(&MAGIC);
-    // `validate` keeps both within u32.
+    // `validate` keeps both within i32.
     hello[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(cfg.world_size as u32).to_le_bytes());
     hello[MAGIC.len() + 4..].copy_from_slice(&(cfg.rank as u32).to_le_bytes());
     stream.write_all(&hello).map_err(io)?;
@@ -601,6 +606,8 @@ mod tests {
         assert!(m.contains("RANK = 4 is not below WORLD_SIZE = 4"), "{m}");
         let m = message(with("WORLD_SIZE", Some("0")));
         assert!(m.contains("WORLD_SIZE = 0"), "{m}");
+        let m = message(with("WORLD_SIZE", Some("3000000000")));
+        assert!(m.contains("WORLD_SIZE = 3000000000 is too large"), "{m}");
         // Fields set by hand are checked as well.
         let cfg = EnvConfig {
             rank: 1,
@@ -639,8 +646,7 @@ mod tests {
 
     #[test]
     fn ranks_are_listed_briefly() {
-        assert_eq!(list(&[1, 2, 5]), "1, 2, 5");
-        let many: Vec<usize> = (1..=20).collect();
-        assert!(list(&many).ends_with("16 and 4 more"));
+        assert_eq!(list([1, 2, 5].into_iter(), 3), "1, 2, 5");
+        assert!(list(1..=20, 20).ends_with("16 and 4 more"));
     }
 }

@@ -4641,7 +4641,7 @@ pub fn nccl_rendezvous_78() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_rendezvous_209() -> Result<(), String> {
+pub fn nccl_rendezvous_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         // RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train &
         // RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train
@@ -4656,7 +4656,7 @@ pub fn nccl_rendezvous_209() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_rendezvous_257() -> Result<(), String> {
+pub fn nccl_rendezvous_263() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{rendezvous::{exchange, EnvConfig}, ID_BYTES};
         let one = EnvConfig {
@@ -6998,8 +6998,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/nccl/p2p.rs:269", nccl_p2p_269, 1),
     ("src/nccl/rendezvous.rs:43", nccl_rendezvous_43, 2),
     ("src/nccl/rendezvous.rs:78", nccl_rendezvous_78, 1),
-    ("src/nccl/rendezvous.rs:209", nccl_rendezvous_209, 2),
-    ("src/nccl/rendezvous.rs:257", nccl_rendezvous_257, 1),
+    ("src/nccl/rendezvous.rs:215", nccl_rendezvous_215, 2),
+    ("src/nccl/rendezvous.rs:263", nccl_rendezvous_263, 1),
     ("src/npy.rs:63", npy_63, 1),
     ("src/npy.rs:89", npy_89, 1),
     ("src/npy.rs:115", npy_115, 1),
