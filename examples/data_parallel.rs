@@ -9,66 +9,20 @@
 //!
 //! `cargo run --release --example data_parallel` (NCCL from PyTorch's `nvidia-nccl-cu13`
 //! wheel, the distribution's `libnccl2`, or a folder in `CUARRAY_CUDA_LIB_DIR`; see the
-//! README for several hosts).
+//! README for several hosts; `data_parallel_env` is the same training with one process
+//! per GPU).
+
+#[path = "support/linear_model.rs"]
+mod linear_model;
 
 use cuarray::nccl::{self, Comm, ReduceOp};
-use cuarray::{Device, DeviceArray, Result};
-
-const SAMPLES: usize = 10_007;
-const FEATURES: usize = 32;
-const STEPS: usize = 20;
-const LR: f32 = 0.1;
+use cuarray::{Device, Result};
+use linear_model::{make_data, shard_rows, Shard, SAMPLES, STEPS};
 
 fn main() {
     if let Err(e) = run() {
         eprintln!("data_parallel: {e}");
         std::process::exit(1);
-    }
-}
-
-/// Synthetic data from a fixed seed: `y = x·w_true + noise`, x uniform in [-1, 1).
-fn make_data() -> (Vec<f32>, Vec<f32>) {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    };
-    let w_true: Vec<f32> = (0..FEATURES).map(|_| uniform()).collect();
-    let x: Vec<f32> = (0..SAMPLES * FEATURES).map(|_| uniform()).collect();
-    let y = x
-        .chunks(FEATURES)
-        .map(|row| row.iter().zip(&w_true).map(|(a, b)| a * b).sum::<f32>() + 0.01 * uniform())
-        .collect();
-    (x, y)
-}
-
-/// One shard on one GPU: its samples, its copy of the weights.
-struct Shard {
-    x: DeviceArray<f32>,
-    y: DeviceArray<f32>,
-    w: DeviceArray<f32>,
-}
-
-impl Shard {
-    fn new(dev: &Device, x: &[f32], y: &[f32]) -> Result<Shard> {
-        Ok(Shard {
-            x: DeviceArray::from_host(dev, x, &[y.len(), FEATURES])?,
-            y: DeviceArray::from_slice(dev, y)?,
-            w: DeviceArray::zeros(dev, &[FEATURES])?,
-        })
-    }
-
-    /// The shard's gradient sum `xᵀ(x·w − y)` and squared-error sum (0-d).
-    fn local(&self) -> Result<(DeviceArray<f32>, DeviceArray<f32>)> {
-        let r = (self.x.matmul(&self.w)? - &self.y)?;
-        Ok((self.x.t().matmul(&r)?, (&r * &r)?.sum()?))
-    }
-
-    /// `w -= lr · 2/N · g` (the mean squared error's gradient from the summed one).
-    fn update(&mut self, g: &DeviceArray<f32>) -> Result<()> {
-        self.w.sub_assign(&(g * (LR * 2.0 / SAMPLES as f32))?)
     }
 }
 
@@ -79,18 +33,14 @@ fn run() -> Result<()> {
     let (x, y) = make_data();
 
     // Shards of contiguous rows, as even as the sample count allows.
-    let mut shards = Vec::new();
-    for (i, dev) in devices.iter().enumerate() {
-        let (lo, hi) = (i * SAMPLES / n_gpus, (i + 1) * SAMPLES / n_gpus);
-        shards.push(Shard::new(
-            dev,
-            &x[lo * FEATURES..hi * FEATURES],
-            &y[lo..hi],
-        )?);
-    }
+    let mut shards = devices
+        .iter()
+        .enumerate()
+        .map(|(i, dev)| Shard::new(dev, (&x, &y), shard_rows(i, n_gpus)))
+        .collect::<Result<Vec<_>>>()?;
     let comms = Comm::new_group(&devices)?;
     // The reference: every sample on GPU 0.
-    let mut single = Shard::new(&devices[0], &x, &y)?;
+    let mut single = Shard::new(&devices[0], (&x, &y), 0..SAMPLES)?;
 
     println!("step  loss ({n_gpus} GPU(s))  loss (1 GPU)");
     for step in 0..STEPS {

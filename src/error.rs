@@ -247,6 +247,16 @@ pub enum Error {
         /// The NCCL status and message.
         msg: String,
     },
+    /// The TCP rendezvous of [`nccl::init_from_env`](crate::nccl::init_from_env) failed:
+    /// rank 0 could not listen or not every rank came within the timeout, a rank could
+    /// not reach rank 0, or what answered there is not a cuarray rendezvous.
+    #[error("NCCL rendezvous at MASTER_ADDR:MASTER_PORT = {addr}: {msg}")]
+    Rendezvous {
+        /// Rank 0's address, `host:port` from `MASTER_ADDR` and `MASTER_PORT`.
+        addr: String,
+        /// What went wrong.
+        msg: String,
+    },
     /// A matrix of a linear algebra operation is singular: its LU factorisation met an
     /// exactly zero pivot (NumPy's `LinAlgError: Singular matrix`). Found by one read of
     /// the factorisation's info array, which waits for the GPU; the `_ex` functions
@@ -382,6 +392,9 @@ impl Error {
             Error::Cufft { op, msg } => format!("Cufft {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cusolver { op, msg } => format!("Cusolver {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Nccl { op, msg } => format!("Nccl {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Rendezvous { addr, msg } => {
+                format!("Rendezvous {{ addr: {addr:?}, msg: {msg:?} }}")
+            }
             Error::Singular { op, batch, pivot } => {
                 format!("Singular {{ op: {op:?}, batch: {batch}, pivot: {pivot} }}")
             }

@@ -41,7 +41,7 @@
 //! | compare results | [`allclose`], [`array_equal`] |
 //! | share memory with other libraries | [`as_raw`](DeviceArray::as_raw), [`stream_handle`](DeviceArray::stream_handle), [`from_raw_parts`](DeviceArray::from_raw_parts), [`Stream::from_raw`], [`dlpack`] ([`to_dlpack`](DeviceArray::to_dlpack), [`from_dlpack`](DeviceArray::from_dlpack)); Python: the `python/` module |
 //! | control the GPU | [`Device`], [`Stream`], [`Event`], [`MemoryPool`], [`Timer`] |
-//! | use several GPUs | [`Device::new`] per GPU, [`to_device`](DeviceArray::to_device) (peer copies); [`nccl`]: [`nccl::Comm`] with `all_reduce`, `broadcast`, `reduce`, `all_gather`, `reduce_scatter`, in [`nccl::group`]s |
+//! | use several GPUs | [`Device::new`] per GPU, [`to_device`](DeviceArray::to_device) (peer copies); [`nccl`]: [`nccl::Comm`] with `all_reduce`, `broadcast`, `reduce`, `all_gather`, `reduce_scatter`, `all_to_all`, `gather`, `scatter`, `send`/`recv`, `barrier`, in [`nccl::group`]s; one process per GPU: [`nccl::init_from_env`] (torchrun's variables) |
 //! | handle errors | [`Error`] (its `Debug` is its message), [`Result`] |
 //!
 //! ## Coming from NumPy or CuPy

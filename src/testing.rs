@@ -34,6 +34,24 @@ pub fn set_small_gemm_limit(flops: usize) {
     crate::tuning::set_small_gemm_limit(flops)
 }
 
+/// Sets torchrun's variables for a job of one rank (`RANK=0`, `WORLD_SIZE=1`,
+/// `LOCAL_RANK=0`, `MASTER_ADDR=127.0.0.1`, `MASTER_PORT=29500`) where they are unset, so
+/// that an example of [`nccl::init_from_env`](crate::nccl::init_from_env) runs alone (a
+/// single rank opens no port). Call it before other threads start.
+pub fn single_rank_env() {
+    for (k, v) in [
+        ("RANK", "0"),
+        ("WORLD_SIZE", "1"),
+        ("LOCAL_RANK", "0"),
+        ("MASTER_ADDR", "127.0.0.1"),
+        ("MASTER_PORT", "29500"),
+    ] {
+        if std::env::var_os(k).is_none() {
+            std::env::set_var(k, v);
+        }
+    }
+}
+
 /// Runs `f` with every kernel launch of the calling thread skipped: everything an
 /// operation does on the host (checks, planning, allocation, kernel lookup, arguments)
 /// runs, the driver's launch does not. For measuring cuarray's own host cost per call.

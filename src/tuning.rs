@@ -40,6 +40,8 @@
 //! | `CUARRAY_SORT_HIST` | 32 | 1 to 32 (others: the default) | copies of each bin in the sort's histogram kernel ([`sort_hist_copies`]) |
 //! | `CUARRAY_SORT_CLEAR` | 1 | 0 or 1 | whether the histogram kernel zeroes the passes' look-back words (1) or a memset does (0) ([`sort_clear`]) |
 //! | `CUARRAY_SORT_AHEAD` | a quarter of the resident blocks | any `u32`; 0: no prefetch | how many tiles ahead a radix pass asks L2 for its input ([`sort_ahead`]) |
+//! | `CUARRAY_RENDEZVOUS_TIMEOUT` | 300 | seconds, a positive number (others: the default) | how long [`nccl::init_from_env`](crate::nccl::init_from_env) waits for the other ranks: rank 0 for every rank to fetch the id, the others for rank 0's listener ([`rendezvous_timeout`]) |
+//! | `CUARRAY_RENDEZVOUS_RETRY_MS` | 100 | 1 to 60000 milliseconds (others: the default) | the pause between two attempts to reach rank 0, and between two checks for a new connection on rank 0 ([`rendezvous_retry`]) |
 //! | `CUARRAY_REQUIRE_GPU` | unset | `1` | tests and examples: a missing GPU fails instead of skipping ([`require_gpu`]) |
 //!
 //! The `CUARRAY_SORT_*` variables are for measuring alternatives; their defaults were
@@ -60,6 +62,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 // ---- functions ------------------------------------------------------------------------
 
@@ -390,6 +393,39 @@ pub fn sort_clear() -> Option<bool> {
 pub fn sort_ahead() -> Option<u32> {
     static A: OnceLock<Option<u32>> = OnceLock::new();
     *A.get_or_init(|| env_parse("CUARRAY_SORT_AHEAD"))
+}
+
+/// The default of [`rendezvous_timeout`]: 300 s.
+pub const RENDEZVOUS_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How long the TCP rendezvous of [`nccl::init_from_env`](crate::nccl::init_from_env)
+/// waits: rank 0 for every other rank to fetch the NCCL id, the others for rank 0 to
+/// answer. `CUARRAY_RENDEZVOUS_TIMEOUT` in seconds (a positive number, fractions
+/// allowed), else [`RENDEZVOUS_TIMEOUT`]. Read at each call.
+///
+/// ```
+/// assert!(cuarray::tuning::rendezvous_timeout() > std::time::Duration::ZERO);
+/// ```
+pub fn rendezvous_timeout() -> Duration {
+    env_parse::<f64>("CUARRAY_RENDEZVOUS_TIMEOUT")
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map_or(RENDEZVOUS_TIMEOUT, Duration::from_secs_f64)
+}
+
+/// The pause between two attempts of a rank to reach rank 0 in the rendezvous of
+/// [`nccl::init_from_env`](crate::nccl::init_from_env) (and between two checks of rank 0
+/// for a new connection): `CUARRAY_RENDEZVOUS_RETRY_MS` where it is 1 to 60000, else
+/// 100 ms. Read at each call.
+///
+/// ```
+/// assert!(cuarray::tuning::rendezvous_retry() >= std::time::Duration::from_millis(1));
+/// ```
+pub fn rendezvous_retry() -> Duration {
+    Duration::from_millis(
+        env_parse::<u64>("CUARRAY_RENDEZVOUS_RETRY_MS")
+            .filter(|ms| (1..=60_000).contains(ms))
+            .unwrap_or(100),
+    )
 }
 
 /// Whether tests and examples must find a GPU (`CUARRAY_REQUIRE_GPU=1`): then a missing

@@ -83,6 +83,12 @@ pub(crate) struct Api {
         ncclComm_t,
         Stream,
     ) -> Status,
+    /// Since NCCL 2.7.
+    pub(crate) send:
+        unsafe extern "C" fn(*const c_void, usize, c_int, c_int, ncclComm_t, Stream) -> Status,
+    /// Since NCCL 2.7.
+    pub(crate) recv:
+        unsafe extern "C" fn(*mut c_void, usize, c_int, c_int, ncclComm_t, Stream) -> Status,
 }
 
 /// `ncclSuccess`.
@@ -139,6 +145,8 @@ fn load() -> std::result::Result<Api, String> {
         reduce: sym!("ncclReduce"),
         all_gather: sym!("ncclAllGather"),
         reduce_scatter: sym!("ncclReduceScatter"),
+        send: sym!("ncclSend"),
+        recv: sym!("ncclRecv"),
     })
 }
 

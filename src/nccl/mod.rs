@@ -1,9 +1,12 @@
-//! Collectives over several GPUs with NCCL: all-reduce, broadcast, reduce, all-gather
-//! and reduce-scatter on [`DeviceArray`]s, within one process or across processes and
-//! hosts.
+//! Collectives over several GPUs with NCCL: all-reduce, broadcast, reduce, all-gather,
+//! reduce-scatter, all-to-all, gather, scatter, point-to-point send and receive, and a
+//! barrier on [`DeviceArray`]s, within one process or across processes and hosts.
 //!
 //! - [`Comm::new_group`] makes one communicator per local device, from one thread; drive
 //!   them all from that thread inside [`group`].
+//! - [`init_from_env`] joins the communicator of a job started by `torchrun` (or any
+//!   launcher setting `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT`):
+//!   rank 0 serves the NCCL id over TCP ([`rendezvous`]).
 //! - [`Comm::from_id`] joins a communicator spanning processes or hosts: one rank makes
 //!   an [`Id`] and hands it to every other one (as bytes or a hex string, through a file,
 //!   an environment variable or any channel of yours).
@@ -43,6 +46,10 @@
 //! ```
 
 mod driver;
+mod p2p;
+pub mod rendezvous;
+
+pub use rendezvous::init_from_env;
 
 use crate::device::{Device, DeviceBuffer};
 use crate::{bf16, f16, DeviceArray, Element, Error, Result};
@@ -360,6 +367,11 @@ impl Drop for OpenGroup {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// How many groups are open on this thread.
+fn group_depth() -> usize {
+    GROUP.with(|g| g.borrow().0)
 }
 
 /// Keeps `buf` alive until the outermost open group on this thread ends (nothing to do

@@ -4375,7 +4375,7 @@ pub fn linalg_svd_160() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_24() -> Result<(), String> {
+pub fn nccl_mod_27() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4399,7 +4399,7 @@ pub fn nccl_mod_24() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_141() -> Result<(), String> {
+pub fn nccl_mod_148() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Id;
         let id = Id::new()?;                         // on rank 0
@@ -4411,7 +4411,7 @@ pub fn nccl_mod_141() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_296() -> Result<(), String> {
+pub fn nccl_mod_303() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm};
         use cuarray::{Device, DeviceArray};
@@ -4432,7 +4432,7 @@ pub fn nccl_mod_296() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_480() -> Result<(), String> {
+pub fn nccl_mod_492() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{nccl::Comm, Device};
         let comms = Comm::new_group(&[Device::new(0)?, Device::new(1)?])?;
@@ -4442,7 +4442,7 @@ pub fn nccl_mod_480() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_536() -> Result<(), String> {
+pub fn nccl_mod_548() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, Id};
         use cuarray::Device;
@@ -4457,7 +4457,7 @@ pub fn nccl_mod_536() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_645() -> Result<(), String> {
+pub fn nccl_mod_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4470,7 +4470,7 @@ pub fn nccl_mod_645() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_675() -> Result<(), String> {
+pub fn nccl_mod_687() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -4483,7 +4483,7 @@ pub fn nccl_mod_675() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_700() -> Result<(), String> {
+pub fn nccl_mod_712() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4496,7 +4496,7 @@ pub fn nccl_mod_700() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_731() -> Result<(), String> {
+pub fn nccl_mod_743() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::Comm;
         use cuarray::{Device, DeviceArray};
@@ -4510,7 +4510,7 @@ pub fn nccl_mod_731() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn nccl_mod_788() -> Result<(), String> {
+pub fn nccl_mod_800() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{Comm, ReduceOp};
         use cuarray::{Device, DeviceArray};
@@ -4519,6 +4519,152 @@ pub fn nccl_mod_788() -> Result<(), String> {
         let g = DeviceArray::<f32>::ones(&dev, &[8 * comm.world_size(), 16])?;
         let mine = comm.reduce_scatter(&g, ReduceOp::Sum)?;
         assert_eq!(mine.shape(), &[8, 16]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_p2p_61() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::nccl::{self, Comm};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let comm = Comm::new_group(&[dev.clone()])?.remove(0);
+        let a = DeviceArray::<f32>::ones(&dev, &[5])?;
+        let mut b = DeviceArray::<f32>::zeros(&dev, &[5])?;
+        nccl::group(|| {
+            comm.send(&a, 0)?; // one rank: to itself
+            comm.recv(&mut b, 0)
+        })?;
+        assert_eq!(b.to_host()?, vec![1.0; 5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_p2p_92() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        cuarray::testing::single_rank_env(); // alone: a job of one rank
+        use cuarray::nccl;
+        use cuarray::DeviceArray;
+        let comm = nccl::init_from_env()?;
+        let (me, world) = (comm.rank(), comm.world_size());
+        let mine = DeviceArray::<f32>::full(comm.device(), &[8], me as f32)?;
+        let mut left = DeviceArray::<f32>::zeros(comm.device(), &[8])?;
+        nccl::group(|| {
+            comm.send(&mine, (me + 1) % world)?;          // a ring: to the right,
+            comm.recv(&mut left, (me + world - 1) % world) // from the left
+        })?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_p2p_125() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::nccl::Comm;
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let comm = Comm::new_group(&[dev.clone()])?.remove(0);
+        let a = DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[3, 2])?;
+        let b = comm.all_to_all(&a)?; // one rank: a copy
+        assert_eq!(b.shape(), &[3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_p2p_166() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::nccl::Comm;
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let comm = Comm::new_group(&[dev.clone()])?.remove(0);
+        let part = DeviceArray::<f64>::ones(&dev, &[2, 3])?;
+        if let Some(all) = comm.gather(&part, 0)? {
+            assert_eq!(all.shape(), &[2 * comm.world_size(), 3]);
+        }
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_p2p_217() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::nccl::Comm;
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let comm = Comm::new_group(&[dev.clone()])?.remove(0);
+        let all = DeviceArray::<i32>::arange(&dev, 0, 12, 1)?.reshape(&[4, 3])?;
+        let mine = comm.scatter(&all, 0)?;
+        assert_eq!(mine.shape(), &[4 / comm.world_size(), 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_p2p_269() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        cuarray::testing::single_rank_env(); // alone: a job of one rank
+        let comm = cuarray::nccl::init_from_env()?;
+        if comm.rank() == 0 {
+            // write a checkpoint
+        }
+        comm.barrier()?; // the others wait for it
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_rendezvous_43() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::nccl::rendezvous::EnvConfig;
+        let vars = [("RANK", "1"), ("WORLD_SIZE", "2"), ("LOCAL_RANK", "1"),
+                    ("MASTER_ADDR", "10.0.0.5"), ("MASTER_PORT", "29500")];
+        let cfg = EnvConfig::from_vars(|k| {
+            vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        })?;
+        assert_eq!((cfg.rank, cfg.world_size, cfg.local_rank), (1, 2, 1));
+        assert_eq!(cfg.address(), "10.0.0.5:29500");
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_rendezvous_78() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        cuarray::testing::single_rank_env(); // alone: a job of one rank
+        let cfg = cuarray::nccl::rendezvous::EnvConfig::from_env()?;
+        println!("rank {} of {}", cfg.rank, cfg.world_size);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_rendezvous_215() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        // RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train &
+        // RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 ./train
+        cuarray::testing::single_rank_env(); // alone: a job of one rank
+        use cuarray::nccl::{self, ReduceOp};
+        use cuarray::DeviceArray;
+        let comm = nccl::init_from_env()?;
+        let mut g = DeviceArray::<f32>::full(comm.device(), &[4], comm.rank() as f32)?;
+        comm.all_reduce(&mut g, ReduceOp::Sum)?;
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn nccl_rendezvous_263() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::nccl::{rendezvous::{exchange, EnvConfig}, ID_BYTES};
+        let one = EnvConfig {
+            rank: 0, world_size: 1, local_rank: 0,
+            master_addr: "127.0.0.1".into(), master_port: 29500,
+        };
+        let id = exchange(&one, || Ok([7; ID_BYTES]), std::time::Duration::from_secs(1))?;
+        assert_eq!(id, [7; ID_BYTES]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -5955,7 +6101,7 @@ pub fn stats_summary_135() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_52() -> Result<(), String> {
+pub fn tuning_54() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_small_gemm_limit(0); // every matrix product through cuBLAS
@@ -5966,14 +6112,14 @@ pub fn tuning_52() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_75() -> Result<(), String> {
+pub fn tuning_78() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::small_gemm_limit() <= usize::MAX);
     }
     run().outcome()
 }
 
-pub fn tuning_86() -> Result<(), String> {
+pub fn tuning_89() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_small_gemm_limit(0);
@@ -5983,14 +6129,14 @@ pub fn tuning_86() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_105() -> Result<(), String> {
+pub fn tuning_108() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::solve_block() <= u32::MAX);
     }
     run().outcome()
 }
 
-pub fn tuning_116() -> Result<(), String> {
+pub fn tuning_119() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_solve_block(0);
@@ -6000,7 +6146,7 @@ pub fn tuning_116() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_151() -> Result<(), String> {
+pub fn tuning_154() -> Result<(), String> {
     fn run() {
         use cuarray::tuning::{svd_algorithm, SvdAlgorithm};
         assert_eq!(svd_algorithm(), SvdAlgorithm::Auto);
@@ -6008,7 +6154,7 @@ pub fn tuning_151() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_167() -> Result<(), String> {
+pub fn tuning_170() -> Result<(), String> {
     fn run() {
         use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
         set_svd_algorithm(SvdAlgorithm::Jacobi);
@@ -6018,14 +6164,14 @@ pub fn tuning_167() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_188() -> Result<(), String> {
+pub fn tuning_191() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::getrf_algorithm() <= 1);
     }
     run().outcome()
 }
 
-pub fn tuning_198() -> Result<(), String> {
+pub fn tuning_201() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_getrf_algorithm(1);
@@ -6035,21 +6181,21 @@ pub fn tuning_198() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_229() -> Result<(), String> {
+pub fn tuning_232() -> Result<(), String> {
     fn run() {
         let first_places: Vec<std::path::PathBuf> = cuarray::tuning::cuda_lib_dirs();
     }
     run().outcome()
 }
 
-pub fn tuning_241() -> Result<(), String> {
+pub fn tuning_244() -> Result<(), String> {
     fn run() {
         let on: bool = cuarray::tuning::disk_cache_enabled();
     }
     run().outcome()
 }
 
-pub fn tuning_253() -> Result<(), String> {
+pub fn tuning_256() -> Result<(), String> {
     fn run() {
         if let Some(dir) = cuarray::tuning::disk_cache_dir() {
             println!("kernels are cached in {}", dir.display());
@@ -6058,70 +6204,84 @@ pub fn tuning_253() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_272() -> Result<(), String> {
+pub fn tuning_275() -> Result<(), String> {
     fn run() {
         let dump = cuarray::tuning::dump_kernels_dir();
     }
     run().outcome()
 }
 
-pub fn tuning_283() -> Result<(), String> {
+pub fn tuning_286() -> Result<(), String> {
     fn run() {
         let overlapped: bool = cuarray::tuning::dependent_launch();
     }
     run().outcome()
 }
 
-pub fn tuning_297() -> Result<(), String> {
+pub fn tuning_300() -> Result<(), String> {
     fn run() {
         assert!((1..=64).contains(&cuarray::tuning::random_blocks_per_sm()));
     }
     run().outcome()
 }
 
-pub fn tuning_328() -> Result<(), String> {
+pub fn tuning_331() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::tuning::sort_rows(), None); // unless CUARRAY_SORT_ROWS is set
     }
     run().outcome()
 }
 
-pub fn tuning_340() -> Result<(), String> {
+pub fn tuning_343() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::tuning::sort_pass(), None); // unless CUARRAY_SORT_PASS is set
     }
     run().outcome()
 }
 
-pub fn tuning_351() -> Result<(), String> {
+pub fn tuning_354() -> Result<(), String> {
     fn run() {
         let forced: Option<u8> = cuarray::tuning::sort_variant();
     }
     run().outcome()
 }
 
-pub fn tuning_362() -> Result<(), String> {
+pub fn tuning_365() -> Result<(), String> {
     fn run() {
         let copies: Option<u8> = cuarray::tuning::sort_hist_copies();
     }
     run().outcome()
 }
 
-pub fn tuning_375() -> Result<(), String> {
+pub fn tuning_378() -> Result<(), String> {
     fn run() {
         let clear: Option<bool> = cuarray::tuning::sort_clear();
     }
     run().outcome()
 }
 
-pub fn tuning_387() -> Result<(), String> {
+pub fn tuning_390() -> Result<(), String> {
     fn run() {
         let ahead: Option<u32> = cuarray::tuning::sort_ahead();
     }
     run().outcome()
 }
 
-pub fn tuning_398() -> Result<(), String> {
+pub fn tuning_406() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::rendezvous_timeout() > std::time::Duration::ZERO);
+    }
+    run().outcome()
+}
+
+pub fn tuning_420() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::rendezvous_retry() >= std::time::Duration::from_millis(1));
+    }
+    run().outcome()
+}
+
+pub fn tuning_434() -> Result<(), String> {
     fn run() {
         if !cuarray::tuning::require_gpu() { /* a machine without a GPU may skip */ }
     }
@@ -6820,16 +6980,26 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/solve.rs:245", linalg_solve_245, 1),
     ("src/linalg/svd.rs:136", linalg_svd_136, 1),
     ("src/linalg/svd.rs:160", linalg_svd_160, 1),
-    ("src/nccl/mod.rs:24", nccl_mod_24, 1),
-    ("src/nccl/mod.rs:141", nccl_mod_141, 1),
-    ("src/nccl/mod.rs:296", nccl_mod_296, 2),
-    ("src/nccl/mod.rs:480", nccl_mod_480, 2),
-    ("src/nccl/mod.rs:536", nccl_mod_536, 2),
-    ("src/nccl/mod.rs:645", nccl_mod_645, 1),
-    ("src/nccl/mod.rs:675", nccl_mod_675, 1),
-    ("src/nccl/mod.rs:700", nccl_mod_700, 1),
-    ("src/nccl/mod.rs:731", nccl_mod_731, 1),
-    ("src/nccl/mod.rs:788", nccl_mod_788, 1),
+    ("src/nccl/mod.rs:27", nccl_mod_27, 1),
+    ("src/nccl/mod.rs:148", nccl_mod_148, 1),
+    ("src/nccl/mod.rs:303", nccl_mod_303, 2),
+    ("src/nccl/mod.rs:492", nccl_mod_492, 2),
+    ("src/nccl/mod.rs:548", nccl_mod_548, 2),
+    ("src/nccl/mod.rs:657", nccl_mod_657, 1),
+    ("src/nccl/mod.rs:687", nccl_mod_687, 1),
+    ("src/nccl/mod.rs:712", nccl_mod_712, 1),
+    ("src/nccl/mod.rs:743", nccl_mod_743, 1),
+    ("src/nccl/mod.rs:800", nccl_mod_800, 1),
+    ("src/nccl/p2p.rs:61", nccl_p2p_61, 1),
+    ("src/nccl/p2p.rs:92", nccl_p2p_92, 1),
+    ("src/nccl/p2p.rs:125", nccl_p2p_125, 1),
+    ("src/nccl/p2p.rs:166", nccl_p2p_166, 1),
+    ("src/nccl/p2p.rs:217", nccl_p2p_217, 1),
+    ("src/nccl/p2p.rs:269", nccl_p2p_269, 1),
+    ("src/nccl/rendezvous.rs:43", nccl_rendezvous_43, 2),
+    ("src/nccl/rendezvous.rs:78", nccl_rendezvous_78, 1),
+    ("src/nccl/rendezvous.rs:215", nccl_rendezvous_215, 2),
+    ("src/nccl/rendezvous.rs:263", nccl_rendezvous_263, 1),
     ("src/npy.rs:63", npy_63, 1),
     ("src/npy.rs:89", npy_89, 1),
     ("src/npy.rs:115", npy_115, 1),
@@ -6954,28 +7124,30 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/stats/summary.rs:92", stats_summary_92, 1),
     ("src/stats/summary.rs:114", stats_summary_114, 1),
     ("src/stats/summary.rs:135", stats_summary_135, 1),
-    ("src/tuning.rs:52", tuning_52, 1),
-    ("src/tuning.rs:75", tuning_75, 1),
-    ("src/tuning.rs:86", tuning_86, 1),
-    ("src/tuning.rs:105", tuning_105, 1),
-    ("src/tuning.rs:116", tuning_116, 1),
-    ("src/tuning.rs:151", tuning_151, 1),
-    ("src/tuning.rs:167", tuning_167, 1),
-    ("src/tuning.rs:188", tuning_188, 1),
-    ("src/tuning.rs:198", tuning_198, 1),
-    ("src/tuning.rs:229", tuning_229, 1),
-    ("src/tuning.rs:241", tuning_241, 1),
-    ("src/tuning.rs:253", tuning_253, 1),
-    ("src/tuning.rs:272", tuning_272, 1),
-    ("src/tuning.rs:283", tuning_283, 1),
-    ("src/tuning.rs:297", tuning_297, 1),
-    ("src/tuning.rs:328", tuning_328, 1),
-    ("src/tuning.rs:340", tuning_340, 1),
-    ("src/tuning.rs:351", tuning_351, 1),
-    ("src/tuning.rs:362", tuning_362, 1),
-    ("src/tuning.rs:375", tuning_375, 1),
-    ("src/tuning.rs:387", tuning_387, 1),
-    ("src/tuning.rs:398", tuning_398, 1),
+    ("src/tuning.rs:54", tuning_54, 1),
+    ("src/tuning.rs:78", tuning_78, 1),
+    ("src/tuning.rs:89", tuning_89, 1),
+    ("src/tuning.rs:108", tuning_108, 1),
+    ("src/tuning.rs:119", tuning_119, 1),
+    ("src/tuning.rs:154", tuning_154, 1),
+    ("src/tuning.rs:170", tuning_170, 1),
+    ("src/tuning.rs:191", tuning_191, 1),
+    ("src/tuning.rs:201", tuning_201, 1),
+    ("src/tuning.rs:232", tuning_232, 1),
+    ("src/tuning.rs:244", tuning_244, 1),
+    ("src/tuning.rs:256", tuning_256, 1),
+    ("src/tuning.rs:275", tuning_275, 1),
+    ("src/tuning.rs:286", tuning_286, 1),
+    ("src/tuning.rs:300", tuning_300, 1),
+    ("src/tuning.rs:331", tuning_331, 1),
+    ("src/tuning.rs:343", tuning_343, 1),
+    ("src/tuning.rs:354", tuning_354, 1),
+    ("src/tuning.rs:365", tuning_365, 1),
+    ("src/tuning.rs:378", tuning_378, 1),
+    ("src/tuning.rs:390", tuning_390, 1),
+    ("src/tuning.rs:406", tuning_406, 1),
+    ("src/tuning.rs:420", tuning_420, 1),
+    ("src/tuning.rs:434", tuning_434, 1),
     ("src/user_kernels/elementwise.rs:29", user_kernels_elementwise_29, 1),
     ("src/user_kernels/elementwise.rs:79", user_kernels_elementwise_79, 1),
     ("src/user_kernels/elementwise.rs:104", user_kernels_elementwise_104, 1),

@@ -1,6 +1,8 @@
 //! More than one GPU: `to_device` (each route, on one device and across two), arrays of
-//! two devices in one operation, and NCCL collectives (a group of one device on any GPU
-//! machine; groups over every device, and one thread per device, with two or more).
+//! two devices in one operation, and NCCL collectives, point-to-point transfers and the
+//! barrier (a group of one device on any GPU machine; groups over every device, and one
+//! thread per device, with two or more; the TCP rendezvous of `nccl::rendezvous::init`
+//! with one thread per device, on any number of GPUs).
 //!
 //! Trials that need two devices are registered ignored, with one line saying so, when
 //! fewer are present; NCCL trials likewise when NCCL cannot be loaded (unless
@@ -10,6 +12,7 @@ use crate::common::{
     add_gpu, check_eq, check_rel, dname, each_dtype, ensure, gpu_trial, gpu_trial_exclusive, Rng,
     TElem, TResult, Val,
 };
+use cuarray::nccl::rendezvous::{self, EnvConfig};
 use cuarray::nccl::{self, Comm, Id, NcclElement, ReduceOp};
 use cuarray::testing::PeerRoute;
 use cuarray::{s, Device, DeviceArray, Error};
@@ -388,6 +391,117 @@ fn collectives<T: TElem + NcclElement>(comms: &[Comm], rng: &mut Rng) -> TResult
     Ok(())
 }
 
+/// Each rank's rows of `per_rank` (row-major, `cols` wide) uploaded as `(rows, cols)`.
+fn upload_rows<T: TElem>(
+    comms: &[Comm],
+    per_rank: &[Vec<T>],
+    cols: usize,
+) -> cuarray::Result<Vec<DeviceArray<T>>> {
+    comms
+        .iter()
+        .zip(per_rank)
+        .map(|(c, h)| DeviceArray::from_host(c.device(), h, &[h.len() / cols, cols]))
+        .collect()
+}
+
+/// Send and receive around a ring, all_to_all, gather and scatter over `comms` (one per
+/// device, driven from this thread, each step in one group), each rank with its own
+/// random data, against host references; empty arrays included.
+fn point_to_point<T: TElem + NcclElement>(comms: &[Comm], rng: &mut Rng) -> TResult {
+    let world = comms.len();
+    const COLS: usize = 3;
+    for n in [0usize, 1, N] {
+        let what = |op: &str, r: usize| format!("{op} over {world} rank(s) n={n} rank {r}");
+        // A ring: rank r sends to r + 1 and receives from r - 1.
+        let host: Vec<Vec<T>> = (0..world).map(|_| data(rng, n * COLS)).collect();
+        let a = upload_rows(comms, &host, COLS)?;
+        let mut b: Vec<DeviceArray<T>> = comms
+            .iter()
+            .map(|c| DeviceArray::zeros(c.device(), &[n, COLS]))
+            .collect::<cuarray::Result<_>>()?;
+        nccl::group(|| {
+            for (r, (c, y)) in comms.iter().zip(&mut b).enumerate() {
+                c.send(&a[r], (r + 1) % world)?;
+                c.recv(y, (r + world - 1) % world)?;
+            }
+            Ok(())
+        })?;
+        for (r, y) in b.iter().enumerate() {
+            check_eq(
+                &what("send/recv", r),
+                &y.to_host()?,
+                &host[(r + world - 1) % world],
+            )?;
+        }
+        // all_to_all: block i of rank r's result is block r of rank i's input.
+        let big: Vec<Vec<T>> = (0..world).map(|_| data(rng, world * n * COLS)).collect();
+        let a = upload_rows(comms, &big, COLS)?;
+        let mut outs = Vec::new();
+        nccl::group(|| {
+            for (c, x) in comms.iter().zip(&a) {
+                outs.push(c.all_to_all(x)?);
+            }
+            Ok(())
+        })?;
+        let block = n * COLS;
+        for (r, y) in outs.iter().enumerate() {
+            ensure!(
+                y.shape() == [world * n, COLS],
+                "all_to_all shape {:?}",
+                y.shape()
+            );
+            let want: Vec<T> = big
+                .iter()
+                .flat_map(|h| h[r * block..(r + 1) * block].iter().copied())
+                .collect();
+            check_eq(&what("all_to_all", r), &y.to_host()?, &want)?;
+        }
+        // gather into the last rank: the inputs concatenated in rank order.
+        let root = world - 1;
+        let a = upload_rows(comms, &host, COLS)?;
+        let mut outs = Vec::new();
+        nccl::group(|| {
+            for (c, x) in comms.iter().zip(&a) {
+                outs.push(c.gather(x, root)?);
+            }
+            Ok(())
+        })?;
+        for (r, y) in outs.iter().enumerate() {
+            match y {
+                Some(y) if r == root => {
+                    ensure!(
+                        y.shape() == [world * n, COLS],
+                        "gather shape {:?}",
+                        y.shape()
+                    );
+                    check_eq(&what("gather", r), &y.to_host()?, &host.concat())?;
+                }
+                None if r != root => {}
+                _ => return Err(format!("gather: rank {r} got {:?}", y.is_some()).into()),
+            }
+        }
+        // scatter from rank 0: rank r gets block r of rank 0's input (the others' inputs
+        // are not read).
+        let a = upload_rows(comms, &big, COLS)?;
+        let mut outs = Vec::new();
+        nccl::group(|| {
+            for (c, x) in comms.iter().zip(&a) {
+                outs.push(c.scatter(x, 0)?);
+            }
+            Ok(())
+        })?;
+        for (r, y) in outs.iter().enumerate() {
+            ensure!(y.shape() == [n, COLS], "scatter shape {:?}", y.shape());
+            check_eq(
+                &what("scatter", r),
+                &y.to_host()?,
+                &big[0][r * block..(r + 1) * block],
+            )?;
+        }
+    }
+    Ok(())
+}
+
 fn group_of_one<T: TElem + NcclElement>(dev: &Device, rng: &mut Rng) -> TResult {
     nccl_ready()?;
     let comms = Comm::new_group(std::slice::from_ref(dev))?;
@@ -397,6 +511,8 @@ fn group_of_one<T: TElem + NcclElement>(dev: &Device, rng: &mut Rng) -> TResult 
         comms
     );
     collectives::<T>(&comms, rng)?;
+    point_to_point::<T>(&comms, rng)?;
+    comms[0].barrier()?;
     // Shapes: a 2-D input gathers along its first axis; reduce_scatter of a 0-d array is
     // an error.
     let x = DeviceArray::from_host(dev, &data::<T>(rng, 12), &[4, 3])?;
@@ -463,6 +579,39 @@ fn nccl_errors(dev: &Device) -> TResult {
         ),
         "a device twice accepted"
     );
+    // Point-to-point and the collectives built on it check their arguments alike.
+    ensure!(
+        matches!(comm.send(&a, 1), Err(Error::InvalidArgument { .. })),
+        "send to peer 1 of 1 accepted"
+    );
+    ensure!(
+        matches!(comm.recv(&mut a.t(), 0), Err(Error::InvalidArgument { .. })),
+        "recv into a transposed array accepted"
+    );
+    ensure!(
+        matches!(comm.gather(&a, 2), Err(Error::InvalidArgument { .. })),
+        "gather to root 2 of 1 accepted"
+    );
+    ensure!(
+        matches!(comm.scatter(&a, 1), Err(Error::InvalidArgument { .. })),
+        "scatter from root 1 of 1 accepted"
+    );
+    let z = DeviceArray::<f32>::ones(dev, &[])?;
+    ensure!(
+        matches!(comm.all_to_all(&z), Err(Error::ShapeMismatch { .. })),
+        "0-d all_to_all accepted"
+    );
+    ensure!(
+        matches!(comm.scatter(&z, 0), Err(Error::ShapeMismatch { .. })),
+        "0-d scatter accepted"
+    );
+    let inside = nccl::group(|| comm.barrier());
+    match inside {
+        Err(e @ Error::InvalidArgument { .. }) => {
+            ensure!(e.to_string().contains("nccl::group"), "message {e}")
+        }
+        other => return Err(format!("barrier inside a group gave {other:?}").into()),
+    }
     // An error inside a group closes the group and comes back.
     let r: cuarray::Result<()> = nccl::group(|| {
         comm.all_reduce(&mut a.t(), ReduceOp::Sum)?;
@@ -511,7 +660,8 @@ fn group_of_all<T: TElem + NcclElement>(_dev: &Device, rng: &mut Rng) -> TResult
     with_devices(|devs| {
         nccl_ready()?;
         let comms = Comm::new_group(devs)?;
-        collectives::<T>(&comms, rng)
+        collectives::<T>(&comms, rng)?;
+        point_to_point::<T>(&comms, rng)
     })
 }
 
@@ -535,23 +685,103 @@ fn one_thread_per_device(_dev: &Device) -> TResult {
                     let mut b = DeviceArray::<f32>::full(&dev, &[N], rank as f32)?;
                     comm.broadcast(&mut b, world - 1)?;
                     let g = comm.all_gather(&DeviceArray::<f32>::full(&dev, &[], rank as f32)?)?;
+                    comm.barrier()?;
+                    let p2p = p2p_one_rank(&comm)?;
+                    comm.barrier()?;
                     let mut out = a.to_host()?;
                     out.extend(b.to_host()?);
                     out.extend(g.to_host()?);
+                    out.extend(p2p);
                     Ok(out)
                 })
             })
             .collect();
         let total = (world * (world + 1) / 2) as f32;
-        let mut want = vec![total; N];
-        want.extend(vec![(world - 1) as f32; N]);
-        want.extend((0..world).map(|r| r as f32));
         for (rank, h) in handles.into_iter().enumerate() {
+            let mut want = vec![total; N];
+            want.extend(vec![(world - 1) as f32; N]);
+            want.extend((0..world).map(|r| r as f32));
+            want.extend(p2p_one_rank_want(rank, world));
             let got = h.join().map_err(|_| format!("rank {rank} panicked"))??;
             check_eq(&format!("rank {rank}"), &got, &want)?;
         }
         Ok(())
     })
+}
+
+/// One rank's part of a ring exchange, an all_to_all, a gather into rank 0 and a scatter
+/// from the last rank, with values that name their source; the results concatenated
+/// (what [`p2p_one_rank_want`] predicts).
+fn p2p_one_rank(comm: &Comm) -> cuarray::Result<Vec<f32>> {
+    let (dev, rank, world) = (comm.device(), comm.rank(), comm.world_size());
+    let mine = DeviceArray::<f32>::full(dev, &[N], rank as f32)?;
+    let mut left = DeviceArray::<f32>::zeros(dev, &[N])?;
+    nccl::group(|| {
+        comm.send(&mine, (rank + 1) % world)?;
+        comm.recv(&mut left, (rank + world - 1) % world)
+    })?;
+    let codes: Vec<f32> = (0..world).map(|j| (100 * rank + j) as f32).collect();
+    let codes = DeviceArray::from_slice(dev, &codes)?;
+    let swapped = comm.all_to_all(&codes)?;
+    let gathered = comm.gather(&DeviceArray::<f32>::full(dev, &[], rank as f32)?, 0)?;
+    let part = comm.scatter(&codes, world - 1)?;
+    let mut out = left.to_host()?;
+    out.extend(swapped.to_host()?);
+    if let Some(g) = gathered {
+        out.extend(g.to_host()?);
+    }
+    out.extend(part.to_host()?);
+    Ok(out)
+}
+
+/// What [`p2p_one_rank`] returns on `rank` of `world`.
+fn p2p_one_rank_want(rank: usize, world: usize) -> Vec<f32> {
+    let mut want = vec![((rank + world - 1) % world) as f32; N];
+    want.extend((0..world).map(|i| (100 * i + rank) as f32));
+    if rank == 0 {
+        want.extend((0..world).map(|r| r as f32));
+    }
+    want.push((100 * (world - 1) + rank) as f32);
+    want
+}
+
+/// `nccl::init` (the rendezvous over TCP on this host, then `ncclCommInitRank`), one
+/// thread per device (one device: a single rank, no TCP), then collectives over it.
+fn rendezvous_threads(_dev: &Device) -> TResult {
+    nccl_ready()?;
+    let world = cuarray::device_count()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let handles: Vec<_> = (0..world)
+        .map(|rank| {
+            std::thread::spawn(move || -> cuarray::Result<Vec<f32>> {
+                let cfg = EnvConfig {
+                    rank,
+                    world_size: world,
+                    local_rank: rank,
+                    master_addr: "127.0.0.1".into(),
+                    master_port: port,
+                };
+                let comm = rendezvous::init(&cfg)?;
+                assert_eq!((comm.rank(), comm.world_size()), (rank, world));
+                assert_eq!(comm.device().ordinal(), rank);
+                let mut a = DeviceArray::<f32>::full(comm.device(), &[N], 1.0)?;
+                comm.all_reduce(&mut a, ReduceOp::Sum)?;
+                comm.barrier()?;
+                let mut out = a.to_host()?;
+                out.extend(p2p_one_rank(&comm)?);
+                Ok(out)
+            })
+        })
+        .collect();
+    for (rank, h) in handles.into_iter().enumerate() {
+        let mut want = vec![world as f32; N];
+        want.extend(p2p_one_rank_want(rank, world));
+        let got = h.join().map_err(|_| format!("rank {rank} panicked"))??;
+        check_eq(&format!("rank {rank}"), &got, &want)?;
+    }
+    Ok(())
 }
 
 /// 1 GiB: all_reduce (sum) over every device (one included) and, with two devices, a
@@ -693,6 +923,10 @@ pub fn trials(out: &mut Vec<Trial>) {
             "multi/nccl/one_thread_per_device/f32/1003",
             one_thread_per_device,
         ),
+    ));
+    nccl_trials.push(gpu_trial_exclusive(
+        "multi/nccl/rendezvous_threads/f32/1003",
+        rendezvous_threads,
     ));
     nccl_trials.push(gpu_trial_exclusive("multi/nccl/large/i32/1GiB", large));
     out.extend(nccl_trials.into_iter().map(|t| only_if(nccl_ok, t)));
