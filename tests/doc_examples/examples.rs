@@ -2088,7 +2088,7 @@ pub fn array_reduce_976() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_71() -> Result<(), String> {
+pub fn array_sorting_72() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[3.0f32, f32::NAN, -1.0, 2.0, 0.5, 0.0], &[2, 3])?;
@@ -2101,7 +2101,7 @@ pub fn array_sorting_71() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_95() -> Result<(), String> {
+pub fn array_sorting_93() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[2, 1, 2, 0])?;
@@ -2111,7 +2111,7 @@ pub fn array_sorting_95() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_117() -> Result<(), String> {
+pub fn array_sorting_112() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 5.0, 3.0, 5.0])?;
@@ -2122,7 +2122,7 @@ pub fn array_sorting_117() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_211() -> Result<(), String> {
+pub fn array_sorting_203() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1])?;
@@ -2132,7 +2132,7 @@ pub fn array_sorting_211() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_256() -> Result<(), String> {
+pub fn array_sorting_248() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 2.0, 3.0])?;
@@ -3247,6 +3247,83 @@ pub fn dlpack_mod_587() -> Result<(), String> {
         let t = DeviceArray::<f64>::zeros(&dev, &[8])?.to_dlpack(None)?;
         let a = DeviceArray::<f64>::from_dlpack(&dev, t)?;
         assert!(DeviceArray::<f32>::from_dlpack(&dev, a.to_dlpack(None)?).is_err()); // f64 != f32
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn einsum_mod_51() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{einsum, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::arange(&dev, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
+        let b = DeviceArray::<f32>::ones(&dev, &[3, 4])?;
+        assert_eq!(einsum("ij,jk->ik", &[&a, &b])?.shape(), &[2, 4]);
+        assert_eq!(einsum("ij->", &[&a])?.to_scalar()?, 15.0);
+        assert_eq!(einsum("ij->ji", &[&a])?.shape(), &[3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn einsum_products_25() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{tensordot, Axes, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f32>::ones(&dev, &[3, 4, 5])?;
+        let b = DeviceArray::<f32>::ones(&dev, &[4, 5, 2])?;
+        let c = tensordot(&a, &b, Axes::N(2))?;
+        assert_eq!(c.shape(), &[3, 2]);
+        assert_eq!(c.to_host()?, vec![20.0; 6]);
+        assert_eq!(tensordot(&a, &b, Axes::Pairs(&[1], &[0]))?.shape(), &[3, 5, 5, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn einsum_products_112() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        assert_eq!(cuarray::inner(&a, &a)?.to_scalar()?, 14.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn einsum_products_131() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Complex64, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let z = DeviceArray::from_slice(&dev, &[Complex64::new(1.0, 2.0), Complex64::new(0.0, 1.0)])?;
+        assert_eq!(cuarray::vdot(&z, &z)?.to_scalar()?, Complex64::new(6.0, 0.0)); // |z|²
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn einsum_products_163() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, 2.0], &[1, 2])?;
+        let b = cuarray::DeviceArray::from_host(&dev, &[1.0f32, 10.0], &[2, 1])?;
+        let k = cuarray::kron(&a, &b)?;
+        assert_eq!(k.shape(), &[2, 2]);
+        assert_eq!(k.to_host()?, vec![1.0, 2.0, 10.0, 20.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn einsum_products_216() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<f64>::ones(&dev, &[100, 5])?;
+        let b = DeviceArray::<f64>::ones(&dev, &[5, 100])?;
+        let c = DeviceArray::<f64>::ones(&dev, &[100])?;
+        let r = linalg::multi_dot(&[&a, &b, &c])?; // a (b c): 1000 multiply-adds, not 50000
+        assert_eq!(r.shape(), &[100]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -5362,6 +5439,28 @@ pub fn shape_collapse_16() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn shape_einsum_75() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::shape::einsum::parse_einsum;
+        let s = parse_einsum("ij,jk", &[&[2, 3], &[3, 4]])?;
+        assert_eq!(s.output, vec!['i' as u32, 'k' as u32]);
+        assert_eq!(s.sizes[&('j' as u32)], 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn shape_einsum_297() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::shape::einsum::{greedy_path, parse_einsum};
+        // (a b) first would make a 1000 x 1000 intermediate; (b c) makes a 10 x 10 one.
+        let s = parse_einsum("ij,jk,kl->il", &[&[1000, 10], &[10, 1000], &[1000, 10]])?;
+        assert_eq!(greedy_path(&s.inputs, &s.output, &s.sizes), vec![(1, 2), (0, 1)]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn shape_into_14() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
@@ -5678,7 +5777,7 @@ pub fn shape_mod_5() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_34() -> Result<(), String> {
+pub fn shape_mod_35() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::shape::normalize_axis("op", -1, 3).unwrap(), 2);
         assert!(cuarray::shape::normalize_axis("op", 3, 3).is_err());
@@ -5686,7 +5785,7 @@ pub fn shape_mod_34() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_49() -> Result<(), String> {
+pub fn shape_mod_50() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         assert_eq!(cuarray::shape::size_of(&[2, 3, 4]), 24);
         assert_eq!(cuarray::shape::size_of(&[]), 1);
@@ -5695,7 +5794,7 @@ pub fn shape_mod_49() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_65() -> Result<(), String> {
+pub fn shape_mod_66() -> Result<(), String> {
     fn run() {
         use cuarray::shape::checked_size;
         assert_eq!(checked_size("op", &[2, 3]).unwrap(), 6);
@@ -5705,7 +5804,7 @@ pub fn shape_mod_65() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_93() -> Result<(), String> {
+pub fn shape_mod_94() -> Result<(), String> {
     fn run() {
         use cuarray::shape::byte_size;
         assert_eq!(byte_size::<f32>("op", &[2, 3]).unwrap(), 24);
@@ -5714,7 +5813,7 @@ pub fn shape_mod_93() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_mod_113() -> Result<(), String> {
+pub fn shape_mod_114() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         assert_eq!(cuarray::shape::c_strides(&[2, 3, 4]), vec![12, 4, 1]);
         Ok::<(), cuarray::Error>(())
@@ -6797,11 +6896,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/reduce.rs:944", array_reduce_944, 1),
     ("src/array/reduce.rs:962", array_reduce_962, 1),
     ("src/array/reduce.rs:976", array_reduce_976, 1),
-    ("src/array/sorting.rs:71", array_sorting_71, 1),
-    ("src/array/sorting.rs:95", array_sorting_95, 1),
-    ("src/array/sorting.rs:117", array_sorting_117, 1),
-    ("src/array/sorting.rs:211", array_sorting_211, 1),
-    ("src/array/sorting.rs:256", array_sorting_256, 1),
+    ("src/array/sorting.rs:72", array_sorting_72, 1),
+    ("src/array/sorting.rs:93", array_sorting_93, 1),
+    ("src/array/sorting.rs:112", array_sorting_112, 1),
+    ("src/array/sorting.rs:203", array_sorting_203, 1),
+    ("src/array/sorting.rs:248", array_sorting_248, 1),
     ("src/array/transfer.rs:29", array_transfer_29, 1),
     ("src/array/transfer.rs:83", array_transfer_83, 1),
     ("src/array/transfer.rs:137", array_transfer_137, 1),
@@ -6893,6 +6992,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/dlpack/mod.rs:130", dlpack_mod_130, 1),
     ("src/dlpack/mod.rs:543", dlpack_mod_543, 1),
     ("src/dlpack/mod.rs:587", dlpack_mod_587, 1),
+    ("src/einsum/mod.rs:51", einsum_mod_51, 1),
+    ("src/einsum/products.rs:25", einsum_products_25, 1),
+    ("src/einsum/products.rs:112", einsum_products_112, 1),
+    ("src/einsum/products.rs:131", einsum_products_131, 1),
+    ("src/einsum/products.rs:163", einsum_products_163, 1),
+    ("src/einsum/products.rs:216", einsum_products_216, 1),
     ("src/element.rs:16", element_16, 1),
     ("src/element.rs:84", element_84, 1),
     ("src/element.rs:112", element_112, 1),
@@ -7057,6 +7162,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
+    ("src/shape/einsum.rs:75", shape_einsum_75, 1),
+    ("src/shape/einsum.rs:297", shape_einsum_297, 1),
     ("src/shape/into.rs:14", shape_into_14, 1),
     ("src/shape/into.rs:113", shape_into_113, 1),
     ("src/shape/into.rs:143", shape_into_143, 1),
@@ -7085,11 +7192,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/layout.rs:521", shape_layout_521, 1),
     ("src/shape/layout.rs:540", shape_layout_540, 1),
     ("src/shape/mod.rs:5", shape_mod_5, 1),
-    ("src/shape/mod.rs:34", shape_mod_34, 1),
-    ("src/shape/mod.rs:49", shape_mod_49, 1),
-    ("src/shape/mod.rs:65", shape_mod_65, 1),
-    ("src/shape/mod.rs:93", shape_mod_93, 1),
-    ("src/shape/mod.rs:113", shape_mod_113, 1),
+    ("src/shape/mod.rs:35", shape_mod_35, 1),
+    ("src/shape/mod.rs:50", shape_mod_50, 1),
+    ("src/shape/mod.rs:66", shape_mod_66, 1),
+    ("src/shape/mod.rs:94", shape_mod_94, 1),
+    ("src/shape/mod.rs:114", shape_mod_114, 1),
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
