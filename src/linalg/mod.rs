@@ -55,8 +55,10 @@ mod common;
 mod cusolver;
 mod eigh;
 mod lstsq;
+mod matfun;
 mod norms;
 mod qr;
+mod rank;
 mod solve;
 mod svd;
 
@@ -67,7 +69,9 @@ pub use crate::stats::cross;
 pub use eigh::{eigh, eigvalsh};
 pub use lstsq::{lstsq, pinv, Lstsq};
 pub use norms::{norm, norm_axes, norm_axis, NormOrd};
+pub use matfun::{expm, matrix_power};
 pub use qr::qr;
+pub use rank::{cond, matrix_rank};
 pub use solve::{det, inv, inv_ex, slogdet, solve, solve_ex};
 pub use svd::{svd, svdvals};
 

@@ -4271,6 +4271,29 @@ pub fn linalg_lstsq_110() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn linalg_matfun_32() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 1.0, 0.0, 1.0], &[2, 2])?;
+        assert_eq!(linalg::matrix_power(&a, 3)?.to_host()?, vec![1.0, 3.0, 0.0, 1.0]);
+        assert_eq!(linalg::matrix_power(&a, -1)?.to_host()?, vec![1.0, -1.0, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_matfun_102() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 0.0, 0.0], &[2, 2])?;
+        assert_eq!(linalg::expm(&a)?.to_host()?, vec![1.0, 1.0, 0.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn linalg_mod_6() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
@@ -4349,6 +4372,28 @@ pub fn linalg_qr_22() -> Result<(), String> {
         assert_eq!((q.shape(), r.shape()), (&[3, 2][..], &[2, 2][..]));
         let qr = q.matmul(&r)?.to_host()?; // a again
         assert!(qr.iter().zip(a.to_host()?).all(|(v, w)| (v - w).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_rank_14() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 2.0, 4.0], &[2, 2])?;
+        assert_eq!(linalg::matrix_rank(&a, None)?, 1);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_rank_58() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 0.0, 0.5], &[2, 2])?;
+        assert_eq!(linalg::cond(&a, None)?.to_scalar()?, 4.0);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -7071,12 +7116,16 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/eigh.rs:56", linalg_eigh_56, 1),
     ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
     ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
+    ("src/linalg/matfun.rs:32", linalg_matfun_32, 1),
+    ("src/linalg/matfun.rs:102", linalg_matfun_102, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
     ("src/linalg/norms.rs:13", linalg_norms_13, 1),
     ("src/linalg/norms.rs:145", linalg_norms_145, 1),
     ("src/linalg/norms.rs:173", linalg_norms_173, 1),
     ("src/linalg/norms.rs:197", linalg_norms_197, 1),
     ("src/linalg/qr.rs:22", linalg_qr_22, 1),
+    ("src/linalg/rank.rs:14", linalg_rank_14, 1),
+    ("src/linalg/rank.rs:58", linalg_rank_58, 1),
     ("src/linalg/solve.rs:38", linalg_solve_38, 1),
     ("src/linalg/solve.rs:115", linalg_solve_115, 1),
     ("src/linalg/solve.rs:145", linalg_solve_145, 1),

@@ -34,6 +34,7 @@ mod indexing;
 mod interop;
 mod large;
 mod linalg;
+mod linalg_matfun;
 mod linalg_solver;
 mod manipulation;
 mod memory;
@@ -73,6 +74,7 @@ fn main() {
     }
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
+    linalg_matfun::trials(&mut trials);
     einsum::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
     manipulation::trials(&mut trials);
