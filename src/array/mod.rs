@@ -4,6 +4,8 @@ mod advanced;
 mod catalogue;
 mod complex;
 mod create;
+mod diag;
+mod edit;
 mod extras;
 mod fmt;
 pub(crate) mod indexing;
@@ -14,6 +16,7 @@ mod matmul;
 mod operand;
 mod ops;
 mod peer;
+mod put;
 mod raw;
 mod reduce;
 mod sorting;
@@ -23,6 +26,7 @@ mod view;
 pub use advanced::{IndexArg, IndexElem};
 pub use catalogue::isclose;
 pub use complex::complex;
+pub use diag::{diag, diag_indices, diagflat, tril_indices, triu_indices};
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
 };
@@ -34,6 +38,12 @@ pub use manipulation::{
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
 pub use peer::PeerRoute;
+pub use put::{choose, one_hot, ravel_multi_index, unravel_index};
+
+/// The elementwise kernels that the array layer defines for itself, for the NVRTC tier.
+pub fn kernel_specs() -> Vec<crate::kernels::KernelSpec> {
+    put::kernel_specs()
+}
 pub use raw::RawArray;
 pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};

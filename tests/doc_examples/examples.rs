@@ -221,6 +221,100 @@ pub fn array_create_202() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn array_diag_26() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let t = DeviceArray::<f32>::tri(&dev, 2, Some(3), 0)?;
+        assert_eq!(t.to_host()?, vec![1., 0., 0., 1., 1., 0.]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_45() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[3, 2])?;
+        a.fill_diagonal(5)?;
+        assert_eq!(a.to_host()?, vec![5, 0, 0, 5, 0, 0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_89() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let v = DeviceArray::from_slice(&dev, &[1, 2])?;
+        let m = cuarray::diag(&v, -1)?;
+        assert_eq!((m.shape(), m.to_host()?), (&[3, 3][..], vec![0, 0, 0, 1, 0, 0, 0, 2, 0]));
+        assert_eq!(cuarray::diag(&m, -1)?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_119() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let v = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        assert_eq!(cuarray::diagflat(&v, 0)?.shape(), &[4, 4]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_139() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::Device;
+        let dev = Device::new(0)?;
+        let (r, c) = cuarray::tril_indices(&dev, 3, 0, None)?;
+        assert_eq!((r.to_host()?, c.to_host()?), (vec![0, 1, 1, 2, 2, 2], vec![0, 0, 1, 0, 1, 2]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_164() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::Device;
+        let dev = Device::new(0)?;
+        let (r, c) = cuarray::triu_indices(&dev, 3, 1, None)?;
+        assert_eq!((r.to_host()?, c.to_host()?), (vec![0, 0, 1], vec![1, 2, 2]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_195() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[3, 3])?;
+        let d = cuarray::diag_indices(&dev, 3, 2)?;
+        a.index_put(ix![&d[0], &d[1]], 1)?;
+        assert_eq!(a.to_host()?, vec![1, 0, 0, 0, 1, 0, 0, 0, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_16() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        assert_eq!(a.resize([2, 4])?.to_host()?, vec![1, 2, 3, 1, 2, 3, 1, 2]);
+        assert_eq!(a.resize([2])?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_extras_23() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, PadMode};
@@ -828,7 +922,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_92() -> Result<(), String> {
+pub fn array_mod_102() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -845,7 +939,7 @@ pub fn array_mod_92() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_181() -> Result<(), String> {
+pub fn array_mod_191() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -857,7 +951,7 @@ pub fn array_mod_181() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_194() -> Result<(), String> {
+pub fn array_mod_204() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -869,7 +963,7 @@ pub fn array_mod_194() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_207() -> Result<(), String> {
+pub fn array_mod_217() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -881,7 +975,7 @@ pub fn array_mod_207() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_220() -> Result<(), String> {
+pub fn array_mod_230() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -892,7 +986,7 @@ pub fn array_mod_220() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_232() -> Result<(), String> {
+pub fn array_mod_242() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -904,7 +998,7 @@ pub fn array_mod_232() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_245() -> Result<(), String> {
+pub fn array_mod_255() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -916,7 +1010,7 @@ pub fn array_mod_245() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_264() -> Result<(), String> {
+pub fn array_mod_274() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -930,7 +1024,7 @@ pub fn array_mod_264() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_348() -> Result<(), String> {
+pub fn array_mod_358() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -941,7 +1035,7 @@ pub fn array_mod_348() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_360() -> Result<(), String> {
+pub fn array_mod_370() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -955,7 +1049,7 @@ pub fn array_mod_360() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_461() -> Result<(), String> {
+pub fn array_mod_471() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1504,6 +1598,94 @@ pub fn array_peer_45() -> Result<(), String> {
         let a = DeviceArray::<f32>::arange(&gpu0, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
         let b = a.t().to_device(&gpu1)?;        // a (3, 2) array on GPU 1
         assert_eq!(b.to_host()?, vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_76() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[2, 3])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 4, -1])?;
+        a.put(&i, &DeviceArray::from_slice(&dev, &[7, 8])?)?; // values repeat: 7, 8, 7
+        assert_eq!(a.to_host()?, vec![7, 0, 0, 0, 8, 7]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_132() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?;
+        a.place(&a.gt(1)?, &DeviceArray::from_slice(&dev, &[40, 50])?)?;
+        assert_eq!(a.to_host()?, vec![0, 1, 40, 50, 40, 50]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_199() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape([2, 3])?;
+        let c = DeviceArray::from_slice(&dev, &[false, true, true])?;
+        assert_eq!(a.compress(&c, Some(1))?.to_host()?, vec![1, 2, 4, 5]);
+        assert_eq!(a.compress(&c, None)?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_240() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let s = DeviceArray::from_slice(&dev, &[0i64, 2, 1])?;
+        let c0 = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        let c1 = DeviceArray::from_slice(&dev, &[10, 20, 30])?;
+        let c2 = DeviceArray::full(&dev, &[1], 100)?;
+        assert_eq!(cuarray::choose(&s, &[&c0, &c1, &c2])?.to_host()?, vec![1, 100, 30]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_296() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let y = DeviceArray::from_slice(&dev, &[2i64, 0])?;
+        let h = cuarray::one_hot::<f32>(&y, 3)?;
+        assert_eq!((h.shape(), h.to_host()?), (&[2, 3][..], vec![0., 0., 1., 1., 0., 0.]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_346() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let flat = DeviceArray::from_slice(&dev, &[0i64, 5, 7])?;
+        let c = cuarray::unravel_index(&flat, &[3, 4])?;
+        assert_eq!((c[0].to_host()?, c[1].to_host()?), (vec![0, 1, 1], vec![0, 1, 3]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_392() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 1, 2])?;
+        let j = DeviceArray::from_slice(&dev, &[3i64, 0, 1])?;
+        assert_eq!(cuarray::ravel_multi_index(&[&i, &j], &[3, 4])?.to_host()?, vec![3, 4, 9]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -6477,6 +6659,14 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/create.rs:102", array_create_102, 1),
     ("src/array/create.rs:131", array_create_131, 1),
     ("src/array/create.rs:202", array_create_202, 1),
+    ("src/array/diag.rs:26", array_diag_26, 1),
+    ("src/array/diag.rs:45", array_diag_45, 1),
+    ("src/array/diag.rs:89", array_diag_89, 1),
+    ("src/array/diag.rs:119", array_diag_119, 1),
+    ("src/array/diag.rs:139", array_diag_139, 1),
+    ("src/array/diag.rs:164", array_diag_164, 1),
+    ("src/array/diag.rs:195", array_diag_195, 1),
+    ("src/array/edit.rs:16", array_edit_16, 1),
     ("src/array/extras.rs:23", array_extras_23, 1),
     ("src/array/extras.rs:57", array_extras_57, 1),
     ("src/array/extras.rs:79", array_extras_79, 1),
@@ -6528,17 +6718,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:92", array_mod_92, 1),
-    ("src/array/mod.rs:181", array_mod_181, 1),
-    ("src/array/mod.rs:194", array_mod_194, 1),
-    ("src/array/mod.rs:207", array_mod_207, 1),
-    ("src/array/mod.rs:220", array_mod_220, 1),
-    ("src/array/mod.rs:232", array_mod_232, 1),
-    ("src/array/mod.rs:245", array_mod_245, 1),
-    ("src/array/mod.rs:264", array_mod_264, 1),
-    ("src/array/mod.rs:348", array_mod_348, 1),
-    ("src/array/mod.rs:360", array_mod_360, 1),
-    ("src/array/mod.rs:461", array_mod_461, 1),
+    ("src/array/mod.rs:102", array_mod_102, 1),
+    ("src/array/mod.rs:191", array_mod_191, 1),
+    ("src/array/mod.rs:204", array_mod_204, 1),
+    ("src/array/mod.rs:217", array_mod_217, 1),
+    ("src/array/mod.rs:230", array_mod_230, 1),
+    ("src/array/mod.rs:242", array_mod_242, 1),
+    ("src/array/mod.rs:255", array_mod_255, 1),
+    ("src/array/mod.rs:274", array_mod_274, 1),
+    ("src/array/mod.rs:358", array_mod_358, 1),
+    ("src/array/mod.rs:370", array_mod_370, 1),
+    ("src/array/mod.rs:471", array_mod_471, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -6585,6 +6775,13 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/ops.rs:757", array_ops_757, 1),
     ("src/array/ops.rs:947", array_ops_947, 1),
     ("src/array/peer.rs:45", array_peer_45, 2),
+    ("src/array/put.rs:76", array_put_76, 1),
+    ("src/array/put.rs:132", array_put_132, 1),
+    ("src/array/put.rs:199", array_put_199, 1),
+    ("src/array/put.rs:240", array_put_240, 1),
+    ("src/array/put.rs:296", array_put_296, 1),
+    ("src/array/put.rs:346", array_put_346, 1),
+    ("src/array/put.rs:392", array_put_392, 1),
     ("src/array/raw.rs:18", array_raw_18, 1),
     ("src/array/raw.rs:113", array_raw_113, 1),
     ("src/array/raw.rs:143", array_raw_143, 1),

@@ -29,6 +29,7 @@ mod files;
 mod first_programs;
 mod fusion;
 mod hardening;
+mod index_helpers;
 mod indexing;
 mod interop;
 mod large;
@@ -73,6 +74,7 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
+    index_helpers::trials(&mut trials);
     manipulation::trials(&mut trials);
     nvrtc_tier::trials(&mut trials);
     transfer::trials(&mut trials);
