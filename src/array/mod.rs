@@ -8,6 +8,7 @@ mod diag;
 mod edit;
 mod extras;
 mod fmt;
+mod grids;
 pub(crate) mod indexing;
 #[cfg(feature = "ndarray")]
 mod interop;
@@ -30,6 +31,7 @@ pub use diag::{diag, diag_indices, diagflat, tril_indices, triu_indices};
 pub use extras::{
     allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
 };
+pub use grids::{indices, meshgrid, Indexing};
 pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
 pub use manipulation::{
     array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes,
@@ -42,7 +44,9 @@ pub use put::{choose, one_hot, ravel_multi_index, unravel_index};
 
 /// The elementwise kernels that the array layer defines for itself, for the NVRTC tier.
 pub fn kernel_specs() -> Vec<crate::kernels::KernelSpec> {
-    put::kernel_specs()
+    let mut v = put::kernel_specs();
+    v.extend(grids::kernel_specs());
+    v
 }
 pub use raw::RawArray;
 pub use sorting::{searchsorted, unique};

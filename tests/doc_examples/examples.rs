@@ -544,6 +544,67 @@ pub fn array_fmt_50() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn array_grids_19() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, Indexing};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        let y = DeviceArray::from_slice(&dev, &[10, 20])?;
+        assert_eq!(cuarray::meshgrid(&[&x, &y], Indexing::Xy)?[0].shape(), &[2, 3]);
+        assert_eq!(cuarray::meshgrid(&[&x, &y], Indexing::Ij)?[0].shape(), &[3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_44() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::logspace(&dev, 0.0f64, 3.0, 4, 10.0)?;
+        assert_eq!(a.to_host()?, vec![1.0, 10.0, 100.0, 1000.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_73() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::geomspace(&dev, 1.0f64, 1000.0, 4)?;
+        let h = a.to_host()?;
+        assert!((h[1] - 10.0).abs() < 1e-12 && h[3] == 1000.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_153() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, Indexing};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        let y = DeviceArray::from_slice(&dev, &[10, 20])?;
+        let g = cuarray::meshgrid(&[&x, &y], Indexing::Xy)?;
+        assert_eq!(g[0].to_host()?, vec![1, 2, 3, 1, 2, 3]);
+        assert_eq!(g[1].to_host()?, vec![10, 10, 10, 20, 20, 20]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_198() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let g = cuarray::indices(&dev, &[2, 3])?;
+        assert_eq!(g.shape(), &[2, 2, 3]);
+        assert_eq!(g.to_host()?, vec![0, 0, 0, 1, 1, 1, 0, 1, 2, 0, 1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_indexing_96() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -922,7 +983,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_102() -> Result<(), String> {
+pub fn array_mod_106() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -939,7 +1000,7 @@ pub fn array_mod_102() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_191() -> Result<(), String> {
+pub fn array_mod_195() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -951,7 +1012,7 @@ pub fn array_mod_191() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_204() -> Result<(), String> {
+pub fn array_mod_208() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -963,7 +1024,7 @@ pub fn array_mod_204() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_217() -> Result<(), String> {
+pub fn array_mod_221() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -975,7 +1036,7 @@ pub fn array_mod_217() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_230() -> Result<(), String> {
+pub fn array_mod_234() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -986,7 +1047,7 @@ pub fn array_mod_230() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_242() -> Result<(), String> {
+pub fn array_mod_246() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -998,7 +1059,7 @@ pub fn array_mod_242() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_255() -> Result<(), String> {
+pub fn array_mod_259() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1010,7 +1071,7 @@ pub fn array_mod_255() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_274() -> Result<(), String> {
+pub fn array_mod_278() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1024,7 +1085,7 @@ pub fn array_mod_274() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_358() -> Result<(), String> {
+pub fn array_mod_362() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -1035,7 +1096,7 @@ pub fn array_mod_358() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_370() -> Result<(), String> {
+pub fn array_mod_374() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1049,7 +1110,7 @@ pub fn array_mod_370() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_471() -> Result<(), String> {
+pub fn array_mod_475() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -6687,6 +6748,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/extras.rs:549", array_extras_549, 1),
     ("src/array/extras.rs:578", array_extras_578, 1),
     ("src/array/fmt.rs:50", array_fmt_50, 1),
+    ("src/array/grids.rs:19", array_grids_19, 1),
+    ("src/array/grids.rs:44", array_grids_44, 1),
+    ("src/array/grids.rs:73", array_grids_73, 1),
+    ("src/array/grids.rs:153", array_grids_153, 1),
+    ("src/array/grids.rs:198", array_grids_198, 1),
     ("src/array/indexing.rs:96", array_indexing_96, 1),
     ("src/array/indexing.rs:131", array_indexing_131, 1),
     ("src/array/indexing.rs:187", array_indexing_187, 1),
@@ -6718,17 +6784,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:102", array_mod_102, 1),
-    ("src/array/mod.rs:191", array_mod_191, 1),
-    ("src/array/mod.rs:204", array_mod_204, 1),
-    ("src/array/mod.rs:217", array_mod_217, 1),
-    ("src/array/mod.rs:230", array_mod_230, 1),
-    ("src/array/mod.rs:242", array_mod_242, 1),
-    ("src/array/mod.rs:255", array_mod_255, 1),
-    ("src/array/mod.rs:274", array_mod_274, 1),
-    ("src/array/mod.rs:358", array_mod_358, 1),
-    ("src/array/mod.rs:370", array_mod_370, 1),
-    ("src/array/mod.rs:471", array_mod_471, 1),
+    ("src/array/mod.rs:106", array_mod_106, 1),
+    ("src/array/mod.rs:195", array_mod_195, 1),
+    ("src/array/mod.rs:208", array_mod_208, 1),
+    ("src/array/mod.rs:221", array_mod_221, 1),
+    ("src/array/mod.rs:234", array_mod_234, 1),
+    ("src/array/mod.rs:246", array_mod_246, 1),
+    ("src/array/mod.rs:259", array_mod_259, 1),
+    ("src/array/mod.rs:278", array_mod_278, 1),
+    ("src/array/mod.rs:362", array_mod_362, 1),
+    ("src/array/mod.rs:374", array_mod_374, 1),
+    ("src/array/mod.rs:475", array_mod_475, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
