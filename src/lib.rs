@@ -133,9 +133,9 @@ pub use array::{
     broadcast_arrays, broadcast_shapes, choose, column_stack, complex, concatenate, count_nonzero,
     count_nonzero_axis, diag, diag_indices, diagflat, dsplit, dstack, empty_like, full_like,
     histogram, hsplit, hstack, indices, isclose, meshgrid, nonzero, one_hot, ones_like, outer,
-    ravel_multi_index, searchsorted, split, split_at, stack, tril_indices, triu_indices, unique,
-    unravel_index, vsplit, vstack, where_, zeros_like, ArrayOrScalar, DeviceArray, IndexArg,
-    IndexElem, Indexing, OperandValue, PadMode, RawArray,
+    ravel_multi_index, searchsorted, split, split_at, stack, tril_indices, trim_zeros,
+    triu_indices, unique, unravel_index, vander, vsplit, vstack, where_, zeros_like, ArrayOrScalar,
+    DeviceArray, IndexArg, IndexElem, Indexing, OperandValue, PadMode, RawArray,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

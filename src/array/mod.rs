@@ -16,6 +16,7 @@ mod manipulation;
 mod matmul;
 mod operand;
 mod ops;
+mod pad;
 mod peer;
 mod put;
 mod raw;
@@ -28,9 +29,8 @@ pub use advanced::{IndexArg, IndexElem};
 pub use catalogue::isclose;
 pub use complex::complex;
 pub use diag::{diag, diag_indices, diagflat, tril_indices, triu_indices};
-pub use extras::{
-    allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
-};
+pub use edit::{trim_zeros, vander};
+pub use extras::{allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like};
 pub use grids::{indices, meshgrid, Indexing};
 pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
 pub use manipulation::{
@@ -39,6 +39,7 @@ pub use manipulation::{
 };
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
+pub use pad::PadMode;
 pub use peer::PeerRoute;
 pub use put::{choose, one_hot, ravel_multi_index, unravel_index};
 
@@ -46,6 +47,7 @@ pub use put::{choose, one_hot, ravel_multi_index, unravel_index};
 pub fn kernel_specs() -> Vec<crate::kernels::KernelSpec> {
     let mut v = put::kernel_specs();
     v.extend(grids::kernel_specs());
+    v.extend(pad::kernel_specs());
     v
 }
 pub use raw::RawArray;

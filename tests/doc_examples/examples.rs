@@ -303,7 +303,46 @@ pub fn array_diag_195() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_edit_16() -> Result<(), String> {
+pub fn array_edit_48() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape([2, 3])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, -1])?;
+        assert_eq!(a.delete(&i, Some(1))?.to_host()?, vec![1, 4]);
+        assert_eq!(a.delete(&i, None)?.to_host()?, vec![1, 2, 3, 4]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_77() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape([2, 3])?;
+        let v = DeviceArray::from_slice(&dev, &[7, 8])?;
+        assert_eq!(a.insert(1, &v, Some(1))?.to_host()?, vec![0, 7, 1, 2, 3, 8, 4, 5]);
+        assert_eq!(a.insert(-1, &v, None)?.to_host()?, vec![0, 1, 2, 3, 4, 7, 8, 5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_138() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        let b = DeviceArray::from_host(&dev, &[5, 6], &[1, 2])?;
+        assert_eq!(a.append(&b, Some(0))?.shape(), &[3, 2]);
+        assert_eq!(a.append(&b, None)?.to_host()?, vec![1, 2, 3, 4, 5, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_167() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -315,20 +354,30 @@ pub fn array_edit_16() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_23() -> Result<(), String> {
+pub fn array_edit_198() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, PadMode};
+        use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
-        let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
-        assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
-        assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
-        assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
+        let a = DeviceArray::from_slice(&dev, &[0, 0, 1, 0, 2, 0])?;
+        assert_eq!(cuarray::trim_zeros(&a)?.to_host()?, vec![1, 0, 2]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn array_extras_57() -> Result<(), String> {
+pub fn array_edit_235() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        assert_eq!(cuarray::vander(&x, Some(3), false)?.to_host()?, vec![1, 1, 1, 4, 2, 1, 9, 3, 1]);
+        assert_eq!(cuarray::vander(&x, Some(2), true)?.to_host()?, vec![1, 1, 1, 2, 1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_extras_26() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let out = cuarray::DeviceArray::<f32>::empty(&dev, &[2, 3])?;
@@ -339,7 +388,7 @@ pub fn array_extras_57() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_79() -> Result<(), String> {
+pub fn array_extras_48() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_vec(&dev, vec![1u8, 2, 3, 4], &[2, 2])?;
@@ -349,7 +398,7 @@ pub fn array_extras_79() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_99() -> Result<(), String> {
+pub fn array_extras_68() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -360,7 +409,7 @@ pub fn array_extras_99() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_116() -> Result<(), String> {
+pub fn array_extras_85() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
@@ -371,22 +420,7 @@ pub fn array_extras_116() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_142() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::PadMode;
-        let dev = cuarray::Device::new(0)?;
-        let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
-        let c = a.pad(&[(1, 1), (2, 0)], PadMode::Constant(0))?;
-        assert_eq!(c.shape(), &[4, 4]);
-        assert_eq!(c.to_host()?, vec![0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0]);
-        let r = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?.pad(&[(2, 2)], PadMode::Reflect)?;
-        assert_eq!(r.to_host()?, vec![3, 2, 1, 2, 3, 2, 1]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn array_extras_246() -> Result<(), String> {
+pub fn array_extras_107() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3, 4, 5])?;
@@ -397,7 +431,7 @@ pub fn array_extras_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_287() -> Result<(), String> {
+pub fn array_extras_148() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2])?;
@@ -409,7 +443,7 @@ pub fn array_extras_287() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_328() -> Result<(), String> {
+pub fn array_extras_189() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
@@ -420,7 +454,7 @@ pub fn array_extras_328() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_361() -> Result<(), String> {
+pub fn array_extras_222() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 4, 9, 16])?;
@@ -431,7 +465,7 @@ pub fn array_extras_361() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_402() -> Result<(), String> {
+pub fn array_extras_263() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<i32>::ones(&dev, &[3, 3])?;
@@ -442,7 +476,7 @@ pub fn array_extras_402() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_419() -> Result<(), String> {
+pub fn array_extras_280() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -454,7 +488,7 @@ pub fn array_extras_419() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_461() -> Result<(), String> {
+pub fn array_extras_322() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::<f32>::ones(&dev, &[2, 3])?;
@@ -465,7 +499,7 @@ pub fn array_extras_461() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_478() -> Result<(), String> {
+pub fn array_extras_339() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -476,7 +510,7 @@ pub fn array_extras_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_495() -> Result<(), String> {
+pub fn array_extras_356() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -487,7 +521,7 @@ pub fn array_extras_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_512() -> Result<(), String> {
+pub fn array_extras_373() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -500,7 +534,7 @@ pub fn array_extras_512() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_531() -> Result<(), String> {
+pub fn array_extras_392() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2])?;
@@ -511,7 +545,7 @@ pub fn array_extras_531() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_549() -> Result<(), String> {
+pub fn array_extras_410() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
@@ -523,7 +557,7 @@ pub fn array_extras_549() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_578() -> Result<(), String> {
+pub fn array_extras_439() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?;
@@ -983,7 +1017,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_106() -> Result<(), String> {
+pub fn array_mod_108() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1000,7 +1034,7 @@ pub fn array_mod_106() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_195() -> Result<(), String> {
+pub fn array_mod_197() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1012,7 +1046,7 @@ pub fn array_mod_195() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_208() -> Result<(), String> {
+pub fn array_mod_210() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1024,7 +1058,7 @@ pub fn array_mod_208() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_221() -> Result<(), String> {
+pub fn array_mod_223() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1036,7 +1070,7 @@ pub fn array_mod_221() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_234() -> Result<(), String> {
+pub fn array_mod_236() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1047,7 +1081,7 @@ pub fn array_mod_234() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_246() -> Result<(), String> {
+pub fn array_mod_248() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1059,7 +1093,7 @@ pub fn array_mod_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_259() -> Result<(), String> {
+pub fn array_mod_261() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1071,7 +1105,7 @@ pub fn array_mod_259() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_278() -> Result<(), String> {
+pub fn array_mod_280() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1085,7 +1119,7 @@ pub fn array_mod_278() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_362() -> Result<(), String> {
+pub fn array_mod_364() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -1096,7 +1130,7 @@ pub fn array_mod_362() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_374() -> Result<(), String> {
+pub fn array_mod_376() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1110,7 +1144,7 @@ pub fn array_mod_374() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_475() -> Result<(), String> {
+pub fn array_mod_477() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1646,6 +1680,39 @@ pub fn array_ops_947() -> Result<(), String> {
         let a = DeviceArray::<f32>::zeros(&dev, &[2, 2])?;
         a.assign(&DeviceArray::from_slice(&dev, &[1.0, 2.0])?)?; // a[...] = [1, 2], row by row
         assert_eq!(a.to_host()?, vec![1.0, 2.0, 1.0, 2.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_pad_26() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, PadMode};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Symmetric)?.to_host()?, vec![2, 1, 1, 2, 3, 3]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Wrap)?.to_host()?, vec![2, 3, 1, 2, 3, 1]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::LinearRamp(7))?.to_host()?, vec![7, 4, 1, 2, 3, 7]);
+        assert_eq!(a.pad(&[(1, 1)], PadMode::Maximum)?.to_host()?, vec![3, 1, 2, 3, 3]);
+        assert_eq!(a.pad(&[(1, 1)], PadMode::Mean)?.to_host()?, vec![2, 1, 2, 3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_pad_103() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::PadMode;
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        let c = a.pad(&[(1, 1), (2, 0)], PadMode::Constant(0))?;
+        assert_eq!(c.shape(), &[4, 4]);
+        assert_eq!(c.to_host()?, vec![0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0]);
+        let r = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?.pad(&[(2, 2)], PadMode::Reflect)?;
+        assert_eq!(r.to_host()?, vec![3, 2, 1, 2, 3, 2, 1]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -6727,26 +6794,29 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/diag.rs:139", array_diag_139, 1),
     ("src/array/diag.rs:164", array_diag_164, 1),
     ("src/array/diag.rs:195", array_diag_195, 1),
-    ("src/array/edit.rs:16", array_edit_16, 1),
-    ("src/array/extras.rs:23", array_extras_23, 1),
-    ("src/array/extras.rs:57", array_extras_57, 1),
-    ("src/array/extras.rs:79", array_extras_79, 1),
-    ("src/array/extras.rs:99", array_extras_99, 1),
-    ("src/array/extras.rs:116", array_extras_116, 1),
-    ("src/array/extras.rs:142", array_extras_142, 1),
-    ("src/array/extras.rs:246", array_extras_246, 1),
-    ("src/array/extras.rs:287", array_extras_287, 1),
-    ("src/array/extras.rs:328", array_extras_328, 1),
-    ("src/array/extras.rs:361", array_extras_361, 1),
-    ("src/array/extras.rs:402", array_extras_402, 1),
-    ("src/array/extras.rs:419", array_extras_419, 1),
-    ("src/array/extras.rs:461", array_extras_461, 1),
-    ("src/array/extras.rs:478", array_extras_478, 1),
-    ("src/array/extras.rs:495", array_extras_495, 1),
-    ("src/array/extras.rs:512", array_extras_512, 1),
-    ("src/array/extras.rs:531", array_extras_531, 1),
-    ("src/array/extras.rs:549", array_extras_549, 1),
-    ("src/array/extras.rs:578", array_extras_578, 1),
+    ("src/array/edit.rs:48", array_edit_48, 1),
+    ("src/array/edit.rs:77", array_edit_77, 1),
+    ("src/array/edit.rs:138", array_edit_138, 1),
+    ("src/array/edit.rs:167", array_edit_167, 1),
+    ("src/array/edit.rs:198", array_edit_198, 1),
+    ("src/array/edit.rs:235", array_edit_235, 1),
+    ("src/array/extras.rs:26", array_extras_26, 1),
+    ("src/array/extras.rs:48", array_extras_48, 1),
+    ("src/array/extras.rs:68", array_extras_68, 1),
+    ("src/array/extras.rs:85", array_extras_85, 1),
+    ("src/array/extras.rs:107", array_extras_107, 1),
+    ("src/array/extras.rs:148", array_extras_148, 1),
+    ("src/array/extras.rs:189", array_extras_189, 1),
+    ("src/array/extras.rs:222", array_extras_222, 1),
+    ("src/array/extras.rs:263", array_extras_263, 1),
+    ("src/array/extras.rs:280", array_extras_280, 1),
+    ("src/array/extras.rs:322", array_extras_322, 1),
+    ("src/array/extras.rs:339", array_extras_339, 1),
+    ("src/array/extras.rs:356", array_extras_356, 1),
+    ("src/array/extras.rs:373", array_extras_373, 1),
+    ("src/array/extras.rs:392", array_extras_392, 1),
+    ("src/array/extras.rs:410", array_extras_410, 1),
+    ("src/array/extras.rs:439", array_extras_439, 1),
     ("src/array/fmt.rs:50", array_fmt_50, 1),
     ("src/array/grids.rs:19", array_grids_19, 1),
     ("src/array/grids.rs:44", array_grids_44, 1),
@@ -6784,17 +6854,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:106", array_mod_106, 1),
-    ("src/array/mod.rs:195", array_mod_195, 1),
-    ("src/array/mod.rs:208", array_mod_208, 1),
-    ("src/array/mod.rs:221", array_mod_221, 1),
-    ("src/array/mod.rs:234", array_mod_234, 1),
-    ("src/array/mod.rs:246", array_mod_246, 1),
-    ("src/array/mod.rs:259", array_mod_259, 1),
-    ("src/array/mod.rs:278", array_mod_278, 1),
-    ("src/array/mod.rs:362", array_mod_362, 1),
-    ("src/array/mod.rs:374", array_mod_374, 1),
-    ("src/array/mod.rs:475", array_mod_475, 1),
+    ("src/array/mod.rs:108", array_mod_108, 1),
+    ("src/array/mod.rs:197", array_mod_197, 1),
+    ("src/array/mod.rs:210", array_mod_210, 1),
+    ("src/array/mod.rs:223", array_mod_223, 1),
+    ("src/array/mod.rs:236", array_mod_236, 1),
+    ("src/array/mod.rs:248", array_mod_248, 1),
+    ("src/array/mod.rs:261", array_mod_261, 1),
+    ("src/array/mod.rs:280", array_mod_280, 1),
+    ("src/array/mod.rs:364", array_mod_364, 1),
+    ("src/array/mod.rs:376", array_mod_376, 1),
+    ("src/array/mod.rs:477", array_mod_477, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -6840,6 +6910,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/ops.rs:736", array_ops_736, 1),
     ("src/array/ops.rs:757", array_ops_757, 1),
     ("src/array/ops.rs:947", array_ops_947, 1),
+    ("src/array/pad.rs:26", array_pad_26, 1),
+    ("src/array/pad.rs:103", array_pad_103, 1),
     ("src/array/peer.rs:45", array_peer_45, 2),
     ("src/array/put.rs:76", array_put_76, 1),
     ("src/array/put.rs:132", array_put_132, 1),
