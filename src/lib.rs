@@ -132,10 +132,12 @@ pub use array::{
     allclose, argwhere, array_equal, array_split, atleast_1d, atleast_2d, atleast_3d, bincount,
     broadcast_arrays, broadcast_shapes, choose, column_stack, complex, concatenate, count_nonzero,
     count_nonzero_axis, diag, diag_indices, diagflat, dsplit, dstack, empty_like, full_like,
-    histogram, hsplit, hstack, indices, isclose, meshgrid, nonzero, one_hot, ones_like, outer,
-    ravel_multi_index, searchsorted, split, split_at, stack, tril_indices, trim_zeros,
-    triu_indices, unique, unravel_index, vander, vsplit, vstack, where_, zeros_like, ArrayOrScalar,
-    DeviceArray, IndexArg, IndexElem, Indexing, OperandValue, PadMode, RawArray,
+    histogram, hsplit, hstack, indices, intersect1d, isclose, isin, lexsort, meshgrid, nonzero,
+    one_hot, ones_like, outer, ravel_multi_index, searchsorted, setdiff1d, setxor1d, split,
+    split_at, stack, tril_indices, trim_zeros, triu_indices, union1d, unique, unique_all,
+    unique_counts, unique_inverse, unravel_index, vander, vsplit, vstack, where_, zeros_like,
+    ArrayOrScalar, DeviceArray, IndexArg, IndexElem, Indexing, OperandValue, PadMode, RawArray,
+    UniqueAll,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

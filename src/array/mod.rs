@@ -21,6 +21,7 @@ mod peer;
 mod put;
 mod raw;
 mod reduce;
+mod sets;
 mod sorting;
 mod transfer;
 mod view;
@@ -51,6 +52,10 @@ pub fn kernel_specs() -> Vec<crate::kernels::KernelSpec> {
     v
 }
 pub use raw::RawArray;
+pub use sets::{
+    intersect1d, isin, lexsort, setdiff1d, setxor1d, union1d, unique_all, unique_counts,
+    unique_inverse, UniqueAll,
+};
 pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};
 

@@ -1017,7 +1017,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_108() -> Result<(), String> {
+pub fn array_mod_113() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1034,7 +1034,7 @@ pub fn array_mod_108() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_197() -> Result<(), String> {
+pub fn array_mod_202() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1046,7 +1046,7 @@ pub fn array_mod_197() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_210() -> Result<(), String> {
+pub fn array_mod_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1058,7 +1058,7 @@ pub fn array_mod_210() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_223() -> Result<(), String> {
+pub fn array_mod_228() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1070,7 +1070,7 @@ pub fn array_mod_223() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_236() -> Result<(), String> {
+pub fn array_mod_241() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1081,7 +1081,7 @@ pub fn array_mod_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_248() -> Result<(), String> {
+pub fn array_mod_253() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1093,7 +1093,7 @@ pub fn array_mod_248() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_261() -> Result<(), String> {
+pub fn array_mod_266() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1105,7 +1105,7 @@ pub fn array_mod_261() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_280() -> Result<(), String> {
+pub fn array_mod_285() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1119,7 +1119,7 @@ pub fn array_mod_280() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_364() -> Result<(), String> {
+pub fn array_mod_369() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -1130,7 +1130,7 @@ pub fn array_mod_364() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_376() -> Result<(), String> {
+pub fn array_mod_381() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1144,7 +1144,7 @@ pub fn array_mod_376() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_477() -> Result<(), String> {
+pub fn array_mod_482() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2393,6 +2393,143 @@ pub fn array_reduce_976() -> Result<(), String> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f32, f32::NAN, 3.0])?;
         assert_eq!(a.nancumprod(0)?.to_host()?, vec![2.0, 2.0, 6.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_103() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1, 3])?;
+        let u = cuarray::unique_all(&a)?;
+        assert_eq!(u.values.to_host()?, vec![1, 2, 3]);
+        assert_eq!(u.indices.to_host()?, vec![1, 3, 0]);
+        assert_eq!(u.inverse_indices.to_host()?, vec![2, 0, 2, 1, 0, 2]);
+        assert_eq!(u.counts.to_host()?, vec![2, 1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_140() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[2.0f32, 1.0, 2.0])?;
+        let (v, c) = cuarray::unique_counts(&a)?;
+        assert_eq!((v.to_host()?, c.to_host()?), (vec![1.0, 2.0], vec![1, 2]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_164() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[5, 7, 5, 1], &[2, 2])?;
+        let (v, inv) = cuarray::unique_inverse(&a)?;
+        assert_eq!((v.to_host()?, inv.shape(), inv.to_host()?), (vec![1, 5, 7], &[2, 2][..], vec![1, 2, 1, 0]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_189() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 5, 2, 7])?;
+        let t = DeviceArray::from_slice(&dev, &[7, 1, 9])?;
+        assert_eq!(cuarray::isin(&a, &t, false)?.to_host()?, vec![true, false, false, true]);
+        assert_eq!(cuarray::isin(&a, &t, true)?.to_host()?, vec![false, true, true, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_227() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 3, 4, 3])?;
+        let b = DeviceArray::from_slice(&dev, &[3, 1, 2, 1])?;
+        assert_eq!(cuarray::intersect1d(&a, &b)?.to_host()?, vec![1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_248() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[-1, 0, 1])?;
+        let b = DeviceArray::from_slice(&dev, &[-2, 0, 2])?;
+        assert_eq!(cuarray::union1d(&a, &b)?.to_host()?, vec![-2, -1, 0, 1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_273() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3, 2, 4, 1])?;
+        let b = DeviceArray::from_slice(&dev, &[3, 4, 5, 6])?;
+        assert_eq!(cuarray::setdiff1d(&a, &b)?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_295() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3, 2, 4])?;
+        let b = DeviceArray::from_slice(&dev, &[2, 3, 5, 7, 5])?;
+        assert_eq!(cuarray::setxor1d(&a, &b)?.to_host()?, vec![1, 4, 5, 7]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_321() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let first = DeviceArray::from_slice(&dev, &[1, 5, 1, 4, 3, 4, 4])?; // secondary
+        let last = DeviceArray::from_slice(&dev, &[9, 4, 0, 4, 0, 2, 1])?; // primary
+        assert_eq!(cuarray::lexsort(&[&first, &last])?.to_host()?, vec![2, 4, 6, 5, 3, 1, 0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_383() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[3, 4, 2, 1])?;
+        let p = a.partition(2, 0)?.to_host()?;
+        assert_eq!(p[2], 3);
+        assert!(p[..2].iter().all(|&x| x <= 3) && p[3] >= 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_404() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[3, 4, 2, 1])?;
+        let i = a.argpartition(-1, 0)?;
+        assert_eq!(a.take(&i, None)?.to_host()?[3], 4);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -6854,17 +6991,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:108", array_mod_108, 1),
-    ("src/array/mod.rs:197", array_mod_197, 1),
-    ("src/array/mod.rs:210", array_mod_210, 1),
-    ("src/array/mod.rs:223", array_mod_223, 1),
-    ("src/array/mod.rs:236", array_mod_236, 1),
-    ("src/array/mod.rs:248", array_mod_248, 1),
-    ("src/array/mod.rs:261", array_mod_261, 1),
-    ("src/array/mod.rs:280", array_mod_280, 1),
-    ("src/array/mod.rs:364", array_mod_364, 1),
-    ("src/array/mod.rs:376", array_mod_376, 1),
-    ("src/array/mod.rs:477", array_mod_477, 1),
+    ("src/array/mod.rs:113", array_mod_113, 1),
+    ("src/array/mod.rs:202", array_mod_202, 1),
+    ("src/array/mod.rs:215", array_mod_215, 1),
+    ("src/array/mod.rs:228", array_mod_228, 1),
+    ("src/array/mod.rs:241", array_mod_241, 1),
+    ("src/array/mod.rs:253", array_mod_253, 1),
+    ("src/array/mod.rs:266", array_mod_266, 1),
+    ("src/array/mod.rs:285", array_mod_285, 1),
+    ("src/array/mod.rs:369", array_mod_369, 1),
+    ("src/array/mod.rs:381", array_mod_381, 1),
+    ("src/array/mod.rs:482", array_mod_482, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -6972,6 +7109,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/reduce.rs:944", array_reduce_944, 1),
     ("src/array/reduce.rs:962", array_reduce_962, 1),
     ("src/array/reduce.rs:976", array_reduce_976, 1),
+    ("src/array/sets.rs:103", array_sets_103, 1),
+    ("src/array/sets.rs:140", array_sets_140, 1),
+    ("src/array/sets.rs:164", array_sets_164, 1),
+    ("src/array/sets.rs:189", array_sets_189, 1),
+    ("src/array/sets.rs:227", array_sets_227, 1),
+    ("src/array/sets.rs:248", array_sets_248, 1),
+    ("src/array/sets.rs:273", array_sets_273, 1),
+    ("src/array/sets.rs:295", array_sets_295, 1),
+    ("src/array/sets.rs:321", array_sets_321, 1),
+    ("src/array/sets.rs:383", array_sets_383, 1),
+    ("src/array/sets.rs:404", array_sets_404, 1),
     ("src/array/sorting.rs:71", array_sorting_71, 1),
     ("src/array/sorting.rs:95", array_sorting_95, 1),
     ("src/array/sorting.rs:117", array_sorting_117, 1),

@@ -48,6 +48,7 @@ mod reduce;
 #[path = "../support/rng.rs"]
 mod rng;
 mod selfcheck;
+mod sets;
 mod sorting;
 mod special;
 #[path = "../support/specs.rs"]
@@ -104,6 +105,7 @@ fn main() {
     special::trials(&mut trials);
     statistics::trials(&mut trials);
     sorting::trials(&mut trials);
+    sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
     interop::trials(&mut trials);
