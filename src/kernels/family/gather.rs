@@ -1,5 +1,6 @@
 //! The gather family (`kernels/gather.cuh`, after `sort.cuh`): gathers and scatters by
-//! i64 indices (take, take_along_axis, put_along_axis, index_add), bincount, histogram.
+//! i64 indices (take, take_along_axis, put_along_axis, index_add, choose, one_hot, index
+//! checks), bincount, histogram.
 //!
 //! Wrapper arguments, in order:
 //! - `Gather`: `T* out, const T* a, const long long* idx, Indexer<2, ND, I> ix,
@@ -11,6 +12,10 @@
 //! - `Histogram`: `const T* x, Indexer<1, ND, I> ix, long long n, const T* edges,
 //!   long long bins, double lo, double hi, unsigned long long* out` (shared as bincount);
 //! - `Edges`: `T* edges, long long bins, double lo, double hi`.
+//!
+//! `Gather` and `Scatter` wrap a negative index once by `extent`; passed `-extent`, they
+//! refuse negative indices instead (NumPy's raise mode of `choose`, `unravel_index`,
+//! `ravel_multi_index`; `one_hot`'s labels).
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
