@@ -3,7 +3,7 @@
 //! computed on the device, whatever the widths; the value modes (constant, linear ramp,
 //! statistics) are concatenations of broadcast slabs.
 
-use super::{concatenate, where_, DeviceArray, IndexElem};
+use super::{concatenate, where_, DeviceArray};
 use crate::element::Element;
 use crate::kernels::abi::Scalar;
 use crate::ops::elementwise;
@@ -216,9 +216,7 @@ impl<T: Element> DeviceArray<T> {
                     Scalar::of(code),
                 ],
             )?;
-            let mut ix = vec![IndexElem::Basic(ALL); k];
-            ix.push(IndexElem::Int(&idx));
-            return self.index(&ix);
+            return self.take_index(&idx, k);
         }
         let wide = |w: usize| {
             let mut s = self.shape().to_vec();

@@ -10,12 +10,12 @@
 //! `unravel_index` and `ravel_multi_index` do not (NumPy raises for a negative entry).
 
 use super::indexing::nonzero;
-use super::DeviceArray;
+use super::{DeviceArray, IndexElem};
 use crate::element::Element;
 use crate::kernels::abi::Scalar;
 use crate::ops::catalogue::{BinaryOp, WHERE_BODY};
 use crate::ops::{elementwise, gather};
-use crate::shape::broadcast_shapes;
+use crate::shape::{broadcast_shapes, normalize_axis, SliceElem};
 use crate::{Error, Result};
 
 /// Body of one coordinate of `unravel_index`: `s0` the axis' C stride, `s1` its extent.
@@ -46,6 +46,18 @@ pub(crate) fn check_indices(op: &'static str, idx: &DeviceArray<i64>, extent: us
     )
 }
 
+/// [`Error::InvalidArgument`] naming `op` for a complex `T` (the gather family moves real
+/// types and bool).
+fn real_only<T: Element>(op: &'static str) -> Result<()> {
+    if T::DTYPE.is_complex() {
+        return Err(Error::invalid(
+            op,
+            format!("takes real arrays and bool, not {}", T::DTYPE.name()),
+        ));
+    }
+    Ok(())
+}
+
 /// The product of `shape`, or [`Error::TooLarge`] naming `op`.
 pub(super) fn checked_size(op: &'static str, shape: &[usize]) -> Result<usize> {
     shape
@@ -60,6 +72,19 @@ pub(super) fn checked_size(op: &'static str, shape: &[usize]) -> Result<usize> {
 }
 
 impl<T: Element> DeviceArray<T> {
+    /// The slices at `idx` (negative from the end) along axis `k`, through advanced
+    /// indexing, which moves every element type (complex included): `a[:, ..., idx]`.
+    pub(super) fn take_index(&self, idx: &DeviceArray<i64>, k: usize) -> Result<Self> {
+        const FULL: SliceElem = SliceElem::Range {
+            start: None,
+            end: None,
+            step: 1,
+        };
+        let mut ix = vec![IndexElem::Basic(FULL); k];
+        ix.push(IndexElem::Int(idx));
+        self.index(&ix)
+    }
+
     /// Writes `values` at the flat (C-order) positions `indices`, in place (NumPy's
     /// `np.put(a, indices, values)`): `values` is flattened and repeated when it is shorter
     /// than `indices`. Negative indices count from the end. With duplicate indices one of
@@ -170,7 +195,7 @@ impl<T: Element> DeviceArray<T> {
             .scalar_op(BinaryOp::Rem, nv as i64)?;
         let picked = values
             .reshape([nv])?
-            .take(&which, Some(0))?
+            .take_index(&which, 0)?
             .reshape(self.shape())?;
         let mask = mask.reshape(self.shape())?;
         elementwise::run(
@@ -217,11 +242,12 @@ impl<T: Element> DeviceArray<T> {
             ));
         }
         condition.used_by(OP, self.device())?;
-        if let Some(axis) = axis {
-            crate::shape::normalize_axis(OP, axis, self.ndim())?;
-        }
+        let (a, k) = match axis {
+            None => (self.reshape([self.size()])?, 0),
+            Some(axis) => (self.clone(), normalize_axis(OP, axis, self.ndim())?),
+        };
         let idx = nonzero(condition)?.remove(0);
-        self.take(&idx, axis)
+        a.take_index(&idx, k)
     }
 }
 
@@ -233,7 +259,7 @@ impl<T: Element> DeviceArray<T> {
 /// result's shape), then one gather picks the elements.
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] for no choices; [`Error::Broadcast`] when the shapes do
+/// [`Error::InvalidArgument`] for no choices or complex arrays; [`Error::Broadcast`] when the shapes do
 /// not broadcast together; [`Error::DeviceMismatch`] across devices. An entry out of range
 /// gives 0 and is reported as [`Error::IndexOutOfRange`] at the next wait.
 ///
@@ -252,6 +278,7 @@ pub fn choose<T: Element>(
     choices: &[&DeviceArray<T>],
 ) -> Result<DeviceArray<T>> {
     const OP: &str = "choose";
+    real_only::<T>(OP)?;
     let Some(first) = choices.first() else {
         return Err(Error::invalid(OP, "needs at least one choice"));
     };
@@ -289,7 +316,8 @@ pub fn choose<T: Element>(
 /// `np.eye(num_classes)[labels]`).
 ///
 /// # Errors
-/// [`Error::TooLarge`] when the result's shape overflows. A label outside
+/// [`Error::InvalidArgument`] for a complex `T`; [`Error::TooLarge`] when the result's
+/// shape overflows. A label outside
 /// `[0, num_classes)`, negative ones included, leaves its row zero and is reported as
 /// [`Error::IndexOutOfRange`] at the next wait.
 ///
@@ -306,6 +334,7 @@ pub fn one_hot<T: Element>(
     num_classes: usize,
 ) -> Result<DeviceArray<T>> {
     const OP: &str = "one_hot";
+    real_only::<T>(OP)?;
     let device = labels.device();
     let mut shape = labels.shape().to_vec();
     shape.push(num_classes);

@@ -1731,7 +1731,7 @@ pub fn array_peer_45() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_76() -> Result<(), String> {
+pub fn array_put_101() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1744,7 +1744,7 @@ pub fn array_put_76() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_132() -> Result<(), String> {
+pub fn array_put_157() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1756,7 +1756,7 @@ pub fn array_put_132() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_199() -> Result<(), String> {
+pub fn array_put_224() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1769,7 +1769,7 @@ pub fn array_put_199() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_240() -> Result<(), String> {
+pub fn array_put_266() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1783,7 +1783,7 @@ pub fn array_put_240() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_296() -> Result<(), String> {
+pub fn array_put_324() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1795,7 +1795,7 @@ pub fn array_put_296() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_346() -> Result<(), String> {
+pub fn array_put_375() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1807,7 +1807,7 @@ pub fn array_put_346() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_put_392() -> Result<(), String> {
+pub fn array_put_421() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -7050,13 +7050,13 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/pad.rs:26", array_pad_26, 1),
     ("src/array/pad.rs:103", array_pad_103, 1),
     ("src/array/peer.rs:45", array_peer_45, 2),
-    ("src/array/put.rs:76", array_put_76, 1),
-    ("src/array/put.rs:132", array_put_132, 1),
-    ("src/array/put.rs:199", array_put_199, 1),
-    ("src/array/put.rs:240", array_put_240, 1),
-    ("src/array/put.rs:296", array_put_296, 1),
-    ("src/array/put.rs:346", array_put_346, 1),
-    ("src/array/put.rs:392", array_put_392, 1),
+    ("src/array/put.rs:101", array_put_101, 1),
+    ("src/array/put.rs:157", array_put_157, 1),
+    ("src/array/put.rs:224", array_put_224, 1),
+    ("src/array/put.rs:266", array_put_266, 1),
+    ("src/array/put.rs:324", array_put_324, 1),
+    ("src/array/put.rs:375", array_put_375, 1),
+    ("src/array/put.rs:421", array_put_421, 1),
     ("src/array/raw.rs:18", array_raw_18, 1),
     ("src/array/raw.rs:113", array_raw_113, 1),
     ("src/array/raw.rs:143", array_raw_143, 1),

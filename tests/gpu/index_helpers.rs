@@ -172,6 +172,28 @@ fn choose_one_hot(dev: &Device, rng: &mut Rng) -> TResult {
         cuarray::choose(&ds, &[&DeviceArray::<f64>::zeros(dev, &[4])?]).is_err(),
         "choices do not broadcast"
     );
+    let c = DeviceArray::from_slice(dev, &[cuarray::Complex::new(1.0f64, 2.0)])?;
+    ensure!(
+        cuarray::choose(&DeviceArray::from_slice(dev, &[0i64])?, &[&c]).is_err(),
+        "choose of complex arrays"
+    );
+    ensure!(
+        cuarray::one_hot::<cuarray::Complex<f32>>(&ds, 3).is_err(),
+        "one_hot to complex"
+    );
+    // compress and place move complex numbers too.
+    let z = |re: f64, im: f64| cuarray::Complex::new(re, im);
+    let cz = DeviceArray::from_slice(dev, &[z(1.0, 2.0), z(3.0, 4.0), z(5.0, 6.0)])?;
+    let m = DeviceArray::from_slice(dev, &[true, false, true])?;
+    ensure!(
+        cz.compress(&m, None)?.to_host()? == vec![z(1.0, 2.0), z(5.0, 6.0)],
+        "compress complex"
+    );
+    cz.place(&m, &DeviceArray::from_slice(dev, &[z(0.0, -1.0)])?)?;
+    ensure!(
+        cz.to_host()? == vec![z(0.0, -1.0), z(3.0, 4.0), z(0.0, -1.0)],
+        "place complex"
+    );
     // one_hot of a (3, 4) non-contiguous label array, 5 classes.
     let labels: Vec<i64> = (0..24).map(|_| rng.int(0, 4)).collect();
     let dl = DeviceArray::from_host(dev, &labels, &[3, 8])?.slice(s![.., ..;2])?;
