@@ -4,9 +4,9 @@
 //
 // Indices. An index v along an axis of extent E is used as v + E when negative (NumPy's
 // wrap, once; not when the kernel is passed -E, see cuarray_wrap_index); one still outside
-// [0, E) is never dereferenced: a gather writes 0 for it and
-// a scatter skips it, and the first such index is recorded in the op's error record `rec`
-// (claimed, index, extent: see src/device/errors.rs) for the host to report.
+// [0, E) is never dereferenced: a gather writes 0 for it and a scatter skips it, and the
+// first such index is recorded in the op's error record `rec` (claimed, index, extent: see
+// src/device/errors.rs) for the host to report.
 //
 //   gather:    out[o] = a[off0(o) + v * sa] with v = idx[off1(o)], o < n (out C-contiguous);
 //              `ix` has the a-offset (0 along the gathered dimensions) and the index offset
