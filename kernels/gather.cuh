@@ -3,9 +3,10 @@
 // Conventions: see kernels/README.md; uses sort.cuh (offsets).
 //
 // Indices. An index v along an axis of extent E is used as v + E when negative (NumPy's
-// wrap, once); one still outside [0, E) is never dereferenced: a gather writes 0 for it and
-// a scatter skips it, and the first such index is recorded in the op's error record `rec`
-// (claimed, index, extent: see src/device/errors.rs) for the host to report.
+// wrap, once; not when the kernel is passed -E, see cuarray_wrap_index); one still outside
+// [0, E) is never dereferenced: a gather writes 0 for it and a scatter skips it, and the
+// first such index is recorded in the op's error record `rec` (claimed, index, extent: see
+// src/device/errors.rs) for the host to report.
 //
 //   gather:    out[o] = a[off0(o) + v * sa] with v = idx[off1(o)], o < n (out C-contiguous);
 //              `ix` has the a-offset (0 along the gathered dimensions) and the index offset
@@ -28,10 +29,13 @@ __device__ __forceinline__ void cuarray_record_bad_index(unsigned long long* rec
     }
 }
 
-// Wraps a negative index once; false (and recorded) when it is still out of range.
+// Wraps a negative index once; false (and recorded) when it is still out of range. A
+// negative `extent` (-E) asks for an index in [0, E) without the wrap (NumPy's raise mode
+// of choose, unravel_index and ravel_multi_index; one_hot's labels).
 __device__ __forceinline__ bool cuarray_wrap_index(long long& v, long long extent, unsigned long long* rec) {
     const long long raw = v;
-    if (v < 0) v += extent;
+    if (extent < 0) extent = -extent;
+    else if (v < 0) v += extent;
     if ((unsigned long long)v >= (unsigned long long)extent) {
         cuarray_record_bad_index(rec, raw, extent);
         return false;

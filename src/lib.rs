@@ -24,15 +24,16 @@
 //!
 //! | you want to | use |
 //! | --- | --- |
-//! | make an array on the GPU | [`DeviceArray::zeros`], [`ones`](DeviceArray::ones), [`full`](DeviceArray::full), [`empty`](DeviceArray::empty), [`arange`](DeviceArray::arange), [`linspace`](DeviceArray::linspace), [`eye`](DeviceArray::eye), [`zeros_like`] |
+//! | make an array on the GPU | [`DeviceArray::zeros`], [`ones`](DeviceArray::ones), [`full`](DeviceArray::full), [`empty`](DeviceArray::empty), [`arange`](DeviceArray::arange), [`linspace`](DeviceArray::linspace), [`logspace`](DeviceArray::logspace), [`geomspace`](DeviceArray::geomspace), [`eye`](DeviceArray::eye), [`tri`](DeviceArray::tri), [`diag`], [`meshgrid`], [`indices`], [`zeros_like`] |
 //! | copy data in and out | [`DeviceArray::from_host`], [`from_slice`](DeviceArray::from_slice), [`from_vec`](DeviceArray::from_vec), [`to_host`](DeviceArray::to_host), [`to_scalar`](DeviceArray::to_scalar), [`PinnedBuffer`] |
 //! | name a shape or axes | [`IntoShape`] (`&[2, 3]`, `x.shape()`, `(2, 3)`, `&[3, -1]` for `reshape`), [`IntoAxes`] |
 //! | view the same memory | [`reshape`](DeviceArray::reshape), [`t`](DeviceArray::t), [`permute`](DeviceArray::permute), [`slice`](DeviceArray::slice) with [`s!`], [`broadcast_to`](DeviceArray::broadcast_to), [`flip`](DeviceArray::flip), [`expand_dims`](DeviceArray::expand_dims) |
 //! | compute elementwise | operators (`&a + &b`, `2.0 * &a`, `w -= &g`), [`ArrayOrScalar`] operands, [`where_`], methods such as [`exp`](DeviceArray::exp), [`gt`](DeviceArray::gt), [`pow`](DeviceArray::pow), [`astype`](DeviceArray::astype) |
 //! | reduce | [`sum`](DeviceArray::sum), [`sum_axis`](DeviceArray::sum_axis), [`sum_keepdim`](DeviceArray::sum_keepdim), [`sum_axes`](DeviceArray::sum_axes), and the same for `prod mean max min all any var std argmax argmin`; [`cumsum`](DeviceArray::cumsum) |
-//! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`copy`](DeviceArray::copy) |
+//! | rearrange (new arrays) | [`concatenate`], [`stack`], [`roll`](DeviceArray::roll), [`tile`](DeviceArray::tile), [`repeat`](DeviceArray::repeat), [`diff`](DeviceArray::diff), [`tril`](DeviceArray::tril), [`pad`](DeviceArray::pad), [`insert`](DeviceArray::insert), [`delete`](DeviceArray::delete), [`append`](DeviceArray::append), [`resize`](DeviceArray::resize), [`trim_zeros`], [`vander`], [`copy`](DeviceArray::copy) |
 //! | Fourier transforms | [`fft`] (NumPy's `numpy.fft`: [`fft::fft`], [`fft::rfft2`], [`fft::fftshift`], ...) |
-//! | sort, search, select, index | [`sort`](DeviceArray::sort), [`argsort`](DeviceArray::argsort), [`topk`](DeviceArray::topk), [`unique`], [`searchsorted`], [`masked_select`](DeviceArray::masked_select), [`masked_fill`](DeviceArray::masked_fill), [`nonzero`], [`argwhere`], [`count_nonzero`], [`take`](DeviceArray::take), [`take_along_axis`](DeviceArray::take_along_axis), [`put_along_axis`](DeviceArray::put_along_axis), [`index_add`](DeviceArray::index_add), [`bincount`], [`histogram`] |
+//! | sort, search, select, index | [`sort`](DeviceArray::sort), [`argsort`](DeviceArray::argsort), [`topk`](DeviceArray::topk), [`unique`], [`searchsorted`], [`masked_select`](DeviceArray::masked_select), [`masked_fill`](DeviceArray::masked_fill), [`nonzero`], [`argwhere`], [`count_nonzero`], [`take`](DeviceArray::take), [`take_along_axis`](DeviceArray::take_along_axis), [`put_along_axis`](DeviceArray::put_along_axis), [`index_add`](DeviceArray::index_add), [`index`](DeviceArray::index) with [`ix!`], [`put`](DeviceArray::put), [`place`](DeviceArray::place), [`compress`](DeviceArray::compress), [`choose`], [`one_hot`], [`unravel_index`], [`ravel_multi_index`], [`bincount`], [`histogram`] |
+//! | sets and sort orders | [`unique_all`], [`unique_counts`], [`unique_inverse`], [`isin`], [`intersect1d`], [`union1d`], [`setdiff1d`], [`setxor1d`], [`lexsort`], [`partition`](DeviceArray::partition), [`argpartition`](DeviceArray::argpartition) |
 //! | multiply matrices | [`matmul`](DeviceArray::matmul), [`dot`](DeviceArray::dot), [`outer`] |
 //! | work with complex numbers | [`Complex32`], [`Complex64`] elements; [`complex`], [`real`](DeviceArray::real), [`imag`](DeviceArray::imag), [`conj`](DeviceArray::conj), [`angle`](DeviceArray::angle), [`abs`](DeviceArray::abs) (real results) |
 //! | solve, factorise, decompose | [`linalg`]: `solve`, `inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `lstsq`, `pinv`, `norm` |
@@ -131,11 +132,14 @@ pub mod user_kernels;
 
 pub use array::{
     allclose, argwhere, array_equal, array_split, atleast_1d, atleast_2d, atleast_3d, bincount,
-    broadcast_arrays, broadcast_shapes, column_stack, complex, concatenate, count_nonzero,
-    count_nonzero_axis, dsplit, dstack, empty_like, full_like, histogram, hsplit, hstack, isclose,
-    nonzero, ones_like, outer, searchsorted, split, split_at, stack, unique, vsplit, vstack,
-    where_, zeros_like, ArrayOrScalar, DeviceArray, IndexArg, IndexElem, OperandValue, PadMode,
-    RawArray,
+    broadcast_arrays, broadcast_shapes, choose, column_stack, complex, concatenate, count_nonzero,
+    count_nonzero_axis, diag, diag_indices, diagflat, dsplit, dstack, empty_like, full_like,
+    histogram, hsplit, hstack, indices, intersect1d, isclose, isin, lexsort, meshgrid, nonzero,
+    one_hot, ones_like, outer, ravel_multi_index, searchsorted, setdiff1d, setxor1d, split,
+    split_at, stack, tril_indices, trim_zeros, triu_indices, union1d, unique, unique_all,
+    unique_counts, unique_inverse, unravel_index, vander, vsplit, vstack, where_, zeros_like,
+    ArrayOrScalar, DeviceArray, IndexArg, IndexElem, Indexing, OperandValue, PadMode, RawArray,
+    UniqueAll,
 };
 /// The `cudarc` crate, whose types appear in a few signatures (the driver error inside
 /// [`Error::Cuda`], raw streams and device pointers).

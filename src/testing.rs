@@ -148,6 +148,12 @@ pub mod special {
     pub use crate::special::table::kernel_specs;
 }
 
+/// The array layer's own elementwise kernels (unravel_index, ravel_multi_index, ...), for
+/// the NVRTC tier.
+pub mod array {
+    pub use crate::array::kernel_specs;
+}
+
 /// The statistics kernels (quantile indices and interpolation), for the NVRTC tier.
 pub mod stats {
     pub use crate::stats::kernel_specs;

@@ -291,7 +291,7 @@ impl<T: Element> DeviceArray<T> {
     /// Plans a scatter: the expression, the index arrays (copied when they share this
     /// array's memory), a dummy index for expressions without arrays, and the values
     /// broadcast to the indexed shape.
-    fn scatter_index<'s>(
+    pub(super) fn scatter_index<'s>(
         &self,
         op: &'static str,
         ix: &[IndexElem<'s>],

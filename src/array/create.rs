@@ -82,7 +82,7 @@ impl<T: Element> DeviceArray<T> {
     }
 
     /// Writes `value` into every element of the new array `self`.
-    fn fill_with(&self, op: &'static str, value: T) -> Result<()> {
+    pub(super) fn fill_with(&self, op: &'static str, value: T) -> Result<()> {
         elementwise::run(
             self.device(),
             op,

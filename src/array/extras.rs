@@ -1,43 +1,12 @@
 //! NumPy's everyday helpers, built from views, elementwise ops, reductions and
 //! `concatenate` (no kernel of their own): `*_like` and `empty` constructors, `from_vec`,
 //! `flip`, `roll`, `tile`, `repeat`, `diff`, `tril`/`triu`, `outer`, `allclose`,
-//! `array_equal`, `pad` and `to_host_shaped`.
+//! `array_equal` and `to_host_shaped`.
 
 use super::{concatenate, where_, DeviceArray};
 use crate::element::{Element, FloatElement, NumElement};
 use crate::shape::{new_shape, normalize_axis, IntoAxes, IntoShape, SliceElem};
 use crate::{Device, Error, Result};
-
-/// `start..end` by `step` along one axis, `end` excluded; a negative step counts down, and
-/// an `end` below 0 then means "through index 0".
-fn range(start: usize, end: isize, step: isize) -> SliceElem {
-    SliceElem::Range {
-        start: Some(start as isize),
-        end: (end >= 0).then_some(end),
-        step,
-    }
-}
-
-/// How [`DeviceArray::pad`] fills the new elements (NumPy's `mode`).
-///
-/// ```no_run
-/// use cuarray::{Device, DeviceArray, PadMode};
-/// let dev = Device::new(0)?;
-/// let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
-/// assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
-/// assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
-/// assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
-/// # Ok::<(), cuarray::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PadMode<T> {
-    /// Every new element is this value (NumPy's `"constant"` with `constant_values`).
-    Constant(T),
-    /// The nearest edge element (NumPy's `"edge"`).
-    Edge,
-    /// The mirror image without the edge element (NumPy's `"reflect"`).
-    Reflect,
-}
 
 /// The whole axis, as a slice entry.
 const ALL: SliceElem = SliceElem::Range {
@@ -130,114 +99,6 @@ impl<T: Element> DeviceArray<T> {
             spec[k] = ALL.with_step(-1);
         }
         self.slice(&spec)
-    }
-
-    /// The array with `width[k] = (before, after)` elements added around axis `k`, filled
-    /// as `mode` says (NumPy's `pad`): [`PadMode::Constant`] with a value, [`PadMode::Edge`]
-    /// with the first and last element, [`PadMode::Reflect`] with the mirror image not
-    /// repeating the edge (`[1, 2, 3]` padded by 2 is `[3, 2, 1, 2, 3, 2, 1]`, widths past
-    /// the extent keep reflecting, as NumPy). One `(before, after)` pair pads every axis.
-    /// A new array.
-    ///
-    /// ```no_run
-    /// use cuarray::PadMode;
-    /// let dev = cuarray::Device::new(0)?;
-    /// let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
-    /// let c = a.pad(&[(1, 1), (2, 0)], PadMode::Constant(0))?;
-    /// assert_eq!(c.shape(), &[4, 4]);
-    /// assert_eq!(c.to_host()?, vec![0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0]);
-    /// let r = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?.pad(&[(2, 2)], PadMode::Reflect)?;
-    /// assert_eq!(r.to_host()?, vec![3, 2, 1, 2, 3, 2, 1]);
-    /// # Ok::<(), cuarray::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] when `width` has neither one pair nor one per axis, or
-    /// when an empty axis is padded by `Edge` or `Reflect`; [`Error::TooLarge`] when the
-    /// result's shape overflows.
-    pub fn pad(&self, width: &[(usize, usize)], mode: PadMode<T>) -> Result<Self> {
-        let nd = self.ndim();
-        let width: Vec<(usize, usize)> = match width.len() {
-            1 => vec![width[0]; nd],
-            n if n == nd => width.to_vec(),
-            n => {
-                return Err(Error::InvalidArgument {
-                    op: "pad",
-                    msg: format!("{n} (before, after) pairs for an array of {nd} axes"),
-                })
-            }
-        };
-        let too_large = || Error::TooLarge {
-            op: "pad",
-            shape: self.shape().to_vec(),
-            elem_bytes: None,
-        };
-        let mut shape = Vec::with_capacity(nd);
-        for (&e, &(b, a)) in self.shape().iter().zip(&width) {
-            shape.push(
-                e.checked_add(b)
-                    .and_then(|x| x.checked_add(a))
-                    .ok_or_else(too_large)?,
-            );
-        }
-        if let PadMode::Constant(value) = mode {
-            let out = Self::full(self.device(), &shape, value)?;
-            let inner: Vec<SliceElem> = width
-                .iter()
-                .zip(self.shape())
-                .map(|(&(b, _), &e)| range(b, (b + e) as isize, 1))
-                .collect();
-            out.slice(&inner)?.assign(self)?;
-            return Ok(out);
-        }
-        let mut out = self.clone();
-        for (k, &(mut before, mut after)) in width.iter().enumerate() {
-            if before == 0 && after == 0 {
-                continue;
-            }
-            if out.shape()[k] == 0 {
-                return Err(Error::InvalidArgument {
-                    op: "pad",
-                    msg: format!("cannot extend empty axis {k} by edge or reflect padding"),
-                });
-            }
-            // Reflection of one element is the element itself: edge padding.
-            let reflect = mode == PadMode::Reflect && out.shape()[k] > 1;
-            while before > 0 || after > 0 {
-                let n = out.shape()[k];
-                let (b, a) = if reflect {
-                    (before.min(n - 1), after.min(n - 1))
-                } else {
-                    (before, after)
-                };
-                let along = |elem: SliceElem| -> Result<Self> {
-                    let mut spec = vec![ALL; k + 1];
-                    spec[k] = elem;
-                    out.slice(&spec)
-                };
-                let side = |width: usize, at_start: bool| -> Result<Self> {
-                    let part = if reflect && at_start {
-                        along(range(width, 0, -1))?
-                    } else if reflect {
-                        along(range(n - 2, n as isize - 2 - width as isize, -1))?
-                    } else {
-                        let edge = if at_start { 0 } else { n - 1 };
-                        let mut wide = out.shape().to_vec();
-                        wide[k] = width;
-                        along(range(edge, edge as isize + 1, 1))?.broadcast_to(&wide)?
-                    };
-                    Ok(part)
-                };
-                let (l, r) = (side(b, true)?, side(a, false)?);
-                out = concatenate(&[&l, &out, &r], k as isize)?;
-                before -= b;
-                after -= a;
-            }
-        }
-        if out.shape() == self.shape() {
-            return self.copy();
-        }
-        Ok(out)
     }
 
     /// The elements shifted by `shift` positions along `axis`, those that fall off the

@@ -346,7 +346,7 @@ impl<T: Element> DeviceArray<T> {
             &indices.operand()?,
             &a_strides,
             &i_strides,
-            sh[k],
+            (sh[k], true),
             st[k],
         )?;
         Ok(out)
@@ -389,7 +389,7 @@ impl<T: Element> DeviceArray<T> {
             &indices.operand()?,
             a.strides(),
             i.strides(),
-            self.shape()[k],
+            (self.shape()[k], true),
             self.strides()[k],
         )?;
         Ok(out)
@@ -476,7 +476,7 @@ impl<T: Element> DeviceArray<T> {
             &values.operand()?,
             &shape,
             [d.strides(), i.strides(), v.strides()],
-            self.shape()[k],
+            (self.shape()[k], true),
             self.strides()[k],
             add,
         )
@@ -539,7 +539,7 @@ impl<T: Element> DeviceArray<T> {
             &values.operand()?,
             &shape,
             [d.strides(), &i, v.strides()],
-            self.shape()[k],
+            (self.shape()[k], true),
             self.strides()[k],
             true,
         )

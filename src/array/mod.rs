@@ -4,8 +4,11 @@ mod advanced;
 mod catalogue;
 mod complex;
 mod create;
+mod diag;
+mod edit;
 mod extras;
 mod fmt;
+mod grids;
 pub(crate) mod indexing;
 #[cfg(feature = "ndarray")]
 mod interop;
@@ -13,9 +16,12 @@ mod manipulation;
 mod matmul;
 mod operand;
 mod ops;
+mod pad;
 mod peer;
+mod put;
 mod raw;
 mod reduce;
+mod sets;
 mod sorting;
 mod transfer;
 mod view;
@@ -23,9 +29,10 @@ mod view;
 pub use advanced::{IndexArg, IndexElem};
 pub use catalogue::isclose;
 pub use complex::complex;
-pub use extras::{
-    allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like, PadMode,
-};
+pub use diag::{diag, diag_indices, diagflat, tril_indices, triu_indices};
+pub use edit::{trim_zeros, vander};
+pub use extras::{allclose, array_equal, empty_like, full_like, ones_like, outer, zeros_like};
+pub use grids::{indices, meshgrid, Indexing};
 pub use indexing::{argwhere, bincount, count_nonzero, count_nonzero_axis, histogram, nonzero};
 pub use manipulation::{
     array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes,
@@ -33,8 +40,22 @@ pub use manipulation::{
 };
 pub use operand::{ArrayOrScalar, OperandValue};
 pub use ops::where_;
+pub use pad::PadMode;
 pub use peer::PeerRoute;
+pub use put::{choose, one_hot, ravel_multi_index, unravel_index};
+
+/// The elementwise kernels that the array layer defines for itself, for the NVRTC tier.
+pub fn kernel_specs() -> Vec<crate::kernels::KernelSpec> {
+    let mut v = put::kernel_specs();
+    v.extend(grids::kernel_specs());
+    v.extend(pad::kernel_specs());
+    v
+}
 pub use raw::RawArray;
+pub use sets::{
+    intersect1d, isin, lexsort, setdiff1d, setxor1d, union1d, unique_all, unique_counts,
+    unique_inverse, UniqueAll,
+};
 pub use sorting::{searchsorted, unique};
 pub use view::{concatenate, stack};
 

@@ -50,7 +50,8 @@ fn space(op: &'static str, shape: &[usize], strides: &[&[isize]], extra: usize) 
 }
 
 /// `out[o] = a[a_off(o) + wrap(idx[idx_off(o)]) * sa]` over `shape` (the C-contiguous
-/// output's), where the index must lie in `[-extent, extent)`.
+/// output's), where the index must lie in `[-extent, extent)` (`[0, extent)` without
+/// `wrap`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gather(
     device: &Device,
@@ -60,7 +61,7 @@ pub(crate) fn gather(
     idx: &Operand<'_>,
     a_strides: &[isize],
     idx_strides: &[isize],
-    extent: usize,
+    (extent, wrap): (usize, bool),
     sa: isize,
 ) -> Result<()> {
     let _range = crate::profile::range(op);
@@ -73,7 +74,7 @@ pub(crate) fn gather(
         op,
         shape,
         &[a_strides, idx_strides],
-        extent * sa.unsigned_abs(),
+        extent * sa.unsigned_abs().max(1),
     )?;
     let spec = GatherSpec {
         kernel: GatherKernel::Gather,
@@ -104,7 +105,7 @@ pub(crate) fn gather(
             idx,
             (&s.dims, &s.strides),
             n,
-            extent,
+            (extent, wrap),
             sa,
             rec,
         )
@@ -112,7 +113,7 @@ pub(crate) fn gather(
 }
 
 /// `a[a_off(o) + wrap(idx[idx_off(o)]) * sa] = vals[v_off(o)]` (or `+=` atomically when
-/// `add`) over `shape`.
+/// `add`) over `shape`; negative indices wrap only with `wrap`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     device: &Device,
@@ -122,7 +123,7 @@ pub(crate) fn scatter(
     vals: &Operand<'_>,
     shape: &[usize],
     strides: [&[isize]; 3],
-    extent: usize,
+    (extent, wrap): (usize, bool),
     sa: isize,
     add: bool,
 ) -> Result<()> {
@@ -131,7 +132,7 @@ pub(crate) fn scatter(
     if n == 0 {
         return Ok(());
     }
-    let s = space(op, shape, &strides, extent * sa.unsigned_abs())?;
+    let s = space(op, shape, &strides, extent * sa.unsigned_abs().max(1))?;
     let spec = GatherSpec {
         kernel: GatherKernel::Scatter { add },
         dtype: a.dtype(),
@@ -157,7 +158,7 @@ pub(crate) fn scatter(
             vals,
             (&s.dims, &s.strides),
             n,
-            extent,
+            (extent, wrap),
             sa,
             rec,
         )

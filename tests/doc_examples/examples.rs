@@ -221,20 +221,163 @@ pub fn array_create_202() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_23() -> Result<(), String> {
+pub fn array_diag_26() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::{Device, DeviceArray, PadMode};
+        use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
-        let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
-        assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
-        assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
-        assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
+        let t = DeviceArray::<f32>::tri(&dev, 2, Some(3), 0)?;
+        assert_eq!(t.to_host()?, vec![1., 0., 0., 1., 1., 0.]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
 }
 
-pub fn array_extras_57() -> Result<(), String> {
+pub fn array_diag_45() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[3, 2])?;
+        a.fill_diagonal(5)?;
+        assert_eq!(a.to_host()?, vec![5, 0, 0, 5, 0, 0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_89() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let v = DeviceArray::from_slice(&dev, &[1, 2])?;
+        let m = cuarray::diag(&v, -1)?;
+        assert_eq!((m.shape(), m.to_host()?), (&[3, 3][..], vec![0, 0, 0, 1, 0, 0, 0, 2, 0]));
+        assert_eq!(cuarray::diag(&m, -1)?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_119() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let v = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        assert_eq!(cuarray::diagflat(&v, 0)?.shape(), &[4, 4]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_139() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::Device;
+        let dev = Device::new(0)?;
+        let (r, c) = cuarray::tril_indices(&dev, 3, 0, None)?;
+        assert_eq!((r.to_host()?, c.to_host()?), (vec![0, 1, 1, 2, 2, 2], vec![0, 0, 1, 0, 1, 2]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_164() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::Device;
+        let dev = Device::new(0)?;
+        let (r, c) = cuarray::triu_indices(&dev, 3, 1, None)?;
+        assert_eq!((r.to_host()?, c.to_host()?), (vec![0, 0, 1], vec![1, 2, 2]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_diag_195() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[3, 3])?;
+        let d = cuarray::diag_indices(&dev, 3, 2)?;
+        a.index_put(ix![&d[0], &d[1]], 1)?;
+        assert_eq!(a.to_host()?, vec![1, 0, 0, 0, 1, 0, 0, 0, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_48() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape([2, 3])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, -1])?;
+        assert_eq!(a.delete(&i, Some(1))?.to_host()?, vec![1, 4]);
+        assert_eq!(a.delete(&i, None)?.to_host()?, vec![1, 2, 3, 4]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_77() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape([2, 3])?;
+        let v = DeviceArray::from_slice(&dev, &[7, 8])?;
+        assert_eq!(a.insert(1, &v, Some(1))?.to_host()?, vec![0, 7, 1, 2, 3, 8, 4, 5]);
+        assert_eq!(a.insert(-1, &v, None)?.to_host()?, vec![0, 1, 2, 3, 4, 7, 8, 5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_138() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        let b = DeviceArray::from_host(&dev, &[5, 6], &[1, 2])?;
+        assert_eq!(a.append(&b, Some(0))?.shape(), &[3, 2]);
+        assert_eq!(a.append(&b, None)?.to_host()?, vec![1, 2, 3, 4, 5, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_167() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        assert_eq!(a.resize([2, 4])?.to_host()?, vec![1, 2, 3, 1, 2, 3, 1, 2]);
+        assert_eq!(a.resize([2])?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_198() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[0, 0, 1, 0, 2, 0])?;
+        assert_eq!(cuarray::trim_zeros(&a)?.to_host()?, vec![1, 0, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_edit_235() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        assert_eq!(cuarray::vander(&x, Some(3), false)?.to_host()?, vec![1, 1, 1, 4, 2, 1, 9, 3, 1]);
+        assert_eq!(cuarray::vander(&x, Some(2), true)?.to_host()?, vec![1, 1, 1, 2, 1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_extras_26() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let out = cuarray::DeviceArray::<f32>::empty(&dev, &[2, 3])?;
@@ -245,7 +388,7 @@ pub fn array_extras_57() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_79() -> Result<(), String> {
+pub fn array_extras_48() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_vec(&dev, vec![1u8, 2, 3, 4], &[2, 2])?;
@@ -255,7 +398,7 @@ pub fn array_extras_79() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_99() -> Result<(), String> {
+pub fn array_extras_68() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -266,7 +409,7 @@ pub fn array_extras_99() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_116() -> Result<(), String> {
+pub fn array_extras_85() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
@@ -277,22 +420,7 @@ pub fn array_extras_116() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_142() -> Result<(), String> {
-    fn run() -> Result<(), impl std::fmt::Debug> {
-        use cuarray::PadMode;
-        let dev = cuarray::Device::new(0)?;
-        let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
-        let c = a.pad(&[(1, 1), (2, 0)], PadMode::Constant(0))?;
-        assert_eq!(c.shape(), &[4, 4]);
-        assert_eq!(c.to_host()?, vec![0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0]);
-        let r = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?.pad(&[(2, 2)], PadMode::Reflect)?;
-        assert_eq!(r.to_host()?, vec![3, 2, 1, 2, 3, 2, 1]);
-        Ok::<(), cuarray::Error>(())
-    }
-    run().outcome()
-}
-
-pub fn array_extras_246() -> Result<(), String> {
+pub fn array_extras_107() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3, 4, 5])?;
@@ -303,7 +431,7 @@ pub fn array_extras_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_287() -> Result<(), String> {
+pub fn array_extras_148() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2])?;
@@ -315,7 +443,7 @@ pub fn array_extras_287() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_328() -> Result<(), String> {
+pub fn array_extras_189() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
@@ -326,7 +454,7 @@ pub fn array_extras_328() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_361() -> Result<(), String> {
+pub fn array_extras_222() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 4, 9, 16])?;
@@ -337,7 +465,7 @@ pub fn array_extras_361() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_402() -> Result<(), String> {
+pub fn array_extras_263() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::<i32>::ones(&dev, &[3, 3])?;
@@ -348,7 +476,7 @@ pub fn array_extras_402() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_419() -> Result<(), String> {
+pub fn array_extras_280() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -360,7 +488,7 @@ pub fn array_extras_419() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_461() -> Result<(), String> {
+pub fn array_extras_322() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::<f32>::ones(&dev, &[2, 3])?;
@@ -371,7 +499,7 @@ pub fn array_extras_461() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_478() -> Result<(), String> {
+pub fn array_extras_339() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -382,7 +510,7 @@ pub fn array_extras_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_495() -> Result<(), String> {
+pub fn array_extras_356() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -393,7 +521,7 @@ pub fn array_extras_495() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_512() -> Result<(), String> {
+pub fn array_extras_373() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -406,7 +534,7 @@ pub fn array_extras_512() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_531() -> Result<(), String> {
+pub fn array_extras_392() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2])?;
@@ -417,7 +545,7 @@ pub fn array_extras_531() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_549() -> Result<(), String> {
+pub fn array_extras_410() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0])?;
@@ -429,7 +557,7 @@ pub fn array_extras_549() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_extras_578() -> Result<(), String> {
+pub fn array_extras_439() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?;
@@ -445,6 +573,67 @@ pub fn array_fmt_50() -> Result<(), String> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
         assert_eq!(a.to_host_string()?, "[[1, 2],\n [3, 4]]");
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_19() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, Indexing};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        let y = DeviceArray::from_slice(&dev, &[10, 20])?;
+        assert_eq!(cuarray::meshgrid(&[&x, &y], Indexing::Xy)?[0].shape(), &[2, 3]);
+        assert_eq!(cuarray::meshgrid(&[&x, &y], Indexing::Ij)?[0].shape(), &[3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_44() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::logspace(&dev, 0.0f64, 3.0, 4, 10.0)?;
+        assert_eq!(a.to_host()?, vec![1.0, 10.0, 100.0, 1000.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_73() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::geomspace(&dev, 1.0f64, 1000.0, 4)?;
+        let h = a.to_host()?;
+        assert!((h[1] - 10.0).abs() < 1e-12 && h[3] == 1000.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_153() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, Indexing};
+        let dev = Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        let y = DeviceArray::from_slice(&dev, &[10, 20])?;
+        let g = cuarray::meshgrid(&[&x, &y], Indexing::Xy)?;
+        assert_eq!(g[0].to_host()?, vec![1, 2, 3, 1, 2, 3]);
+        assert_eq!(g[1].to_host()?, vec![10, 10, 10, 20, 20, 20]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_grids_198() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let g = cuarray::indices(&dev, &[2, 3])?;
+        assert_eq!(g.shape(), &[2, 2, 3]);
+        assert_eq!(g.to_host()?, vec![0, 0, 0, 1, 1, 1, 0, 1, 2, 0, 1, 2]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -828,7 +1017,7 @@ pub fn array_matmul_64() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_92() -> Result<(), String> {
+pub fn array_mod_113() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -845,7 +1034,7 @@ pub fn array_mod_92() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_181() -> Result<(), String> {
+pub fn array_mod_202() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -857,7 +1046,7 @@ pub fn array_mod_181() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_194() -> Result<(), String> {
+pub fn array_mod_215() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -869,7 +1058,7 @@ pub fn array_mod_194() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_207() -> Result<(), String> {
+pub fn array_mod_228() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -881,7 +1070,7 @@ pub fn array_mod_207() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_220() -> Result<(), String> {
+pub fn array_mod_241() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -892,7 +1081,7 @@ pub fn array_mod_220() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_232() -> Result<(), String> {
+pub fn array_mod_253() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -904,7 +1093,7 @@ pub fn array_mod_232() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_245() -> Result<(), String> {
+pub fn array_mod_266() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -916,7 +1105,7 @@ pub fn array_mod_245() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_264() -> Result<(), String> {
+pub fn array_mod_285() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -930,7 +1119,7 @@ pub fn array_mod_264() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_348() -> Result<(), String> {
+pub fn array_mod_369() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, DType};
         let dev = Device::new(0)?;
@@ -941,7 +1130,7 @@ pub fn array_mod_348() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_360() -> Result<(), String> {
+pub fn array_mod_381() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -955,7 +1144,7 @@ pub fn array_mod_360() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_mod_461() -> Result<(), String> {
+pub fn array_mod_482() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -1496,6 +1685,39 @@ pub fn array_ops_947() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn array_pad_26() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray, PadMode};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Constant(0))?.to_host()?, vec![0, 0, 1, 2, 3, 0]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Edge)?.to_host()?, vec![1, 1, 1, 2, 3, 3]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Reflect)?.to_host()?, vec![3, 2, 1, 2, 3, 2]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Symmetric)?.to_host()?, vec![2, 1, 1, 2, 3, 3]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::Wrap)?.to_host()?, vec![2, 3, 1, 2, 3, 1]);
+        assert_eq!(a.pad(&[(2, 1)], PadMode::LinearRamp(7))?.to_host()?, vec![7, 4, 1, 2, 3, 7]);
+        assert_eq!(a.pad(&[(1, 1)], PadMode::Maximum)?.to_host()?, vec![3, 1, 2, 3, 3]);
+        assert_eq!(a.pad(&[(1, 1)], PadMode::Mean)?.to_host()?, vec![2, 1, 2, 3, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_pad_103() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::PadMode;
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::DeviceArray::from_host(&dev, &[1, 2, 3, 4], &[2, 2])?;
+        let c = a.pad(&[(1, 1), (2, 0)], PadMode::Constant(0))?;
+        assert_eq!(c.shape(), &[4, 4]);
+        assert_eq!(c.to_host()?, vec![0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0]);
+        let r = cuarray::DeviceArray::from_slice(&dev, &[1, 2, 3])?.pad(&[(2, 2)], PadMode::Reflect)?;
+        assert_eq!(r.to_host()?, vec![3, 2, 1, 2, 3, 2, 1]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn array_peer_45() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
@@ -1504,6 +1726,94 @@ pub fn array_peer_45() -> Result<(), String> {
         let a = DeviceArray::<f32>::arange(&gpu0, 0.0, 6.0, 1.0)?.reshape(&[2, 3])?;
         let b = a.t().to_device(&gpu1)?;        // a (3, 2) array on GPU 1
         assert_eq!(b.to_host()?, vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_101() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::zeros(&dev, &[2, 3])?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 4, -1])?;
+        a.put(&i, &DeviceArray::from_slice(&dev, &[7, 8])?)?; // values repeat: 7, 8, 7
+        assert_eq!(a.to_host()?, vec![7, 0, 0, 0, 8, 7]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_157() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?;
+        a.place(&a.gt(1)?, &DeviceArray::from_slice(&dev, &[40, 50])?)?;
+        assert_eq!(a.to_host()?, vec![0, 1, 40, 50, 40, 50]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_224() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::<i32>::arange(&dev, 0, 6, 1)?.reshape([2, 3])?;
+        let c = DeviceArray::from_slice(&dev, &[false, true, true])?;
+        assert_eq!(a.compress(&c, Some(1))?.to_host()?, vec![1, 2, 4, 5]);
+        assert_eq!(a.compress(&c, None)?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_266() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let s = DeviceArray::from_slice(&dev, &[0i64, 2, 1])?;
+        let c0 = DeviceArray::from_slice(&dev, &[1, 2, 3])?;
+        let c1 = DeviceArray::from_slice(&dev, &[10, 20, 30])?;
+        let c2 = DeviceArray::full(&dev, &[1], 100)?;
+        assert_eq!(cuarray::choose(&s, &[&c0, &c1, &c2])?.to_host()?, vec![1, 100, 30]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_324() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let y = DeviceArray::from_slice(&dev, &[2i64, 0])?;
+        let h = cuarray::one_hot::<f32>(&y, 3)?;
+        assert_eq!((h.shape(), h.to_host()?), (&[2, 3][..], vec![0., 0., 1., 1., 0., 0.]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_375() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let flat = DeviceArray::from_slice(&dev, &[0i64, 5, 7])?;
+        let c = cuarray::unravel_index(&flat, &[3, 4])?;
+        assert_eq!((c[0].to_host()?, c[1].to_host()?), (vec![0, 1, 1], vec![0, 1, 3]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_put_421() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let i = DeviceArray::from_slice(&dev, &[0i64, 1, 2])?;
+        let j = DeviceArray::from_slice(&dev, &[3i64, 0, 1])?;
+        assert_eq!(cuarray::ravel_multi_index(&[&i, &j], &[3, 4])?.to_host()?, vec![3, 4, 9]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -2083,6 +2393,143 @@ pub fn array_reduce_976() -> Result<(), String> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[2.0f32, f32::NAN, 3.0])?;
         assert_eq!(a.nancumprod(0)?.to_host()?, vec![2.0, 2.0, 6.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_103() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1, 3])?;
+        let u = cuarray::unique_all(&a)?;
+        assert_eq!(u.values.to_host()?, vec![1, 2, 3]);
+        assert_eq!(u.indices.to_host()?, vec![1, 3, 0]);
+        assert_eq!(u.inverse_indices.to_host()?, vec![2, 0, 2, 1, 0, 2]);
+        assert_eq!(u.counts.to_host()?, vec![2, 1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_140() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[2.0f32, 1.0, 2.0])?;
+        let (v, c) = cuarray::unique_counts(&a)?;
+        assert_eq!((v.to_host()?, c.to_host()?), (vec![1.0, 2.0], vec![1, 2]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_164() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[5, 7, 5, 1], &[2, 2])?;
+        let (v, inv) = cuarray::unique_inverse(&a)?;
+        assert_eq!((v.to_host()?, inv.shape(), inv.to_host()?), (vec![1, 5, 7], &[2, 2][..], vec![1, 2, 1, 0]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_189() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 5, 2, 7])?;
+        let t = DeviceArray::from_slice(&dev, &[7, 1, 9])?;
+        assert_eq!(cuarray::isin(&a, &t, false)?.to_host()?, vec![true, false, false, true]);
+        assert_eq!(cuarray::isin(&a, &t, true)?.to_host()?, vec![false, true, true, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_227() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 3, 4, 3])?;
+        let b = DeviceArray::from_slice(&dev, &[3, 1, 2, 1])?;
+        assert_eq!(cuarray::intersect1d(&a, &b)?.to_host()?, vec![1, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_248() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[-1, 0, 1])?;
+        let b = DeviceArray::from_slice(&dev, &[-2, 0, 2])?;
+        assert_eq!(cuarray::union1d(&a, &b)?.to_host()?, vec![-2, -1, 0, 1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_273() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3, 2, 4, 1])?;
+        let b = DeviceArray::from_slice(&dev, &[3, 4, 5, 6])?;
+        assert_eq!(cuarray::setdiff1d(&a, &b)?.to_host()?, vec![1, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_295() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1, 2, 3, 2, 4])?;
+        let b = DeviceArray::from_slice(&dev, &[2, 3, 5, 7, 5])?;
+        assert_eq!(cuarray::setxor1d(&a, &b)?.to_host()?, vec![1, 4, 5, 7]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_321() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let first = DeviceArray::from_slice(&dev, &[1, 5, 1, 4, 3, 4, 4])?; // secondary
+        let last = DeviceArray::from_slice(&dev, &[9, 4, 0, 4, 0, 2, 1])?; // primary
+        assert_eq!(cuarray::lexsort(&[&first, &last])?.to_host()?, vec![2, 4, 6, 5, 3, 1, 0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_383() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[3, 4, 2, 1])?;
+        let p = a.partition(2, 0)?.to_host()?;
+        assert_eq!(p[2], 3);
+        assert!(p[..2].iter().all(|&x| x <= 3) && p[3] >= 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn array_sets_404() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[3, 4, 2, 1])?;
+        let i = a.argpartition(-1, 0)?;
+        assert_eq!(a.take(&i, None)?.to_host()?[3], 4);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -6781,26 +7228,42 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/create.rs:102", array_create_102, 1),
     ("src/array/create.rs:131", array_create_131, 1),
     ("src/array/create.rs:202", array_create_202, 1),
-    ("src/array/extras.rs:23", array_extras_23, 1),
-    ("src/array/extras.rs:57", array_extras_57, 1),
-    ("src/array/extras.rs:79", array_extras_79, 1),
-    ("src/array/extras.rs:99", array_extras_99, 1),
-    ("src/array/extras.rs:116", array_extras_116, 1),
-    ("src/array/extras.rs:142", array_extras_142, 1),
-    ("src/array/extras.rs:246", array_extras_246, 1),
-    ("src/array/extras.rs:287", array_extras_287, 1),
-    ("src/array/extras.rs:328", array_extras_328, 1),
-    ("src/array/extras.rs:361", array_extras_361, 1),
-    ("src/array/extras.rs:402", array_extras_402, 1),
-    ("src/array/extras.rs:419", array_extras_419, 1),
-    ("src/array/extras.rs:461", array_extras_461, 1),
-    ("src/array/extras.rs:478", array_extras_478, 1),
-    ("src/array/extras.rs:495", array_extras_495, 1),
-    ("src/array/extras.rs:512", array_extras_512, 1),
-    ("src/array/extras.rs:531", array_extras_531, 1),
-    ("src/array/extras.rs:549", array_extras_549, 1),
-    ("src/array/extras.rs:578", array_extras_578, 1),
+    ("src/array/diag.rs:26", array_diag_26, 1),
+    ("src/array/diag.rs:45", array_diag_45, 1),
+    ("src/array/diag.rs:89", array_diag_89, 1),
+    ("src/array/diag.rs:119", array_diag_119, 1),
+    ("src/array/diag.rs:139", array_diag_139, 1),
+    ("src/array/diag.rs:164", array_diag_164, 1),
+    ("src/array/diag.rs:195", array_diag_195, 1),
+    ("src/array/edit.rs:48", array_edit_48, 1),
+    ("src/array/edit.rs:77", array_edit_77, 1),
+    ("src/array/edit.rs:138", array_edit_138, 1),
+    ("src/array/edit.rs:167", array_edit_167, 1),
+    ("src/array/edit.rs:198", array_edit_198, 1),
+    ("src/array/edit.rs:235", array_edit_235, 1),
+    ("src/array/extras.rs:26", array_extras_26, 1),
+    ("src/array/extras.rs:48", array_extras_48, 1),
+    ("src/array/extras.rs:68", array_extras_68, 1),
+    ("src/array/extras.rs:85", array_extras_85, 1),
+    ("src/array/extras.rs:107", array_extras_107, 1),
+    ("src/array/extras.rs:148", array_extras_148, 1),
+    ("src/array/extras.rs:189", array_extras_189, 1),
+    ("src/array/extras.rs:222", array_extras_222, 1),
+    ("src/array/extras.rs:263", array_extras_263, 1),
+    ("src/array/extras.rs:280", array_extras_280, 1),
+    ("src/array/extras.rs:322", array_extras_322, 1),
+    ("src/array/extras.rs:339", array_extras_339, 1),
+    ("src/array/extras.rs:356", array_extras_356, 1),
+    ("src/array/extras.rs:373", array_extras_373, 1),
+    ("src/array/extras.rs:392", array_extras_392, 1),
+    ("src/array/extras.rs:410", array_extras_410, 1),
+    ("src/array/extras.rs:439", array_extras_439, 1),
     ("src/array/fmt.rs:50", array_fmt_50, 1),
+    ("src/array/grids.rs:19", array_grids_19, 1),
+    ("src/array/grids.rs:44", array_grids_44, 1),
+    ("src/array/grids.rs:73", array_grids_73, 1),
+    ("src/array/grids.rs:153", array_grids_153, 1),
+    ("src/array/grids.rs:198", array_grids_198, 1),
     ("src/array/indexing.rs:96", array_indexing_96, 1),
     ("src/array/indexing.rs:131", array_indexing_131, 1),
     ("src/array/indexing.rs:187", array_indexing_187, 1),
@@ -6832,17 +7295,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/manipulation.rs:623", array_manipulation_623, 1),
     ("src/array/matmul.rs:33", array_matmul_33, 1),
     ("src/array/matmul.rs:64", array_matmul_64, 1),
-    ("src/array/mod.rs:92", array_mod_92, 1),
-    ("src/array/mod.rs:181", array_mod_181, 1),
-    ("src/array/mod.rs:194", array_mod_194, 1),
-    ("src/array/mod.rs:207", array_mod_207, 1),
-    ("src/array/mod.rs:220", array_mod_220, 1),
-    ("src/array/mod.rs:232", array_mod_232, 1),
-    ("src/array/mod.rs:245", array_mod_245, 1),
-    ("src/array/mod.rs:264", array_mod_264, 1),
-    ("src/array/mod.rs:348", array_mod_348, 1),
-    ("src/array/mod.rs:360", array_mod_360, 1),
-    ("src/array/mod.rs:461", array_mod_461, 1),
+    ("src/array/mod.rs:113", array_mod_113, 1),
+    ("src/array/mod.rs:202", array_mod_202, 1),
+    ("src/array/mod.rs:215", array_mod_215, 1),
+    ("src/array/mod.rs:228", array_mod_228, 1),
+    ("src/array/mod.rs:241", array_mod_241, 1),
+    ("src/array/mod.rs:253", array_mod_253, 1),
+    ("src/array/mod.rs:266", array_mod_266, 1),
+    ("src/array/mod.rs:285", array_mod_285, 1),
+    ("src/array/mod.rs:369", array_mod_369, 1),
+    ("src/array/mod.rs:381", array_mod_381, 1),
+    ("src/array/mod.rs:482", array_mod_482, 1),
     ("src/array/operand.rs:26", array_operand_26, 1),
     ("src/array/ops.rs:135", array_ops_135, 1),
     ("src/array/ops.rs:151", array_ops_151, 1),
@@ -6888,7 +7351,16 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/ops.rs:736", array_ops_736, 1),
     ("src/array/ops.rs:757", array_ops_757, 1),
     ("src/array/ops.rs:947", array_ops_947, 1),
+    ("src/array/pad.rs:26", array_pad_26, 1),
+    ("src/array/pad.rs:103", array_pad_103, 1),
     ("src/array/peer.rs:45", array_peer_45, 2),
+    ("src/array/put.rs:101", array_put_101, 1),
+    ("src/array/put.rs:157", array_put_157, 1),
+    ("src/array/put.rs:224", array_put_224, 1),
+    ("src/array/put.rs:266", array_put_266, 1),
+    ("src/array/put.rs:324", array_put_324, 1),
+    ("src/array/put.rs:375", array_put_375, 1),
+    ("src/array/put.rs:421", array_put_421, 1),
     ("src/array/raw.rs:18", array_raw_18, 1),
     ("src/array/raw.rs:113", array_raw_113, 1),
     ("src/array/raw.rs:143", array_raw_143, 1),
@@ -6941,6 +7413,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/reduce.rs:944", array_reduce_944, 1),
     ("src/array/reduce.rs:962", array_reduce_962, 1),
     ("src/array/reduce.rs:976", array_reduce_976, 1),
+    ("src/array/sets.rs:103", array_sets_103, 1),
+    ("src/array/sets.rs:140", array_sets_140, 1),
+    ("src/array/sets.rs:164", array_sets_164, 1),
+    ("src/array/sets.rs:189", array_sets_189, 1),
+    ("src/array/sets.rs:227", array_sets_227, 1),
+    ("src/array/sets.rs:248", array_sets_248, 1),
+    ("src/array/sets.rs:273", array_sets_273, 1),
+    ("src/array/sets.rs:295", array_sets_295, 1),
+    ("src/array/sets.rs:321", array_sets_321, 1),
+    ("src/array/sets.rs:383", array_sets_383, 1),
+    ("src/array/sets.rs:404", array_sets_404, 1),
     ("src/array/sorting.rs:72", array_sorting_72, 1),
     ("src/array/sorting.rs:93", array_sorting_93, 1),
     ("src/array/sorting.rs:112", array_sorting_112, 1),

@@ -1,9 +1,10 @@
-//! Creation on the device: zeros, ones, full, eye, arange, linspace.
+//! Creation on the device: zeros, ones, full, eye, arange, linspace, logspace, geomspace,
+//! meshgrid, indices.
 
 use crate::common::{
     add_gpu, check_eq, close, dname, each_dtype, ensure, Rng, TElem, TResult, Val,
 };
-use cuarray::{DType, Device, DeviceArray, Error, FloatElement, NumElement};
+use cuarray::{DType, Device, DeviceArray, Error, FloatElement, Indexing, NumElement};
 use libtest_mimic::Trial;
 
 const SHAPES: [&[usize]; 7] = [&[], &[0], &[1], &[7], &[4099], &[3, 1000], &[2, 0, 3]];
@@ -231,6 +232,144 @@ fn linspace<T: TElem + FloatElement>(dev: &Device, _rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// logspace and geomspace against NumPy's definitions (`base ** linspace(..)`; geomspace
+/// with exact ends and negative runs), in f64 rounded once to `T`.
+fn log_geom<T: TElem + FloatElement>(dev: &Device, _rng: &mut Rng) -> TResult {
+    let f = |x: f64| T::from_val(Val::F(x));
+    for (a, b, num, base) in [
+        (0.0, 3.0, 4, 10.0),
+        (-2.0, 1.5, 37, 2.0),
+        (1.0, -1.0, 1000, 3.0),
+        (0.5, 0.5, 3, 10.0),
+        (0.0, 1.0, 1, 10.0),
+        (0.0, 1.0, 0, 10.0),
+    ] {
+        let got = DeviceArray::<T>::logspace(dev, f(a), f(b), num, f(base))?.to_host()?;
+        let (a, b, base) = (f(a).to_f64(), f(b).to_f64(), f(base).to_f64());
+        ensure!(got.len() == num, "logspace length");
+        let step = if num > 1 {
+            (b - a) / (num - 1) as f64
+        } else {
+            0.0
+        };
+        for (i, &g) in got.iter().enumerate() {
+            let e = if num > 1 && i == num - 1 {
+                b
+            } else {
+                a + i as f64 * step
+            };
+            let want = f(base.powf(e));
+            ensure!(
+                close(g, want, 4.0 * T::REL_TOL),
+                "logspace({a}, {b}, {num}, {base})[{i}]: got {g}, expected {want}"
+            );
+        }
+    }
+    for (a, b, num) in [
+        (1.0, 1000.0, 4),
+        (-1.0, -1e-3, 50),
+        (8.0, 0.5, 5),
+        (3.0, 3.0, 1),
+    ] {
+        let got = DeviceArray::<T>::geomspace(dev, f(a), f(b), num)?.to_host()?;
+        let (a, b) = (f(a).to_f64(), f(b).to_f64());
+        let sign = a.signum();
+        let (la, lb) = ((a * sign).log10(), (b * sign).log10());
+        let step = if num > 1 {
+            (lb - la) / (num - 1) as f64
+        } else {
+            0.0
+        };
+        for (i, &g) in got.iter().enumerate() {
+            let want = if i == 0 {
+                f(a)
+            } else if i == num - 1 {
+                f(b)
+            } else {
+                f(sign * 10f64.powf(la + i as f64 * step))
+            };
+            let exact = i == 0 || i == num - 1;
+            ensure!(
+                if exact {
+                    g == want
+                } else {
+                    close(g, want, 4.0 * T::REL_TOL)
+                },
+                "geomspace({a}, {b}, {num})[{i}]: got {g}, expected {want}"
+            );
+        }
+    }
+    for (a, b) in [(0.0, 1.0), (1.0, 0.0), (-1.0, 1.0)] {
+        ensure!(
+            DeviceArray::<T>::geomspace(dev, f(a), f(b), 3).is_err(),
+            "geomspace({a}, {b}) is an error"
+        );
+    }
+    Ok(())
+}
+
+/// meshgrid (both orders, 1 to 3 inputs, a non-contiguous and a 2-D input) and indices.
+fn grids(dev: &Device, _rng: &mut Rng) -> TResult {
+    let x = DeviceArray::<i32>::arange(dev, 0, 10, 1)?.slice(cuarray::s![1..;3])?; // 1 4 7
+    let y = DeviceArray::from_host(dev, &[10, 20, 30, 40], &[2, 2])?; // flattened
+    let z = DeviceArray::from_slice(dev, &[-1, -2])?;
+    let (hx, hy, hz) = (vec![1, 4, 7], vec![10, 20, 30, 40], vec![-1, -2]);
+    for indexing in [Indexing::Xy, Indexing::Ij] {
+        let g = cuarray::meshgrid(&[&x, &y, &z], indexing)?;
+        let shape = if indexing == Indexing::Xy {
+            [4, 3, 2]
+        } else {
+            [3, 4, 2]
+        };
+        ensure!(g.len() == 3, "three grids");
+        for (k, gk) in g.iter().enumerate() {
+            ensure!(
+                gk.shape() == shape,
+                "meshgrid {indexing:?} shape {:?}",
+                gk.shape()
+            );
+            let want: Vec<i32> = crate::numpy::indices(&shape)
+                .iter()
+                .map(|p| {
+                    let (ix, iy) = if indexing == Indexing::Xy {
+                        (p[1], p[0])
+                    } else {
+                        (p[0], p[1])
+                    };
+                    [hx[ix], hy[iy], hz[p[2]]][k]
+                })
+                .collect();
+            ensure!(gk.to_host()? == want, "meshgrid {indexing:?} grid {k}");
+        }
+    }
+    let one = cuarray::meshgrid(&[&x], Indexing::Xy)?;
+    ensure!(
+        one.len() == 1 && one[0].to_host()? == hx,
+        "meshgrid of one input"
+    );
+    ensure!(
+        cuarray::meshgrid::<i32>(&[], Indexing::Ij)?.is_empty(),
+        "meshgrid of none"
+    );
+    let e = cuarray::meshgrid(&[&x, &DeviceArray::<i32>::zeros(dev, &[0])?], Indexing::Xy)?;
+    ensure!(e[0].shape() == [0, 3], "meshgrid with an empty input");
+    for shape in [vec![2usize, 3, 4], vec![5], vec![], vec![3, 0]] {
+        let g = cuarray::indices(dev, &shape)?;
+        let mut full = vec![shape.len()];
+        full.extend_from_slice(&shape);
+        ensure!(g.shape() == full, "indices shape {:?}", g.shape());
+        let want: Vec<i64> = (0..shape.len())
+            .flat_map(|k| {
+                crate::numpy::indices(&shape)
+                    .into_iter()
+                    .map(move |p| p[k] as i64)
+            })
+            .collect();
+        ensure!(g.to_host()? == want, "indices {shape:?}");
+    }
+    Ok(())
+}
+
 fn register<T: TElem>(out: &mut Vec<Trial>) {
     let d = dname::<T>();
     add_gpu(out, format!("create/zeros_ones_full/{d}/shapes"), fill::<T>);
@@ -251,6 +390,11 @@ fn register_float<T: TElem + FloatElement>(out: &mut Vec<Trial>) {
         format!("create/linspace/{}/nums", dname::<T>()),
         linspace::<T>,
     );
+    add_gpu(
+        out,
+        format!("create/logspace_geomspace/{}/bases_signs", dname::<T>()),
+        log_geom::<T>,
+    );
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
@@ -260,4 +404,9 @@ pub fn trials(out: &mut Vec<Trial>) {
     register_float::<f64>(out);
     register_float::<half::f16>(out);
     register_float::<half::bf16>(out);
+    add_gpu(
+        out,
+        "create/meshgrid_indices/i32/xy_ij_strided".into(),
+        grids,
+    );
 }

@@ -428,7 +428,8 @@ fn outer_like_close(dev: &Device, rng: &mut Rng) -> TResult {
 }
 
 /// NumPy's `pad` on the host: each output index maps back to a source index per axis
-/// (clamped for edge, reflected with period 2(n - 1) for reflect), or to the constant.
+/// (clamped for edge, reflected with period 2(n - 1) for reflect and 2n for symmetric,
+/// periodic for wrap), or to the constant.
 fn host_pad<T: TElem>(h: &HostNd<T>, width: &[(usize, usize)], mode: PadMode<T>) -> HostNd<T> {
     let shape: Vec<usize> = h
         .shape
@@ -457,6 +458,16 @@ fn host_pad<T: TElem>(h: &HostNd<T>, width: &[(usize, usize)], mode: PadMode<T>)
                             r
                         }
                     }
+                    PadMode::Symmetric => {
+                        let r = p.rem_euclid(2 * n);
+                        if r >= n {
+                            2 * n - 1 - r
+                        } else {
+                            r
+                        }
+                    }
+                    PadMode::Wrap => p.rem_euclid(n),
+                    other => unreachable!("{other:?} has its reference in manipulation.rs"),
                 };
                 src.push(q as usize);
             }
@@ -466,7 +477,7 @@ fn host_pad<T: TElem>(h: &HostNd<T>, width: &[(usize, usize)], mode: PadMode<T>)
     HostNd::new(data, &shape)
 }
 
-/// `pad` in the three modes on a strided 3-d view, widths past the extent for reflect,
+/// `pad` in the index modes on a strided 3-d view, widths past the extent,
 /// a one-element axis, one pair for every axis; the errors.
 fn pad(dev: &Device, rng: &mut Rng) -> TResult {
     let h = HostNd::<f32>::random(rng, &[4, 1, 11]);
@@ -485,7 +496,13 @@ fn pad(dev: &Device, rng: &mut Rng) -> TResult {
         } else {
             width.to_vec()
         };
-        for mode in [PadMode::Constant(-2.5f32), PadMode::Edge, PadMode::Reflect] {
+        for mode in [
+            PadMode::Constant(-2.5f32),
+            PadMode::Edge,
+            PadMode::Reflect,
+            PadMode::Symmetric,
+            PadMode::Wrap,
+        ] {
             let want = host_pad(&v, &w, mode);
             let got = va.pad(width, mode)?;
             ensure!(

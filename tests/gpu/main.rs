@@ -30,6 +30,7 @@ mod files;
 mod first_programs;
 mod fusion;
 mod hardening;
+mod index_helpers;
 mod indexing;
 mod interop;
 mod large;
@@ -49,6 +50,7 @@ mod reduce;
 #[path = "../support/rng.rs"]
 mod rng;
 mod selfcheck;
+mod sets;
 mod sorting;
 mod special;
 #[path = "../support/specs.rs"]
@@ -77,6 +79,7 @@ fn main() {
     linalg_matfun::trials(&mut trials);
     einsum::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
+    index_helpers::trials(&mut trials);
     manipulation::trials(&mut trials);
     nvrtc_tier::trials(&mut trials);
     transfer::trials(&mut trials);
@@ -106,6 +109,7 @@ fn main() {
     special::trials(&mut trials);
     statistics::trials(&mut trials);
     sorting::trials(&mut trials);
+    sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
     interop::trials(&mut trials);

@@ -599,6 +599,11 @@ pub fn trials(out: &mut Vec<Trial>) {
         "nvrtc/gather/c128/index_moves".to_string(),
         move || cuarray::testing::kernels::family::gather::specs_for(DType::C128),
     );
+    group(
+        out,
+        "nvrtc/array/i64/unravel_ravel_sets".to_string(),
+        cuarray::testing::array::kernel_specs,
+    );
     out.push(nvrtc_trial(
         "nvrtc/errors/f32/broken_body_gives_compile_error",
         compile_error,

@@ -1,5 +1,6 @@
 //! The gather family (`kernels/gather.cuh`, after `sort.cuh`): gathers and scatters by
-//! i64 indices (take, take_along_axis, put_along_axis, index_add), bincount, histogram.
+//! i64 indices (take, take_along_axis, put_along_axis, index_add, choose, one_hot, index
+//! checks), bincount, histogram.
 //!
 //! Wrapper arguments, in order:
 //! - `Gather`: `T* out, const T* a, const long long* idx, Indexer<2, ND, I> ix,
@@ -11,6 +12,10 @@
 //! - `Histogram`: `const T* x, Indexer<1, ND, I> ix, long long n, const T* edges,
 //!   long long bins, double lo, double hi, unsigned long long* out` (shared as bincount);
 //! - `Edges`: `T* edges, long long bins, double lo, double hi`.
+//!
+//! `Gather` and `Scatter` wrap a negative index once by `extent`; passed `-extent`, they
+//! refuse negative indices instead (NumPy's raise mode of `choose`, `unravel_index`,
+//! `ravel_multi_index`; `one_hot`'s labels).
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
@@ -391,6 +396,16 @@ pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
 
 // ---- launches ------------------------------------------------------------------------------
 
+/// The `extent` argument of `Gather` and `Scatter`: `-extent` asks the kernel not to wrap
+/// negative indices (`cuarray_wrap_index`).
+fn signed_extent(extent: usize, wrap: bool) -> i64 {
+    if wrap {
+        extent as i64
+    } else {
+        -(extent as i64)
+    }
+}
+
 impl GatherSpec {
     /// Launches the `Gather` kernel `f` of this spec: `out[o] = a[a_off(o) + idx[i_off(o)]
     /// * sa]` for the `n` positions of the collapsed iteration space `dims`, with
@@ -404,7 +419,8 @@ impl GatherSpec {
     ///   `strides[1]` inside `idx`'s (they are strides of views of `a` and `idx` over the
     ///   iteration space), within the range of `self.index`;
     /// - every such offset of `a` plus `j * sa` for `j` in `[0, extent)` stays inside `a`'s
-    ///   buffer (its indexed axis has `extent` elements of stride `sa`);
+    ///   buffer (its indexed axis has `extent` elements of stride `sa`); negative indices
+    ///   wrap when `wrap`, else they are out of range;
     /// - `rec` is the address of an error record from [`Device::error_record`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn launch_gather(
@@ -417,7 +433,7 @@ impl GatherSpec {
         idx: &Operand<'_>,
         (dims, strides): (&[usize], &[Vec<isize>]),
         n: usize,
-        extent: usize,
+        (extent, wrap): (usize, bool),
         sa: isize,
         rec: CUdeviceptr,
     ) -> Result<()> {
@@ -427,7 +443,7 @@ impl GatherSpec {
             .ptr(idx.ptr())
             .indexer(self.index, n, dims, strides)
             .i64(n as i64)
-            .i64(extent as i64)
+            .i64(signed_extent(extent, wrap))
             .i64(sa as i64)
             .ptr(rec);
         // SAFETY: arguments in the order the Gather wrapper declares them (out, a, idx, the
@@ -451,7 +467,8 @@ impl GatherSpec {
     ///   buffers of `a`, `idx` and `vals` (strides of views of them over the iteration
     ///   space), within the range of `self.index`;
     /// - every such offset of `a` plus `j * sa` for `j` in `[0, extent)` stays inside `a`'s
-    ///   buffer (its indexed axis has `extent` elements of stride `sa`);
+    ///   buffer (its indexed axis has `extent` elements of stride `sa`); negative indices
+    ///   wrap when `wrap`, else they are out of range;
     /// - `rec` is the address of an error record from [`Device::error_record`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn launch_scatter(
@@ -464,7 +481,7 @@ impl GatherSpec {
         vals: &Operand<'_>,
         (dims, strides): (&[usize], &[Vec<isize>]),
         n: usize,
-        extent: usize,
+        (extent, wrap): (usize, bool),
         sa: isize,
         rec: CUdeviceptr,
     ) -> Result<()> {
@@ -474,7 +491,7 @@ impl GatherSpec {
             .ptr(vals.ptr())
             .indexer(self.index, n, dims, strides)
             .i64(n as i64)
-            .i64(extent as i64)
+            .i64(signed_extent(extent, wrap))
             .i64(sa as i64)
             .ptr(rec);
         // SAFETY: arguments in the order the Scatter wrapper declares them (a, idx, vals,

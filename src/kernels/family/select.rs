@@ -201,6 +201,12 @@ pub fn specs_for(dtype: DType) -> Vec<SelectSpec> {
         SelectSpec {
             write: true,
             flag: Flag::Distinct,
+            out: Out::Coords { ndl: 1 },
+            ..base.clone()
+        },
+        SelectSpec {
+            write: true,
+            flag: Flag::Distinct,
             ..base
         },
     ]
