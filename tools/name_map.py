@@ -13,10 +13,11 @@ columns:
     cuarray   `not yet`, `not planned: <reason>`, or the cuarray items that do the same
               job, comma-separated, as paths from the crate root: `einsum`,
               `DeviceArray::sum`, `linalg::solve`, `random::Generator::normal`
-    check     optional: Rust paths (from the crate root), `;`-separated, that the test
-              names instead of the items, for methods that exist for some element types
-              only or that take type parameters: `DeviceArray::<i32>::gcd`,
-              `random::Generator::normal::<f32>`
+    check     optional: Rust expressions, `;`-separated, that the test evaluates (never
+              calls) instead of naming the items, for methods that exist for some element
+              types only or whose type parameters cannot be inferred from a bare path:
+              `DeviceArray::<i32>::gcd`, `random::Generator::normal::<f32>`,
+              `|a: &DeviceArray<f32>| a.add(a)`; the test file imports `cuarray::*`
     note      optional: a short remark shown in the map (argument differences, the other
               forms)
 
@@ -91,7 +92,7 @@ def load():
                 errors.append(f"{e.where()}: {e.name}: `not planned` needs a reason")
             if e.status != "mapped" and e.checks:
                 errors.append(f"{e.where()}: {e.name}: a check without an item")
-            for p in e.items + e.checks:
+            for p in e.items:
                 if not PATH.match(p):
                     errors.append(f"{e.where()}: {e.name}: `{p}` is not a Rust path")
             rows.append(e)
@@ -123,14 +124,16 @@ def render_test(entries):
         "//! called), so a renamed or removed item fails to compile. No GPU needed.",
         "#![allow(unused_imports)]",
         "",
+        "use cuarray::*;",
+        "",
     ]
     for ns in NAMESPACES:
         lines = []
         for e in entries[ns]:
             if e.status != "mapped":
                 continue
-            for p in e.checks or e.items:
-                stmt = reference(p)
+            stmts = [f"let _ = {c};" for c in e.checks] or [reference(p) for p in e.items]
+            for stmt in stmts:
                 if stmt not in lines:
                     lines.append(stmt)
         out.append("#[test]")
