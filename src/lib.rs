@@ -47,6 +47,13 @@
 //!
 //! ## Coming from NumPy or CuPy
 //!
+//! The repository's [name map](../../../docs/numpy-map.md) (`docs/numpy-map.md`) gives the
+//! cuarray name of every public name of NumPy, `numpy.linalg`, `numpy.fft`,
+//! `numpy.random.Generator`, `scipy.special`, `scipy.signal`, `scipy.ndimage` and
+//! `scipy.sparse` (or *not yet* / *not planned*), and
+//! [Porting from CuPy](../../../docs/porting-from-cupy.md) (`docs/porting-from-cupy.md`)
+//! the differences a CuPy user meets first. The common calls:
+//!
 //! | NumPy / CuPy | cuarray |
 //! | --- | --- |
 //! | `cp.asarray(x)`, `cp.array([1, 2])` | `DeviceArray::from_host(&dev, &x, shape)`, `DeviceArray::from_slice(&dev, &[1, 2])` |

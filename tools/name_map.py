@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Writes docs/numpy-map.md (the NumPy/SciPy name map) and tests/name_map.rs (a test that
+names every mapped cuarray item, so that the map cannot name one that does not exist) from
+the lists docs/names/<namespace>.tsv.
+
+    python3 tools/name_map.py           # regenerate both files
+    python3 tools/name_map.py --check   # exit 1 when either file is stale
+
+Each list has a header line and then one line per NumPy/SciPy name, four tab-separated
+columns:
+
+    name      the NumPy/SciPy name (numpy.random.Generator: the method's name)
+    cuarray   `not yet`, `not planned: <reason>`, or the cuarray items that do the same
+              job, comma-separated, as paths from the crate root: `einsum`,
+              `DeviceArray::sum`, `linalg::solve`, `random::Generator::normal`
+    check     optional: Rust expressions, `;`-separated, that the test evaluates (never
+              calls) instead of naming the items, for methods that exist for some element
+              types only or whose type parameters cannot be inferred from a bare path:
+              `DeviceArray::<i32>::gcd`, `random::Generator::normal::<f32>`,
+              `|a: &DeviceArray<f32>| a.add(a)`; the test file imports `cuarray::*`
+    note      optional: a short remark shown in the map (argument differences, the other
+              forms)
+
+In the test, an item whose last segment follows a type (`Type::method`) is named by value
+(`let _ = cuarray::DeviceArray::<f32>::sum;`, `DeviceArray` taking `f32` unless the check
+column says otherwise); any other item (a function, type, trait, module, enum variant) is
+imported (`use cuarray::linalg::solve as _;`). Naming a function does not call it: the test
+needs no GPU. tools/name_list.py adds the names a new NumPy or SciPy brings.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NAMES = ROOT / "docs" / "names"
+MAP = ROOT / "docs" / "numpy-map.md"
+TEST = ROOT / "tests" / "name_map.rs"
+NAMESPACES = [
+    "numpy",
+    "numpy.linalg",
+    "numpy.fft",
+    "numpy.random.Generator",
+    "scipy.special",
+    "scipy.signal",
+    "scipy.ndimage",
+    "scipy.sparse",
+    "scipy.sparse.linalg",
+]
+PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::(<[^>]*>|[A-Za-z_][A-Za-z0-9_]*))*$")
+
+
+class Entry:
+    def __init__(self, ns, line_no, fields):
+        fields = (fields + ["", "", "", ""])[:4]
+        self.ns = ns
+        self.line_no = line_no
+        self.name, cuarray, check, self.note = (f.strip() for f in fields)
+        self.status = "mapped"
+        self.reason = ""
+        self.items = []
+        self.checks = [c.strip() for c in check.split(";") if c.strip()]
+        if cuarray == "not yet":
+            self.status = "not yet"
+        elif cuarray.startswith("not planned"):
+            self.status = "not planned"
+            self.reason = cuarray[len("not planned") :].lstrip(":").strip()
+        else:
+            self.items = [p.strip() for p in cuarray.split(",") if p.strip()]
+
+    def where(self):
+        return f"docs/names/{self.ns}.tsv:{self.line_no}"
+
+
+def load():
+    entries = {}
+    errors = []
+    for ns in NAMESPACES:
+        path = NAMES / f"{ns}.tsv"
+        lines = path.read_text().split("\n")
+        rows = []
+        seen = set()
+        for i, line in enumerate(lines[1:], start=2):
+            if not line.strip():
+                continue
+            e = Entry(ns, i, line.split("\t"))
+            if e.name in seen:
+                errors.append(f"{e.where()}: {e.name} listed twice")
+            seen.add(e.name)
+            if e.status == "mapped" and not e.items:
+                errors.append(f"{e.where()}: {e.name}: empty cuarray column")
+            if e.status == "not planned" and not e.reason:
+                errors.append(f"{e.where()}: {e.name}: `not planned` needs a reason")
+            if e.status != "mapped" and e.checks:
+                errors.append(f"{e.where()}: {e.name}: a check without an item")
+            for p in e.items:
+                if not PATH.match(p):
+                    errors.append(f"{e.where()}: {e.name}: `{p}` is not a Rust path")
+            rows.append(e)
+        entries[ns] = rows
+    if errors:
+        sys.exit("\n".join(errors))
+    return entries
+
+
+def is_associated(path):
+    """`Type::method` (an associated function), as opposed to an item that `use` imports."""
+    segs = [s for s in path.split("::") if not s.startswith("<")]
+    return len(segs) >= 2 and segs[-2][:1].isupper() and segs[-1][:1].islower()
+
+
+def reference(path):
+    """The Rust statement that names `path` (from the crate root) without calling it."""
+    if is_associated(path):
+        if path.startswith("DeviceArray::") and not path.startswith("DeviceArray::<"):
+            path = "DeviceArray::<f32>::" + path[len("DeviceArray::") :]
+        return f"let _ = cuarray::{path};"
+    return f"use cuarray::{path} as _;"
+
+
+def render_test(entries):
+    out = [
+        "// @generated by tools/name_map.py from docs/names/*.tsv: do not edit.",
+        "//! Every cuarray item that docs/numpy-map.md names exists: each is named here (never",
+        "//! called), so a renamed or removed item fails to compile. No GPU needed.",
+        "#![allow(unused_imports)]",
+        "",
+        "use cuarray::*;",
+        "",
+    ]
+    for ns in NAMESPACES:
+        lines = []
+        for e in entries[ns]:
+            if e.status != "mapped":
+                continue
+            stmts = [f"let _ = {c};" for c in e.checks] or [reference(p) for p in e.items]
+            for stmt in stmts:
+                if stmt not in lines:
+                    lines.append(stmt)
+        out.append("#[test]")
+        out.append(f"fn {ns.replace('.', '_').lower()}() {{")
+        out.extend("    " + l for l in lines)
+        out.append("}")
+        out.append("")
+    return "\n".join(out)
+
+
+def counts(rows):
+    mapped = sum(e.status == "mapped" for e in rows)
+    planned = sum(e.status == "not planned" for e in rows)
+    return mapped, sum(e.status == "not yet" for e in rows), planned
+
+
+def cell(text):
+    return text.replace("|", "\\|")
+
+
+def render_map(entries):
+    out = [
+        "<!-- @generated by tools/name_map.py from docs/names/*.tsv: edit those, then run it. -->",
+        "# NumPy and SciPy names in cuarray",
+        "",
+        "Every public name of NumPy's main namespace, `numpy.linalg`, `numpy.fft`,",
+        "`numpy.random.Generator`, `scipy.special`, `scipy.signal`, `scipy.ndimage`,",
+        "`scipy.sparse` and `scipy.sparse.linalg`, with the cuarray item that does the same job,",
+        "or *not yet*, or *not planned* with the reason. Paths are from the crate root",
+        "(`DeviceArray::sum` is the method `sum` of `cuarray::DeviceArray`, `linalg::solve`",
+        "is `cuarray::linalg::solve`); a reduction's axis forms (`sum_axis`, `sum_axes`,",
+        "`sum_keepdim`) are listed once under the plain name. The test `tests/name_map.rs`",
+        "names every item listed here, so the map cannot name one that does not exist. How",
+        "cuarray's calls differ from CuPy's as a whole: [Porting from CuPy](porting-from-cupy.md).",
+        "",
+        "| namespace | mapped | not yet | not planned | names |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    total = [0, 0, 0, 0]
+    for ns in NAMESPACES:
+        m, y, p = counts(entries[ns])
+        n = len(entries[ns])
+        for i, v in enumerate((m, y, p, n)):
+            total[i] += v
+        anchor = ns.replace(".", "").lower()
+        out.append(f"| [`{ns}`](#{anchor}) | {m} | {y} | {p} | {n} |")
+    out.append(f"| all | {total[0]} | {total[1]} | {total[2]} | {total[3]} |")
+    out.append("")
+    for ns in NAMESPACES:
+        rows = entries[ns]
+        m, y, p = counts(rows)
+        out.append(f"## {ns}")
+        out.append("")
+        out.append(f"{ns}: {m} of {len(rows)} names ({y} not yet, {p} not planned).")
+        out.append("")
+        out.append("| name | cuarray | note |")
+        out.append("| --- | --- | --- |")
+        for e in rows:
+            if e.status == "mapped":
+                what = ", ".join(f"`{p}`" for p in e.items)
+            elif e.status == "not yet":
+                what = "*not yet*"
+            else:
+                what = f"*not planned*: {cell(e.reason)}"
+            out.append(f"| `{e.name}` | {what} | {cell(e.note)} |")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    entries = load()
+    files = {MAP: render_map(entries), TEST: render_test(entries)}
+    if "--check" in sys.argv:
+        stale = [p for p, text in files.items() if not p.exists() or p.read_text() != text]
+        for p in stale:
+            print(f"{p.relative_to(ROOT)} is stale: run python3 tools/name_map.py")
+        if stale:
+            sys.exit(1)
+        return
+    for p, text in files.items():
+        p.write_text(text)
+    for ns in NAMESPACES:
+        m, y, p = counts(entries[ns])
+        print(f"{ns}: {m} of {len(entries[ns])} names ({y} not yet, {p} not planned)")
+
+
+if __name__ == "__main__":
+    main()
