@@ -49,6 +49,27 @@ pub trait GemmElement: Element + sealed::Sealed {
     unsafe fn gemm(_handle: sys::cublasHandle_t, _g: &Gemm) -> Option<sys::cublasStatus_t> {
         None
     }
+    /// cuBLAS's triangular solve (`?trsm`, α = 1) for this type, if it has one.
+    ///
+    /// # Safety
+    /// As [`Blas::trsm`]'s: the pointers address the matrices `t` describes.
+    #[doc(hidden)]
+    unsafe fn trsm(_handle: sys::cublasHandle_t, _t: &Trsm) -> Option<sys::cublasStatus_t> {
+        None
+    }
+}
+
+/// The arguments of a typed `?trsm` call (α = 1): `X op(A) = B` (side right) or
+/// `op(A) X = B` (side left), `B` overwritten by `X`.
+#[doc(hidden)]
+pub struct Trsm {
+    pub(crate) side: sys::cublasSideMode_t,
+    pub(crate) uplo: sys::cublasFillMode_t,
+    pub(crate) trans: sys::cublasOperation_t,
+    pub(crate) diag: sys::cublasDiagType_t,
+    pub(crate) mn: (i32, i32),
+    pub(crate) a: (CUdeviceptr, i32),
+    pub(crate) b: (CUdeviceptr, i32),
 }
 
 /// The arguments of a typed `?gemv` call (α = 1, β = 0).
@@ -74,7 +95,7 @@ pub struct Gemm {
 
 macro_rules! gemm_element {
     ($t:ty, $cuda:ident, $scale:ty, $one:expr, $zero:expr, |$tf32:ident| $compute:expr
-     $(, typed: $gemv:ident, $gemm:ident)?) => {
+     $(, typed: $gemv:ident, $gemm:ident, $trsm:ident)?) => {
         impl sealed::Sealed for $t {}
         impl GemmElement for $t {
             const CUDA_TYPE: sys::cudaDataType = sys::cudaDataType::$cuda;
@@ -108,6 +129,17 @@ macro_rules! gemm_element {
                     )
                 })
             }
+            unsafe fn trsm(handle: sys::cublasHandle_t, t: &Trsm) -> Option<sys::cublasStatus_t> {
+                let one: $t = $one;
+                // SAFETY: the caller's contract; alpha outlives the call.
+                Some(unsafe {
+                    sys::$trsm(
+                        handle, t.side, t.uplo, t.trans, t.diag, t.mn.0, t.mn.1,
+                        &one as *const $t as *const _, t.a.0 as *const _, t.a.1,
+                        t.b.0 as *mut _, t.b.1,
+                    )
+                })
+            }
             )?
         }
     };
@@ -117,20 +149,20 @@ gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 {
     Ct::CUBLAS_COMPUTE_32F_FAST_TF32
 } else {
     Ct::CUBLAS_COMPUTE_32F
-}, typed: cublasSgemv_v2, cublasSgemm_v2);
+}, typed: cublasSgemv_v2, cublasSgemm_v2, cublasStrsm_v2);
 gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
-}, typed: cublasDgemv_v2, cublasDgemm_v2);
+}, typed: cublasDgemv_v2, cublasDgemm_v2, cublasDtrsm_v2);
 // Complex: cgemm/zgemm and cgemv/zgemv (num-complex's layout is cuComplex's: two parts,
 // real first); no conjugation (NumPy's matmul transposes only).
 gemm_element!(Complex32, CUDA_C_32F, Complex32, Complex32::new(1.0, 0.0), Complex32::new(0.0, 0.0), |tf32| if tf32 {
     Ct::CUBLAS_COMPUTE_32F_FAST_TF32
 } else {
     Ct::CUBLAS_COMPUTE_32F
-}, typed: cublasCgemv_v2, cublasCgemm_v2);
+}, typed: cublasCgemv_v2, cublasCgemm_v2, cublasCtrsm_v2);
 gemm_element!(Complex64, CUDA_C_64F, Complex64, Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0), |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
-}, typed: cublasZgemv_v2, cublasZgemm_v2);
+}, typed: cublasZgemv_v2, cublasZgemm_v2, cublasZtrsm_v2);
 // f16: products accumulated in f32, as `CUBLAS_COMPUTE_32F`, but through
 // `CUBLAS_COMPUTE_32F_FAST_16F`, whose "down-conversion" of the inputs is a no-op for f16
 // inputs and for which cuBLAS picks other kernels: on an H200, 8192^3 on standard-normal
@@ -225,6 +257,23 @@ pub(crate) fn with_blas<R>(device: &Device, f: impl FnOnce(&Blas) -> Result<R>) 
 }
 
 impl Blas {
+    /// The triangular solve `t` describes, through the type's `?trsm`.
+    ///
+    /// # Safety
+    /// `t`'s pointers must address device memory on the handle's device holding the
+    /// triangular matrix and the right-hand sides its dimensions and leading dimensions
+    /// describe.
+    pub(crate) unsafe fn trsm<T: GemmElement>(&self, t: &Trsm) -> Result<()> {
+        // SAFETY: the caller's guarantee.
+        match unsafe { T::trsm(self.handle, t) } {
+            Some(status) => status.result().map_err(blas_err("cublasTrsm")),
+            None => Err(Error::invalid(
+                "solve_triangular",
+                format!("no cuBLAS triangular solve for {}", T::DTYPE),
+            )),
+        }
+    }
+
     /// The raw handle, for the typed batched LU calls of `linalg::cusolver` (used under the
     /// same lock and stream binding as every call here).
     pub(crate) fn raw(&self) -> sys::cublasHandle_t {

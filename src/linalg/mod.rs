@@ -61,6 +61,7 @@ mod qr;
 mod rank;
 mod solve;
 mod svd;
+mod triangular;
 
 pub use cholesky::{cholesky, cholesky_ex};
 pub use cusolver::SolverElement;
@@ -74,6 +75,7 @@ pub use qr::qr;
 pub use rank::{cond, matrix_rank};
 pub use solve::{det, inv, inv_ex, slogdet, solve, solve_ex};
 pub use svd::{svd, svdvals};
+pub use triangular::{solve_triangular, Trans};
 
 use crate::element::{Element, FloatElement, NumElement};
 #[cfg(doc)]

@@ -4944,6 +4944,20 @@ pub fn linalg_svd_160() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn linalg_triangular_28() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::linalg::{solve_triangular, Trans};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f64, 0.0, 1.0, 4.0], &[2, 2])?;
+        let b = DeviceArray::from_slice(&dev, &[2.0f64, 9.0])?;
+        let x = solve_triangular(&a, &b, true, Trans::N, false)?;
+        assert_eq!(x.to_host()?, vec![1.0, 2.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn nccl_mod_27() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::nccl::{self, Comm, ReduceOp};
@@ -7617,6 +7631,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/solve.rs:245", linalg_solve_245, 1),
     ("src/linalg/svd.rs:136", linalg_svd_136, 1),
     ("src/linalg/svd.rs:160", linalg_svd_160, 1),
+    ("src/linalg/triangular.rs:28", linalg_triangular_28, 1),
     ("src/nccl/mod.rs:27", nccl_mod_27, 1),
     ("src/nccl/mod.rs:148", nccl_mod_148, 1),
     ("src/nccl/mod.rs:303", nccl_mod_303, 2),

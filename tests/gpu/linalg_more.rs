@@ -1,4 +1,5 @@
-//! `linalg::matrix_power`, `expm`, `matrix_rank` and `cond` against host references in f64:
+//! `linalg::matrix_power`, `expm`, `matrix_rank`, `cond` and `solve_triangular` against host
+//! references in f64 (triangular solves: the residual `op(A) x - b`):
 //! powers by repeated host products, the exponential by a Taylor series after scaling (a
 //! different algorithm from the library's Padé approximant), ranks of products of thin
 //! factors, condition numbers of matrices with known singular values; f32 and f64, batches
@@ -152,13 +153,67 @@ fn rank_cond<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+fn triangular<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
+    use cuarray::linalg::{solve_triangular, Trans};
+    for (n, k) in [(1usize, 1usize), (7, 0), (33, 1), (130, 5), (517, 64)] {
+        // A well-conditioned triangle (diagonal away from zero); junk in the other one.
+        let mut a: Vec<f64> = (0..n * n).map(|_| rng.range(-1.0, 1.0) / n as f64).collect();
+        for i in 0..n {
+            a[i * n + i] = 1.0 + rng.unit();
+        }
+        let b: Vec<f64> = (0..n * k.max(1)).map(|_| rng.range(-1.0, 1.0)).collect();
+        let da = up::<T>(dev, &a, &[n, n])?;
+        let bshape: Vec<usize> = if k == 1 { vec![n] } else { vec![n, k] };
+        let db = up::<T>(dev, &b[..n * k], &bshape)?;
+        for lower in [true, false] {
+            for trans in [Trans::N, Trans::T, Trans::C] {
+                for unit in [false, true] {
+                    let x = down(&solve_triangular(&da, &db, lower, trans, unit)?)?;
+                    // op(A) from the triangle only.
+                    let at = |i: usize, j: usize| -> f64 {
+                        let (r, c) = if trans == Trans::N { (i, j) } else { (j, i) };
+                        if r == c {
+                            if unit { 1.0 } else { a[r * n + c] }
+                        } else if (r > c) == lower {
+                            a[r * n + c]
+                        } else {
+                            0.0
+                        }
+                    };
+                    for i in 0..n {
+                        for c in 0..k {
+                            let s: f64 = (0..n).map(|j| at(i, j) * x[j * k + c]).sum();
+                            ensure!(
+                                (s - b[i * k + c]).abs() <= tol::<T>() * 10.0,
+                                "solve_triangular n={n} k={k} lower={lower} {trans:?} unit={unit}: residual {} at ({i}, {c})",
+                                s - b[i * k + c]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // A transposed view for a: the upper triangle of aᵀ is the lower of a.
+    let a = [2.0, 0.0, 1.0, 4.0];
+    let da = up::<T>(dev, &a, &[2, 2])?.t();
+    let x = down(&solve_triangular(&da, &up::<T>(dev, &[4.0, 8.0], &[2])?, false, Trans::N, false)?)?;
+    close("solve_triangular of a view", &x, &[1.0, 2.0], tol::<T>())?;
+    ensure!(
+        solve_triangular(&da, &up::<T>(dev, &[1.0; 3], &[3])?, true, Trans::N, false).is_err(),
+        "b of the wrong length accepted"
+    );
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     macro_rules! per_dtype {
         ($($t:ty),*) => {$(
             let d = <$t as cuarray::Element>::DTYPE.name();
-            add_gpu(out, format!("linalg_matfun/matrix_power/{d}/mixed"), power::<$t>);
-            add_gpu(out, format!("linalg_matfun/expm/{d}/mixed"), expm::<$t>);
-            add_gpu(out, format!("linalg_matfun/rank_cond/{d}/mixed"), rank_cond::<$t>);
+            add_gpu(out, format!("linalg_more/matrix_power/{d}/mixed"), power::<$t>);
+            add_gpu(out, format!("linalg_more/expm/{d}/mixed"), expm::<$t>);
+            add_gpu(out, format!("linalg_more/rank_cond/{d}/mixed"), rank_cond::<$t>);
+            add_gpu(out, format!("linalg_more/solve_triangular/{d}/mixed"), triangular::<$t>);
         )*};
     }
     per_dtype!(f32, f64);
