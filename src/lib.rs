@@ -115,6 +115,7 @@ pub mod graph;
 pub(crate) mod kernels;
 mod libs;
 pub mod linalg;
+pub mod ndimage;
 pub mod nccl;
 mod npy;
 pub(crate) mod ops;

@@ -593,6 +593,14 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::testing::kernels::family::gather::specs_for(d),
         );
     }
+    // Image filters take the real types; binary morphology takes bool.
+    for d in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+        group(
+            out,
+            format!("nvrtc/ndimage/{}/lines_windows", d.name()),
+            move || cuarray::testing::kernels::family::ndimage::specs_for(d),
+        );
+    }
     // Advanced indexing moves 16-byte words under the c128 dtype.
     group(
         out,

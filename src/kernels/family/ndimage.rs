@@ -1,0 +1,256 @@
+//! The ndimage family (`kernels/ndimage.cuh`): the filters of [`crate::ndimage`].
+//!
+//! Two kernel shapes, both with the boundary mode and `cval` as run-time arguments (one
+//! kernel serves every mode):
+//!
+//! - a line pass (`nd_line`): a 1-d filter of K taps along one axis of a C-contiguous
+//!   array seen as `(outer, n, inner)`, through tiles in shared memory. Arguments: `const
+//!   in_t* in, out_t* out, long long outer, long long n, long long inner, long long k,
+//!   long long start, long long mode, double cval, nd_taps taps, const double* wp`
+//!   (`taps` by value up to 128 taps, else `wp`); dynamic shared memory as
+//!   [`NdSpec::line_shared`] says.
+//! - an n-d window (`nd_window`), a thread an output: arguments `const in_t* in, out_t*
+//!   out, nd_geom g, const double* weights, const bool* footprint, long long mode, double
+//!   cval`.
+//!
+//! Block: 256 threads; grid-stride loops, so any grid runs every output.
+
+use crate::element::DType;
+use crate::kernels::emit;
+use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
+use std::fmt::Write as _;
+
+/// Taps a line pass takes by value (`ND_TAPS` in ndimage.cuh).
+pub(crate) const TAPS: usize = 128;
+/// Largest rank of an n-d window (`ND_MAX_RANK`).
+pub(crate) const MAX_RANK: usize = 8;
+/// Most window elements a rank filter selects among (`ND_RANK_MAX`).
+pub(crate) const RANK_MAX: usize = 256;
+
+/// What a filter computes over its window (`ND_SUM` .. `ND_RANK`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum WindowOp {
+    /// A weighted sum (correlation).
+    Sum = 0,
+    /// The mean: the sum divided by the tap count.
+    Mean = 1,
+    /// The minimum.
+    Min = 2,
+    /// The maximum.
+    Max = 3,
+    /// The k-th smallest (n-d windows only).
+    Rank = 4,
+}
+
+impl WindowOp {
+    fn name(self) -> &'static str {
+        match self {
+            WindowOp::Sum => "sum",
+            WindowOp::Mean => "mean",
+            WindowOp::Min => "min",
+            WindowOp::Max => "max",
+            WindowOp::Rank => "rank",
+        }
+    }
+}
+
+/// The kernel's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum NdShape {
+    /// A line pass; `wx` threads across lines in a block (32, 1, or 0 for no tile).
+    Line {
+        /// 32: the axis is not the last; 1: it is; 0: untiled.
+        wx: u8,
+    },
+    /// An n-d window, a thread an output.
+    Window,
+}
+
+/// One ndimage kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NdSpec {
+    pub(crate) shape: NdShape,
+    pub(crate) op: WindowOp,
+    /// The element type read.
+    pub(crate) input: DType,
+    /// The element type written.
+    pub(crate) output: DType,
+}
+
+impl From<NdSpec> for KernelSpec {
+    fn from(spec: NdSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+impl NdSpec {
+    /// The type values are combined in: `float` for 16- and 32-bit floats, else `double`.
+    pub(crate) fn acc(&self) -> DType {
+        match (self.input, self.output) {
+            (DType::F16 | DType::BF16 | DType::F32, DType::F16 | DType::BF16 | DType::F32) => {
+                DType::F32
+            }
+            _ => DType::F64,
+        }
+    }
+
+    /// Outputs a line-pass block computes along the axis (`TA` in `nd_line`).
+    pub(crate) fn line_tile(wx: u8) -> usize {
+        match wx {
+            1 => 256 * 4,
+            0 => 0,
+            w => (256 / w as usize) * 8,
+        }
+    }
+
+    /// Bytes of dynamic shared memory a line pass of `k` taps uses.
+    pub(crate) fn line_shared(&self, k: usize) -> usize {
+        let NdShape::Line { wx } = self.shape else {
+            return 0;
+        };
+        let taps = if self.op == WindowOp::Sum {
+            (k + 1) & !1
+        } else {
+            0
+        };
+        let tile = if wx == 0 {
+            0
+        } else {
+            (Self::line_tile(wx) + k - 1) * wx as usize
+        };
+        (taps + tile) * self.acc().size()
+    }
+}
+
+/// Every ndimage kernel for one element type (input and output alike): each line shape
+/// with each line op, and each window op.
+pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
+    let mut v = Vec::new();
+    for wx in [0u8, 1, 32] {
+        for op in [WindowOp::Sum, WindowOp::Mean, WindowOp::Min, WindowOp::Max] {
+            v.push(NdSpec {
+                shape: NdShape::Line { wx },
+                op,
+                input: dtype,
+                output: dtype,
+            });
+        }
+    }
+    for op in [
+        WindowOp::Sum,
+        WindowOp::Min,
+        WindowOp::Max,
+        WindowOp::Rank,
+    ] {
+        v.push(NdSpec {
+            shape: NdShape::Window,
+            op,
+            input: dtype,
+            output: dtype,
+        });
+    }
+    v
+}
+
+impl Family for NdSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        &["ndimage.cuh"]
+    }
+
+    fn symbol(&self) -> String {
+        let variant = match self.shape {
+            NdShape::Line { wx } => format!("line{wx}"),
+            NdShape::Window => "window".to_string(),
+        };
+        emit::symbol(
+            "nd",
+            self.op.name(),
+            &[self.input],
+            &[self.output],
+            &[],
+            &variant,
+            IndexWidth::I64,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        emit::typedef(src, self.input.cuda_type(), "in_t");
+        emit::typedef(src, self.output.cuda_type(), "out_t");
+        emit::typedef(src, self.acc().cuda_type(), "acc_t");
+        let op = self.op as u8;
+        match self.shape {
+            NdShape::Line { wx } => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const long long outer",
+                    "const long long n",
+                    "const long long inner",
+                    "const long long k",
+                    "const long long start",
+                    "const long long mode",
+                    "const double cval",
+                    "const nd_taps taps",
+                    "const double* wp",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_line<in_t, out_t, acc_t, {op}, {wx}>(in, out, outer, n, inner, (int)k, start, (int)mode, cval, taps, wp);\n}}"
+                );
+            }
+            NdShape::Window => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const nd_geom g",
+                    "const double* wts",
+                    "const bool* fp",
+                    "const long long mode",
+                    "const double cval",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_window<in_t, out_t, acc_t, {op}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::source;
+
+    #[test]
+    fn every_spec_renders_a_well_formed_wrapper() {
+        let mut symbols = std::collections::HashSet::new();
+        for d in [DType::U8, DType::I32, DType::F32, DType::F64, DType::Bool] {
+            for spec in specs_for(d) {
+                let src = source(&spec);
+                let sym = spec.symbol();
+                assert!(src.contains(&format!(" {sym}(")), "{sym}");
+                assert!(src.contains("nd_index"), "{sym}: header missing");
+                assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
+                assert!(symbols.insert(sym));
+            }
+        }
+    }
+
+    #[test]
+    fn accumulates_f32_in_float_and_the_rest_in_double() {
+        let spec = |input, output| NdSpec {
+            shape: NdShape::Window,
+            op: WindowOp::Sum,
+            input,
+            output,
+        };
+        assert_eq!(spec(DType::F32, DType::F32).acc(), DType::F32);
+        assert_eq!(spec(DType::U8, DType::U8).acc(), DType::F64);
+        assert_eq!(spec(DType::F32, DType::F64).acc(), DType::F64);
+    }
+}
