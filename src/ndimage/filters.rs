@@ -132,7 +132,7 @@ pub fn convolve1d<T: NumElement>(
 ) -> Result<DeviceArray<T>> {
     const OP: &str = "convolve1d";
     let taps: Vec<f64> = weights.iter().rev().copied().collect();
-    let origin = -origin - isize::from(weights.len() % 2 == 0);
+    let origin = -origin - isize::from(weights.len().is_multiple_of(2));
     line_taps(OP, input, taps, axis, mode, origin)
 }
 
@@ -160,7 +160,11 @@ pub fn gaussian_taps(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
         for _ in 0..order {
             q = (0..=order)
                 .map(|i| {
-                    let d = if i < order { (i + 1) as f64 * q[i + 1] } else { 0.0 };
+                    let d = if i < order {
+                        (i + 1) as f64 * q[i + 1]
+                    } else {
+                        0.0
+                    };
                     let p = if i > 0 { q[i - 1] / -sigma2 } else { 0.0 };
                     d + p
                 })
@@ -180,14 +184,20 @@ pub fn gaussian_taps(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
 }
 
 fn check_sigma(op: &'static str, sigma: f64, order: usize, truncate: f64) -> Result<()> {
-    if !(sigma >= 0.0) || !sigma.is_finite() {
-        return Err(Error::invalid(op, format!("`sigma` {sigma} must be finite and not negative")));
+    if sigma < 0.0 || !sigma.is_finite() {
+        return Err(Error::invalid(
+            op,
+            format!("`sigma` {sigma} must be finite and not negative"),
+        ));
     }
     if order > 2 {
         return Err(Error::invalid(op, format!("`order` {order} is above 2")));
     }
-    if !(truncate >= 0.0) || !truncate.is_finite() {
-        return Err(Error::invalid(op, format!("`truncate` {truncate} must be finite and not negative")));
+    if truncate < 0.0 || !truncate.is_finite() {
+        return Err(Error::invalid(
+            op,
+            format!("`truncate` {truncate} must be finite and not negative"),
+        ));
     }
     Ok(())
 }
@@ -227,7 +237,9 @@ pub fn gaussian_filter1d<T: NumElement>(
     const OP: &str = "gaussian_filter1d";
     check_sigma(OP, sigma, order, truncate)?;
     let axis = normalize_axis(OP, axis, input.ndim())?;
-    let passes: Vec<Pass> = gaussian_pass(axis, sigma, order, truncate).into_iter().collect();
+    let passes: Vec<Pass> = gaussian_pass(axis, sigma, order, truncate)
+        .into_iter()
+        .collect();
     separable(OP, input, &passes, mode)
 }
 
@@ -306,7 +318,12 @@ fn sum_over_axes<T: NumElement>(
 pub fn laplace<T: NumElement>(input: &DeviceArray<T>, mode: Mode) -> Result<DeviceArray<T>> {
     const OP: &str = "laplace";
     sum_over_axes(input, |axis| {
-        separable(OP, input, &[Pass::taps(axis, vec![1.0, -2.0, 1.0], 0)], mode)
+        separable(
+            OP,
+            input,
+            &[Pass::taps(axis, vec![1.0, -2.0, 1.0], 0)],
+            mode,
+        )
     })
 }
 
@@ -375,7 +392,15 @@ pub fn uniform_filter1d<T: NumElement>(
     mode: Mode,
     origin: isize,
 ) -> Result<DeviceArray<T>> {
-    box_1d("uniform_filter1d", WindowOp::Mean, input, size, axis, mode, origin)
+    box_1d(
+        "uniform_filter1d",
+        WindowOp::Mean,
+        input,
+        size,
+        axis,
+        mode,
+        origin,
+    )
 }
 
 fn box_1d<T: NumElement>(
@@ -431,7 +456,9 @@ pub fn uniform_filter<T: NumElement>(
     mode: Mode,
     origin: isize,
 ) -> Result<DeviceArray<T>> {
-    box_nd("uniform_filter", WindowOp::Mean, input, size, mode, |_| origin)
+    box_nd("uniform_filter", WindowOp::Mean, input, size, mode, |_| {
+        origin
+    })
 }
 
 /// A 1-d minimum filter of `size` along `axis` (SciPy's `minimum_filter1d`, origin 0).
@@ -453,7 +480,15 @@ pub fn minimum_filter1d<T: NumElement>(
     axis: isize,
     mode: Mode,
 ) -> Result<DeviceArray<T>> {
-    box_1d("minimum_filter1d", WindowOp::Min, input, size, axis, mode, 0)
+    box_1d(
+        "minimum_filter1d",
+        WindowOp::Min,
+        input,
+        size,
+        axis,
+        mode,
+        0,
+    )
 }
 
 /// A 1-d maximum filter of `size` along `axis` (SciPy's `maximum_filter1d`, origin 0).
@@ -466,7 +501,15 @@ pub fn maximum_filter1d<T: NumElement>(
     axis: isize,
     mode: Mode,
 ) -> Result<DeviceArray<T>> {
-    box_1d("maximum_filter1d", WindowOp::Max, input, size, axis, mode, 0)
+    box_1d(
+        "maximum_filter1d",
+        WindowOp::Max,
+        input,
+        size,
+        axis,
+        mode,
+        0,
+    )
 }
 
 /// An n-d minimum filter over a box of `size` (SciPy's `minimum_filter` with `size`):
@@ -619,7 +662,13 @@ pub fn correlate<T: NumElement>(
     mode: Mode,
     origin: isize,
 ) -> Result<DeviceArray<T>> {
-    correlate_nd("correlate", input, weights, mode, &vec![origin; input.ndim()])
+    correlate_nd(
+        "correlate",
+        input,
+        weights,
+        mode,
+        &vec![origin; input.ndim()],
+    )
 }
 
 /// The n-d convolution of `input` with `weights` (SciPy's `convolve`): the correlation
@@ -644,7 +693,7 @@ pub fn convolve<T: NumElement>(
     let origins: Vec<isize> = weights
         .shape()
         .iter()
-        .map(|&len| -origin - isize::from(len % 2 == 0))
+        .map(|&len| -origin - isize::from(len.is_multiple_of(2)))
         .collect();
     correlate_nd(OP, input, &flipped, mode, &origins)
 }
@@ -768,7 +817,11 @@ pub fn percentile_filter<T: NumElement>(
             format!("`percentile` {percentile} is outside -100..=100"),
         ));
     }
-    let p = if percentile < 0.0 { percentile + 100.0 } else { percentile };
+    let p = if percentile < 0.0 {
+        percentile + 100.0
+    } else {
+        percentile
+    };
     let count = box_count(OP, size, input.ndim())?;
     let kth = ((count as f64 * p / 100.0) as usize).min(count - 1);
     rank_box(OP, input, size, kth, mode)

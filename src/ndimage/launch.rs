@@ -109,15 +109,7 @@ pub(crate) fn line<T: Element, U: Element>(
     // all the kernel touches: boundary indices are mapped into 0..n or replaced by cval.
     // The long taps array holds k values whenever k > TAPS; `shared` is what the kernel's
     // tiles and taps take for this k.
-    unsafe {
-        args.launch_with(
-            device,
-            &f,
-            (grid.max(1), 1, 1),
-            (256, 1, 1),
-            shared as u32,
-        )
-    }
+    unsafe { args.launch_with(device, &f, (grid.max(1), 1, 1), (256, 1, 1), shared as u32) }
 }
 
 /// The window of an n-d filter: its shape, its origin per axis, what it computes, and its

@@ -33,8 +33,12 @@ pub fn generate_binary_structure(
     rank: usize,
     connectivity: usize,
 ) -> Result<DeviceArray<bool>> {
-    let host = binary_structure(rank, connectivity)
-        .ok_or_else(|| Error::invalid("generate_binary_structure", format!("`rank` {rank} is above 8")))?;
+    let host = binary_structure(rank, connectivity).ok_or_else(|| {
+        Error::invalid(
+            "generate_binary_structure",
+            format!("`rank` {rank} is above 8"),
+        )
+    })?;
     DeviceArray::from_host(device, &host, &vec![3usize; rank][..])
 }
 
@@ -107,7 +111,7 @@ fn binary_step(
         let origin = structure
             .shape()
             .iter()
-            .map(|&l| -isize::from(l % 2 == 0))
+            .map(|&l| -isize::from(l.is_multiple_of(2)))
             .collect();
         (flipped, origin, WindowOp::Max)
     } else {
@@ -237,8 +241,18 @@ pub fn binary_closing(
 /// # Errors
 /// [`Error::InvalidArgument`] naming `size` (0 on an axis, or neither one value nor one
 /// per axis).
-pub fn grey_erosion<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Result<DeviceArray<T>> {
-    box_nd("grey_erosion", WindowOp::Min, input, size, Mode::Reflect, |_| 0)
+pub fn grey_erosion<T: NumElement>(
+    input: &DeviceArray<T>,
+    size: &[usize],
+) -> Result<DeviceArray<T>> {
+    box_nd(
+        "grey_erosion",
+        WindowOp::Min,
+        input,
+        size,
+        Mode::Reflect,
+        |_| 0,
+    )
 }
 
 /// Grey dilation with a flat box `size` (SciPy's `grey_dilation(input, size)`): the
@@ -246,17 +260,28 @@ pub fn grey_erosion<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Re
 ///
 /// # Errors
 /// As [`grey_erosion`].
-pub fn grey_dilation<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Result<DeviceArray<T>> {
-    box_nd("grey_dilation", WindowOp::Max, input, size, Mode::Reflect, |len| {
-        -isize::from(len % 2 == 0)
-    })
+pub fn grey_dilation<T: NumElement>(
+    input: &DeviceArray<T>,
+    size: &[usize],
+) -> Result<DeviceArray<T>> {
+    box_nd(
+        "grey_dilation",
+        WindowOp::Max,
+        input,
+        size,
+        Mode::Reflect,
+        |len| -isize::from(len.is_multiple_of(2)),
+    )
 }
 
 /// Grey opening: [`grey_erosion`], then [`grey_dilation`].
 ///
 /// # Errors
 /// As [`grey_erosion`].
-pub fn grey_opening<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Result<DeviceArray<T>> {
+pub fn grey_opening<T: NumElement>(
+    input: &DeviceArray<T>,
+    size: &[usize],
+) -> Result<DeviceArray<T>> {
     grey_dilation(&grey_erosion(input, size)?, size)
 }
 
@@ -264,7 +289,10 @@ pub fn grey_opening<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Re
 ///
 /// # Errors
 /// As [`grey_erosion`].
-pub fn grey_closing<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Result<DeviceArray<T>> {
+pub fn grey_closing<T: NumElement>(
+    input: &DeviceArray<T>,
+    size: &[usize],
+) -> Result<DeviceArray<T>> {
     grey_erosion(&grey_dilation(input, size)?, size)
 }
 
@@ -283,7 +311,10 @@ pub fn morphological_gradient<T: NumElement>(
 ///
 /// # Errors
 /// As [`grey_erosion`].
-pub fn white_tophat<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Result<DeviceArray<T>> {
+pub fn white_tophat<T: NumElement>(
+    input: &DeviceArray<T>,
+    size: &[usize],
+) -> Result<DeviceArray<T>> {
     input - &grey_opening(input, size)?
 }
 
@@ -291,7 +322,10 @@ pub fn white_tophat<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Re
 ///
 /// # Errors
 /// As [`grey_erosion`].
-pub fn black_tophat<T: NumElement>(input: &DeviceArray<T>, size: &[usize]) -> Result<DeviceArray<T>> {
+pub fn black_tophat<T: NumElement>(
+    input: &DeviceArray<T>,
+    size: &[usize],
+) -> Result<DeviceArray<T>> {
     &grey_closing(input, size)? - input
 }
 
@@ -303,11 +337,21 @@ mod tests {
     fn binary_structures_are_scipys() {
         let b = |v: &[u8]| v.iter().map(|&x| x == 1).collect::<Vec<_>>();
         assert_eq!(binary_structure(1, 1).unwrap(), b(&[1, 1, 1]));
-        assert_eq!(binary_structure(2, 1).unwrap(), b(&[0, 1, 0, 1, 1, 1, 0, 1, 0]));
+        assert_eq!(
+            binary_structure(2, 1).unwrap(),
+            b(&[0, 1, 0, 1, 1, 1, 0, 1, 0])
+        );
         assert_eq!(binary_structure(2, 2).unwrap(), b(&[1; 9]));
         let s3 = binary_structure(3, 1).unwrap();
         assert_eq!(s3.iter().filter(|&&x| x).count(), 7);
-        assert_eq!(binary_structure(3, 2).unwrap().iter().filter(|&&x| x).count(), 19);
+        assert_eq!(
+            binary_structure(3, 2)
+                .unwrap()
+                .iter()
+                .filter(|&&x| x)
+                .count(),
+            19
+        );
         assert_eq!(binary_structure(0, 1).unwrap(), vec![true]);
         assert!(binary_structure(9, 1).is_none());
     }

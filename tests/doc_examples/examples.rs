@@ -4524,6 +4524,213 @@ pub fn nccl_mod_788() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn ndimage_filters_72() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[2.0f64, 8.0, 0.0, 4.0, 1.0, 9.0, 9.0, 0.0])?;
+        let y = ndimage::correlate1d(&x, &[1.0, 3.0], 0, Mode::Reflect, 0)?;
+        assert_eq!(y.to_host()?, vec![8.0, 26.0, 8.0, 12.0, 7.0, 28.0, 36.0, 9.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_115() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[2.0f64, 8.0, 0.0, 4.0, 1.0, 9.0, 9.0, 0.0])?;
+        let y = ndimage::convolve1d(&x, &[1.0, 3.0], 0, Mode::Reflect, 0)?;
+        assert_eq!(y.to_host()?, vec![14.0, 24.0, 4.0, 13.0, 12.0, 36.0, 27.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_144() -> Result<(), String> {
+    fn run() {
+        let w = cuarray::ndimage::filters::gaussian_taps(1.0, 1, 1);
+        assert!((w[0] + 0.274068619061197).abs() < 1e-15 && w[1] == 0.0);
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_217() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0])?;
+        let y = ndimage::gaussian_filter1d(&x, 1.0, 0, 0, Mode::Reflect, 4.0)?.to_host()?;
+        assert!((y[0] - 1.42704095).abs() < 1e-8); // scipy.ndimage.gaussian_filter1d
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_269() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let img = DeviceArray::<f32>::ones(&dev, [64, 64])?;
+        let blurred = ndimage::gaussian_filter(&img, &[3.0], &[0], Mode::Reflect, 4.0)?;
+        assert!(blurred.to_host()?.iter().all(|&v| (v - 1.0).abs() < 1e-5));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_308() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 4.0, 9.0, 16.0])?;
+        assert_eq!(ndimage::laplace(&x, Mode::Nearest)?.to_host()?, vec![1.0, 2.0, 2.0, 2.0, -7.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_377() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1u8, 2, 3, 4, 250])?;
+        assert_eq!(ndimage::uniform_filter1d(&x, 4, 0, Mode::Wrap, 0)?.to_host()?, vec![64, 64, 2, 64, 64]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_466() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[2i32, 8, 0, 4, 1, 9, 9, 0])?;
+        assert_eq!(ndimage::minimum_filter1d(&x, 3, 0, Mode::Reflect)?.to_host()?, vec![2, 0, 0, 0, 1, 1, 0, 0]);
+        assert_eq!(ndimage::maximum_filter1d(&x, 3, 0, Mode::Reflect)?.to_host()?, vec![8, 8, 8, 4, 9, 9, 9, 9]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_543() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 0.0, 1.0, 2.0], &[2, 3])?;
+        let d = ndimage::sobel(&x, 1, Mode::Reflect)?;
+        assert_eq!(d.to_host()?, vec![4.0, 8.0, 4.0, 4.0, 8.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_646() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+        let w = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 0.0], &[2, 2])?;
+        let y = ndimage::correlate(&x, &w, Mode::Constant(0.0), 0)?;
+        assert_eq!(y.to_host()?, vec![0.0, 1.0, 1.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_748() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[5u8, 1, 4, 2, 3])?;
+        assert_eq!(ndimage::rank_filter(&x, 1, &[3], Mode::Reflect)?.to_host()?, vec![5, 4, 2, 3, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_780() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[5.0f32, 1.0, 4.0, 2.0, 3.0])?;
+        assert_eq!(ndimage::median_filter(&x, &[3], Mode::Reflect)?.to_host()?, vec![5.0, 4.0, 2.0, 3.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_21() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let img = DeviceArray::from_host(&dev, &[0.0f32, 0.0, 9.0, 0.0, 0.0], &[5])?;
+        let box3 = ndimage::uniform_filter(&img, &[3], ndimage::Mode::Reflect, 0)?;
+        assert_eq!(box3.to_host()?, vec![0.0, 3.0, 3.0, 3.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_61() -> Result<(), String> {
+    fn run() {
+        use cuarray::ndimage::Mode;
+        assert_eq!(Mode::default(), Mode::Reflect);
+        assert_eq!(Mode::Constant(1.5).cval(), 1.5);
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_104() -> Result<(), String> {
+    fn run() {
+        use cuarray::ndimage::Mode;
+        let ext = |m: Mode| (-4..8).map(|i| m.index(i, 4)).collect::<Vec<_>>();
+        let s = |v: &[usize]| v.iter().map(|&i| Some(i)).collect::<Vec<_>>();
+        assert_eq!(ext(Mode::Reflect), s(&[3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0]));
+        assert_eq!(ext(Mode::Mirror), s(&[2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1]));
+        assert_eq!(ext(Mode::Wrap), s(&[0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]));
+        assert_eq!(ext(Mode::Nearest), s(&[0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3]));
+        assert_eq!(Mode::Constant(0.0).index(-1, 4), None);
+    }
+    run().outcome()
+}
+
+pub fn ndimage_morphology_20() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::ndimage;
+        let dev = cuarray::Device::new(0)?;
+        let s = ndimage::generate_binary_structure(&dev, 2, 1)?;
+        assert_eq!(s.shape(), &[3, 3]);
+        assert_eq!(s.to_host()?, vec![false, true, false, true, true, true, false, true, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_morphology_161() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_slice(&dev, &[false, true, true, true, true, false])?;
+        assert_eq!(ndimage::binary_erosion(&m, None, 1)?.to_host()?, vec![false, false, true, true, false, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_morphology_232() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[3u8, 1, 4, 1, 5, 9, 2, 6])?;
+        assert_eq!(ndimage::grey_erosion(&x, &[2])?.to_host()?, vec![3, 1, 1, 1, 1, 5, 2, 2]);
+        assert_eq!(ndimage::grey_dilation(&x, &[2])?.to_host()?, vec![3, 4, 4, 5, 9, 9, 6, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn npy_63() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -6830,6 +7037,24 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/nccl/mod.rs:700", nccl_mod_700, 1),
     ("src/nccl/mod.rs:731", nccl_mod_731, 1),
     ("src/nccl/mod.rs:788", nccl_mod_788, 1),
+    ("src/ndimage/filters.rs:72", ndimage_filters_72, 1),
+    ("src/ndimage/filters.rs:115", ndimage_filters_115, 1),
+    ("src/ndimage/filters.rs:144", ndimage_filters_144, 1),
+    ("src/ndimage/filters.rs:217", ndimage_filters_217, 1),
+    ("src/ndimage/filters.rs:269", ndimage_filters_269, 1),
+    ("src/ndimage/filters.rs:308", ndimage_filters_308, 1),
+    ("src/ndimage/filters.rs:377", ndimage_filters_377, 1),
+    ("src/ndimage/filters.rs:466", ndimage_filters_466, 1),
+    ("src/ndimage/filters.rs:543", ndimage_filters_543, 1),
+    ("src/ndimage/filters.rs:646", ndimage_filters_646, 1),
+    ("src/ndimage/filters.rs:748", ndimage_filters_748, 1),
+    ("src/ndimage/filters.rs:780", ndimage_filters_780, 1),
+    ("src/ndimage/mod.rs:21", ndimage_mod_21, 1),
+    ("src/ndimage/mod.rs:61", ndimage_mod_61, 1),
+    ("src/ndimage/mod.rs:104", ndimage_mod_104, 1),
+    ("src/ndimage/morphology.rs:20", ndimage_morphology_20, 1),
+    ("src/ndimage/morphology.rs:161", ndimage_morphology_161, 1),
+    ("src/ndimage/morphology.rs:232", ndimage_morphology_232, 1),
     ("src/npy.rs:63", npy_63, 1),
     ("src/npy.rs:89", npy_89, 1),
     ("src/npy.rs:115", npy_115, 1),

@@ -37,6 +37,7 @@ mod linalg_solver;
 mod manipulation;
 mod memory;
 mod multi;
+mod ndimage;
 #[path = "../support/numpy.rs"]
 mod numpy;
 mod nvrtc_tier;
@@ -101,6 +102,7 @@ fn main() {
     fusion::trials(&mut trials);
     special::trials(&mut trials);
     statistics::trials(&mut trials);
+    ndimage::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

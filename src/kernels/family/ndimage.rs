@@ -136,12 +136,7 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
             });
         }
     }
-    for op in [
-        WindowOp::Sum,
-        WindowOp::Min,
-        WindowOp::Max,
-        WindowOp::Rank,
-    ] {
+    for op in [WindowOp::Sum, WindowOp::Min, WindowOp::Max, WindowOp::Rank] {
         v.push(NdSpec {
             shape: NdShape::Window,
             op,
