@@ -71,7 +71,7 @@ pub(crate) fn line<T: Element, U: Element>(
         NdShape::Line { wx } => {
             outer * n.div_ceil(NdSpec::line_tile(wx)) * inner.div_ceil(wx as usize)
         }
-        NdShape::Window => unreachable!("a line spec"),
+        _ => unreachable!("a line spec"),
     };
     let grid = blocks.min((device.multiprocessor_count() * BLOCKS_PER_SM * 4) as usize) as u32;
     // Taps beyond the inline ones travel in a device array, alive until the launch is
@@ -192,4 +192,209 @@ pub(crate) fn window<T: Element, U: Element>(
     // `Sum`, which always has them) and the footprint (null: every element) are
     // C-contiguous arrays of `wsize` elements.
     unsafe { args.launch(device, &f, grid.max(1)) }
+}
+
+/// The `nd_geom` words of an array of `shape` and a window of `wsize` elements (the
+/// window's own shape and start unused).
+fn geom(shape: &[usize], wsize: usize) -> [i64; 4 + 3 * MAX_RANK] {
+    let mut g = [0i64; 4 + 3 * MAX_RANK];
+    g[0] = shape.len() as i64;
+    g[1] = shape.iter().product::<usize>() as i64;
+    g[2] = wsize as i64;
+    for (d, &n) in shape.iter().enumerate() {
+        g[4 + d] = n as i64;
+    }
+    g
+}
+
+fn grid(device: &crate::Device, threads: usize) -> u32 {
+    threads
+        .div_ceil(256)
+        .clamp(1, (device.multiprocessor_count() * BLOCKS_PER_SM * 4) as usize) as u32
+}
+
+/// Connected components of the C-contiguous `mask` under the C-contiguous `structure`
+/// (3 along every axis): labels numbered 1.. in the raster order of each component's
+/// first element, and their count (one read of the last inclusive sum).
+pub(crate) fn label(
+    op: &'static str,
+    mask: &DeviceArray<bool>,
+    structure: &DeviceArray<bool>,
+) -> Result<(DeviceArray<i32>, usize)> {
+    debug_assert!(mask.layout().is_c_contiguous() && structure.layout().is_c_contiguous());
+    debug_assert!(structure.shape().iter().all(|&d| d == 3) && structure.ndim() == mask.ndim());
+    let device = mask.device();
+    let n = mask.size();
+    if mask.ndim() > MAX_RANK || n > i32::MAX as usize {
+        return Err(Error::invalid(
+            op,
+            format!("arrays of rank at most {MAX_RANK} and fewer than 2^31 elements"),
+        ));
+    }
+    let out = DeviceArray::<i32>::alloc_for(op, device, mask.shape())?;
+    if n == 0 {
+        return Ok((out, 0));
+    }
+    let parents = DeviceArray::<i32>::alloc_for(op, device, &[n])?;
+    let g = geom(mask.shape(), structure.size());
+    let mo = mask.operand()?;
+    let so = structure.operand()?;
+    let po = parents.operand()?;
+    let oo = out.operand()?;
+    let run = |step: u8, csum: u64| -> Result<()> {
+        let f = kernel(device, &crate::kernels::family::ndimage::label_spec(step))?;
+        let mut args = KernelArgs::new();
+        args.ptr(mo.ptr())
+            .ptr(po.ptr())
+            .ptr(so.ptr())
+            .ptr(oo.ptr())
+            .ptr(csum)
+            .i64s(&g);
+        // SAFETY: the arguments follow the label wrapper (five pointers, then nd_geom).
+        // The mask, the parents and the output hold n elements (C-contiguous, checked by
+        // `Operand`), the structure 3^rank; every index the kernel forms is an element
+        // index in 0..n (neighbours are checked against the shape) or a parent, which is
+        // one. `csum` (n long longs) is read only by the last step, which gets it.
+        unsafe { args.launch(device, &f, grid(device, n)) }
+    };
+    for step in 0..4 {
+        run(step, 0)?;
+    }
+    let csum = out.reshape([n])?.cumsum(0)?;
+    let count = csum.slice([crate::SliceElem::Index(n as isize - 1)])?.to_scalar()? as usize;
+    let co = csum.operand()?;
+    debug_assert!(co.layout().is_c_contiguous() && co.layout().size() == n);
+    run(4, co.ptr())?;
+    Ok((out, count))
+}
+
+/// One pass of the distance transform along `axis` of the C-contiguous `f` (squared
+/// distances; on the first pass, the mask as 0 / 1), `s2` the squared sampling.
+pub(crate) fn edt_pass(
+    op: &'static str,
+    f: &DeviceArray<f64>,
+    axis: usize,
+    s2: f64,
+    first: bool,
+) -> Result<()> {
+    debug_assert!(f.layout().is_c_contiguous());
+    let device = f.device();
+    let (outer, n, inner) = split_axis(f.shape(), axis);
+    let lines = outer * inner;
+    if lines * n == 0 {
+        return Ok(());
+    }
+    if n > i32::MAX as usize {
+        return Err(Error::invalid(op, "an axis of 2^31 elements or more"));
+    }
+    let v = DeviceArray::<i32>::alloc_for(op, device, &[lines, n])?;
+    let z = DeviceArray::<f64>::alloc_for(op, device, &[lines, n + 1])?;
+    let h = DeviceArray::<f64>::alloc_for(op, device, &[lines, n])?;
+    let fk = kernel(device, &crate::kernels::family::ndimage::edt_spec())?;
+    let (fo, vo, zo, ho) = (f.operand()?, v.operand()?, z.operand()?, h.operand()?);
+    let mut args = KernelArgs::new();
+    args.ptr(fo.ptr())
+        .i64(outer as i64)
+        .i64(n as i64)
+        .i64(inner as i64)
+        .push_f64(s2)
+        .i64(i64::from(first))
+        .ptr(vo.ptr())
+        .ptr(zo.ptr())
+        .ptr(ho.ptr());
+    // SAFETY: the arguments follow the EDT wrapper (a pointer, three long longs, a double,
+    // a long long, three pointers). `f` holds outer * n * inner elements; each of the
+    // `lines` threads uses its own n, n + 1 and n scratch values of `v`, `z` and `h`,
+    // which hold lines times as many.
+    unsafe { args.launch(device, &fk, grid(device, lines)) }
+}
+
+/// The buffers of one measurement pass (`nd_measure<in_t, WHAT>`): slots' accumulators,
+/// positions and auxiliary values, each of `slots` elements (`a1` of `slots * rank` for
+/// the centre of mass).
+pub(crate) struct Measure<'a> {
+    pub(crate) a0: Option<&'a DeviceArray<f64>>,
+    pub(crate) a1: Option<&'a DeviceArray<f64>>,
+    pub(crate) p0: Option<&'a DeviceArray<u64>>,
+    pub(crate) p1: Option<&'a DeviceArray<u64>>,
+    pub(crate) aux0: Option<&'a DeviceArray<f64>>,
+    pub(crate) aux1: Option<&'a DeviceArray<f64>>,
+}
+
+/// One measurement pass `what` over the C-contiguous `input` and `labels` (one shape),
+/// `lut` the slot of each label (C-contiguous, -1 where unmeasured, every slot below
+/// `slots`).
+pub(crate) fn measure<T: Element>(
+    input: &DeviceArray<T>,
+    labels: &DeviceArray<i32>,
+    lut: &DeviceArray<i32>,
+    slots: usize,
+    what: u8,
+    m: &Measure<'_>,
+) -> Result<()> {
+    debug_assert!(input.layout().is_c_contiguous() && labels.layout().is_c_contiguous());
+    debug_assert!(input.shape() == labels.shape() && lut.layout().is_c_contiguous());
+    let device = input.device();
+    let n = input.size();
+    if n == 0 || slots == 0 {
+        return Ok(());
+    }
+    let rank = input.ndim();
+    // Each buffer the pass writes or reads must hold its slots (checked, not trusted).
+    let need = |a: Option<usize>, len: usize, name: &str| -> Result<()> {
+        match a {
+            Some(have) if have >= len => Ok(()),
+            _ => Err(Error::invalid("measure", format!("buffer {name} missing or short"))),
+        }
+    };
+    let f64s = |a: Option<&DeviceArray<f64>>| a.map(|a| a.size());
+    let u64s = |a: Option<&DeviceArray<u64>>| a.map(|a| a.size());
+    match what {
+        0 | 2 => {
+            need(f64s(m.a0), slots, "a0")?;
+            need(f64s(m.a1), slots, "a1")?;
+        }
+        1 => {
+            need(f64s(m.a0), slots, "a0")?;
+            need(f64s(m.aux0), slots, "aux0")?;
+        }
+        3 => {
+            need(u64s(m.p0), slots, "p0")?;
+            need(u64s(m.p1), slots, "p1")?;
+            need(f64s(m.aux0), slots, "aux0")?;
+            need(f64s(m.aux1), slots, "aux1")?;
+        }
+        _ => {
+            need(f64s(m.a0), slots, "a0")?;
+            need(f64s(m.a1), slots * rank, "a1")?;
+        }
+    }
+    let spec = crate::kernels::family::ndimage::measure_spec(T::DTYPE, what);
+    let f = kernel(device, &spec)?;
+    let io = input.operand()?;
+    let lo = labels.operand()?;
+    let uo = lut.operand()?;
+    let ptr = |a: Option<&DeviceArray<f64>>| -> Result<u64> {
+        Ok(a.map(|a| a.operand().map(|o| o.ptr())).transpose()?.unwrap_or(0))
+    };
+    let uptr = |a: Option<&DeviceArray<u64>>| -> Result<u64> {
+        Ok(a.map(|a| a.operand().map(|o| o.ptr())).transpose()?.unwrap_or(0))
+    };
+    let mut args = KernelArgs::new();
+    args.ptr(io.ptr())
+        .ptr(lo.ptr())
+        .ptr(uo.ptr())
+        .i64(lut.size() as i64)
+        .ptr(ptr(m.a0)?)
+        .ptr(ptr(m.a1)?)
+        .ptr(uptr(m.p0)?)
+        .ptr(uptr(m.p1)?)
+        .ptr(ptr(m.aux0)?)
+        .ptr(ptr(m.aux1)?)
+        .i64s(&geom(input.shape(), 1));
+    // SAFETY: the arguments follow the measure wrapper (three pointers, a long long, six
+    // pointers, nd_geom). `input` and `labels` hold n elements; labels outside 0..nlut
+    // are skipped and `lut` holds nlut slots below `slots`; the buffers pass `what` uses
+    // were checked above to hold their slots (the others are never touched).
+    unsafe { args.launch(device, &f, grid(device, n)) }
 }

@@ -9,7 +9,10 @@
 //! - Morphology ([`morphology`]): [`generate_binary_structure`], [`binary_erosion`],
 //!   [`binary_dilation`], [`binary_opening`], [`binary_closing`], [`grey_erosion`],
 //!   [`grey_dilation`], [`grey_opening`], [`grey_closing`], [`morphological_gradient`],
-//!   [`white_tophat`], [`black_tophat`].
+//!   [`white_tophat`], [`black_tophat`], [`binary_fill_holes`], [`distance_transform_edt`].
+//! - Measurements ([`measurements`]): [`label`], [`find_objects`], [`sum_labels`], [`mean`],
+//!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`extrema`],
+//!   [`center_of_mass`].
 //!
 //! Every filter follows SciPy's rules: the output has the input's element type (a value
 //! for an integer type is truncated towards zero and wraps, as SciPy's C casts on x86), the
@@ -29,6 +32,7 @@
 
 pub mod filters;
 pub(crate) mod launch;
+pub mod measurements;
 pub mod morphology;
 
 pub use filters::{
@@ -36,6 +40,10 @@ pub use filters::{
     gaussian_gradient_magnitude, gaussian_laplace, laplace, maximum_filter, maximum_filter1d,
     median_filter, minimum_filter, minimum_filter1d, percentile_filter, prewitt, rank_filter,
     sobel, uniform_filter, uniform_filter1d,
+};
+pub use measurements::{
+    binary_fill_holes, center_of_mass, distance_transform_edt, extrema, find_objects, label,
+    maximum, mean, minimum, standard_deviation, sum_labels, variance,
 };
 pub use morphology::{
     binary_closing, binary_dilation, binary_erosion, binary_opening, black_tophat,

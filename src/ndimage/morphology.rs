@@ -64,7 +64,7 @@ pub(crate) fn binary_structure(rank: usize, connectivity: usize) -> Option<Vec<b
 
 /// The structure to use: `structure` (checked: the input's rank, on its device) or the
 /// cross of connectivity 1.
-fn structure_for(
+pub(super) fn structure_for(
     op: &'static str,
     mask: &DeviceArray<bool>,
     structure: Option<&DeviceArray<bool>>,

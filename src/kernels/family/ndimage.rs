@@ -64,6 +64,18 @@ pub(crate) enum NdShape {
     },
     /// An n-d window, a thread an output.
     Window,
+    /// A step of connected-component labelling (`nd_label<STEP>`, 0..=4).
+    Label {
+        /// The step.
+        step: u8,
+    },
+    /// A pass of the exact Euclidean distance transform along one axis.
+    Edt,
+    /// A per-label measurement (`nd_measure<in_t, WHAT>`, 0..=4).
+    Measure {
+        /// What is gathered.
+        what: u8,
+    },
 }
 
 /// One ndimage kernel.
@@ -144,18 +156,61 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
             output: dtype,
         });
     }
+    for what in 0..5 {
+        v.push(measure_spec(dtype, what));
+    }
+    if dtype == DType::Bool {
+        v.extend((0..5).map(label_spec));
+        v.push(edt_spec());
+    }
     v
+}
+
+/// Step `step` of connected-component labelling.
+pub(crate) fn label_spec(step: u8) -> NdSpec {
+    NdSpec {
+        shape: NdShape::Label { step },
+        op: WindowOp::Sum,
+        input: DType::Bool,
+        output: DType::I32,
+    }
+}
+
+/// A pass of the distance transform.
+pub(crate) fn edt_spec() -> NdSpec {
+    NdSpec {
+        shape: NdShape::Edt,
+        op: WindowOp::Sum,
+        input: DType::F64,
+        output: DType::F64,
+    }
+}
+
+/// A measurement of an input of `dtype` over labels.
+pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
+    NdSpec {
+        shape: NdShape::Measure { what },
+        op: WindowOp::Sum,
+        input: dtype,
+        output: DType::F64,
+    }
 }
 
 impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
-        &["ndimage.cuh"]
+        match self.shape {
+            NdShape::Line { .. } | NdShape::Window => &["ndimage.cuh"],
+            _ => &["ndimage.cuh", "ndimage_label.cuh"],
+        }
     }
 
     fn symbol(&self) -> String {
         let variant = match self.shape {
             NdShape::Line { wx } => format!("line{wx}"),
             NdShape::Window => "window".to_string(),
+            NdShape::Label { step } => format!("label{step}"),
+            NdShape::Edt => "edt".to_string(),
+            NdShape::Measure { what } => format!("measure{what}"),
         };
         emit::symbol(
             "nd",
@@ -210,6 +265,59 @@ impl Family for NdSpec {
                 let _ = writeln!(
                     src,
                     "    nd_window<in_t, out_t, acc_t, {op}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
+                );
+            }
+            NdShape::Label { step } => {
+                let params = [
+                    "const bool* mask",
+                    "int* p",
+                    "const bool* st",
+                    "int* out",
+                    "const long long* csum",
+                    "const nd_geom g",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(src, "    nd_label<{step}>(mask, p, st, out, csum, g);\n}}");
+            }
+            NdShape::Edt => {
+                let params = [
+                    "double* f",
+                    "const long long outer",
+                    "const long long n",
+                    "const long long inner",
+                    "const double s2",
+                    "const long long first",
+                    "int* vb",
+                    "double* zb",
+                    "double* hb",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_edt(f, outer, n, inner, s2, first != 0, vb, zb, hb);\n}}"
+                );
+            }
+            NdShape::Measure { what } => {
+                let params = [
+                    "const in_t* in",
+                    "const int* labels",
+                    "const int* lut",
+                    "const long long nlut",
+                    "double* a0",
+                    "double* a1",
+                    "unsigned long long* p0",
+                    "unsigned long long* p1",
+                    "const double* aux0",
+                    "const double* aux1",
+                    "const nd_geom g",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_measure<in_t, {what}>(in, labels, lut, nlut, a0, a1, p0, p1, aux0, aux1, g);\n}}"
                 );
             }
         }
