@@ -208,9 +208,10 @@ fn geom(shape: &[usize], wsize: usize) -> [i64; 4 + 3 * MAX_RANK] {
 }
 
 fn grid(device: &crate::Device, threads: usize) -> u32 {
-    threads
-        .div_ceil(256)
-        .clamp(1, (device.multiprocessor_count() * BLOCKS_PER_SM * 4) as usize) as u32
+    threads.div_ceil(256).clamp(
+        1,
+        (device.multiprocessor_count() * BLOCKS_PER_SM * 4) as usize,
+    ) as u32
 }
 
 /// Connected components of the C-contiguous `mask` under the C-contiguous `structure`
@@ -261,7 +262,9 @@ pub(crate) fn label(
         run(step, 0)?;
     }
     let csum = out.reshape([n])?.cumsum(0)?;
-    let count = csum.slice([crate::SliceElem::Index(n as isize - 1)])?.to_scalar()? as usize;
+    let count = csum
+        .slice([crate::SliceElem::Index(n as isize - 1)])?
+        .to_scalar()? as usize;
     let co = csum.operand()?;
     debug_assert!(co.layout().is_c_contiguous() && co.layout().size() == n);
     run(4, co.ptr())?;
@@ -344,7 +347,10 @@ pub(crate) fn measure<T: Element>(
     let need = |a: Option<usize>, len: usize, name: &str| -> Result<()> {
         match a {
             Some(have) if have >= len => Ok(()),
-            _ => Err(Error::invalid("measure", format!("buffer {name} missing or short"))),
+            _ => Err(Error::invalid(
+                "measure",
+                format!("buffer {name} missing or short"),
+            )),
         }
     };
     let f64s = |a: Option<&DeviceArray<f64>>| a.map(|a| a.size());
@@ -375,10 +381,14 @@ pub(crate) fn measure<T: Element>(
     let lo = labels.operand()?;
     let uo = lut.operand()?;
     let ptr = |a: Option<&DeviceArray<f64>>| -> Result<u64> {
-        Ok(a.map(|a| a.operand().map(|o| o.ptr())).transpose()?.unwrap_or(0))
+        Ok(a.map(|a| a.operand().map(|o| o.ptr()))
+            .transpose()?
+            .unwrap_or(0))
     };
     let uptr = |a: Option<&DeviceArray<u64>>| -> Result<u64> {
-        Ok(a.map(|a| a.operand().map(|o| o.ptr())).transpose()?.unwrap_or(0))
+        Ok(a.map(|a| a.operand().map(|o| o.ptr()))
+            .transpose()?
+            .unwrap_or(0))
     };
     let mut args = KernelArgs::new();
     args.ptr(io.ptr())

@@ -53,7 +53,10 @@ fn label_structure(
     if s.shape().iter().any(|&d| d != 3) {
         return Err(Error::invalid(
             op,
-            format!("`structure` has shape {:?}; it must be 3 along every axis", s.shape()),
+            format!(
+                "`structure` has shape {:?}; it must be 3 along every axis",
+                s.shape()
+            ),
         ));
     }
     Ok(s)
@@ -88,7 +91,8 @@ pub fn find_objects(labels: &DeviceArray<i32>) -> Result<Vec<Option<Vec<Range<us
             idx[d] = rem % shape[d];
             rem /= shape[d];
         }
-        let b = boxes[l as usize - 1].get_or_insert_with(|| idx.iter().map(|&i| i..i + 1).collect());
+        let b =
+            boxes[l as usize - 1].get_or_insert_with(|| idx.iter().map(|&i| i..i + 1).collect());
         for (r, &i) in b.iter_mut().zip(&idx) {
             r.start = r.start.min(i);
             r.end = r.end.max(i + 1);
@@ -521,7 +525,10 @@ pub fn distance_transform_edt(
     let nd = mask.ndim();
     let sampling = super::per_axis(OP, "sampling", sampling.unwrap_or(&[1.0]), nd)?;
     if let Some(s) = sampling.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-        return Err(Error::invalid(OP, format!("`sampling` {s} must be positive and finite")));
+        return Err(Error::invalid(
+            OP,
+            format!("`sampling` {s} must be positive and finite"),
+        ));
     }
     let f = mask.astype::<f64>()?;
     if nd == 0 {

@@ -4661,7 +4661,98 @@ pub fn ndimage_filters_780() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_21() -> Result<(), String> {
+pub fn ndimage_measurements_25() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_host(&dev, &[true, false, true, true, false, false, false, true, true], [3, 3])?;
+        let (labels, n) = ndimage::label(&m, None)?;
+        assert_eq!(n, 3);
+        assert_eq!(labels.to_host()?, vec![1, 0, 2, 1, 0, 0, 0, 3, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_68() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let l = DeviceArray::from_host(&dev, &[0i32, 1, 1, 0, 0, 3], [2, 3])?;
+        let boxes = ndimage::find_objects(&l)?;
+        assert_eq!(boxes, vec![Some(vec![0..1, 1..3]), None, Some(vec![1..2, 2..3])]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_221() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1u8, 2, 3, 4, 5])?;
+        let l = DeviceArray::from_slice(&dev, &[1i32, 1, 0, 2, 2])?;
+        assert_eq!(ndimage::sum_labels(&x, &l, &[1, 2, 7])?.to_host()?, vec![3.0, 9.0, 0.0]);
+        assert_eq!(ndimage::mean(&x, &l, &[2])?.to_host()?, vec![4.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_356() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[5.0f32, 1.0, 9.0, 1.0], [2, 2])?;
+        let l = DeviceArray::from_host(&dev, &[1i32, 1, 1, 1], [2, 2])?;
+        let (lo, hi, lo_at, hi_at) = ndimage::extrema(&x, &l, &[1])?;
+        assert_eq!((lo.to_host()?, hi.to_host()?), (vec![1.0], vec![9.0]));
+        assert_eq!((lo_at.to_host()?, hi_at.to_host()?), (vec![0, 1], vec![1, 0]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_405() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f64, 3.0, 0.0, 4.0], [2, 2])?;
+        let l = DeviceArray::from_host(&dev, &[1i32, 1, 2, 2], [2, 2])?;
+        assert_eq!(ndimage::center_of_mass(&x, &l, &[1, 2])?.to_host()?, vec![0.0, 0.75, 1.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_442() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_host(&dev, &[
+            true, true, true, false,
+            true, false, true, false,
+            true, true, true, false], [3, 4])?;
+        let f = ndimage::binary_fill_holes(&m, None)?;
+        assert_eq!(f.to_host()?[5], true);
+        assert_eq!(f.to_host()?[3], false);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_509() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_slice(&dev, &[false, true, true, true, true])?;
+        assert_eq!(ndimage::distance_transform_edt(&m, None)?.to_host()?, vec![0.0, 1.0, 2.0, 3.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_24() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4673,7 +4764,7 @@ pub fn ndimage_mod_21() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_61() -> Result<(), String> {
+pub fn ndimage_mod_69() -> Result<(), String> {
     fn run() {
         use cuarray::ndimage::Mode;
         assert_eq!(Mode::default(), Mode::Reflect);
@@ -4682,7 +4773,7 @@ pub fn ndimage_mod_61() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_104() -> Result<(), String> {
+pub fn ndimage_mod_112() -> Result<(), String> {
     fn run() {
         use cuarray::ndimage::Mode;
         let ext = |m: Mode| (-4..8).map(|i| m.index(i, 4)).collect::<Vec<_>>();
@@ -7049,9 +7140,16 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/filters.rs:646", ndimage_filters_646, 1),
     ("src/ndimage/filters.rs:748", ndimage_filters_748, 1),
     ("src/ndimage/filters.rs:780", ndimage_filters_780, 1),
-    ("src/ndimage/mod.rs:21", ndimage_mod_21, 1),
-    ("src/ndimage/mod.rs:61", ndimage_mod_61, 1),
-    ("src/ndimage/mod.rs:104", ndimage_mod_104, 1),
+    ("src/ndimage/measurements.rs:25", ndimage_measurements_25, 1),
+    ("src/ndimage/measurements.rs:68", ndimage_measurements_68, 1),
+    ("src/ndimage/measurements.rs:221", ndimage_measurements_221, 1),
+    ("src/ndimage/measurements.rs:356", ndimage_measurements_356, 1),
+    ("src/ndimage/measurements.rs:405", ndimage_measurements_405, 1),
+    ("src/ndimage/measurements.rs:442", ndimage_measurements_442, 1),
+    ("src/ndimage/measurements.rs:509", ndimage_measurements_509, 1),
+    ("src/ndimage/mod.rs:24", ndimage_mod_24, 1),
+    ("src/ndimage/mod.rs:69", ndimage_mod_69, 1),
+    ("src/ndimage/mod.rs:112", ndimage_mod_112, 1),
     ("src/ndimage/morphology.rs:20", ndimage_morphology_20, 1),
     ("src/ndimage/morphology.rs:161", ndimage_morphology_161, 1),
     ("src/ndimage/morphology.rs:232", ndimage_morphology_232, 1),

@@ -38,6 +38,7 @@ mod manipulation;
 mod memory;
 mod multi;
 mod ndimage;
+mod ndimage_measure;
 #[path = "../support/numpy.rs"]
 mod numpy;
 mod nvrtc_tier;
@@ -103,6 +104,7 @@ fn main() {
     special::trials(&mut trials);
     statistics::trials(&mut trials);
     ndimage::trials(&mut trials);
+    ndimage_measure::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
