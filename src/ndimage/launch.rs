@@ -408,3 +408,73 @@ pub(crate) fn measure<T: Element>(
     // were checked above to hold their slots (the others are never touched).
     unsafe { args.launch(device, &f, grid(device, n)) }
 }
+
+/// The resampling of the C-contiguous `x` into the C-contiguous `out` at coordinates from
+/// `coords` (C-contiguous, `(rank, out.size())`) or, without them, from the affine map
+/// `matrix` (rank x rank, row-major) and `offset` of each output index; spline `order`
+/// 0 or 1.
+pub(crate) fn interp<T: Element>(
+    op: &'static str,
+    x: &DeviceArray<T>,
+    out: &DeviceArray<T>,
+    coords: Option<&DeviceArray<f64>>,
+    affine: (&[f64], &[f64]),
+    order: u8,
+    mode: Mode,
+) -> Result<()> {
+    debug_assert!(x.layout().is_c_contiguous() && out.layout().is_c_contiguous() && order <= 1);
+    let rank = x.ndim();
+    if rank > MAX_RANK {
+        return Err(Error::invalid(op, format!("arrays of rank {rank} (at most {MAX_RANK})")));
+    }
+    if out.size() == 0 {
+        return Ok(());
+    }
+    if x.size() == 0 {
+        return Err(Error::invalid(op, "the input is empty"));
+    }
+    let device = x.device();
+    // nd_affine: rank, size, in_shape[8], out_shape[8], m[64], off[8].
+    let mut words = [0i64; 2 + 2 * MAX_RANK + MAX_RANK * MAX_RANK + MAX_RANK];
+    words[0] = rank as i64;
+    words[1] = out.size() as i64;
+    let (m, off) = affine;
+    for d in 0..rank {
+        words[2 + d] = x.shape()[d] as i64;
+        words[2 + MAX_RANK + d] = if coords.is_some() { 0 } else { out.shape()[d] as i64 };
+    }
+    if coords.is_none() {
+        debug_assert!(m.len() == rank * rank && off.len() == rank && out.ndim() == rank);
+        for (w, v) in words[2 + 2 * MAX_RANK..].iter_mut().zip(m) {
+            *w = v.to_bits() as i64;
+        }
+        for (w, v) in words[2 + 2 * MAX_RANK + MAX_RANK * MAX_RANK..].iter_mut().zip(off) {
+            *w = v.to_bits() as i64;
+        }
+    }
+    let co = match coords {
+        Some(c) => {
+            if !c.layout().is_c_contiguous() || c.size() != rank * out.size() {
+                return Err(Error::invalid(op, "`coords` must hold rank values per output"));
+            }
+            Some(c.operand()?)
+        }
+        None => None,
+    };
+    let spec = crate::kernels::family::ndimage::interp_spec(T::DTYPE, coords.is_none(), order);
+    let f = kernel(device, &spec)?;
+    let (xo, oo) = (x.operand()?, out.operand()?);
+    let mut args = KernelArgs::new();
+    args.ptr(xo.ptr())
+        .ptr(oo.ptr())
+        .ptr(co.as_ref().map_or(0, |c| c.ptr()))
+        .i64s(&words)
+        .i64(mode.interp_code())
+        .push_f64(mode.cval());
+    // SAFETY: the arguments follow the resampling wrapper (three pointers, nd_affine of
+    // 2 + 2 * 8 + 64 + 8 words, a long long, a double). `out` holds `size` elements and
+    // `coords`, when the kernel reads it (not AFFINE), rank * size (checked above); every
+    // input index is mapped into the input's shape (C-contiguous, non-empty) or replaced
+    // by cval.
+    unsafe { args.launch(device, &f, grid(device, out.size())) }
+}

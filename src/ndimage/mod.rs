@@ -10,6 +10,8 @@
 //!   [`binary_dilation`], [`binary_opening`], [`binary_closing`], [`grey_erosion`],
 //!   [`grey_dilation`], [`grey_opening`], [`grey_closing`], [`morphological_gradient`],
 //!   [`white_tophat`], [`black_tophat`], [`binary_fill_holes`], [`distance_transform_edt`].
+//! - Resampling ([`interpolation`]): [`map_coordinates`], [`affine_transform`], [`zoom`],
+//!   [`shift`], [`rotate`], [`spline_filter`] (spline orders 0 and 1 so far).
 //! - Measurements ([`measurements`]): [`label`], [`find_objects`], [`sum_labels`], [`mean`],
 //!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`extrema`],
 //!   [`center_of_mass`].
@@ -31,6 +33,7 @@
 //! ```
 
 pub mod filters;
+pub mod interpolation;
 pub(crate) mod launch;
 pub mod measurements;
 pub mod morphology;
@@ -41,6 +44,7 @@ pub use filters::{
     median_filter, minimum_filter, minimum_filter1d, percentile_filter, prewitt, rank_filter,
     sobel, uniform_filter, uniform_filter1d,
 };
+pub use interpolation::{affine_transform, map_coordinates, rotate, shift, spline_filter, zoom};
 pub use measurements::{
     binary_fill_holes, center_of_mass, distance_transform_edt, extrema, find_objects, label,
     maximum, mean, minimum, standard_deviation, sum_labels, variance,
@@ -63,8 +67,9 @@ pub use morphology::{
 /// | `Wrap` | `a b c d \| a b c d \| a b c d` |
 ///
 /// Windows longer than the input keep extending the same way (reflecting again, wrapping
-/// again). SciPy's `grid-mirror` is `Reflect`, and its `grid-constant` and `grid-wrap` are
-/// `Constant` and `Wrap` for filters.
+/// again). SciPy's `grid-*` modes differ only when resampling (see the
+/// [`interpolation`] functions): for filters `GridConstant` is `Constant`, `GridWrap` is
+/// `Wrap` and `GridMirror` is `Reflect`.
 ///
 /// ```
 /// use cuarray::ndimage::Mode;
@@ -84,24 +89,39 @@ pub enum Mode {
     Mirror,
     /// Periodic.
     Wrap,
+    /// A constant past the edges, interpolated with as if it were data (resampling).
+    GridConstant(f64),
+    /// Periodic over the whole grid (resampling; `Wrap` for filters).
+    GridWrap,
+    /// `Reflect` (SciPy's name for it in resampling).
+    GridMirror,
 }
 
 impl Mode {
     /// The mode's number in `kernels/ndimage.cuh`.
     pub(crate) fn code(self) -> i64 {
         match self {
-            Mode::Reflect => 0,
-            Mode::Constant(_) => 1,
+            Mode::Reflect | Mode::GridMirror => 0,
+            Mode::Constant(_) | Mode::GridConstant(_) => 1,
             Mode::Nearest => 2,
             Mode::Mirror => 3,
-            Mode::Wrap => 4,
+            Mode::Wrap | Mode::GridWrap => 4,
+        }
+    }
+
+    /// The mode's number in `kernels/ndimage_interp.cuh` (resampling).
+    pub(crate) fn interp_code(self) -> i64 {
+        match self {
+            Mode::GridConstant(_) => 5,
+            Mode::GridWrap => 6,
+            m => m.code(),
         }
     }
 
     /// The value past the edges of [`Mode::Constant`] (0 for the other modes).
     pub fn cval(self) -> f64 {
         match self {
-            Mode::Constant(v) => v,
+            Mode::Constant(v) | Mode::GridConstant(v) => v,
             _ => 0.0,
         }
     }
@@ -125,8 +145,8 @@ impl Mode {
             return Some(i as usize);
         }
         let k = match self {
-            Mode::Constant(_) => return None,
-            Mode::Reflect => {
+            Mode::Constant(_) | Mode::GridConstant(_) => return None,
+            Mode::Reflect | Mode::GridMirror => {
                 let k = i.rem_euclid(2 * n);
                 if k < n {
                     k
@@ -144,7 +164,7 @@ impl Mode {
                     2 * n - 2 - k
                 }
             }
-            Mode::Wrap => i.rem_euclid(n),
+            Mode::Wrap | Mode::GridWrap => i.rem_euclid(n),
         };
         Some(k as usize)
     }

@@ -76,6 +76,13 @@ pub(crate) enum NdShape {
         /// What is gathered.
         what: u8,
     },
+    /// Resampling (`nd_interp<in_t, out_t, AFFINE, ORDER>`).
+    Interp {
+        /// Coordinates from an affine map of the output index (else from an array).
+        affine: bool,
+        /// The spline order (0 or 1).
+        order: u8,
+    },
 }
 
 /// One ndimage kernel.
@@ -159,6 +166,11 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
     for what in 0..5 {
         v.push(measure_spec(dtype, what));
     }
+    for affine in [false, true] {
+        for order in 0..2 {
+            v.push(interp_spec(dtype, affine, order));
+        }
+    }
     if dtype == DType::Bool {
         v.extend((0..5).map(label_spec));
         v.push(edt_spec());
@@ -186,6 +198,16 @@ pub(crate) fn edt_spec() -> NdSpec {
     }
 }
 
+/// Resampling of an array of `dtype` (into its own type).
+pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8) -> NdSpec {
+    NdSpec {
+        shape: NdShape::Interp { affine, order },
+        op: WindowOp::Sum,
+        input: dtype,
+        output: dtype,
+    }
+}
+
 /// A measurement of an input of `dtype` over labels.
 pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
     NdSpec {
@@ -200,6 +222,7 @@ impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
         match self.shape {
             NdShape::Line { .. } | NdShape::Window => &["ndimage.cuh"],
+            NdShape::Interp { .. } => &["ndimage.cuh", "ndimage_interp.cuh"],
             _ => &["ndimage.cuh", "ndimage_label.cuh"],
         }
     }
@@ -211,6 +234,9 @@ impl Family for NdSpec {
             NdShape::Label { step } => format!("label{step}"),
             NdShape::Edt => "edt".to_string(),
             NdShape::Measure { what } => format!("measure{what}"),
+            NdShape::Interp { affine, order } => {
+                format!("{}{order}", if affine { "affine" } else { "map" })
+            }
         };
         emit::symbol(
             "nd",
@@ -318,6 +344,22 @@ impl Family for NdSpec {
                 let _ = writeln!(
                     src,
                     "    nd_measure<in_t, {what}>(in, labels, lut, nlut, a0, a1, p0, p1, aux0, aux1, g);\n}}"
+                );
+            }
+            NdShape::Interp { affine, order } => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const double* coords",
+                    "const nd_affine a",
+                    "const long long mode",
+                    "const double cval",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_interp<in_t, out_t, {affine}, {order}>(in, out, coords, a, (int)mode, cval);\n}}"
                 );
             }
         }
