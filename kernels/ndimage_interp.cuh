@@ -114,10 +114,12 @@ __device__ __forceinline__ void nd_interp(const in_t* __restrict__ in, out_t* __
                 o[d] = (double)(rem % a.out_shape[d]);
                 rem /= a.out_shape[d];
             }
+            // Rounded as SciPy's loop (no fused multiply-add), so that coordinates agree
+            // to the last bit.
             for (int d = 0; d < rank; ++d) {
                 double v = 0.0;
-                for (int k = 0; k < rank; ++k) v += o[k] * a.m[d * rank + k];
-                c[d] = v + a.off[d];
+                for (int k = 0; k < rank; ++k) v = __dadd_rn(v, __dmul_rn(o[k], a.m[d * rank + k]));
+                c[d] = __dadd_rn(v, a.off[d]);
             }
         } else {
             for (int d = 0; d < rank; ++d) c[d] = coords[d * a.size + t];

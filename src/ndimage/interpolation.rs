@@ -180,7 +180,10 @@ pub fn zoom<T: NumElement>(
     const OP: &str = "zoom";
     let factors = per_axis(OP, "factors", factors, input.ndim())?;
     if let Some(f) = factors.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
-        return Err(Error::invalid(OP, format!("`factors` {f} must be positive and finite")));
+        return Err(Error::invalid(
+            OP,
+            format!("`factors` {f} must be positive and finite"),
+        ));
     }
     let out_shape: Vec<usize> = input
         .shape()
@@ -192,10 +195,24 @@ pub fn zoom<T: NumElement>(
         .shape()
         .iter()
         .zip(&out_shape)
-        .map(|(&n, &m)| if m > 1 { (n as f64 - 1.0) / (m as f64 - 1.0) } else { 1.0 })
+        .map(|(&n, &m)| {
+            if m > 1 {
+                (n as f64 - 1.0) / (m as f64 - 1.0)
+            } else {
+                1.0
+            }
+        })
         .collect();
     let zeros = vec![0.0; input.ndim()];
-    affine(OP, input, &diagonal(&steps), &zeros, &out_shape, order, mode)
+    affine(
+        OP,
+        input,
+        &diagonal(&steps),
+        &zeros,
+        &out_shape,
+        order,
+        mode,
+    )
 }
 
 /// Shifts `input` by `shift` (one, or one per axis; SciPy's `shift`): output `o` takes the
@@ -221,7 +238,15 @@ pub fn shift<T: NumElement>(
     let shift = per_axis(OP, "shift", shift, input.ndim())?;
     let neg: Vec<f64> = shift.iter().map(|s| -s).collect();
     let ones = vec![1.0; input.ndim()];
-    affine(OP, input, &diagonal(&ones), &neg, input.shape(), order, mode)
+    affine(
+        OP,
+        input,
+        &diagonal(&ones),
+        &neg,
+        input.shape(),
+        order,
+        mode,
+    )
 }
 
 /// `cos` and `sin` of `deg` degrees, exact at multiples of 90 (as SciPy's `cosdg`, `sindg`).
@@ -270,7 +295,10 @@ pub fn rotate<T: NumElement>(
     if nd < 2 {
         return Err(Error::invalid(OP, "the input must have rank 2 or more"));
     }
-    let mut ax = [normalize_axis(OP, axes.0, nd)?, normalize_axis(OP, axes.1, nd)?];
+    let mut ax = [
+        normalize_axis(OP, axes.0, nd)?,
+        normalize_axis(OP, axes.1, nd)?,
+    ];
     if ax[0] == ax[1] {
         return Err(Error::invalid(OP, "`axes` names one axis twice"));
     }
@@ -283,7 +311,10 @@ pub fn rotate<T: NumElement>(
         let corners = [(0.0, 0.0), (0.0, ix), (iy, 0.0), (iy, ix)];
         let mut o = [0.0; 2];
         for (r, row) in rot.iter().enumerate() {
-            let vals: Vec<f64> = corners.iter().map(|&(y, x)| row[0] * y + row[1] * x).collect();
+            let vals: Vec<f64> = corners
+                .iter()
+                .map(|&(y, x)| row[0] * y + row[1] * x)
+                .collect();
             let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
             o[r] = ((hi - lo) + 0.5).trunc();
@@ -293,7 +324,10 @@ pub fn rotate<T: NumElement>(
         in_plane
     };
     let oc = [(out_plane[0] - 1.0) / 2.0, (out_plane[1] - 1.0) / 2.0];
-    let out_center = [rot[0][0] * oc[0] + rot[0][1] * oc[1], rot[1][0] * oc[0] + rot[1][1] * oc[1]];
+    let out_center = [
+        rot[0][0] * oc[0] + rot[0][1] * oc[1],
+        rot[1][0] * oc[0] + rot[1][1] * oc[1],
+    ];
     let offset2 = [
         (in_plane[0] - 1.0) / 2.0 - out_center[0],
         (in_plane[1] - 1.0) / 2.0 - out_center[1],

@@ -425,7 +425,10 @@ pub(crate) fn interp<T: Element>(
     debug_assert!(x.layout().is_c_contiguous() && out.layout().is_c_contiguous() && order <= 1);
     let rank = x.ndim();
     if rank > MAX_RANK {
-        return Err(Error::invalid(op, format!("arrays of rank {rank} (at most {MAX_RANK})")));
+        return Err(Error::invalid(
+            op,
+            format!("arrays of rank {rank} (at most {MAX_RANK})"),
+        ));
     }
     if out.size() == 0 {
         return Ok(());
@@ -441,21 +444,31 @@ pub(crate) fn interp<T: Element>(
     let (m, off) = affine;
     for d in 0..rank {
         words[2 + d] = x.shape()[d] as i64;
-        words[2 + MAX_RANK + d] = if coords.is_some() { 0 } else { out.shape()[d] as i64 };
+        words[2 + MAX_RANK + d] = if coords.is_some() {
+            0
+        } else {
+            out.shape()[d] as i64
+        };
     }
     if coords.is_none() {
         debug_assert!(m.len() == rank * rank && off.len() == rank && out.ndim() == rank);
         for (w, v) in words[2 + 2 * MAX_RANK..].iter_mut().zip(m) {
             *w = v.to_bits() as i64;
         }
-        for (w, v) in words[2 + 2 * MAX_RANK + MAX_RANK * MAX_RANK..].iter_mut().zip(off) {
+        for (w, v) in words[2 + 2 * MAX_RANK + MAX_RANK * MAX_RANK..]
+            .iter_mut()
+            .zip(off)
+        {
             *w = v.to_bits() as i64;
         }
     }
     let co = match coords {
         Some(c) => {
             if !c.layout().is_c_contiguous() || c.size() != rank * out.size() {
-                return Err(Error::invalid(op, "`coords` must hold rank values per output"));
+                return Err(Error::invalid(
+                    op,
+                    "`coords` must hold rank values per output",
+                ));
             }
             Some(c.operand()?)
         }

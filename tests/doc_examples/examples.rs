@@ -4661,6 +4661,67 @@ pub fn ndimage_filters_780() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn ndimage_interpolation_54() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 10.0, 20.0, 30.0])?;
+        let at = DeviceArray::from_host(&dev, &[0.5f64, 2.25, -1.0], [1, 3])?;
+        let v = ndimage::map_coordinates(&x, &at, 1, Mode::Constant(-1.0))?;
+        assert_eq!(v.to_host()?, vec![5.0, 22.5, -1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_99() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], [2, 2])?;
+        // The transpose.
+        let t = ndimage::affine_transform(&x, &[0.0, 1.0, 1.0, 0.0], &[0.0], None, 0, Mode::Reflect)?;
+        assert_eq!(t.to_host()?, vec![1.0, 3.0, 2.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_163() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 3.0])?;
+        assert_eq!(ndimage::zoom(&x, &[2.0], 1, Mode::Reflect)?.to_host()?, vec![0.0, 1.0, 2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_221() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0])?;
+        assert_eq!(ndimage::shift(&x, &[1.0], 0, Mode::Constant(0.0))?.to_host()?, vec![0.0, 1.0, 2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_272() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3])?;
+        let r = ndimage::rotate(&x, 90.0, (1, 0), true, 0, Mode::Constant(0.0))?;
+        assert_eq!(r.shape(), &[3, 2]);
+        assert_eq!(r.to_host()?, vec![3.0, 6.0, 2.0, 5.0, 1.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn ndimage_measurements_25() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
@@ -4752,7 +4813,7 @@ pub fn ndimage_measurements_509() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_24() -> Result<(), String> {
+pub fn ndimage_mod_26() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4764,7 +4825,7 @@ pub fn ndimage_mod_24() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_69() -> Result<(), String> {
+pub fn ndimage_mod_74() -> Result<(), String> {
     fn run() {
         use cuarray::ndimage::Mode;
         assert_eq!(Mode::default(), Mode::Reflect);
@@ -4773,7 +4834,7 @@ pub fn ndimage_mod_69() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_112() -> Result<(), String> {
+pub fn ndimage_mod_132() -> Result<(), String> {
     fn run() {
         use cuarray::ndimage::Mode;
         let ext = |m: Mode| (-4..8).map(|i| m.index(i, 4)).collect::<Vec<_>>();
@@ -7140,6 +7201,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/filters.rs:646", ndimage_filters_646, 1),
     ("src/ndimage/filters.rs:748", ndimage_filters_748, 1),
     ("src/ndimage/filters.rs:780", ndimage_filters_780, 1),
+    ("src/ndimage/interpolation.rs:54", ndimage_interpolation_54, 1),
+    ("src/ndimage/interpolation.rs:99", ndimage_interpolation_99, 1),
+    ("src/ndimage/interpolation.rs:163", ndimage_interpolation_163, 1),
+    ("src/ndimage/interpolation.rs:221", ndimage_interpolation_221, 1),
+    ("src/ndimage/interpolation.rs:272", ndimage_interpolation_272, 1),
     ("src/ndimage/measurements.rs:25", ndimage_measurements_25, 1),
     ("src/ndimage/measurements.rs:68", ndimage_measurements_68, 1),
     ("src/ndimage/measurements.rs:221", ndimage_measurements_221, 1),
@@ -7147,9 +7213,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/measurements.rs:405", ndimage_measurements_405, 1),
     ("src/ndimage/measurements.rs:442", ndimage_measurements_442, 1),
     ("src/ndimage/measurements.rs:509", ndimage_measurements_509, 1),
-    ("src/ndimage/mod.rs:24", ndimage_mod_24, 1),
-    ("src/ndimage/mod.rs:69", ndimage_mod_69, 1),
-    ("src/ndimage/mod.rs:112", ndimage_mod_112, 1),
+    ("src/ndimage/mod.rs:26", ndimage_mod_26, 1),
+    ("src/ndimage/mod.rs:74", ndimage_mod_74, 1),
+    ("src/ndimage/mod.rs:132", ndimage_mod_132, 1),
     ("src/ndimage/morphology.rs:20", ndimage_morphology_20, 1),
     ("src/ndimage/morphology.rs:161", ndimage_morphology_161, 1),
     ("src/ndimage/morphology.rs:232", ndimage_morphology_232, 1),

@@ -38,6 +38,7 @@ mod manipulation;
 mod memory;
 mod multi;
 mod ndimage;
+mod ndimage_interp;
 mod ndimage_measure;
 #[path = "../support/numpy.rs"]
 mod numpy;
@@ -105,6 +106,7 @@ fn main() {
     statistics::trials(&mut trials);
     ndimage::trials(&mut trials);
     ndimage_measure::trials(&mut trials);
+    ndimage_interp::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

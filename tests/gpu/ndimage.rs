@@ -27,11 +27,11 @@ fn ext(mode: Mode, mut i: isize, n: usize) -> Option<usize> {
             return Some(i as usize);
         }
         i = match mode {
-            Mode::Constant(_) => return None,
+            Mode::Constant(_) | Mode::GridConstant(_) => return None,
             Mode::Nearest => i.clamp(0, n - 1),
-            Mode::Wrap => i.rem_euclid(n),
-            Mode::Reflect if i < 0 => -i - 1,
-            Mode::Reflect => 2 * n - 1 - i,
+            Mode::Wrap | Mode::GridWrap => i.rem_euclid(n),
+            Mode::Reflect | Mode::GridMirror if i < 0 => -i - 1,
+            Mode::Reflect | Mode::GridMirror => 2 * n - 1 - i,
             Mode::Mirror if n == 1 => 0,
             Mode::Mirror if i < 0 => -i,
             Mode::Mirror => 2 * n - 2 - i,

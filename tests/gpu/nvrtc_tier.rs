@@ -593,11 +593,12 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::testing::kernels::family::gather::specs_for(d),
         );
     }
-    // Image filters take the real types; binary morphology takes bool.
+    // Image filters, measurements and resampling take the real types; labels and binary
+    // morphology take bool.
     for d in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
         group(
             out,
-            format!("nvrtc/ndimage/{}/lines_windows", d.name()),
+            format!("nvrtc/ndimage/{}/all_kernels", d.name()),
             move || cuarray::testing::kernels::family::ndimage::specs_for(d),
         );
     }
