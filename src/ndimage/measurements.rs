@@ -101,6 +101,9 @@ pub fn find_objects(labels: &DeviceArray<i32>) -> Result<Vec<Option<Vec<Range<us
     Ok(boxes)
 }
 
+/// The largest label a measurement takes (its table of slots has one entry a label).
+const MAX_LABEL: i32 = 1 << 26;
+
 /// The slots of one measurement: the label-to-slot table on the device, the slot count,
 /// and the gather from slots to the `index` entries when they repeat labels.
 struct Slots {
@@ -130,6 +133,15 @@ fn plan<T: Element>(
         return Err(Error::invalid(op, "arrays of rank above 8"));
     }
     let nlut = index.iter().copied().max().unwrap_or(-1).max(-1) + 1;
+    if nlut > MAX_LABEL {
+        return Err(Error::invalid(
+            op,
+            format!(
+                "`index` holds label {}; labels up to {MAX_LABEL} are measured",
+                nlut - 1
+            ),
+        ));
+    }
     let mut lut = vec![-1i32; nlut as usize];
     let mut of_index = Vec::with_capacity(index.len());
     let mut slots = 0usize;

@@ -418,7 +418,7 @@ fn derivatives<T: NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
                         &format!("{name} {shape:?} axis {axis} {mode:?}"),
                         &got,
                         &want,
-                        0.0,
+                        t,
                     )?;
                 }
             }
@@ -435,7 +435,7 @@ fn derivatives<T: NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
                     .zip(&t.v)
                     .for_each(|(a, b)| *a = cast::<T>(*a + b));
             }
-            check(&format!("laplace {shape:?} {mode:?}"), &got, &want, 0.0)?;
+            check(&format!("laplace {shape:?} {mode:?}"), &got, &want, t)?;
             if T::DTYPE != DType::U8 {
                 let s = rng.range(0.7, 2.0);
                 let gauss = |orders: &[usize]| {
