@@ -303,9 +303,23 @@ pub fn rotate<T: NumElement>(
         return Err(Error::invalid(OP, "`axes` names one axis twice"));
     }
     ax.sort_unstable();
+    let (matrix, offset, out_shape) = rotation(input.shape(), angle, ax, reshape);
+    affine(OP, input, &matrix, &offset, &out_shape, order, mode)
+}
+
+/// The affine map of [`rotate`] (SciPy's): the matrix (rank x rank, row-major), the offset
+/// and the output shape of a rotation by `angle` degrees in the plane of the sorted axes
+/// `ax` of an array of `shape`.
+fn rotation(
+    shape: &[usize],
+    angle: f64,
+    ax: [usize; 2],
+    reshape: bool,
+) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    let nd = shape.len();
     let (c, s) = cos_sin_deg(angle);
     let rot = [[c, s], [-s, c]];
-    let in_plane = [input.shape()[ax[0]] as f64, input.shape()[ax[1]] as f64];
+    let in_plane = [shape[ax[0]] as f64, shape[ax[1]] as f64];
     let out_plane: [f64; 2] = if reshape {
         let (iy, ix) = (in_plane[0], in_plane[1]);
         let corners = [(0.0, 0.0), (0.0, ix), (iy, 0.0), (iy, ix)];
@@ -334,7 +348,7 @@ pub fn rotate<T: NumElement>(
     ];
     let mut matrix = diagonal(&vec![1.0; nd]);
     let mut offset = vec![0.0; nd];
-    let mut out_shape = input.shape().to_vec();
+    let mut out_shape = shape.to_vec();
     for i in 0..2 {
         for j in 0..2 {
             matrix[ax[i] * nd + ax[j]] = rot[i][j];
@@ -342,7 +356,7 @@ pub fn rotate<T: NumElement>(
         offset[ax[i]] = offset2[i];
         out_shape[ax[i]] = out_plane[i] as usize;
     }
-    affine(OP, input, &matrix, &offset, &out_shape, order, mode)
+    (matrix, offset, out_shape)
 }
 
 /// SciPy's `spline_filter`: the B-spline coefficients of `input` for `order`. Orders 0 and
@@ -358,4 +372,41 @@ pub fn spline_filter<T: NumElement>(
     let _ = mode;
     check_order("spline_filter", order)?;
     input.copy()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_is_scipys() {
+        // scipy.ndimage.rotate's shapes and offsets (cosdg / sindg for the matrix).
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12 * b.abs().max(1.0);
+        let (m, off, shape) = rotation(&[5, 7], 30.0, [0, 1], true);
+        assert_eq!(shape, vec![8, 9]);
+        assert!(close(m[0], 0.8660254037844387) && close(m[1], 0.49999999999999994));
+        assert!(close(m[2], -0.49999999999999994) && close(m[3], 0.8660254037844387));
+        assert!(
+            close(off[0], -3.0310889132455356) && close(off[1], 1.285898384862245),
+            "{off:?}"
+        );
+        let (_, off, shape) = rotation(&[5, 7], -50.0, [0, 1], false);
+        assert_eq!(shape, vec![5, 7]);
+        assert!(
+            close(off[0], 3.012558109983856) && close(off[1], -0.460451715297574),
+            "{off:?}"
+        );
+        let (_, off, shape) = rotation(&[512, 300], 123.4, [0, 1], true);
+        assert_eq!(shape, vec![532, 593]);
+        assert!(
+            close(off[0], 154.53766896659806) && close(off[1], 534.0944067615931),
+            "{off:?}"
+        );
+        // A 3-d array: the plane's block, identity elsewhere.
+        let (m, off, shape) = rotation(&[2, 5, 7], 90.0, [1, 2], true);
+        assert_eq!(shape, vec![2, 7, 5]);
+        assert_eq!(m, vec![1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0]);
+        assert_eq!(off[0], 0.0);
+        assert_eq!(cos_sin_deg(-90.0), (0.0, -1.0));
+    }
 }
