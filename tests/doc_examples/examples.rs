@@ -4747,7 +4747,7 @@ pub fn ndimage_measurements_68() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_measurements_221() -> Result<(), String> {
+pub fn ndimage_measurements_233() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4760,7 +4760,7 @@ pub fn ndimage_measurements_221() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_measurements_356() -> Result<(), String> {
+pub fn ndimage_measurements_368() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4774,7 +4774,7 @@ pub fn ndimage_measurements_356() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_measurements_405() -> Result<(), String> {
+pub fn ndimage_measurements_417() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4786,7 +4786,7 @@ pub fn ndimage_measurements_405() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_measurements_442() -> Result<(), String> {
+pub fn ndimage_measurements_454() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4802,7 +4802,7 @@ pub fn ndimage_measurements_442() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_measurements_509() -> Result<(), String> {
+pub fn ndimage_measurements_521() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -7208,11 +7208,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/interpolation.rs:272", ndimage_interpolation_272, 1),
     ("src/ndimage/measurements.rs:25", ndimage_measurements_25, 1),
     ("src/ndimage/measurements.rs:68", ndimage_measurements_68, 1),
-    ("src/ndimage/measurements.rs:221", ndimage_measurements_221, 1),
-    ("src/ndimage/measurements.rs:356", ndimage_measurements_356, 1),
-    ("src/ndimage/measurements.rs:405", ndimage_measurements_405, 1),
-    ("src/ndimage/measurements.rs:442", ndimage_measurements_442, 1),
-    ("src/ndimage/measurements.rs:509", ndimage_measurements_509, 1),
+    ("src/ndimage/measurements.rs:233", ndimage_measurements_233, 1),
+    ("src/ndimage/measurements.rs:368", ndimage_measurements_368, 1),
+    ("src/ndimage/measurements.rs:417", ndimage_measurements_417, 1),
+    ("src/ndimage/measurements.rs:454", ndimage_measurements_454, 1),
+    ("src/ndimage/measurements.rs:521", ndimage_measurements_521, 1),
     ("src/ndimage/mod.rs:26", ndimage_mod_26, 1),
     ("src/ndimage/mod.rs:74", ndimage_mod_74, 1),
     ("src/ndimage/mod.rs:132", ndimage_mod_132, 1),
