@@ -1,7 +1,9 @@
 //! Resampling (`scipy.ndimage`'s `_interpolation`): values at mapped coordinates, one
-//! thread an output element, spline orders 0 (nearest) and 1 (linear) with SciPy's
-//! boundary rules. Orders 2 to 5 need SciPy's spline prefilter and are not supported
-//! yet: they are an error naming `order`.
+//! thread an output element, B-spline orders 0 (nearest) to 5 with SciPy's boundary
+//! rules. Orders 2 to 5 first compute the f64 spline coefficients (SciPy's prefilter: one
+//! recursive pass per axis and pole, a thread a line); they support the modes `Mirror`,
+//! `Constant`, `GridWrap` and `GridConstant` so far (the input padded by 12 on every side
+//! for `GridConstant`, as SciPy), and the other modes are an error naming `order`.
 //!
 //! Every function but [`map_coordinates`] maps the output index through an affine map
 //! (`zoom` and `shift` through a diagonal one, as SciPy's `zoom_shift` computes them). A
@@ -12,21 +14,72 @@
 
 use super::launch;
 use super::{per_axis, Mode};
-use crate::array::DeviceArray;
+use crate::array::{DeviceArray, PadMode};
 use crate::element::NumElement;
 use crate::shape::normalize_axis;
 use crate::{Error, Result};
 
-/// Checks the spline order: 0 and 1 are implemented, 2..=5 not yet, above 5 never.
-fn check_order(op: &'static str, order: usize) -> Result<u8> {
-    match order {
-        0 | 1 => Ok(order as u8),
-        2..=5 => Err(Error::invalid(
+/// Checks the spline order for `mode`: 0 and 1 for every mode; 2..=5 for the modes whose
+/// prefilter is implemented; above 5 never.
+fn check_order(op: &'static str, order: usize, mode: Mode) -> Result<u8> {
+    match (order, mode) {
+        (0 | 1, _) => Ok(order as u8),
+        (2..=5, Mode::Mirror | Mode::Constant(_) | Mode::GridWrap | Mode::GridConstant(_)) => {
+            Ok(order as u8)
+        }
+        (2..=5, _) => Err(Error::invalid(
             op,
-            format!("`order` {order}: spline orders 2 to 5 (with SciPy's prefilter) are not supported yet; use 0 or 1"),
+            format!("`order` {order} with {mode:?}: spline orders 2 to 5 support Mirror, Constant, GridWrap and GridConstant so far"),
         )),
         _ => Err(Error::invalid(op, format!("`order` {order} is above 5"))),
     }
+}
+
+/// The f64 B-spline coefficients of `input` for `order` (2..=5) and `mode`, and the
+/// padding they carry on every side (12 for `GridConstant`, `pad` on).
+fn coefficients<T: NumElement>(
+    input: &DeviceArray<T>,
+    order: u8,
+    mode: Mode,
+    pad: bool,
+) -> Result<(DeviceArray<f64>, usize)> {
+    let mut c = input.astype::<f64>()?.contiguous()?;
+    let npad = if pad && matches!(mode, Mode::GridConstant(_)) {
+        12
+    } else {
+        0
+    };
+    if npad > 0 {
+        let widths = vec![(npad, npad); input.ndim()];
+        c = c
+            .pad(&widths, PadMode::Constant(mode.cval()))?
+            .contiguous()?;
+    }
+    for axis in 0..c.ndim() {
+        launch::prefilter(&c, axis, order, matches!(mode, Mode::GridWrap))?;
+    }
+    Ok((c, npad))
+}
+
+/// Resamples `input` into `out` (from `coords`, or the affine map) at `order`.
+fn resample<T: NumElement>(
+    op: &'static str,
+    input: &DeviceArray<T>,
+    out: &DeviceArray<T>,
+    coords: Option<&DeviceArray<f64>>,
+    affine: (&[f64], &[f64]),
+    order: u8,
+    mode: Mode,
+) -> Result<()> {
+    if order <= 1 {
+        let x = input.contiguous()?;
+        return launch::interp(op, &x, out, coords, affine, order, mode, 0.0);
+    }
+    if out.size() == 0 {
+        return Ok(());
+    }
+    let (c, npad) = coefficients(input, order, mode, true)?;
+    launch::interp(op, &c, out, coords, affine, order, mode, npad as f64)
 }
 
 /// Resamples through the affine map `matrix` (rank x rank, row-major) and `offset` into
@@ -40,10 +93,9 @@ fn affine<T: NumElement>(
     order: usize,
     mode: Mode,
 ) -> Result<DeviceArray<T>> {
-    let order = check_order(op, order)?;
-    let x = input.contiguous()?;
+    let order = check_order(op, order, mode)?;
     let out = DeviceArray::<T>::alloc_for(op, input.device(), out_shape)?;
-    launch::interp(op, &x, &out, None, (matrix, offset), order, mode)?;
+    resample(op, input, &out, None, (matrix, offset), order, mode)?;
     Ok(out)
 }
 
@@ -63,7 +115,7 @@ fn affine<T: NumElement>(
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming `coords` (its first extent is not the input's rank)
-/// or `order` (2 to 5 not supported yet, above 5 never), or for an empty input with a
+/// or `order` (above 5, or 2 to 5 with a mode not supported yet), or for an empty input with a
 /// non-empty output; [`Error::DeviceMismatch`].
 pub fn map_coordinates<T: NumElement>(
     input: &DeviceArray<T>,
@@ -72,7 +124,7 @@ pub fn map_coordinates<T: NumElement>(
     mode: Mode,
 ) -> Result<DeviceArray<T>> {
     const OP: &str = "map_coordinates";
-    let order = check_order(OP, order)?;
+    let order = check_order(OP, order, mode)?;
     coords.used_by(OP, input.device())?;
     if coords.ndim() == 0 || coords.shape()[0] != input.ndim() {
         return Err(Error::invalid(
@@ -84,10 +136,9 @@ pub fn map_coordinates<T: NumElement>(
             ),
         ));
     }
-    let x = input.contiguous()?;
     let c = coords.contiguous()?;
     let out = DeviceArray::<T>::alloc_for(OP, input.device(), &coords.shape()[1..])?;
-    launch::interp(OP, &x, &out, Some(&c), (&[], &[]), order, mode)?;
+    resample(OP, input, &out, Some(&c), (&[], &[]), order, mode)?;
     Ok(out)
 }
 
@@ -359,19 +410,32 @@ fn rotation(
     (matrix, offset, out_shape)
 }
 
-/// SciPy's `spline_filter`: the B-spline coefficients of `input` for `order`. Orders 0 and
-/// 1 need none (a copy, as SciPy returns); orders 2 to 5 are not supported yet.
+/// SciPy's `spline_filter`: the f64 B-spline coefficients of `input` for `order`, one
+/// recursive pass per axis and pole. Orders 0 and 1 need none (a copy as f64, as SciPy);
+/// orders 2 to 5 take the mirrored initialisation (`Mirror`, `Constant`, `GridConstant`)
+/// or the periodic one (`GridWrap`).
+///
+/// ```no_run
+/// use cuarray::{ndimage::{self, Mode}, DeviceArray};
+/// let dev = cuarray::Device::new(0)?;
+/// let x = DeviceArray::from_slice(&dev, &[1.0f64, 1.0, 1.0, 1.0])?;
+/// let c = ndimage::spline_filter(&x, 3, Mode::Mirror)?.to_host()?;
+/// assert!(c.iter().all(|v| (v - 1.0).abs() < 1e-12)); // a constant is its own spline
+/// # Ok::<(), cuarray::Error>(())
+/// ```
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] naming `order` (2 to 5 not supported yet, above 5 never).
+/// [`Error::InvalidArgument`] naming `order` (above 5, or 2 to 5 with another mode).
 pub fn spline_filter<T: NumElement>(
     input: &DeviceArray<T>,
     order: usize,
     mode: Mode,
-) -> Result<DeviceArray<T>> {
-    let _ = mode;
-    check_order("spline_filter", order)?;
-    input.copy()
+) -> Result<DeviceArray<f64>> {
+    let order = check_order("spline_filter", order, mode)?;
+    if order <= 1 {
+        return input.astype::<f64>();
+    }
+    Ok(coefficients(input, order, mode, false)?.0)
 }
 
 #[cfg(test)]

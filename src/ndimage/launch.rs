@@ -413,21 +413,29 @@ pub(crate) fn measure<T: Element>(
 /// `coords` (C-contiguous, `(rank, out.size())`) or, without them, from the affine map
 /// `matrix` (rank x rank, row-major) and `offset` of each output index; spline `order`
 /// 0 or 1.
-pub(crate) fn interp<T: Element>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn interp<S: Element, T: Element>(
     op: &'static str,
-    x: &DeviceArray<T>,
+    x: &DeviceArray<S>,
     out: &DeviceArray<T>,
     coords: Option<&DeviceArray<f64>>,
     affine: (&[f64], &[f64]),
     order: u8,
     mode: Mode,
+    shift: f64,
 ) -> Result<()> {
-    debug_assert!(x.layout().is_c_contiguous() && out.layout().is_c_contiguous() && order <= 1);
+    debug_assert!(x.layout().is_c_contiguous() && out.layout().is_c_contiguous() && order <= 5);
+    // Orders 0 and 1 read the input itself, higher ones its f64 spline coefficients.
+    debug_assert!(if order > 1 {
+        S::DTYPE == crate::DType::F64
+    } else {
+        S::DTYPE == T::DTYPE
+    });
     let rank = x.ndim();
-    if rank > MAX_RANK {
+    if rank > MAX_RANK || rank == 0 {
         return Err(Error::invalid(
             op,
-            format!("arrays of rank {rank} (at most {MAX_RANK})"),
+            format!("arrays of rank {rank} (1 to {MAX_RANK})"),
         ));
     }
     if out.size() == 0 {
@@ -483,11 +491,36 @@ pub(crate) fn interp<T: Element>(
         .ptr(co.as_ref().map_or(0, |c| c.ptr()))
         .i64s(&words)
         .i64(mode.interp_code())
-        .push_f64(mode.cval());
+        .push_f64(mode.cval())
+        .push_f64(shift);
     // SAFETY: the arguments follow the resampling wrapper (three pointers, nd_affine of
-    // 2 + 2 * 8 + 64 + 8 words, a long long, a double). `out` holds `size` elements and
+    // 2 + 2 * 8 + 64 + 8 words, a long long, two doubles). `out` holds `size` elements and
     // `coords`, when the kernel reads it (not AFFINE), rank * size (checked above); every
     // input index is mapped into the input's shape (C-contiguous, non-empty) or replaced
     // by cval.
     unsafe { args.launch(device, &f, grid(device, out.size())) }
+}
+
+/// The B-spline prefilter of `order` (2..=5) along `axis` of the C-contiguous f64 `c`, in
+/// place; `wrap` picks the periodic initialisation (else the mirrored one).
+pub(crate) fn prefilter(c: &DeviceArray<f64>, axis: usize, order: u8, wrap: bool) -> Result<()> {
+    debug_assert!(c.layout().is_c_contiguous() && (2..=5).contains(&order));
+    let device = c.device();
+    let (outer, n, inner) = split_axis(c.shape(), axis);
+    if outer * n * inner == 0 || n == 1 {
+        return Ok(());
+    }
+    let f = kernel(device, &crate::kernels::family::ndimage::prefilter_spec())?;
+    let co = c.operand()?;
+    let mut args = KernelArgs::new();
+    args.ptr(co.ptr())
+        .i64(outer as i64)
+        .i64(n as i64)
+        .i64(inner as i64)
+        .i64(i64::from(order))
+        .i64(i64::from(wrap));
+    // SAFETY: the arguments follow the prefilter wrapper (a pointer, five long longs); each
+    // of the outer * inner threads touches the n elements of its own line of `c`, which
+    // holds outer * n * inner.
+    unsafe { args.launch(device, &f, grid(device, outer * inner)) }
 }

@@ -11,7 +11,8 @@
 //!   [`grey_dilation`], [`grey_opening`], [`grey_closing`], [`morphological_gradient`],
 //!   [`white_tophat`], [`black_tophat`], [`binary_fill_holes`], [`distance_transform_edt`].
 //! - Resampling ([`interpolation`]): [`map_coordinates`], [`affine_transform`], [`zoom`],
-//!   [`shift`], [`rotate`], [`spline_filter`] (spline orders 0 and 1 so far).
+//!   [`shift`], [`rotate`], [`spline_filter`] (spline orders 0 to 5; from 2 on, the modes
+//!   `Mirror`, `Constant`, `GridWrap` and `GridConstant` so far).
 //! - Measurements ([`measurements`]): [`label`], [`find_objects`], [`sum_labels`], [`mean`],
 //!   [`variance`], [`standard_deviation`], [`minimum`], [`maximum`], [`extrema`],
 //!   [`center_of_mass`].

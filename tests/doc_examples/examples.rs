@@ -4661,7 +4661,7 @@ pub fn ndimage_filters_780() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_54() -> Result<(), String> {
+pub fn ndimage_interpolation_106() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4674,7 +4674,7 @@ pub fn ndimage_interpolation_54() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_99() -> Result<(), String> {
+pub fn ndimage_interpolation_150() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4687,7 +4687,7 @@ pub fn ndimage_interpolation_99() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_163() -> Result<(), String> {
+pub fn ndimage_interpolation_214() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4698,7 +4698,7 @@ pub fn ndimage_interpolation_163() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_221() -> Result<(), String> {
+pub fn ndimage_interpolation_272() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4709,7 +4709,7 @@ pub fn ndimage_interpolation_221() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_272() -> Result<(), String> {
+pub fn ndimage_interpolation_323() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4717,6 +4717,18 @@ pub fn ndimage_interpolation_272() -> Result<(), String> {
         let r = ndimage::rotate(&x, 90.0, (1, 0), true, 0, Mode::Constant(0.0))?;
         assert_eq!(r.shape(), &[3, 2]);
         assert_eq!(r.to_host()?, vec![3.0, 6.0, 2.0, 5.0, 1.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_418() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 1.0, 1.0, 1.0])?;
+        let c = ndimage::spline_filter(&x, 3, Mode::Mirror)?.to_host()?;
+        assert!(c.iter().all(|v| (v - 1.0).abs() < 1e-12)); // a constant is its own spline
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -4813,7 +4825,7 @@ pub fn ndimage_measurements_521() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_26() -> Result<(), String> {
+pub fn ndimage_mod_27() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4825,7 +4837,7 @@ pub fn ndimage_mod_26() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_74() -> Result<(), String> {
+pub fn ndimage_mod_75() -> Result<(), String> {
     fn run() {
         use cuarray::ndimage::Mode;
         assert_eq!(Mode::default(), Mode::Reflect);
@@ -4834,7 +4846,7 @@ pub fn ndimage_mod_74() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_mod_132() -> Result<(), String> {
+pub fn ndimage_mod_133() -> Result<(), String> {
     fn run() {
         use cuarray::ndimage::Mode;
         let ext = |m: Mode| (-4..8).map(|i| m.index(i, 4)).collect::<Vec<_>>();
@@ -7201,11 +7213,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/filters.rs:646", ndimage_filters_646, 1),
     ("src/ndimage/filters.rs:748", ndimage_filters_748, 1),
     ("src/ndimage/filters.rs:780", ndimage_filters_780, 1),
-    ("src/ndimage/interpolation.rs:54", ndimage_interpolation_54, 1),
-    ("src/ndimage/interpolation.rs:99", ndimage_interpolation_99, 1),
-    ("src/ndimage/interpolation.rs:163", ndimage_interpolation_163, 1),
-    ("src/ndimage/interpolation.rs:221", ndimage_interpolation_221, 1),
+    ("src/ndimage/interpolation.rs:106", ndimage_interpolation_106, 1),
+    ("src/ndimage/interpolation.rs:150", ndimage_interpolation_150, 1),
+    ("src/ndimage/interpolation.rs:214", ndimage_interpolation_214, 1),
     ("src/ndimage/interpolation.rs:272", ndimage_interpolation_272, 1),
+    ("src/ndimage/interpolation.rs:323", ndimage_interpolation_323, 1),
+    ("src/ndimage/interpolation.rs:418", ndimage_interpolation_418, 1),
     ("src/ndimage/measurements.rs:25", ndimage_measurements_25, 1),
     ("src/ndimage/measurements.rs:68", ndimage_measurements_68, 1),
     ("src/ndimage/measurements.rs:233", ndimage_measurements_233, 1),
@@ -7213,9 +7226,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/measurements.rs:417", ndimage_measurements_417, 1),
     ("src/ndimage/measurements.rs:454", ndimage_measurements_454, 1),
     ("src/ndimage/measurements.rs:521", ndimage_measurements_521, 1),
-    ("src/ndimage/mod.rs:26", ndimage_mod_26, 1),
-    ("src/ndimage/mod.rs:74", ndimage_mod_74, 1),
-    ("src/ndimage/mod.rs:132", ndimage_mod_132, 1),
+    ("src/ndimage/mod.rs:27", ndimage_mod_27, 1),
+    ("src/ndimage/mod.rs:75", ndimage_mod_75, 1),
+    ("src/ndimage/mod.rs:133", ndimage_mod_133, 1),
     ("src/ndimage/morphology.rs:20", ndimage_morphology_20, 1),
     ("src/ndimage/morphology.rs:161", ndimage_morphology_161, 1),
     ("src/ndimage/morphology.rs:232", ndimage_morphology_232, 1),

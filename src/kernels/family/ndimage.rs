@@ -80,9 +80,12 @@ pub(crate) enum NdShape {
     Interp {
         /// Coordinates from an affine map of the output index (else from an array).
         affine: bool,
-        /// The spline order (0 or 1).
+        /// The spline order (0 to 5; from 2 on, the input is the prefiltered f64
+        /// coefficients).
         order: u8,
     },
+    /// The B-spline prefilter along one axis (`nd_spline_prefilter`, f64 in place).
+    Prefilter,
 }
 
 /// One ndimage kernel.
@@ -167,9 +170,12 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
         v.push(measure_spec(dtype, what));
     }
     for affine in [false, true] {
-        for order in 0..2 {
+        for order in 0..6 {
             v.push(interp_spec(dtype, affine, order));
         }
+    }
+    if dtype == DType::F64 {
+        v.push(prefilter_spec());
     }
     if dtype == DType::Bool {
         v.extend((0..5).map(label_spec));
@@ -198,13 +204,24 @@ pub(crate) fn edt_spec() -> NdSpec {
     }
 }
 
-/// Resampling of an array of `dtype` (into its own type).
+/// Resampling into an array of `dtype`: from an array of `dtype` at orders 0 and 1, from
+/// the f64 spline coefficients at orders 2 to 5.
 pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8) -> NdSpec {
     NdSpec {
         shape: NdShape::Interp { affine, order },
         op: WindowOp::Sum,
-        input: dtype,
+        input: if order > 1 { DType::F64 } else { dtype },
         output: dtype,
+    }
+}
+
+/// The B-spline prefilter pass.
+pub(crate) fn prefilter_spec() -> NdSpec {
+    NdSpec {
+        shape: NdShape::Prefilter,
+        op: WindowOp::Sum,
+        input: DType::F64,
+        output: DType::F64,
     }
 }
 
@@ -222,7 +239,7 @@ impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
         match self.shape {
             NdShape::Line { .. } | NdShape::Window => &["ndimage.cuh"],
-            NdShape::Interp { .. } => &["ndimage.cuh", "ndimage_interp.cuh"],
+            NdShape::Interp { .. } | NdShape::Prefilter => &["ndimage.cuh", "ndimage_interp.cuh"],
             _ => &["ndimage.cuh", "ndimage_label.cuh"],
         }
     }
@@ -237,6 +254,7 @@ impl Family for NdSpec {
             NdShape::Interp { affine, order } => {
                 format!("{}{order}", if affine { "affine" } else { "map" })
             }
+            NdShape::Prefilter => "prefilter".to_string(),
         };
         emit::symbol(
             "nd",
@@ -354,12 +372,29 @@ impl Family for NdSpec {
                     "const nd_affine a",
                     "const long long mode",
                     "const double cval",
+                    "const double shift",
                 ]
                 .map(String::from);
                 emit::open(src, BLOCK, &self.symbol(), &params);
                 let _ = writeln!(
                     src,
-                    "    nd_interp<in_t, out_t, {affine}, {order}>(in, out, coords, a, (int)mode, cval);\n}}"
+                    "    nd_interp<in_t, out_t, {affine}, {order}>(in, out, coords, a, (int)mode, cval, shift);\n}}"
+                );
+            }
+            NdShape::Prefilter => {
+                let params = [
+                    "double* c",
+                    "const long long outer",
+                    "const long long n",
+                    "const long long inner",
+                    "const long long order",
+                    "const long long wrap",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_spline_prefilter(c, outer, n, inner, (int)order, wrap != 0);\n}}"
                 );
             }
         }
