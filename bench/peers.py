@@ -405,10 +405,12 @@ def ndimage(p):
         mask = rand_matrix(p, (small, small), xp.float32) > -0.45
         f = lambda: nd.distance_transform_edt(mask)
         emit(p.name, "ndimage_edt_2048^2", "device", p.device_time(f), small * small * 9)
-    if wanted("ndimage_zoom2_order1_f32_2048^2"):
-        img = rand_matrix(p, (small, small), xp.float32)
-        f = lambda: nd.zoom(img, 2.0, order=1, mode="constant")
-        emit(p.name, "ndimage_zoom2_order1_f32_2048^2", "device", p.device_time(f), small * small * 20)
+    for order in (1, 3):
+        name = f"ndimage_zoom2_order{order}_f32_2048^2"
+        if wanted(name):
+            img = rand_matrix(p, (small, small), xp.float32)
+            f = lambda: nd.zoom(img, 2.0, order=order, mode="constant")
+            emit(p.name, name, "device", p.device_time(f), small * small * 20)
 
 
 def rand_matrix(p, shape, dtype):

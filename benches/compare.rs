@@ -41,7 +41,7 @@
 //! `ndimage_maximum_f32_4096^2_7x7`, `ndimage_rotate30_order1_f32_4096^2`,
 //! `ndimage_map_coordinates_order1_f32_2^22`, `ndimage_binary_erosion_4096^2_3x3`,
 //! `ndimage_label_4096^2_d0.3`, `ndimage_center_of_mass_f32_4096^2_1000labels`,
-//! `ndimage_edt_2048^2`, `ndimage_zoom2_order1_f32_2048^2`.
+//! `ndimage_edt_2048^2`, `ndimage_zoom2_order1_f32_2048^2`, `ndimage_zoom2_order3_f32_2048^2`.
 //!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
 

@@ -113,13 +113,16 @@ pub(super) fn ndimage_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: 
             || ndimage::distance_transform_edt(&mask, None).map(drop),
         ));
     }
-    if filter("ndimage_zoom2_order1_f32_2048^2") {
-        let img = rand_matrix::<f32>(dev, &[small, small]);
-        cases.push(device_case(
-            dev,
-            "ndimage_zoom2_order1_f32_2048^2",
-            (small * small * 4 * 5) as f64,
-            || ndimage::zoom(&img, &[2.0], 1, Mode::Constant(0.0)).map(drop),
-        ));
+    for order in [1usize, 3] {
+        let name = format!("ndimage_zoom2_order{order}_f32_2048^2");
+        if filter(&name) {
+            let img = rand_matrix::<f32>(dev, &[small, small]);
+            cases.push(device_case(
+                dev,
+                &name,
+                (small * small * 4 * 5) as f64,
+                || ndimage::zoom(&img, &[2.0], order, Mode::Constant(0.0)).map(drop),
+            ));
+        }
     }
 }
