@@ -144,6 +144,7 @@ def cases(p):
     user_kernels(p)
     specials(p)
     statistics(p)
+    ndimage(p)
     try:
         fusion(p)
     except Exception as e:  # one peer's failure must not hide the other's figures
@@ -353,6 +354,63 @@ def statistics(p):
             import torch
             f = lambda: torch.median(m, dim=1)
         emit(p.name, "stats_median_axis1_4096^2", "device", p.device_time(f), 4096 * 4096 * 4)
+
+
+def ndimage(p):
+    """Image processing (cupyx.scipy.ndimage; PyTorch has no counterpart): float32 images of
+    4096 x 4096 (2048 x 2048 for the distance transform and zoom) from rand_matrix, the
+    same cases as benches/compare_ndimage.rs."""
+    if p.name != "cupy":
+        return
+    import cupyx.scipy.ndimage as nd
+    xp = p.xp
+    side = 4096
+    n = side * side
+    rw = 2 * n * 4
+    names = ["ndimage_gaussian_f32_4096^2_s3", "ndimage_uniform_f32_4096^2_9",
+             "ndimage_sobel_f32_4096^2", "ndimage_median_f32_4096^2_5x5",
+             "ndimage_maximum_f32_4096^2_7x7", "ndimage_rotate30_order1_f32_4096^2",
+             "ndimage_map_coordinates_order1_f32_2^22", "ndimage_binary_erosion_4096^2_3x3",
+             "ndimage_label_4096^2_d0.3", "ndimage_center_of_mass_f32_4096^2_1000labels"]
+    if any(wanted(c) for c in names):
+        img = rand_matrix(p, (side, side), xp.float32)
+        fns = [lambda: nd.gaussian_filter(img, 3.0, mode="reflect", truncate=4.0),
+               lambda: nd.uniform_filter(img, 9, mode="reflect"),
+               lambda: nd.sobel(img, 0, mode="reflect"),
+               lambda: nd.median_filter(img, 5, mode="reflect"),
+               lambda: nd.maximum_filter(img, 7, mode="reflect"),
+               lambda: nd.rotate(img, 30.0, axes=(1, 0), reshape=False, order=1, mode="constant")]
+        for case, f in zip(names, fns):
+            if wanted(case):
+                emit(p.name, case, "device", p.device_time(f), rw)
+        if wanted(names[6]):
+            m = 1 << 22
+            c = (rand_matrix(p, (2, m), xp.float64) + 0.5) * (side - 1)
+            f = lambda: nd.map_coordinates(img, c, order=1, mode="constant")
+            emit(p.name, names[6], "device", p.device_time(f), m * 20)
+        if wanted(names[7]) or wanted(names[8]):
+            mask = img < -0.2
+            if wanted(names[7]):
+                emit(p.name, names[7], "device", p.device_time(lambda: nd.binary_erosion(mask)), 2 * n)
+            if wanted(names[8]):
+                emit(p.name, names[8], "device", p.device_time(lambda: nd.label(mask)), 5 * n)
+        if wanted(names[9]):
+            labels = (xp.arange(n, dtype=xp.int32) // ((n + 999) // 1000) + 1).reshape(side, side)
+            index = xp.arange(1, 1001)
+            f = lambda: nd.center_of_mass(img, labels, index)
+            emit(p.name, names[9], "device", p.device_time(f), n * 8)
+        del img
+    small = 2048
+    if wanted("ndimage_edt_2048^2"):
+        mask = rand_matrix(p, (small, small), xp.float32) > -0.45
+        f = lambda: nd.distance_transform_edt(mask)
+        emit(p.name, "ndimage_edt_2048^2", "device", p.device_time(f), small * small * 9)
+    for order in (1, 3):
+        name = f"ndimage_zoom2_order{order}_f32_2048^2"
+        if wanted(name):
+            img = rand_matrix(p, (small, small), xp.float32)
+            f = lambda: nd.zoom(img, 2.0, order=order, mode="constant")
+            emit(p.name, name, "device", p.device_time(f), small * small * 20)
 
 
 def rand_matrix(p, shape, dtype):

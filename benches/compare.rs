@@ -36,10 +36,20 @@
 //! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
 //!
+//! Image processing (`benches/compare_ndimage.rs`): `ndimage_gaussian_f32_4096^2_s3`,
+//! `ndimage_uniform_f32_4096^2_9`, `ndimage_sobel_f32_4096^2`, `ndimage_median_f32_4096^2_5x5`,
+//! `ndimage_maximum_f32_4096^2_7x7`, `ndimage_rotate30_order1_f32_4096^2`,
+//! `ndimage_map_coordinates_order1_f32_2^22`, `ndimage_binary_erosion_4096^2_3x3`,
+//! `ndimage_label_4096^2_d0.3`, `ndimage_center_of_mass_f32_4096^2_1000labels`,
+//! `ndimage_edt_2048^2`, `ndimage_zoom2_order1_f32_2048^2`, `ndimage_zoom2_order3_f32_2048^2`.
+//!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
 
 use cuarray::{Device, DeviceArray};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+
+#[path = "compare_ndimage.rs"]
+mod ndimage_cases;
 use std::time::{Duration, Instant};
 
 struct Case {
@@ -1287,6 +1297,7 @@ fn main() {
     fusion_cases(&dev, &filter, &mut cases);
     special_cases(&dev, &filter, &mut cases);
     stats_cases(&dev, &filter, &mut cases);
+    ndimage_cases::ndimage_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
     let m2 = (side * side) as f64;
     let square_cases = [

@@ -125,6 +125,7 @@ pub(crate) mod kernels;
 mod libs;
 pub mod linalg;
 pub mod nccl;
+pub mod ndimage;
 mod npy;
 pub(crate) mod ops;
 mod profile;

@@ -103,6 +103,10 @@ pub mod kernels {
         pub mod sort {
             pub use crate::kernels::family::sort::specs_for;
         }
+        /// Image processing (line passes and n-d windows).
+        pub mod ndimage {
+            pub use crate::kernels::family::ndimage::specs_for;
+        }
         /// Random numbers.
         pub mod random {
             pub use crate::kernels::family::random::specs_for;

@@ -5253,6 +5253,377 @@ pub fn nccl_rendezvous_263() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn ndimage_filters_72() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[2.0f64, 8.0, 0.0, 4.0, 1.0, 9.0, 9.0, 0.0])?;
+        let y = ndimage::correlate1d(&x, &[1.0, 3.0], 0, Mode::Reflect, 0)?;
+        assert_eq!(y.to_host()?, vec![8.0, 26.0, 8.0, 12.0, 7.0, 28.0, 36.0, 9.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_115() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[2.0f64, 8.0, 0.0, 4.0, 1.0, 9.0, 9.0, 0.0])?;
+        let y = ndimage::convolve1d(&x, &[1.0, 3.0], 0, Mode::Reflect, 0)?;
+        assert_eq!(y.to_host()?, vec![14.0, 24.0, 4.0, 13.0, 12.0, 36.0, 27.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_144() -> Result<(), String> {
+    fn run() {
+        let w = cuarray::ndimage::filters::gaussian_taps(1.0, 1, 1);
+        assert!((w[0] + 0.274068619061197).abs() < 1e-15 && w[1] == 0.0);
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_217() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0, 5.0])?;
+        let y = ndimage::gaussian_filter1d(&x, 1.0, 0, 0, Mode::Reflect, 4.0)?.to_host()?;
+        assert!((y[0] - 1.42704095).abs() < 1e-8); // scipy.ndimage.gaussian_filter1d
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_269() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let img = DeviceArray::<f32>::ones(&dev, [64, 64])?;
+        let blurred = ndimage::gaussian_filter(&img, &[3.0], &[0], Mode::Reflect, 4.0)?;
+        assert!(blurred.to_host()?.iter().all(|&v| (v - 1.0).abs() < 1e-5));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_308() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 4.0, 9.0, 16.0])?;
+        assert_eq!(ndimage::laplace(&x, Mode::Nearest)?.to_host()?, vec![1.0, 2.0, 2.0, 2.0, -7.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_377() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1u8, 2, 3, 4, 250])?;
+        assert_eq!(ndimage::uniform_filter1d(&x, 4, 0, Mode::Wrap, 0)?.to_host()?, vec![64, 64, 2, 64, 64]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_466() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[2i32, 8, 0, 4, 1, 9, 9, 0])?;
+        assert_eq!(ndimage::minimum_filter1d(&x, 3, 0, Mode::Reflect)?.to_host()?, vec![2, 0, 0, 0, 1, 1, 0, 0]);
+        assert_eq!(ndimage::maximum_filter1d(&x, 3, 0, Mode::Reflect)?.to_host()?, vec![8, 8, 8, 4, 9, 9, 9, 9]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_543() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 0.0, 1.0, 2.0], &[2, 3])?;
+        let d = ndimage::sobel(&x, 1, Mode::Reflect)?;
+        assert_eq!(d.to_host()?, vec![4.0, 8.0, 4.0, 4.0, 8.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_646() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+        let w = DeviceArray::from_host(&dev, &[0.0f64, 1.0, 1.0, 0.0], &[2, 2])?;
+        let y = ndimage::correlate(&x, &w, Mode::Constant(0.0), 0)?;
+        assert_eq!(y.to_host()?, vec![0.0, 1.0, 1.0, 5.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_748() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[5u8, 1, 4, 2, 3])?;
+        assert_eq!(ndimage::rank_filter(&x, 1, &[3], Mode::Reflect)?.to_host()?, vec![5, 4, 2, 3, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_filters_780() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[5.0f32, 1.0, 4.0, 2.0, 3.0])?;
+        assert_eq!(ndimage::median_filter(&x, &[3], Mode::Reflect)?.to_host()?, vec![5.0, 4.0, 2.0, 3.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_106() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 10.0, 20.0, 30.0])?;
+        let at = DeviceArray::from_host(&dev, &[0.5f64, 2.25, -1.0], [1, 3])?;
+        let v = ndimage::map_coordinates(&x, &at, 1, Mode::Constant(-1.0))?;
+        assert_eq!(v.to_host()?, vec![5.0, 22.5, -1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_150() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0], [2, 2])?;
+        // The transpose.
+        let t = ndimage::affine_transform(&x, &[0.0, 1.0, 1.0, 0.0], &[0.0], None, 0, Mode::Reflect)?;
+        assert_eq!(t.to_host()?, vec![1.0, 3.0, 2.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_214() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 3.0])?;
+        assert_eq!(ndimage::zoom(&x, &[2.0], 1, Mode::Reflect)?.to_host()?, vec![0.0, 1.0, 2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_272() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0, 4.0])?;
+        assert_eq!(ndimage::shift(&x, &[1.0], 0, Mode::Constant(0.0))?.to_host()?, vec![0.0, 1.0, 2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_323() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3])?;
+        let r = ndimage::rotate(&x, 90.0, (1, 0), true, 0, Mode::Constant(0.0))?;
+        assert_eq!(r.shape(), &[3, 2]);
+        assert_eq!(r.to_host()?, vec![3.0, 6.0, 2.0, 5.0, 1.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_interpolation_418() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage::{self, Mode}, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 1.0, 1.0, 1.0])?;
+        let c = ndimage::spline_filter(&x, 3, Mode::Mirror)?.to_host()?;
+        assert!(c.iter().all(|v| (v - 1.0).abs() < 1e-12)); // a constant is its own spline
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_25() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_host(&dev, &[true, false, true, true, false, false, false, true, true], [3, 3])?;
+        let (labels, n) = ndimage::label(&m, None)?;
+        assert_eq!(n, 3);
+        assert_eq!(labels.to_host()?, vec![1, 0, 2, 1, 0, 0, 0, 3, 3]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_68() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let l = DeviceArray::from_host(&dev, &[0i32, 1, 1, 0, 0, 3], [2, 3])?;
+        let boxes = ndimage::find_objects(&l)?;
+        assert_eq!(boxes, vec![Some(vec![0..1, 1..3]), None, Some(vec![1..2, 2..3])]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_233() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1u8, 2, 3, 4, 5])?;
+        let l = DeviceArray::from_slice(&dev, &[1i32, 1, 0, 2, 2])?;
+        assert_eq!(ndimage::sum_labels(&x, &l, &[1, 2, 7])?.to_host()?, vec![3.0, 9.0, 0.0]);
+        assert_eq!(ndimage::mean(&x, &l, &[2])?.to_host()?, vec![4.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_368() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[5.0f32, 1.0, 9.0, 1.0], [2, 2])?;
+        let l = DeviceArray::from_host(&dev, &[1i32, 1, 1, 1], [2, 2])?;
+        let (lo, hi, lo_at, hi_at) = ndimage::extrema(&x, &l, &[1])?;
+        assert_eq!((lo.to_host()?, hi.to_host()?), (vec![1.0], vec![9.0]));
+        assert_eq!((lo_at.to_host()?, hi_at.to_host()?), (vec![0, 1], vec![1, 0]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_417() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_host(&dev, &[1.0f64, 3.0, 0.0, 4.0], [2, 2])?;
+        let l = DeviceArray::from_host(&dev, &[1i32, 1, 2, 2], [2, 2])?;
+        assert_eq!(ndimage::center_of_mass(&x, &l, &[1, 2])?.to_host()?, vec![0.0, 0.75, 1.0, 1.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_454() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_host(&dev, &[
+            true, true, true, false,
+            true, false, true, false,
+            true, true, true, false], [3, 4])?;
+        let f = ndimage::binary_fill_holes(&m, None)?;
+        assert_eq!(f.to_host()?[5], true);
+        assert_eq!(f.to_host()?[3], false);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_measurements_521() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_slice(&dev, &[false, true, true, true, true])?;
+        assert_eq!(ndimage::distance_transform_edt(&m, None)?.to_host()?, vec![0.0, 1.0, 2.0, 3.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_27() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let img = DeviceArray::from_host(&dev, &[0.0f32, 0.0, 9.0, 0.0, 0.0], &[5])?;
+        let box3 = ndimage::uniform_filter(&img, &[3], ndimage::Mode::Reflect, 0)?;
+        assert_eq!(box3.to_host()?, vec![0.0, 3.0, 3.0, 3.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_75() -> Result<(), String> {
+    fn run() {
+        use cuarray::ndimage::Mode;
+        assert_eq!(Mode::default(), Mode::Reflect);
+        assert_eq!(Mode::Constant(1.5).cval(), 1.5);
+    }
+    run().outcome()
+}
+
+pub fn ndimage_mod_133() -> Result<(), String> {
+    fn run() {
+        use cuarray::ndimage::Mode;
+        let ext = |m: Mode| (-4..8).map(|i| m.index(i, 4)).collect::<Vec<_>>();
+        let s = |v: &[usize]| v.iter().map(|&i| Some(i)).collect::<Vec<_>>();
+        assert_eq!(ext(Mode::Reflect), s(&[3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0]));
+        assert_eq!(ext(Mode::Mirror), s(&[2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1]));
+        assert_eq!(ext(Mode::Wrap), s(&[0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]));
+        assert_eq!(ext(Mode::Nearest), s(&[0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3]));
+        assert_eq!(Mode::Constant(0.0).index(-1, 4), None);
+    }
+    run().outcome()
+}
+
+pub fn ndimage_morphology_20() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::ndimage;
+        let dev = cuarray::Device::new(0)?;
+        let s = ndimage::generate_binary_structure(&dev, 2, 1)?;
+        assert_eq!(s.shape(), &[3, 3]);
+        assert_eq!(s.to_host()?, vec![false, true, false, true, true, true, false, true, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_morphology_161() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let m = DeviceArray::from_slice(&dev, &[false, true, true, true, true, false])?;
+        assert_eq!(ndimage::binary_erosion(&m, None, 1)?.to_host()?, vec![false, false, true, true, false, false]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn ndimage_morphology_232() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{ndimage, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[3u8, 1, 4, 1, 5, 9, 2, 6])?;
+        assert_eq!(ndimage::grey_erosion(&x, &[2])?.to_host()?, vec![3, 1, 1, 1, 1, 5, 2, 2]);
+        assert_eq!(ndimage::grey_dilation(&x, &[2])?.to_host()?, vec![3, 4, 4, 5, 9, 9, 6, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn npy_63() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
@@ -7652,6 +8023,37 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/nccl/rendezvous.rs:78", nccl_rendezvous_78, 1),
     ("src/nccl/rendezvous.rs:215", nccl_rendezvous_215, 2),
     ("src/nccl/rendezvous.rs:263", nccl_rendezvous_263, 1),
+    ("src/ndimage/filters.rs:72", ndimage_filters_72, 1),
+    ("src/ndimage/filters.rs:115", ndimage_filters_115, 1),
+    ("src/ndimage/filters.rs:144", ndimage_filters_144, 1),
+    ("src/ndimage/filters.rs:217", ndimage_filters_217, 1),
+    ("src/ndimage/filters.rs:269", ndimage_filters_269, 1),
+    ("src/ndimage/filters.rs:308", ndimage_filters_308, 1),
+    ("src/ndimage/filters.rs:377", ndimage_filters_377, 1),
+    ("src/ndimage/filters.rs:466", ndimage_filters_466, 1),
+    ("src/ndimage/filters.rs:543", ndimage_filters_543, 1),
+    ("src/ndimage/filters.rs:646", ndimage_filters_646, 1),
+    ("src/ndimage/filters.rs:748", ndimage_filters_748, 1),
+    ("src/ndimage/filters.rs:780", ndimage_filters_780, 1),
+    ("src/ndimage/interpolation.rs:106", ndimage_interpolation_106, 1),
+    ("src/ndimage/interpolation.rs:150", ndimage_interpolation_150, 1),
+    ("src/ndimage/interpolation.rs:214", ndimage_interpolation_214, 1),
+    ("src/ndimage/interpolation.rs:272", ndimage_interpolation_272, 1),
+    ("src/ndimage/interpolation.rs:323", ndimage_interpolation_323, 1),
+    ("src/ndimage/interpolation.rs:418", ndimage_interpolation_418, 1),
+    ("src/ndimage/measurements.rs:25", ndimage_measurements_25, 1),
+    ("src/ndimage/measurements.rs:68", ndimage_measurements_68, 1),
+    ("src/ndimage/measurements.rs:233", ndimage_measurements_233, 1),
+    ("src/ndimage/measurements.rs:368", ndimage_measurements_368, 1),
+    ("src/ndimage/measurements.rs:417", ndimage_measurements_417, 1),
+    ("src/ndimage/measurements.rs:454", ndimage_measurements_454, 1),
+    ("src/ndimage/measurements.rs:521", ndimage_measurements_521, 1),
+    ("src/ndimage/mod.rs:27", ndimage_mod_27, 1),
+    ("src/ndimage/mod.rs:75", ndimage_mod_75, 1),
+    ("src/ndimage/mod.rs:133", ndimage_mod_133, 1),
+    ("src/ndimage/morphology.rs:20", ndimage_morphology_20, 1),
+    ("src/ndimage/morphology.rs:161", ndimage_morphology_161, 1),
+    ("src/ndimage/morphology.rs:232", ndimage_morphology_232, 1),
     ("src/npy.rs:63", npy_63, 1),
     ("src/npy.rs:89", npy_89, 1),
     ("src/npy.rs:115", npy_115, 1),

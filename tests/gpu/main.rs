@@ -40,6 +40,9 @@ mod linalg_solver;
 mod manipulation;
 mod memory;
 mod multi;
+mod ndimage;
+mod ndimage_interp;
+mod ndimage_measure;
 #[path = "../support/numpy.rs"]
 mod numpy;
 mod nvrtc_tier;
@@ -108,6 +111,9 @@ fn main() {
     fusion::trials(&mut trials);
     special::trials(&mut trials);
     statistics::trials(&mut trials);
+    ndimage::trials(&mut trials);
+    ndimage_measure::trials(&mut trials);
+    ndimage_interp::trials(&mut trials);
     sorting::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);

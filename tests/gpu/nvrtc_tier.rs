@@ -593,6 +593,15 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::testing::kernels::family::gather::specs_for(d),
         );
     }
+    // Image filters, measurements and resampling take the real types; labels and binary
+    // morphology take bool.
+    for d in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+        group(
+            out,
+            format!("nvrtc/ndimage/{}/all_kernels", d.name()),
+            move || cuarray::testing::kernels::family::ndimage::specs_for(d),
+        );
+    }
     // Advanced indexing moves 16-byte words under the c128 dtype.
     group(
         out,

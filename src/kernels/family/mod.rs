@@ -10,6 +10,7 @@
 pub(crate) mod elementwise;
 pub(crate) mod gather;
 pub(crate) mod gemm;
+pub(crate) mod ndimage;
 pub(crate) mod random;
 pub(crate) mod raw;
 pub(crate) mod reduce;

@@ -1,0 +1,436 @@
+//! The ndimage family (`kernels/ndimage.cuh`): the filters of [`crate::ndimage`].
+//!
+//! Two kernel shapes, both with the boundary mode and `cval` as run-time arguments (one
+//! kernel serves every mode):
+//!
+//! - a line pass (`nd_line`): a 1-d filter of K taps along one axis of a C-contiguous
+//!   array seen as `(outer, n, inner)`, through tiles in shared memory. Arguments: `const
+//!   in_t* in, out_t* out, long long outer, long long n, long long inner, long long k,
+//!   long long start, long long mode, double cval, nd_taps taps, const double* wp`
+//!   (`taps` by value up to 128 taps, else `wp`); dynamic shared memory as
+//!   [`NdSpec::line_shared`] says.
+//! - an n-d window (`nd_window`), a thread an output: arguments `const in_t* in, out_t*
+//!   out, nd_geom g, const double* weights, const bool* footprint, long long mode, double
+//!   cval`.
+//!
+//! Block: 256 threads; grid-stride loops, so any grid runs every output.
+
+use crate::element::DType;
+use crate::kernels::emit;
+use crate::kernels::{Family, IndexWidth, KernelSpec, BLOCK};
+use std::fmt::Write as _;
+
+/// Taps a line pass takes by value (`ND_TAPS` in ndimage.cuh).
+pub(crate) const TAPS: usize = 128;
+/// Largest rank of an n-d window (`ND_MAX_RANK`).
+pub(crate) const MAX_RANK: usize = 8;
+/// Most window elements a rank filter selects among (`ND_RANK_MAX`).
+pub(crate) const RANK_MAX: usize = 256;
+
+/// What a filter computes over its window (`ND_SUM` .. `ND_RANK`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum WindowOp {
+    /// A weighted sum (correlation).
+    Sum = 0,
+    /// The mean: the sum divided by the tap count.
+    Mean = 1,
+    /// The minimum.
+    Min = 2,
+    /// The maximum.
+    Max = 3,
+    /// The k-th smallest (n-d windows only).
+    Rank = 4,
+}
+
+impl WindowOp {
+    fn name(self) -> &'static str {
+        match self {
+            WindowOp::Sum => "sum",
+            WindowOp::Mean => "mean",
+            WindowOp::Min => "min",
+            WindowOp::Max => "max",
+            WindowOp::Rank => "rank",
+        }
+    }
+}
+
+/// The kernel's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum NdShape {
+    /// A line pass; `wx` threads across lines in a block (32, 1, or 0 for no tile).
+    Line {
+        /// 32: the axis is not the last; 1: it is; 0: untiled.
+        wx: u8,
+    },
+    /// An n-d window, a thread an output.
+    Window,
+    /// A step of connected-component labelling (`nd_label<STEP>`, 0..=4).
+    Label {
+        /// The step.
+        step: u8,
+    },
+    /// A pass of the exact Euclidean distance transform along one axis.
+    Edt,
+    /// A per-label measurement (`nd_measure<in_t, WHAT>`, 0..=4).
+    Measure {
+        /// What is gathered.
+        what: u8,
+    },
+    /// Resampling (`nd_interp<in_t, out_t, AFFINE, ORDER>`).
+    Interp {
+        /// Coordinates from an affine map of the output index (else from an array).
+        affine: bool,
+        /// The spline order (0 to 5; from 2 on, the input is the prefiltered f64
+        /// coefficients).
+        order: u8,
+    },
+    /// The B-spline prefilter along one axis (`nd_spline_prefilter`, f64 in place).
+    Prefilter,
+}
+
+/// One ndimage kernel.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NdSpec {
+    pub(crate) shape: NdShape,
+    pub(crate) op: WindowOp,
+    /// The element type read.
+    pub(crate) input: DType,
+    /// The element type written.
+    pub(crate) output: DType,
+}
+
+impl From<NdSpec> for KernelSpec {
+    fn from(spec: NdSpec) -> KernelSpec {
+        KernelSpec::new(spec)
+    }
+}
+
+impl NdSpec {
+    /// The type values are combined in: `float` for 16- and 32-bit floats, else `double`.
+    pub(crate) fn acc(&self) -> DType {
+        match (self.input, self.output) {
+            (DType::F16 | DType::BF16 | DType::F32, DType::F16 | DType::BF16 | DType::F32) => {
+                DType::F32
+            }
+            _ => DType::F64,
+        }
+    }
+
+    /// Outputs a line-pass block computes along the axis (`TA` in `nd_line`).
+    pub(crate) fn line_tile(wx: u8) -> usize {
+        match wx {
+            1 => 256 * 4,
+            0 => 0,
+            w => (256 / w as usize) * 8,
+        }
+    }
+
+    /// Bytes of dynamic shared memory a line pass of `k` taps uses.
+    pub(crate) fn line_shared(&self, k: usize) -> usize {
+        let NdShape::Line { wx } = self.shape else {
+            return 0;
+        };
+        let taps = if self.op == WindowOp::Sum {
+            (k + 1) & !1
+        } else {
+            0
+        };
+        let tile = if wx == 0 {
+            0
+        } else {
+            (Self::line_tile(wx) + k - 1) * wx as usize
+        };
+        (taps + tile) * self.acc().size()
+    }
+}
+
+/// Every ndimage kernel for one element type (input and output alike): each line shape
+/// with each line op, and each window op.
+pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
+    let mut v = Vec::new();
+    for wx in [0u8, 1, 32] {
+        for op in [WindowOp::Sum, WindowOp::Mean, WindowOp::Min, WindowOp::Max] {
+            v.push(NdSpec {
+                shape: NdShape::Line { wx },
+                op,
+                input: dtype,
+                output: dtype,
+            });
+        }
+    }
+    for op in [WindowOp::Sum, WindowOp::Min, WindowOp::Max, WindowOp::Rank] {
+        v.push(NdSpec {
+            shape: NdShape::Window,
+            op,
+            input: dtype,
+            output: dtype,
+        });
+    }
+    for what in 0..5 {
+        v.push(measure_spec(dtype, what));
+    }
+    for affine in [false, true] {
+        for order in 0..6 {
+            v.push(interp_spec(dtype, affine, order));
+        }
+    }
+    if dtype == DType::F64 {
+        v.push(prefilter_spec());
+    }
+    if dtype == DType::Bool {
+        v.extend((0..5).map(label_spec));
+        v.push(edt_spec());
+    }
+    v
+}
+
+/// Step `step` of connected-component labelling.
+pub(crate) fn label_spec(step: u8) -> NdSpec {
+    NdSpec {
+        shape: NdShape::Label { step },
+        op: WindowOp::Sum,
+        input: DType::Bool,
+        output: DType::I32,
+    }
+}
+
+/// A pass of the distance transform.
+pub(crate) fn edt_spec() -> NdSpec {
+    NdSpec {
+        shape: NdShape::Edt,
+        op: WindowOp::Sum,
+        input: DType::F64,
+        output: DType::F64,
+    }
+}
+
+/// Resampling into an array of `dtype`: from an array of `dtype` at orders 0 and 1, from
+/// the f64 spline coefficients at orders 2 to 5.
+pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8) -> NdSpec {
+    NdSpec {
+        shape: NdShape::Interp { affine, order },
+        op: WindowOp::Sum,
+        input: if order > 1 { DType::F64 } else { dtype },
+        output: dtype,
+    }
+}
+
+/// The B-spline prefilter pass.
+pub(crate) fn prefilter_spec() -> NdSpec {
+    NdSpec {
+        shape: NdShape::Prefilter,
+        op: WindowOp::Sum,
+        input: DType::F64,
+        output: DType::F64,
+    }
+}
+
+/// A measurement of an input of `dtype` over labels.
+pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
+    NdSpec {
+        shape: NdShape::Measure { what },
+        op: WindowOp::Sum,
+        input: dtype,
+        output: DType::F64,
+    }
+}
+
+impl Family for NdSpec {
+    fn headers(&self) -> &'static [&'static str] {
+        match self.shape {
+            NdShape::Line { .. } | NdShape::Window => &["ndimage.cuh"],
+            NdShape::Interp { .. } | NdShape::Prefilter => &["ndimage.cuh", "ndimage_interp.cuh"],
+            _ => &["ndimage.cuh", "ndimage_label.cuh"],
+        }
+    }
+
+    fn symbol(&self) -> String {
+        let variant = match self.shape {
+            NdShape::Line { wx } => format!("line{wx}"),
+            NdShape::Window => "window".to_string(),
+            NdShape::Label { step } => format!("label{step}"),
+            NdShape::Edt => "edt".to_string(),
+            NdShape::Measure { what } => format!("measure{what}"),
+            NdShape::Interp { affine, order } => {
+                format!("{}{order}", if affine { "affine" } else { "map" })
+            }
+            NdShape::Prefilter => "prefilter".to_string(),
+        };
+        emit::symbol(
+            "nd",
+            self.op.name(),
+            &[self.input],
+            &[self.output],
+            &[],
+            &variant,
+            IndexWidth::I64,
+        )
+    }
+
+    fn render(&self, src: &mut String) {
+        emit::typedef(src, self.input.cuda_type(), "in_t");
+        emit::typedef(src, self.output.cuda_type(), "out_t");
+        emit::typedef(src, self.acc().cuda_type(), "acc_t");
+        let op = self.op as u8;
+        match self.shape {
+            NdShape::Line { wx } => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const long long outer",
+                    "const long long n",
+                    "const long long inner",
+                    "const long long k",
+                    "const long long start",
+                    "const long long mode",
+                    "const double cval",
+                    "const nd_taps taps",
+                    "const double* wp",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_line<in_t, out_t, acc_t, {op}, {wx}>(in, out, outer, n, inner, (int)k, start, (int)mode, cval, taps, wp);\n}}"
+                );
+            }
+            NdShape::Window => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const nd_geom g",
+                    "const double* wts",
+                    "const bool* fp",
+                    "const long long mode",
+                    "const double cval",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_window<in_t, out_t, acc_t, {op}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
+                );
+            }
+            NdShape::Label { step } => {
+                let params = [
+                    "const bool* mask",
+                    "int* p",
+                    "const bool* st",
+                    "int* out",
+                    "const long long* csum",
+                    "const nd_geom g",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(src, "    nd_label<{step}>(mask, p, st, out, csum, g);\n}}");
+            }
+            NdShape::Edt => {
+                let params = [
+                    "double* f",
+                    "const long long outer",
+                    "const long long n",
+                    "const long long inner",
+                    "const double s2",
+                    "const long long first",
+                    "int* vb",
+                    "double* zb",
+                    "double* hb",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_edt(f, outer, n, inner, s2, first != 0, vb, zb, hb);\n}}"
+                );
+            }
+            NdShape::Measure { what } => {
+                let params = [
+                    "const in_t* in",
+                    "const int* labels",
+                    "const int* lut",
+                    "const long long nlut",
+                    "double* a0",
+                    "double* a1",
+                    "unsigned long long* p0",
+                    "unsigned long long* p1",
+                    "const double* aux0",
+                    "const double* aux1",
+                    "const nd_geom g",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_measure<in_t, {what}>(in, labels, lut, nlut, a0, a1, p0, p1, aux0, aux1, g);\n}}"
+                );
+            }
+            NdShape::Interp { affine, order } => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const double* coords",
+                    "const nd_affine a",
+                    "const long long mode",
+                    "const double cval",
+                    "const double shift",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_interp<in_t, out_t, {affine}, {order}>(in, out, coords, a, (int)mode, cval, shift);\n}}"
+                );
+            }
+            NdShape::Prefilter => {
+                let params = [
+                    "double* c",
+                    "const long long outer",
+                    "const long long n",
+                    "const long long inner",
+                    "const long long order",
+                    "const long long wrap",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_spline_prefilter(c, outer, n, inner, (int)order, wrap != 0);\n}}"
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::source;
+
+    #[test]
+    fn every_spec_renders_a_well_formed_wrapper() {
+        let mut symbols = std::collections::HashSet::new();
+        for d in [DType::U8, DType::I32, DType::F32, DType::F64, DType::Bool] {
+            for spec in specs_for(d) {
+                let src = source(&spec);
+                let sym = spec.symbol();
+                assert!(src.contains(&format!(" {sym}(")), "{sym}");
+                assert!(src.contains("nd_index"), "{sym}: header missing");
+                assert_eq!(src.matches('{').count(), src.matches('}').count(), "{sym}");
+                assert!(symbols.insert(sym));
+            }
+        }
+    }
+
+    #[test]
+    fn accumulates_f32_in_float_and_the_rest_in_double() {
+        let spec = |input, output| NdSpec {
+            shape: NdShape::Window,
+            op: WindowOp::Sum,
+            input,
+            output,
+        };
+        assert_eq!(spec(DType::F32, DType::F32).acc(), DType::F32);
+        assert_eq!(spec(DType::U8, DType::U8).acc(), DType::F64);
+        assert_eq!(spec(DType::F32, DType::F64).acc(), DType::F64);
+    }
+}
