@@ -430,6 +430,56 @@ fn scipy_signal() {
 
 #[test]
 fn scipy_ndimage() {
+    use cuarray::ndimage::affine_transform as _;
+    use cuarray::ndimage::binary_closing as _;
+    use cuarray::ndimage::binary_dilation as _;
+    use cuarray::ndimage::binary_erosion as _;
+    use cuarray::ndimage::binary_fill_holes as _;
+    use cuarray::ndimage::binary_opening as _;
+    use cuarray::ndimage::black_tophat as _;
+    use cuarray::ndimage::center_of_mass as _;
+    use cuarray::ndimage::convolve as _;
+    use cuarray::ndimage::convolve1d as _;
+    use cuarray::ndimage::correlate as _;
+    use cuarray::ndimage::correlate1d as _;
+    use cuarray::ndimage::distance_transform_edt as _;
+    use cuarray::ndimage::extrema as _;
+    use cuarray::ndimage::find_objects as _;
+    use cuarray::ndimage::gaussian_filter as _;
+    use cuarray::ndimage::gaussian_filter1d as _;
+    use cuarray::ndimage::gaussian_gradient_magnitude as _;
+    use cuarray::ndimage::gaussian_laplace as _;
+    use cuarray::ndimage::generate_binary_structure as _;
+    use cuarray::ndimage::grey_closing as _;
+    use cuarray::ndimage::grey_dilation as _;
+    use cuarray::ndimage::grey_erosion as _;
+    use cuarray::ndimage::grey_opening as _;
+    use cuarray::ndimage::label as _;
+    use cuarray::ndimage::laplace as _;
+    use cuarray::ndimage::map_coordinates as _;
+    use cuarray::ndimage::maximum as _;
+    use cuarray::ndimage::maximum_filter as _;
+    use cuarray::ndimage::maximum_filter1d as _;
+    use cuarray::ndimage::mean as _;
+    use cuarray::ndimage::median_filter as _;
+    use cuarray::ndimage::minimum as _;
+    use cuarray::ndimage::minimum_filter as _;
+    use cuarray::ndimage::minimum_filter1d as _;
+    use cuarray::ndimage::morphological_gradient as _;
+    use cuarray::ndimage::percentile_filter as _;
+    use cuarray::ndimage::prewitt as _;
+    use cuarray::ndimage::rank_filter as _;
+    use cuarray::ndimage::rotate as _;
+    use cuarray::ndimage::shift as _;
+    use cuarray::ndimage::sobel as _;
+    use cuarray::ndimage::spline_filter as _;
+    use cuarray::ndimage::standard_deviation as _;
+    use cuarray::ndimage::sum_labels as _;
+    use cuarray::ndimage::uniform_filter as _;
+    use cuarray::ndimage::uniform_filter1d as _;
+    use cuarray::ndimage::variance as _;
+    use cuarray::ndimage::white_tophat as _;
+    use cuarray::ndimage::zoom as _;
 }
 
 #[test]
