@@ -5607,6 +5607,41 @@ pub fn shape_slice_202() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn signal_design_161() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{get_window, Window};
+        let w = get_window(Window::Hann, 4, true)?;
+        assert!((w[0] - 0.0).abs() < 1e-15 && (w[2] - 1.0).abs() < 1e-15);
+        let s = get_window(Window::Hann, 3, false)?;
+        assert!((s[1] - 1.0).abs() < 1e-15 && s[2].abs() < 1e-15);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_design_213() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{firwin, Window};
+        let h = firwin(5, &[0.5], Window::Hamming, true, None)?; // low pass at fs/4
+        assert_eq!(h.len(), 5);
+        assert!((h.iter().sum::<f64>() - 1.0).abs() < 1e-12); // unit gain at DC
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_design_473() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{butter, BType};
+        let sos = butter(4, &[0.2], BType::Lowpass, None)?;
+        assert_eq!(sos.len(), 2);
+        let bp = butter(3, &[100.0, 200.0], BType::Bandpass, Some(1000.0))?;
+        assert_eq!(bp.len(), 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn special_mod_22() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{special, Device, DeviceArray};
@@ -6923,6 +6958,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
+    ("src/signal/design.rs:161", signal_design_161, 1),
+    ("src/signal/design.rs:213", signal_design_213, 1),
+    ("src/signal/design.rs:473", signal_design_473, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),
