@@ -618,5 +618,6 @@ pub fn butter(order: usize, wn: &[f64], btype: BType, fs: Option<f64>) -> Result
 }
 
 #[cfg(test)]
+#[rustfmt::skip] // embedded SciPy tables, one call per line
 #[path = "design_tests.rs"]
 mod tests;
