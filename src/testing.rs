@@ -85,6 +85,10 @@ pub mod kernels {
         pub mod sort {
             pub use crate::kernels::family::sort::specs_for;
         }
+        /// Signal processing's direct convolutions.
+        pub mod signal {
+            pub use crate::kernels::family::signal::specs_for;
+        }
         /// Random numbers.
         pub mod random {
             pub use crate::kernels::family::random::specs_for;
