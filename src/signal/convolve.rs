@@ -144,7 +144,7 @@ pub(crate) fn next_fast_len(n: usize) -> usize {
     loop {
         let mut r = m;
         for p in [2, 3, 5, 7] {
-            while r % p == 0 {
+            while r.is_multiple_of(p) {
                 r /= p;
             }
         }

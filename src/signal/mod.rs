@@ -4,7 +4,9 @@
 //! - filter design on the host, in `f64`: [`get_window`], [`firwin`], [`butter`];
 //! - convolution: [`convolve`], [`correlate`] (direct or FFT, [`Method::Auto`] by SciPy's
 //!   cost model), [`fftconvolve`], [`oaconvolve`], [`convolve2d`], [`correlate2d`] (with
-//!   [`Boundary`] rules).
+//!   [`Boundary`] rules);
+//! - filtering: [`lfilter`], [`sosfilt`] (IIR filters as a parallel scan over their
+//!   state), [`filtfilt`], [`sosfiltfilt`], [`lfilter_zi`], [`sosfilt_zi`].
 //!
 //! Signals are `f32` or `f64` arrays ([`SignalFloat`]); sums run in the signal's type.
 //!
@@ -22,11 +24,13 @@
 
 mod convolve;
 mod design;
+mod filter;
 
 pub use convolve::{
     convolve, convolve2d, correlate, correlate2d, fftconvolve, oaconvolve, Boundary, Method, Mode,
 };
 pub use design::{butter, firwin, get_window, BType, Window};
+pub use filter::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt};
 
 use crate::element::{ArithElement, FloatElement};
 use crate::fft::{FftFloat, FftInput, FftRealInput};

@@ -5607,7 +5607,91 @@ pub fn shape_slice_202() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_design_161() -> Result<(), String> {
+pub fn signal_convolve_252() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Method, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        let full = signal::convolve(&a, &v, Mode::Full, Method::Direct)?;
+        assert_eq!(full.to_host()?, vec![0.0, 1.0, 2.5, 4.0, 1.5]);
+        let same = signal::convolve(&a, &v, Mode::Same, Method::Fft)?;
+        assert!((same.to_host()?[1] - 2.5).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_305() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Method, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        let c = signal::correlate(&a, &v, Mode::Full, Method::Direct)?;
+        assert_eq!(c.to_host()?, vec![0.5, 2.0, 3.5, 3.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_440() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[4, 1000])?;
+        let h = DeviceArray::<f32>::ones(&dev, &[1, 31])?;
+        let y = signal::fftconvolve(&x, &h, Mode::Same, Some(&[-1]))?; // each row filtered
+        assert_eq!(y.shape(), &[4, 1000]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_469() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[100_000])?;
+        let h = DeviceArray::<f32>::ones(&dev, &[64])?;
+        assert_eq!(signal::oaconvolve(&x, &h, Mode::Valid, None)?.shape(), &[100_000 - 63]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_623() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Boundary, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let img = DeviceArray::<f32>::ones(&dev, &[64, 64])?;
+        let k = DeviceArray::<f32>::full(&dev, &[3, 3], 1.0 / 9.0)?;
+        let blur = signal::convolve2d(&img, &k, Mode::Same, Boundary::Symm)?;
+        assert!((blur.to_host()?[0] - 1.0).abs() < 1e-6); // mirrored edges keep a flat image flat
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_649() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Boundary, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        let c = signal::correlate2d(&a, &a, Mode::Valid, Boundary::Fill(0.0))?;
+        assert_eq!(c.to_host()?, vec![30.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_design_166() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{get_window, Window};
         let w = get_window(Window::Hann, 4, true)?;
@@ -5619,7 +5703,7 @@ pub fn signal_design_161() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_design_213() -> Result<(), String> {
+pub fn signal_design_218() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{firwin, Window};
         let h = firwin(5, &[0.5], Window::Hamming, true, None)?; // low pass at fs/4
@@ -5630,13 +5714,109 @@ pub fn signal_design_213() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_design_473() -> Result<(), String> {
+pub fn signal_design_496() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{butter, BType};
         let sos = butter(4, &[0.2], BType::Lowpass, None)?;
         assert_eq!(sos.len(), 2);
         let bp = butter(3, &[100.0, 200.0], BType::Bandpass, Some(1000.0))?;
         assert_eq!(bp.len(), 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_160() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let b = DeviceArray::from_slice(&dev, &[0.5f64, 0.5])?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, -0.5])?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 0.0, 0.0, 0.0])?;
+        let (y, zf) = signal::lfilter(&b, &a, &x, -1, None)?;
+        assert_eq!(y.to_host()?, vec![0.5, 0.75, 0.375, 0.1875]);
+        assert!(zf.is_none());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_264() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let sos: Vec<f64> = signal::butter(4, &[0.1], signal::BType::Lowpass, None)?.concat();
+        let sos = DeviceArray::from_host(&dev, &sos, &[2, 6])?;
+        let x = DeviceArray::<f64>::ones(&dev, &[16, 4096])?;
+        let (y, _) = signal::sosfilt(&sos, &x, -1, None)?; // each row filtered
+        assert_eq!(y.shape(), &[16, 4096]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_439() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let b = DeviceArray::from_slice(&dev, &[0.5f64, 0.5])?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 0.0])?;
+        assert_eq!(signal::lfilter_zi(&b, &a)?.to_host()?, vec![0.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_478() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let sos = signal::butter(4, &[0.2], signal::BType::Lowpass, None)?.concat();
+        let sos = DeviceArray::from_host(&dev, &sos, &[2, 6])?;
+        assert_eq!(signal::sosfilt_zi(&sos)?.shape(), &[2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_604() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let b = DeviceArray::from_slice(&dev, &[0.25f64, 0.5, 0.25])?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 0.0, 0.0])?;
+        let x = DeviceArray::<f64>::full(&dev, &[100], 2.0)?;
+        let y = signal::filtfilt(&b, &a, &x, -1)?;
+        assert!(y.to_host()?.iter().all(|v| (v - 2.0).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_639() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let sos = signal::butter(4, &[0.1], signal::BType::Lowpass, None)?.concat();
+        let sos = DeviceArray::from_host(&dev, &sos, &[2, 6])?;
+        let x = DeviceArray::<f32>::ones(&dev, &[3, 1000])?;
+        let y = signal::sosfiltfilt(&sos.astype::<f32>()?, &x, -1)?;
+        assert!(y.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-4));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_mod_13() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Method, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let taps = signal::firwin(31, &[0.1], signal::Window::Hamming, true, None)?;
+        let h = DeviceArray::from_slice(&dev, &taps)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[10_000])?;
+        let y = signal::convolve(&x, &h, Mode::Same, Method::Auto)?;
+        assert_eq!(y.shape(), &[10_000]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -6958,9 +7138,22 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
-    ("src/signal/design.rs:161", signal_design_161, 1),
-    ("src/signal/design.rs:213", signal_design_213, 1),
-    ("src/signal/design.rs:473", signal_design_473, 1),
+    ("src/signal/convolve.rs:252", signal_convolve_252, 1),
+    ("src/signal/convolve.rs:305", signal_convolve_305, 1),
+    ("src/signal/convolve.rs:440", signal_convolve_440, 1),
+    ("src/signal/convolve.rs:469", signal_convolve_469, 1),
+    ("src/signal/convolve.rs:623", signal_convolve_623, 1),
+    ("src/signal/convolve.rs:649", signal_convolve_649, 1),
+    ("src/signal/design.rs:166", signal_design_166, 1),
+    ("src/signal/design.rs:218", signal_design_218, 1),
+    ("src/signal/design.rs:496", signal_design_496, 1),
+    ("src/signal/filter.rs:160", signal_filter_160, 1),
+    ("src/signal/filter.rs:264", signal_filter_264, 1),
+    ("src/signal/filter.rs:439", signal_filter_439, 1),
+    ("src/signal/filter.rs:478", signal_filter_478, 1),
+    ("src/signal/filter.rs:604", signal_filter_604, 1),
+    ("src/signal/filter.rs:639", signal_filter_639, 1),
+    ("src/signal/mod.rs:13", signal_mod_13, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),

@@ -47,6 +47,7 @@ mod reduce;
 #[path = "../support/rng.rs"]
 mod rng;
 mod selfcheck;
+mod signal;
 mod sorting;
 mod special;
 #[path = "../support/specs.rs"]
@@ -101,6 +102,7 @@ fn main() {
     fusion::trials(&mut trials);
     special::trials(&mut trials);
     statistics::trials(&mut trials);
+    signal::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

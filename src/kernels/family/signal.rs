@@ -3,7 +3,11 @@
 //! - [`SignalKernel::Conv1d`]: `(out, x, v, rows, n, m, nout, start)`, contiguous rows,
 //!   one shared-memory tile of `256 * CONV_PER` outputs per block iteration;
 //! - [`SignalKernel::ConvNd`]: `(out, x, v, ConvNdShape, fill)`, any rank up to 8 at any
-//!   strides, with the fill / wrap / symmetric boundaries.
+//!   strides, with the fill / wrap / symmetric boundaries;
+//! - [`SignalKernel::Iir`]: the three stages of a cascade of IIR sections run as a chunked
+//!   scan over its state (`IirStage`), the order and section count compiled in:
+//!   `ChunkEnd (e, x, coef, rows, n, c, nch)`, `Carry (start, e, coef, zi, rows, c, nch)`,
+//!   `Apply (y, x, coef, start, zf, rows, n, c, nch)`.
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
@@ -24,13 +28,41 @@ pub enum SignalKernel {
     Conv1d,
     /// Direct n-d convolution with a boundary rule.
     ConvNd,
+    /// One stage of a cascade of `sections` IIR sections of order `order`.
+    Iir {
+        /// Which stage.
+        stage: IirStage,
+        /// Order of each section (1..=8).
+        order: u8,
+        /// Sections in the cascade (`order * sections <= 8`).
+        sections: u8,
+    },
 }
+
+/// The stages of the chunked IIR scan (`signal.cuh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IirStage {
+    /// Each chunk's end state from a zero start.
+    ChunkEnd,
+    /// Each chunk's true start state (a scan over the chunks of a row).
+    Carry,
+    /// The outputs, and the final states.
+    Apply,
+}
+
+/// Largest state (order x sections) of one IIR kernel.
+pub(crate) const IIR_MAX_STATE: usize = 8;
 
 impl SignalKernel {
     fn name(self) -> &'static str {
         match self {
             SignalKernel::Conv1d => "conv1d",
             SignalKernel::ConvNd => "convnd",
+            SignalKernel::Iir { stage, .. } => match stage {
+                IirStage::ChunkEnd => "iir_end",
+                IirStage::Carry => "iir_carry",
+                IirStage::Apply => "iir_apply",
+            },
         }
     }
 }
@@ -52,7 +84,17 @@ impl From<SignalSpec> for KernelSpec {
 
 /// Every spec of the family for `dtype` (the NVRTC tier compiles them all).
 pub fn specs_for(dtype: DType) -> Vec<SignalSpec> {
-    [SignalKernel::Conv1d, SignalKernel::ConvNd]
+    let mut kernels = vec![SignalKernel::Conv1d, SignalKernel::ConvNd];
+    for (order, sections) in [(1, 1), (2, 1), (2, 4), (8, 1), (3, 2)] {
+        for stage in [IirStage::ChunkEnd, IirStage::Carry, IirStage::Apply] {
+            kernels.push(SignalKernel::Iir {
+                stage,
+                order,
+                sections,
+            });
+        }
+    }
+    kernels
         .into_iter()
         .map(|kernel| SignalSpec { kernel, dtype })
         .collect()
@@ -64,13 +106,19 @@ impl Family for SignalSpec {
     }
 
     fn symbol(&self) -> String {
+        let variant = match self.kernel {
+            SignalKernel::Iir {
+                order, sections, ..
+            } => format!("n{order}k{sections}"),
+            _ => "direct".to_string(),
+        };
         emit::symbol(
             "signal",
             self.kernel.name(),
             &[self.dtype],
             &[self.dtype],
             &[],
-            "direct",
+            &variant,
             IndexWidth::I64,
         )
     }
@@ -87,6 +135,29 @@ impl Family for SignalSpec {
                 "const long long start",
             ]),
             SignalKernel::ConvNd => params.extend(["const ConvNdShape s", "const double fill"]),
+            SignalKernel::Iir { stage, .. } => {
+                params = match stage {
+                    IirStage::ChunkEnd => vec!["T* p_e", "const T* p_x", "const T* p_coef"],
+                    IirStage::Carry => vec![
+                        "T* p_start",
+                        "const T* p_e",
+                        "const T* p_coef",
+                        "const T* p_zi",
+                    ],
+                    IirStage::Apply => vec![
+                        "T* p_y",
+                        "const T* p_x",
+                        "const T* p_coef",
+                        "const T* p_start",
+                        "T* p_zf",
+                    ],
+                };
+                params.push("const long long rows");
+                if stage != IirStage::Carry {
+                    params.push("const long long n");
+                }
+                params.extend(["const long long c", "const long long nch"]);
+            }
         }
         let params: Vec<String> = params.into_iter().map(String::from).collect();
         emit::open(src, BLOCK, &self.symbol(), &params);
@@ -97,6 +168,27 @@ impl Family for SignalSpec {
             ),
             SignalKernel::ConvNd => {
                 writeln!(src, "    conv_nd<T>(p_x, p_v, p_out, s, (T)fill);\n}}")
+            }
+            SignalKernel::Iir {
+                stage,
+                order,
+                sections,
+            } => {
+                let t = format!("<T, {order}, {sections}>");
+                match stage {
+                    IirStage::ChunkEnd => writeln!(
+                        src,
+                        "    iir_chunk_end{t}(p_e, p_x, p_coef, rows, n, c, nch);\n}}"
+                    ),
+                    IirStage::Carry => writeln!(
+                        src,
+                        "    iir_carry{t}(p_start, p_e, p_coef, p_zi, rows, c, nch);\n}}"
+                    ),
+                    IirStage::Apply => writeln!(
+                        src,
+                        "    iir_apply{t}(p_y, p_x, p_coef, p_start, p_zf, rows, n, c, nch);\n}}"
+                    ),
+                }
             }
         };
     }
@@ -191,6 +283,57 @@ impl SignalSpec {
         args.push_f64(fill);
         // SAFETY: arguments in the order of the ConvNd wrapper (out, x, v, ConvNdShape,
         // fill); the caller guarantees (# Safety) that every element reached is in bounds.
+        unsafe { args.launch(device, f, grid) }
+    }
+}
+
+/// The sizes of one IIR run: rows of `n` contiguous samples in `nch` chunks of `c`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IirDims {
+    pub(crate) rows: usize,
+    pub(crate) n: usize,
+    pub(crate) c: usize,
+    pub(crate) nch: usize,
+}
+
+impl SignalSpec {
+    /// Launches the IIR stage `f` of this spec (an `Iir` kernel) with `grid` blocks;
+    /// `ptrs` in the wrapper's order (ChunkEnd: e, x, coef; Carry: start, e, coef, zi;
+    /// Apply: y, x, coef, start, zf), 0 for an absent zi or zf.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec and every buffer is of its dtype;
+    /// - with S = order * sections: `x` and `y` address `rows * n` contiguous elements,
+    ///   `e` and `start` `rows * nch * S`, `zi` and `zf` (when not 0) `rows * S`, `coef`
+    ///   `sections * (2 * order + 2)`; `nch = ceil(n / c) >= 1`;
+    /// - the buffers the stage writes (e; start; y and zf) are touched by nothing else
+    ///   meanwhile.
+    pub(crate) unsafe fn launch_iir(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        ptrs: &[CUdeviceptr],
+        d: IirDims,
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        for &p in ptrs {
+            args.ptr(p);
+        }
+        args.i64(d.rows as i64);
+        if !matches!(
+            self.kernel,
+            SignalKernel::Iir {
+                stage: IirStage::Carry,
+                ..
+            }
+        ) {
+            args.i64(d.n as i64);
+        }
+        args.i64(d.c as i64).i64(d.nch as i64);
+        // SAFETY: arguments in the order of the stage's wrapper (the pointers as the caller
+        // lists them, then rows, n except for Carry, c, nch); the caller guarantees
+        // (# Safety) the kernel, the extents and the exclusive access.
         unsafe { args.launch(device, f, grid) }
     }
 }
