@@ -6,7 +6,9 @@
 //!   cost model), [`fftconvolve`], [`oaconvolve`], [`convolve2d`], [`correlate2d`] (with
 //!   [`Boundary`] rules);
 //! - filtering: [`lfilter`], [`sosfilt`] (IIR filters as a parallel scan over their
-//!   state), [`filtfilt`], [`sosfiltfilt`], [`lfilter_zi`], [`sosfilt_zi`].
+//!   state), [`filtfilt`], [`sosfiltfilt`], [`lfilter_zi`], [`sosfilt_zi`];
+//! - spectra: [`periodogram`], [`welch`], [`csd`], [`coherence`], [`spectrogram`],
+//!   [`stft`], [`istft`].
 //!
 //! Signals are `f32` or `f64` arrays ([`SignalFloat`]); sums run in the signal's type.
 //!
@@ -25,20 +27,46 @@
 mod convolve;
 mod design;
 mod filter;
+mod spectral;
 
 pub use convolve::{
     convolve, convolve2d, correlate, correlate2d, fftconvolve, oaconvolve, Boundary, Method, Mode,
 };
 pub use design::{butter, firwin, get_window, BType, Window};
 pub use filter::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt};
+pub use spectral::{coherence, csd, istft, periodogram, spectrogram, stft, welch, Scaling};
 
-use crate::element::{ArithElement, FloatElement};
+use crate::element::{ArithElement, ComplexElement, FloatElement};
 use crate::fft::{FftFloat, FftInput, FftRealInput};
 
 /// The element types of signals: `f32` and `f64` (the types cuFFT transforms in).
 pub trait SignalFloat:
-    FloatElement + FftRealInput<Real = Self> + FftFloat<Complex: ArithElement + FftInput<Real = Self>>
+    FloatElement
+    + FftRealInput<Real = Self>
+    + FftFloat<Complex: ArithElement + FftInput<Real = Self> + ComplexElement<Real = Self>>
 {
 }
 impl SignalFloat for f32 {}
 impl SignalFloat for f64 {}
+
+/// The complex types of signal spectra: [`Complex32`](crate::Complex32) and
+/// [`Complex64`](crate::Complex64) ([`istft`] takes them).
+pub trait SignalComplex: ComplexElement {
+    /// The real type of the same precision.
+    type Part: SignalFloat;
+    /// The array as the complex type of its part type (the same type).
+    fn cast(a: &crate::DeviceArray<Self>)
+        -> &crate::DeviceArray<<Self::Part as FftFloat>::Complex>;
+}
+impl SignalComplex for crate::Complex32 {
+    type Part = f32;
+    fn cast(a: &crate::DeviceArray<Self>) -> &crate::DeviceArray<Self> {
+        a
+    }
+}
+impl SignalComplex for crate::Complex64 {
+    type Part = f64;
+    fn cast(a: &crate::DeviceArray<Self>) -> &crate::DeviceArray<Self> {
+        a
+    }
+}

@@ -5755,7 +5755,7 @@ pub fn signal_filter_264() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_filter_439() -> Result<(), String> {
+pub fn signal_filter_441() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5767,7 +5767,7 @@ pub fn signal_filter_439() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_filter_478() -> Result<(), String> {
+pub fn signal_filter_480() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5779,7 +5779,7 @@ pub fn signal_filter_478() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_filter_604() -> Result<(), String> {
+pub fn signal_filter_609() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5793,7 +5793,7 @@ pub fn signal_filter_604() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_filter_639() -> Result<(), String> {
+pub fn signal_filter_644() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5807,7 +5807,7 @@ pub fn signal_filter_639() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_mod_13() -> Result<(), String> {
+pub fn signal_mod_15() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -5817,6 +5817,88 @@ pub fn signal_mod_13() -> Result<(), String> {
         let x = DeviceArray::<f64>::ones(&dev, &[10_000])?;
         let y = signal::convolve(&x, &h, Mode::Same, Method::Auto)?;
         assert_eq!(y.shape(), &[10_000]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_174() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[4096])?;
+        let (f, pxx) = signal::welch(&x, 1000.0, Window::Hann, Some(256), None, -1)?;
+        assert_eq!(f.len(), 129);
+        assert_eq!(pxx.shape(), &[129]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_254() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Scaling, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, -1.0, 1.0, -1.0])?;
+        let (f, p) = signal::periodogram(&x, 1.0, Window::Boxcar, Scaling::Spectrum, -1)?;
+        assert_eq!(f, vec![0.0, 0.25, 0.5]);
+        assert!((p.to_host()?[2] - 1.0).abs() < 1e-12); // all the power at Nyquist
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_297() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[1024])?;
+        let (f, pxy) = signal::csd(&x, &x, 1.0, Window::Hann, Some(128), None, -1)?;
+        assert_eq!(pxy.shape(), &[65]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_351() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::linspace(&dev, 0.0, 100.0, 2048)?.sin()?;
+        let (_, c) = signal::coherence(&x, &x, 1.0, Window::Hann, Some(256), None, -1)?;
+        assert!(c.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-9)); // a signal with itself
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_385() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[10_000])?;
+        let (f, t, sxx) = signal::spectrogram(&x, 1.0, Window::Tukey(0.25), Some(256), None, -1)?;
+        assert_eq!(sxx.shape(), &[f.len(), t.len()]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_431() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[4096])?;
+        let (f, t, z) = signal::stft(&x, 1.0, Window::Hann, Some(256), None)?;
+        assert_eq!(z.shape(), &[129, t.len()]);
+        let (_, back) = signal::istft(&z, 1.0, Window::Hann, Some(256), None)?;
+        assert!(back.to_host()?[..4096].iter().all(|v| (v - 1.0).abs() < 1e-4));
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -7149,11 +7231,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/signal/design.rs:496", signal_design_496, 1),
     ("src/signal/filter.rs:160", signal_filter_160, 1),
     ("src/signal/filter.rs:264", signal_filter_264, 1),
-    ("src/signal/filter.rs:439", signal_filter_439, 1),
-    ("src/signal/filter.rs:478", signal_filter_478, 1),
-    ("src/signal/filter.rs:604", signal_filter_604, 1),
-    ("src/signal/filter.rs:639", signal_filter_639, 1),
-    ("src/signal/mod.rs:13", signal_mod_13, 1),
+    ("src/signal/filter.rs:441", signal_filter_441, 1),
+    ("src/signal/filter.rs:480", signal_filter_480, 1),
+    ("src/signal/filter.rs:609", signal_filter_609, 1),
+    ("src/signal/filter.rs:644", signal_filter_644, 1),
+    ("src/signal/mod.rs:15", signal_mod_15, 1),
+    ("src/signal/spectral.rs:174", signal_spectral_174, 1),
+    ("src/signal/spectral.rs:254", signal_spectral_254, 1),
+    ("src/signal/spectral.rs:297", signal_spectral_297, 1),
+    ("src/signal/spectral.rs:351", signal_spectral_351, 1),
+    ("src/signal/spectral.rs:385", signal_spectral_385, 1),
+    ("src/signal/spectral.rs:431", signal_spectral_431, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),
