@@ -780,10 +780,7 @@ fn xy(n: usize) -> (Vec<f64>, Vec<f64>) {
     (x, y)
 }
 
-fn parts<C: Element>(z: &DeviceArray<C>) -> cuarray::Result<Vec<f64>>
-where
-    C: cuarray::ComplexElement,
-{
+fn parts<C: cuarray::ComplexElement>(z: &DeviceArray<C>) -> cuarray::Result<Vec<f64>> {
     Ok(z.to_host()?
         .into_iter()
         .flat_map(|c| [Element::to_f64(c.re()), Element::to_f64(c.im())])
