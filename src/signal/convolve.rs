@@ -49,7 +49,7 @@ pub enum Boundary<T> {
 }
 
 /// Longest filter of the 1-D tile kernel (its taps and its tile sit in shared memory).
-const CONV1D_MAX_TAPS: usize = 2048;
+pub(crate) const CONV1D_MAX_TAPS: usize = 2048;
 
 /// The output shape and the offset of its first element in the full convolution.
 fn out_plan(
@@ -181,30 +181,11 @@ pub(crate) fn direct<T: SignalFloat>(
     let resident =
         |f: &crate::kernels::cache::Kernel| device.multiprocessor_count() * f.blocks_per_sm;
     if out_shape.len() == 1 && boundary == 0 && fill == 0.0 && v.size() <= CONV1D_MAX_TAPS {
-        let (x, v) = (x.contiguous()?, v.contiguous()?);
-        let spec = SignalSpec {
-            kernel: SignalKernel::Conv1d,
-            dtype: T::DTYPE,
+        let rows = match x.reshape(&[1, x.size()][..]) {
+            Ok(r) => r,
+            Err(_) => x.contiguous()?.reshape(&[1, x.size()][..])?,
         };
-        let f = kernel(device, &spec)?;
-        let tile = BLOCK as usize * CONV_PER;
-        let tiles = out.size().div_ceil(tile);
-        let grid = grid_for(tiles * BLOCK as usize, resident(&f));
-        let (xo, vo, oo) = (x.operand()?, v.operand()?, out.operand()?);
-        let words = [
-            1,
-            x.size() as i64,
-            v.size() as i64,
-            out.size() as i64,
-            start[0] as i64,
-        ];
-        // SAFETY: `f` is `spec`'s kernel (just above) for T; `x`, `v` and `out` are
-        // contiguous (made so above, `out` new) with `x.size()`, `v.size()` (1..=
-        // CONV1D_MAX_TAPS) and `out.size()` elements, one row; `out` is a new buffer no
-        // one else sees; (2 * 2048 - 1 + 1024) doubles is 40 KB, under the 48 KB every
-        // device gives.
-        unsafe { spec.launch_conv1d(device, &f, grid, (oo.ptr(), xo.ptr(), vo.ptr()), words)? };
-        return Ok(out);
+        return conv_rows(op, &rows, v, out_shape[0], start[0])?.reshape(out_shape);
     }
     let spec = SignalSpec {
         kernel: SignalKernel::ConvNd,
@@ -235,6 +216,53 @@ pub(crate) fn direct<T: SignalFloat>(
             fill,
         )?
     };
+    Ok(out)
+}
+
+/// The 1-D convolution of every row of `x` (rows, n) with `v` (at most 2048 taps):
+/// `out[r][k] = sum_j x[r][k + start - j] v[j]` for `k < nout`, by the shared-memory
+/// tile kernel.
+pub(crate) fn conv_rows<T: SignalFloat>(
+    op: &'static str,
+    x: &DeviceArray<T>,
+    v: &DeviceArray<T>,
+    nout: usize,
+    start: isize,
+) -> Result<DeviceArray<T>> {
+    let device = x.device();
+    v.used_by(op, device)?;
+    let (x, v) = (x.contiguous()?, v.contiguous()?);
+    let (rows, n) = (x.shape()[0], x.shape()[1]);
+    debug_assert!(v.ndim() == 1 && v.size() >= 1 && v.size() <= CONV1D_MAX_TAPS);
+    let out = DeviceArray::<T>::alloc_for(op, device, &[rows, nout])?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    if n == 0 {
+        return DeviceArray::zeros(device, &[rows, nout][..]);
+    }
+    let spec = SignalSpec {
+        kernel: SignalKernel::Conv1d,
+        dtype: T::DTYPE,
+    };
+    let f = kernel(device, &spec)?;
+    let tiles = rows * nout.div_ceil(BLOCK as usize * CONV_PER);
+    let grid = grid_for(
+        tiles * BLOCK as usize,
+        device.multiprocessor_count() * f.blocks_per_sm,
+    );
+    let (xo, vo, oo) = (x.operand()?, v.operand()?, out.operand()?);
+    let words = [
+        rows as i64,
+        n as i64,
+        v.size() as i64,
+        nout as i64,
+        start as i64,
+    ];
+    // SAFETY: `f` is `spec`'s kernel for T; `x` (rows, n), `v` (1..=CONV1D_MAX_TAPS taps)
+    // and `out` (rows, nout, new, seen by no one else) are contiguous; the tile's shared
+    // memory, (2 * 2048 - 1 + 1024) doubles, is 40 KB, under the 48 KB every device gives.
+    unsafe { spec.launch_conv1d(device, &f, grid, (oo.ptr(), xo.ptr(), vo.ptr()), words)? };
     Ok(out)
 }
 

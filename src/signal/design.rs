@@ -617,6 +617,36 @@ pub fn butter(order: usize, wn: &[f64], btype: BType, fs: Option<f64>) -> Result
     Ok(zpk2sos(Zpk { z: zz, p: pz, k }))
 }
 
+/// A Chebyshev type I low-pass digital filter as second-order sections (SciPy's
+/// `cheby1(order, rp, wn, output='sos')`): `rp` dB of pass-band ripple, `wn` the edge as
+/// a fraction of Nyquist. For [`decimate`](super::decimate).
+pub(crate) fn cheby1_lowpass(order: usize, rp: f64, wn: f64) -> Vec<[f64; 6]> {
+    let n = order as f64;
+    let eps = (10f64.powf(0.1 * rp) - 1.0).sqrt();
+    let mu = (1.0 / eps).asinh() / n;
+    let p: Vec<Complex64> = (0..order)
+        .map(|i| {
+            let theta = PI * (-n + 1.0 + 2.0 * i as f64) / (2.0 * n);
+            -Complex64::new(mu, theta).sinh()
+        })
+        .collect();
+    let mut k = p.iter().map(|v| -v).product::<Complex64>().re;
+    if order.is_multiple_of(2) {
+        k /= (1.0 + eps * eps).sqrt();
+    }
+    let wo = 4.0 * (PI * wn / 2.0).tan();
+    let p: Vec<Complex64> = p.iter().map(|v| v * wo).collect();
+    let k = k * wo.powi(order as i32);
+    let f2 = Complex64::new(4.0, 0.0);
+    let kz = k * prod_ratio(std::iter::empty(), p.iter().map(|v| f2 - v));
+    let pz: Vec<Complex64> = p.iter().map(|v| (f2 + v) / (f2 - v)).collect();
+    zpk2sos(Zpk {
+        z: vec![Complex64::new(-1.0, 0.0); order],
+        p: pz,
+        k: kz,
+    })
+}
+
 #[cfg(test)]
 #[rustfmt::skip] // embedded SciPy tables, one call per line
 #[path = "design_tests.rs"]

@@ -361,7 +361,7 @@ fn range_first(lo: usize, hi: usize) -> [SliceElem; 1] {
 }
 
 /// Solves the small dense system `m x = r` (Gaussian elimination with partial pivoting).
-fn solve(mut m: Vec<Vec<f64>>, mut r: Vec<f64>) -> Vec<f64> {
+pub(crate) fn solve(mut m: Vec<Vec<f64>>, mut r: Vec<f64>) -> Vec<f64> {
     let n = r.len();
     for c in 0..n {
         let p = (c..n)

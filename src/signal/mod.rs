@@ -8,7 +8,9 @@
 //! - filtering: [`lfilter`], [`sosfilt`] (IIR filters as a parallel scan over their
 //!   state), [`filtfilt`], [`sosfiltfilt`], [`lfilter_zi`], [`sosfilt_zi`];
 //! - spectra: [`periodogram`], [`welch`], [`csd`], [`coherence`], [`spectrogram`],
-//!   [`stft`], [`istft`].
+//!   [`stft`], [`istft`];
+//! - the rest: [`hilbert`], [`resample`], [`upfirdn`], [`resample_poly`], [`decimate`],
+//!   [`detrend`], [`medfilt`], [`medfilt2d`], [`savgol_filter`], [`wiener`], [`find_peaks`].
 //!
 //! Signals are `f32` or `f64` arrays ([`SignalFloat`]); sums run in the signal's type.
 //!
@@ -27,6 +29,7 @@
 mod convolve;
 mod design;
 mod filter;
+mod misc;
 mod spectral;
 
 pub use convolve::{
@@ -34,6 +37,10 @@ pub use convolve::{
 };
 pub use design::{butter, firwin, get_window, BType, Window};
 pub use filter::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt};
+pub use misc::{
+    decimate, detrend, find_peaks, hilbert, medfilt, medfilt2d, resample, resample_poly,
+    savgol_filter, upfirdn, wiener, Detrend,
+};
 pub use spectral::{coherence, csd, istft, periodogram, spectrogram, stft, welch, Scaling};
 
 use crate::element::{ArithElement, ComplexElement, FloatElement};
@@ -42,6 +49,7 @@ use crate::fft::{FftFloat, FftInput, FftRealInput};
 /// The element types of signals: `f32` and `f64` (the types cuFFT transforms in).
 pub trait SignalFloat:
     FloatElement
+    + crate::GemmElement
     + FftRealInput<Real = Self>
     + FftFloat<Complex: ArithElement + FftInput<Real = Self> + ComplexElement<Real = Self>>
 {

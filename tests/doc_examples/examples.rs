@@ -5607,7 +5607,7 @@ pub fn shape_slice_202() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_252() -> Result<(), String> {
+pub fn signal_convolve_280() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -5623,7 +5623,7 @@ pub fn signal_convolve_252() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_305() -> Result<(), String> {
+pub fn signal_convolve_333() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -5637,7 +5637,7 @@ pub fn signal_convolve_305() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_440() -> Result<(), String> {
+pub fn signal_convolve_468() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Mode};
         use cuarray::DeviceArray;
@@ -5651,7 +5651,7 @@ pub fn signal_convolve_440() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_469() -> Result<(), String> {
+pub fn signal_convolve_497() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Mode};
         use cuarray::DeviceArray;
@@ -5664,7 +5664,7 @@ pub fn signal_convolve_469() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_623() -> Result<(), String> {
+pub fn signal_convolve_651() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Boundary, Mode};
         use cuarray::DeviceArray;
@@ -5678,7 +5678,7 @@ pub fn signal_convolve_623() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_649() -> Result<(), String> {
+pub fn signal_convolve_677() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Boundary, Mode};
         use cuarray::DeviceArray;
@@ -5807,7 +5807,115 @@ pub fn signal_filter_644() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_mod_15() -> Result<(), String> {
+pub fn signal_misc_80() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::linspace(&dev, 0.0, 6.0 * std::f64::consts::PI, 64)?.cos()?;
+        let z = signal::hilbert(&x, -1)?; // the real part is x again
+        assert!((z.real()?.to_host()?[5] - x.to_host()?[5]).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_122() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[100])?;
+        let y = signal::resample(&x, 37, -1)?;
+        assert!(y.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_179() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let h = DeviceArray::from_slice(&dev, &[1.0f64, 1.0, 1.0])?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let y = signal::upfirdn(&h, &x, 3, 1, -1)?; // each sample held for 3
+        assert_eq!(y.to_host()?, vec![1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_276() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[1000])?;
+        assert_eq!(signal::resample_poly(&x, 3, 2, -1)?.shape(), &[1500]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_356() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[1000])?;
+        let y = signal::decimate(&x, 4, -1)?;
+        assert_eq!(y.shape(), &[250]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_402() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Detrend};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::arange(&dev, 0.0, 10.0, 1.0)?; // a line
+        let r = signal::detrend(&x, -1, Detrend::Linear)?;
+        assert!(r.to_host()?.iter().all(|v| v.abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_467() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 9.0, 2.0, 3.0, 8.0, 4.0])?;
+        assert_eq!(signal::medfilt(&x, &[3])?.to_host()?, vec![1.0, 2.0, 3.0, 3.0, 4.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_650() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::arange(&dev, 0.0, 20.0, 1.0)?.pow(2.0)?; // t^2
+        let d = signal::savgol_filter(&x, 5, 2, 1, -1)?; // its derivative, 2 t
+        assert!((d.to_host()?[10] - 20.0).abs() < 1e-9);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_741() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 2.0, 0.0, 1.0, 1.0, 0.0, 3.0, 0.0])?;
+        assert_eq!(signal::find_peaks(&x, None, None, None)?.to_host()?, vec![1, 3, 6]);
+        assert_eq!(signal::find_peaks(&x, Some(1.5), None, None)?.to_host()?, vec![1, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_mod_17() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -7220,12 +7328,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
-    ("src/signal/convolve.rs:252", signal_convolve_252, 1),
-    ("src/signal/convolve.rs:305", signal_convolve_305, 1),
-    ("src/signal/convolve.rs:440", signal_convolve_440, 1),
-    ("src/signal/convolve.rs:469", signal_convolve_469, 1),
-    ("src/signal/convolve.rs:623", signal_convolve_623, 1),
-    ("src/signal/convolve.rs:649", signal_convolve_649, 1),
+    ("src/signal/convolve.rs:280", signal_convolve_280, 1),
+    ("src/signal/convolve.rs:333", signal_convolve_333, 1),
+    ("src/signal/convolve.rs:468", signal_convolve_468, 1),
+    ("src/signal/convolve.rs:497", signal_convolve_497, 1),
+    ("src/signal/convolve.rs:651", signal_convolve_651, 1),
+    ("src/signal/convolve.rs:677", signal_convolve_677, 1),
     ("src/signal/design.rs:166", signal_design_166, 1),
     ("src/signal/design.rs:218", signal_design_218, 1),
     ("src/signal/design.rs:496", signal_design_496, 1),
@@ -7235,7 +7343,16 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/signal/filter.rs:480", signal_filter_480, 1),
     ("src/signal/filter.rs:609", signal_filter_609, 1),
     ("src/signal/filter.rs:644", signal_filter_644, 1),
-    ("src/signal/mod.rs:15", signal_mod_15, 1),
+    ("src/signal/misc.rs:80", signal_misc_80, 1),
+    ("src/signal/misc.rs:122", signal_misc_122, 1),
+    ("src/signal/misc.rs:179", signal_misc_179, 1),
+    ("src/signal/misc.rs:276", signal_misc_276, 1),
+    ("src/signal/misc.rs:356", signal_misc_356, 1),
+    ("src/signal/misc.rs:402", signal_misc_402, 1),
+    ("src/signal/misc.rs:467", signal_misc_467, 1),
+    ("src/signal/misc.rs:650", signal_misc_650, 1),
+    ("src/signal/misc.rs:741", signal_misc_741, 1),
+    ("src/signal/mod.rs:17", signal_mod_17, 1),
     ("src/signal/spectral.rs:174", signal_spectral_174, 1),
     ("src/signal/spectral.rs:254", signal_spectral_254, 1),
     ("src/signal/spectral.rs:297", signal_spectral_297, 1),
