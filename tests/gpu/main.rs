@@ -48,6 +48,7 @@ mod reduce;
 mod rng;
 mod selfcheck;
 mod signal;
+mod signal_spectra;
 mod sorting;
 mod special;
 #[path = "../support/specs.rs"]
@@ -103,6 +104,7 @@ fn main() {
     special::trials(&mut trials);
     statistics::trials(&mut trials);
     signal::trials(&mut trials);
+    signal_spectra::trials(&mut trials);
     sorting::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

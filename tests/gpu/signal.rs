@@ -9,10 +9,7 @@ use cuarray::signal::{self, Boundary, Method, Mode};
 use cuarray::{Device, DeviceArray, Element};
 use libtest_mimic::Trial;
 
-#[path = "signal_fixtures.rs"]
-mod fixtures;
-
-trait Sig: cuarray::signal::SignalFloat {
+pub(crate) trait Sig: cuarray::signal::SignalFloat {
     const TOL: f64;
 }
 impl Sig for f32 {
@@ -22,12 +19,12 @@ impl Sig for f64 {
     const TOL: f64 = 1e-11;
 }
 
-fn host<T: Element>(a: &DeviceArray<T>) -> cuarray::Result<Vec<f64>> {
+pub(crate) fn host<T: Element>(a: &DeviceArray<T>) -> cuarray::Result<Vec<f64>> {
     Ok(a.to_host()?.into_iter().map(|x| x.to_f64()).collect())
 }
 
 /// `got` against `want` within `tol` times the largest magnitude of `want` (plus 1).
-fn check(what: &str, got: &[f64], want: &[f64], tol: f64) -> TResult {
+pub(crate) fn check(what: &str, got: &[f64], want: &[f64], tol: f64) -> TResult {
     ensure!(
         got.len() == want.len(),
         "{what}: {} values, want {}",
@@ -42,7 +39,7 @@ fn check(what: &str, got: &[f64], want: &[f64], tol: f64) -> TResult {
 }
 
 /// Random values rounded to `T`, uploaded with `shape`.
-fn rand<T: Sig>(
+pub(crate) fn rand<T: Sig>(
     dev: &Device,
     rng: &mut Rng,
     shape: &[usize],
@@ -428,7 +425,11 @@ fn stable_filter(rng: &mut Rng, n: usize) -> (Vec<f64>, Vec<f64>) {
     (b, a)
 }
 
-fn up<T: Sig>(dev: &Device, v: &[f64], shape: &[usize]) -> cuarray::Result<DeviceArray<T>> {
+pub(crate) fn up<T: Sig>(
+    dev: &Device,
+    v: &[f64],
+    shape: &[usize],
+) -> cuarray::Result<DeviceArray<T>> {
     let t: Vec<T> = v.iter().map(|&x| T::from_f64(x)).collect();
     DeviceArray::from_host(dev, &t, shape)
 }
@@ -763,194 +764,7 @@ fn filter_errors(dev: &Device) -> TResult {
     Ok(())
 }
 
-/// The two test signals of the spectral fixtures (the same formulas as the generator's).
-fn xy(n: usize) -> (Vec<f64>, Vec<f64>) {
-    let x = (0..n)
-        .map(|i| {
-            let i = i as f64;
-            (0.3 * i).sin() + 0.5 * (0.0014 * i * i).cos() + 0.002 * i
-        })
-        .collect();
-    let y = (0..n)
-        .map(|i| {
-            let i = i as f64;
-            (0.21 * i).cos() + 0.3 * (0.05 * i).sin() - 0.001 * i
-        })
-        .collect();
-    (x, y)
-}
-
-fn parts<C: cuarray::ComplexElement>(z: &DeviceArray<C>) -> cuarray::Result<Vec<f64>> {
-    Ok(z.to_host()?
-        .into_iter()
-        .flat_map(|c| [Element::to_f64(c.re()), Element::to_f64(c.im())])
-        .collect())
-}
-
-fn spectral<T: Sig>(dev: &Device) -> TResult
-where
-    <T as cuarray::fft::FftFloat>::Complex: cuarray::signal::SignalComplex<Part = T>,
-{
-    use cuarray::signal::{Scaling, Window};
-    use fixtures::*;
-    let name = T::DTYPE.name();
-    let tol = T::TOL * 100.0;
-    let (hx, hy) = xy(200);
-    let x = up::<T>(dev, &hx, &[200])?;
-    let y = up::<T>(dev, &hy, &[200])?;
-    let (f, p) = signal::welch(&x, 10.0, Window::Hann, Some(64), None, -1)?;
-    check(&format!("signal/welch/{name}/f"), &f, WELCH_F, 1e-12)?;
-    check(
-        &format!("signal/welch/{name}/hann64"),
-        &host(&p)?,
-        WELCH,
-        tol,
-    )?;
-    let (_, p) = signal::welch(&x, 1.0, Window::Hamming, Some(50), Some(20), -1)?;
-    check(
-        &format!("signal/welch/{name}/hamming50_20"),
-        &host(&p)?,
-        WELCH_50_20,
-        tol,
-    )?;
-    // Axis 0 of a (200, 2) array whose columns are x and y: column 0 is x's estimate.
-    let both: Vec<f64> = hx.iter().zip(&hy).flat_map(|(a, b)| [*a, *b]).collect();
-    let xy2 = up::<T>(dev, &both, &[200, 2])?;
-    let (_, p) = signal::welch(&xy2, 1.0, Window::Hamming, Some(50), Some(20), 0)?;
-    ensure!(p.shape() == [26, 2], "welch axis 0 shape {:?}", p.shape());
-    let col: Vec<f64> = host(&p)?.chunks(2).map(|c| c[0]).collect();
-    check(
-        &format!("signal/welch/{name}/axis0"),
-        &col,
-        WELCH_50_20,
-        tol,
-    )?;
-    // A strided (every other element of a longer array) signal: the same estimate.
-    let pad: Vec<f64> = hx.iter().flat_map(|v| [*v, 99.0]).collect();
-    let strided = up::<T>(dev, &pad, &[400])?.slice(cuarray::s![..;2])?;
-    let (_, p) = signal::welch(&strided, 10.0, Window::Hann, Some(64), None, -1)?;
-    check(
-        &format!("signal/welch/{name}/strided"),
-        &host(&p)?,
-        WELCH,
-        tol,
-    )?;
-    let (_, p) = signal::periodogram(
-        &x.slice(cuarray::s![..101])?,
-        2.0,
-        Window::Hamming,
-        Scaling::Density,
-        -1,
-    )?;
-    check(
-        &format!("signal/periodogram/{name}/odd_density"),
-        &host(&p)?,
-        PERIODOGRAM_101,
-        tol,
-    )?;
-    let (_, p) = signal::periodogram(&x, 1.0, Window::Boxcar, Scaling::Spectrum, -1)?;
-    check(
-        &format!("signal/periodogram/{name}/spectrum"),
-        &host(&p)?,
-        PERIODOGRAM_SPECTRUM,
-        tol,
-    )?;
-    let (_, p) = signal::csd(&x, &y, 1.0, Window::Hann, Some(32), None, -1)?;
-    check(&format!("signal/csd/{name}"), &parts(&p)?, CSD, tol)?;
-    let (_, c) = signal::coherence(&x, &y, 1.0, Window::Hann, Some(32), None, -1)?;
-    check(
-        &format!("signal/coherence/{name}"),
-        &host(&c)?,
-        COHERENCE,
-        tol * 10.0,
-    )?;
-    let (_, t, s) = signal::spectrogram(&x, 1.0, Window::Tukey(0.25), Some(40), None, -1)?;
-    ensure!(
-        s.shape() == SPECTROGRAM_SHAPE,
-        "spectrogram shape {:?}",
-        s.shape()
-    );
-    check(
-        &format!("signal/spectrogram/{name}/t"),
-        &t,
-        SPECTROGRAM_T,
-        1e-12,
-    )?;
-    check(
-        &format!("signal/spectrogram/{name}"),
-        &host(&s)?,
-        SPECTROGRAM,
-        tol,
-    )?;
-    let (_, t, z) = signal::stft(&x, 1.0, Window::Hann, Some(32), None)?;
-    ensure!(z.shape() == STFT_SHAPE, "stft shape {:?}", z.shape());
-    check(&format!("signal/stft/{name}/t"), &t, STFT_T, 1e-12)?;
-    check(&format!("signal/stft/{name}"), &parts(&z)?, STFT, tol)?;
-    let (_, back) = signal::istft(&z, 1.0, Window::Hann, Some(32), None)?;
-    check(
-        &format!("signal/istft/{name}/round_trip"),
-        &host(&back)?[..200],
-        &hx,
-        tol,
-    )?;
-    let x150 = x.slice(cuarray::s![..150])?;
-    let (_, _, z) = signal::stft(&x150, 1.0, Window::Hann, Some(30), Some(20))?;
-    ensure!(
-        z.shape() == STFT_ODD_SHAPE,
-        "stft 30/20 shape {:?}",
-        z.shape()
-    );
-    check(
-        &format!("signal/stft/{name}/30_20"),
-        &parts(&z)?,
-        STFT_ODD,
-        tol,
-    )?;
-    let (_, back) = signal::istft(&z, 1.0, Window::Hann, Some(30), Some(20))?;
-    check(
-        &format!("signal/istft/{name}/30_20"),
-        &host(&back)?,
-        &hx[..150],
-        tol,
-    )?;
-    // Errors and edge cases as SciPy: noverlap >= nperseg, nperseg 0, empty input.
-    ensure!(
-        signal::welch(&x, 1.0, Window::Hann, Some(16), Some(16), -1).is_err(),
-        "noverlap >= nperseg"
-    );
-    ensure!(
-        signal::welch(&x, 1.0, Window::Hann, Some(0), None, -1).is_err(),
-        "nperseg 0"
-    );
-    let e = DeviceArray::<T>::zeros(dev, &[0])?;
-    let (f, p) = signal::welch(&e, 1.0, Window::Hann, None, None, -1)?;
-    ensure!(f.is_empty() && p.size() == 0, "welch of an empty signal");
-    // nperseg longer than the signal: the signal's length, as SciPy.
-    let (f, _) = signal::welch(
-        &x.slice(cuarray::s![..40])?,
-        1.0,
-        Window::Hann,
-        Some(256),
-        None,
-        -1,
-    )?;
-    ensure!(
-        f.len() == 21,
-        "nperseg clipped to 40: {} frequencies",
-        f.len()
-    );
-    Ok(())
-}
-
 pub fn trials(out: &mut Vec<Trial>) {
-    out.push(gpu_trial(
-        "signal/welch/f32/spectral_family",
-        spectral::<f32>,
-    ));
-    out.push(gpu_trial(
-        "signal/welch/f64/spectral_family",
-        spectral::<f64>,
-    ));
     out.push(gpu_trial("signal/lfilter/f32/orders_lengths_zi", |dev| {
         lfilter_1d::<f32>(dev, &mut Rng::for_name("signal/lf/f32"))
     }));
