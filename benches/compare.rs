@@ -36,7 +36,15 @@
 //! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
 //!
+//! Signal processing (`benches/compare_cases/signal.rs`): `sig_fftconvolve_f32_2^22x2^12`,
+//! `sig_oaconvolve_f32_2^22x2^12`, `sig_convolve_f32_2^22x63`, `sig_convolve2d_f32_4096^2x5x5`,
+//! `sig_lfilter_o2_f32_256x16384`, `sig_sosfilt_4sec_f32_256x16384`, `sig_medfilt_f32_2^22_k7`,
+//! `sig_welch_f32_2^22_nperseg4096`, `sig_stft_f32_2^22_nperseg1024`.
+//!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
+
+#[path = "compare_cases/signal.rs"]
+mod signal_cases;
 
 use cuarray::{Device, DeviceArray};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
@@ -1287,6 +1295,7 @@ fn main() {
     fusion_cases(&dev, &filter, &mut cases);
     special_cases(&dev, &filter, &mut cases);
     stats_cases(&dev, &filter, &mut cases);
+    signal_cases::signal_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
     let m2 = (side * side) as f64;
     let square_cases = [
