@@ -632,9 +632,9 @@ fn edge_map(
         let u = (i as f64 - c) / s;
         for row in f.iter() {
             let mut val = 0.0;
-            for p in deriv..np {
+            for (p, coef) in row.iter().enumerate().take(np).skip(deriv) {
                 let fall: f64 = ((p - deriv + 1)..=p).map(|q| q as f64).product();
-                val += row[p] * fall * u.powi((p - deriv) as i32);
+                val += coef * fall * u.powi((p - deriv) as i32);
             }
             out.push(val / s.powi(deriv as i32));
         }
