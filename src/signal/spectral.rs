@@ -486,7 +486,7 @@ pub fn stft<T: SignalFloat>(
     let xp = x.pad(&pad, crate::PadMode::Constant(T::from_f64(0.0)))?;
     let wsum: f64 = p.win.iter().sum();
     let z = spectra(&xp, &p, 1.0 / wsum, false)?; // (.., nseg, nfreq)
-    let t = times(padded_len + extra, &p, fs, half as f64 / fs);
+    let t = times(padded_len + extra, &p, fs, p.nperseg as f64 / 2.0 / fs);
     let z = z.moveaxis(&[-1], &[-2])?.contiguous()?;
     Ok((freqs(p.nperseg, fs), t, z))
 }
