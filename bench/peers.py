@@ -130,6 +130,7 @@ def cases(p):
     sorting(p)
     randoms(p)
     ffts(p)
+    signals(p)
     matmuls(p)
     complexes(p)
     matvecs(p)
@@ -359,7 +360,7 @@ def statistics(p):
 def ndimage(p):
     """Image processing (cupyx.scipy.ndimage; PyTorch has no counterpart): float32 images of
     4096 x 4096 (2048 x 2048 for the distance transform and zoom) from rand_matrix, the
-    same cases as benches/compare_ndimage.rs."""
+    same cases as benches/compare_cases/ndimage.rs."""
     if p.name != "cupy":
         return
     import cupyx.scipy.ndimage as nd
@@ -550,6 +551,56 @@ def ffts(p):
     if wanted("fft_c64_1024_wall"):
         a = c64((1024,))
         emit(p.name, "fft_c64_1024_wall", "wall", p.wall_time(lambda: fft_mod.fft(a)))
+
+def signals(p):
+    """Signal processing on float32 (as benches/compare_cases/signal.rs; bytes = input read
+    once + output written once). CuPy: cupyx.scipy.signal (np.convolve's peer: cupy.convolve);
+    PyTorch: conv1d / conv2d for the direct convolutions (its only peers here)."""
+    xp = p.xp
+    n = 1 << 22
+    if p.name == "cupy":
+        import cupyx.scipy.signal as sig
+        from scipy.signal import butter
+        a = rand_matrix(p, (n,), xp.float32)
+        v = rand_matrix(p, (1 << 12,), xp.float32)
+        h63 = rand_matrix(p, (63,), xp.float32)
+        img = rand_matrix(p, (4096, 4096), xp.float32)
+        k5 = rand_matrix(p, (5, 5), xp.float32)
+        x = rand_matrix(p, (256, 16384), xp.float32)
+        b2 = xp.asarray([0.2, 0.4, 0.2], dtype=xp.float32)
+        a2 = xp.asarray([1.0, -0.5, 0.25], dtype=xp.float32)
+        sos = xp.asarray(butter(8, 0.2, output="sos"), dtype=xp.float32)
+        rows = 2 * 256 * 16384 * 4
+        cases = {
+            "sig_fftconvolve_f32_2^22x2^12": (lambda: sig.fftconvolve(a, v), (2 * n + (1 << 12)) * 4),
+            "sig_oaconvolve_f32_2^22x2^12": (lambda: sig.oaconvolve(a, v), (2 * n + (1 << 12)) * 4),
+            "sig_convolve_f32_2^22x63": (lambda: xp.convolve(a, h63), 2 * n * 4),
+            "sig_convolve2d_f32_4096^2x5x5": (lambda: sig.convolve2d(img, k5, mode="same"), 2 * 4096 * 4096 * 4),
+            "sig_lfilter_o2_f32_256x16384": (lambda: sig.lfilter(b2, a2, x, axis=-1), rows),
+            "sig_sosfilt_4sec_f32_256x16384": (lambda: sig.sosfilt(sos, x, axis=-1), rows),
+            "sig_medfilt_f32_2^22_k7": (lambda: sig.medfilt(a, 7), 2 * n * 4),
+            "sig_welch_f32_2^22_nperseg4096": (lambda: sig.welch(a, nperseg=4096), n * 4),
+            "sig_stft_f32_2^22_nperseg1024": (lambda: sig.stft(a, nperseg=1024), 3 * n * 4),
+        }
+    else:
+        import torch
+        F = torch.nn.functional
+        a = rand_matrix(p, (n,), xp.float32)
+        h63 = rand_matrix(p, (63,), xp.float32)
+        img = rand_matrix(p, (4096, 4096), xp.float32)
+        k5 = rand_matrix(p, (5, 5), xp.float32)
+        cases = {
+            "sig_convolve_f32_2^22x63": (
+                lambda: F.conv1d(a.view(1, 1, -1), h63.flip(0).view(1, 1, -1), padding=62), 2 * n * 4),
+            "sig_convolve2d_f32_4096^2x5x5": (
+                lambda: F.conv2d(img.view(1, 1, 4096, 4096), k5.flip(0, 1).view(1, 1, 5, 5), padding=2),
+                2 * 4096 * 4096 * 4),
+        }
+    for name, (f, nbytes) in cases.items():
+        if wanted(name):
+            emit(p.name, name, "device", p.device_time(f), nbytes)
+
+
 def sorting(p):
     """Sorting, selection and indexing on standard-normal float32 data (as sort_cases in
     benches/compare.rs). PyTorch's sort returns the indices too; CuPy has no topk."""

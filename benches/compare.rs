@@ -36,19 +36,26 @@
 //! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
 //!
-//! Image processing (`benches/compare_ndimage.rs`): `ndimage_gaussian_f32_4096^2_s3`,
+//! Image processing (`benches/compare_cases/ndimage.rs`): `ndimage_gaussian_f32_4096^2_s3`,
 //! `ndimage_uniform_f32_4096^2_9`, `ndimage_sobel_f32_4096^2`, `ndimage_median_f32_4096^2_5x5`,
 //! `ndimage_maximum_f32_4096^2_7x7`, `ndimage_rotate30_order1_f32_4096^2`,
 //! `ndimage_map_coordinates_order1_f32_2^22`, `ndimage_binary_erosion_4096^2_3x3`,
 //! `ndimage_label_4096^2_d0.3`, `ndimage_center_of_mass_f32_4096^2_1000labels`,
 //! `ndimage_edt_2048^2`, `ndimage_zoom2_order1_f32_2048^2`, `ndimage_zoom2_order3_f32_2048^2`.
+//! Signal processing (`benches/compare_cases/signal.rs`): `sig_fftconvolve_f32_2^22x2^12`,
+//! `sig_oaconvolve_f32_2^22x2^12`, `sig_convolve_f32_2^22x63`, `sig_convolve2d_f32_4096^2x5x5`,
+//! `sig_lfilter_o2_f32_256x16384`, `sig_sosfilt_4sec_f32_256x16384`, `sig_medfilt_f32_2^22_k7`,
+//! `sig_welch_f32_2^22_nperseg4096`, `sig_stft_f32_2^22_nperseg1024`.
 //!
 //! `cargo bench --bench compare [-- FILTER]`; without a GPU it prints one line and exits 0.
+
+#[path = "compare_cases/signal.rs"]
+mod signal_cases;
 
 use cuarray::{Device, DeviceArray};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 
-#[path = "compare_ndimage.rs"]
+#[path = "compare_cases/ndimage.rs"]
 mod ndimage_cases;
 use std::time::{Duration, Instant};
 
@@ -1298,6 +1305,7 @@ fn main() {
     special_cases(&dev, &filter, &mut cases);
     stats_cases(&dev, &filter, &mut cases);
     ndimage_cases::ndimage_cases(&dev, &filter, &mut cases);
+    signal_cases::signal_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
     let m2 = (side * side) as f64;
     let square_cases = [

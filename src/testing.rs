@@ -107,6 +107,10 @@ pub mod kernels {
         pub mod ndimage {
             pub use crate::kernels::family::ndimage::specs_for;
         }
+        /// Signal processing's direct convolutions.
+        pub mod signal {
+            pub use crate::kernels::family::signal::specs_for;
+        }
         /// Random numbers.
         pub mod random {
             pub use crate::kernels::family::random::specs_for;

@@ -6729,6 +6729,411 @@ pub fn shape_slice_202() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn signal_convolve_280() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Method, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        let full = signal::convolve(&a, &v, Mode::Full, Method::Direct)?;
+        assert_eq!(full.to_host()?, vec![0.0, 1.0, 2.5, 4.0, 1.5]);
+        let same = signal::convolve(&a, &v, Mode::Same, Method::Fft)?;
+        assert!((same.to_host()?[1] - 2.5).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_333() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Method, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let v = DeviceArray::from_slice(&dev, &[0.0f64, 1.0, 0.5])?;
+        let c = signal::correlate(&a, &v, Mode::Full, Method::Direct)?;
+        assert_eq!(c.to_host()?, vec![0.5, 2.0, 3.5, 3.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_468() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[4, 1000])?;
+        let h = DeviceArray::<f32>::ones(&dev, &[1, 31])?;
+        let y = signal::fftconvolve(&x, &h, Mode::Same, Some(&[-1]))?; // each row filtered
+        assert_eq!(y.shape(), &[4, 1000]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_497() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[100_000])?;
+        let h = DeviceArray::<f32>::ones(&dev, &[64])?;
+        assert_eq!(signal::oaconvolve(&x, &h, Mode::Valid, None)?.shape(), &[100_000 - 63]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_651() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Boundary, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let img = DeviceArray::<f32>::ones(&dev, &[64, 64])?;
+        let k = DeviceArray::<f32>::full(&dev, &[3, 3], 1.0 / 9.0)?;
+        let blur = signal::convolve2d(&img, &k, Mode::Same, Boundary::Symm)?;
+        assert!((blur.to_host()?[0] - 1.0).abs() < 1e-6); // mirrored edges keep a flat image flat
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_convolve_677() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Boundary, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        let c = signal::correlate2d(&a, &a, Mode::Valid, Boundary::Fill(0.0))?;
+        assert_eq!(c.to_host()?, vec![30.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_design_166() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{get_window, Window};
+        let w = get_window(Window::Hann, 4, true)?;
+        assert!((w[0] - 0.0).abs() < 1e-15 && (w[2] - 1.0).abs() < 1e-15);
+        let s = get_window(Window::Hann, 3, false)?;
+        assert!((s[1] - 1.0).abs() < 1e-15 && s[2].abs() < 1e-15);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_design_218() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{firwin, Window};
+        let h = firwin(5, &[0.5], Window::Hamming, true, None)?; // low pass at fs/4
+        assert_eq!(h.len(), 5);
+        assert!((h.iter().sum::<f64>() - 1.0).abs() < 1e-12); // unit gain at DC
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_design_496() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{butter, BType};
+        let sos = butter(4, &[0.2], BType::Lowpass, None)?;
+        assert_eq!(sos.len(), 2);
+        let bp = butter(3, &[100.0, 200.0], BType::Bandpass, Some(1000.0))?;
+        assert_eq!(bp.len(), 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_160() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let b = DeviceArray::from_slice(&dev, &[0.5f64, 0.5])?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, -0.5])?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 0.0, 0.0, 0.0])?;
+        let (y, zf) = signal::lfilter(&b, &a, &x, -1, None)?;
+        assert_eq!(y.to_host()?, vec![0.5, 0.75, 0.375, 0.1875]);
+        assert!(zf.is_none());
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_264() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let sos: Vec<f64> = signal::butter(4, &[0.1], signal::BType::Lowpass, None)?.concat();
+        let sos = DeviceArray::from_host(&dev, &sos, &[2, 6])?;
+        let x = DeviceArray::<f64>::ones(&dev, &[16, 4096])?;
+        let (y, _) = signal::sosfilt(&sos, &x, -1, None)?; // each row filtered
+        assert_eq!(y.shape(), &[16, 4096]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_441() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let b = DeviceArray::from_slice(&dev, &[0.5f64, 0.5])?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 0.0])?;
+        assert_eq!(signal::lfilter_zi(&b, &a)?.to_host()?, vec![0.5]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_480() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let sos = signal::butter(4, &[0.2], signal::BType::Lowpass, None)?.concat();
+        let sos = DeviceArray::from_host(&dev, &sos, &[2, 6])?;
+        assert_eq!(signal::sosfilt_zi(&sos)?.shape(), &[2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_609() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let b = DeviceArray::from_slice(&dev, &[0.25f64, 0.5, 0.25])?;
+        let a = DeviceArray::from_slice(&dev, &[1.0f64, 0.0, 0.0])?;
+        let x = DeviceArray::<f64>::full(&dev, &[100], 2.0)?;
+        let y = signal::filtfilt(&b, &a, &x, -1)?;
+        assert!(y.to_host()?.iter().all(|v| (v - 2.0).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_filter_644() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let sos = signal::butter(4, &[0.1], signal::BType::Lowpass, None)?.concat();
+        let sos = DeviceArray::from_host(&dev, &sos, &[2, 6])?;
+        let x = DeviceArray::<f32>::ones(&dev, &[3, 1000])?;
+        let y = signal::sosfiltfilt(&sos.astype::<f32>()?, &x, -1)?;
+        assert!(y.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-4));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_80() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::linspace(&dev, 0.0, 6.0 * std::f64::consts::PI, 64)?.cos()?;
+        let z = signal::hilbert(&x, -1)?; // the real part is x again
+        assert!((z.real()?.to_host()?[5] - x.to_host()?[5]).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_122() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[100])?;
+        let y = signal::resample(&x, 37, -1)?;
+        assert!(y.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_179() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let h = DeviceArray::from_slice(&dev, &[1.0f64, 1.0, 1.0])?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
+        let y = signal::upfirdn(&h, &x, 3, 1, -1)?; // each sample held for 3
+        assert_eq!(y.to_host()?, vec![1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_276() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[1000])?;
+        assert_eq!(signal::resample_poly(&x, 3, 2, -1)?.shape(), &[1500]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_356() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[1000])?;
+        let y = signal::decimate(&x, 4, -1)?;
+        assert_eq!(y.shape(), &[250]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_402() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Detrend};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::arange(&dev, 0.0, 10.0, 1.0)?; // a line
+        let r = signal::detrend(&x, -1, Detrend::Linear)?;
+        assert!(r.to_host()?.iter().all(|v| v.abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_467() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, 9.0, 2.0, 3.0, 8.0, 4.0])?;
+        assert_eq!(signal::medfilt(&x, &[3])?.to_host()?, vec![1.0, 2.0, 3.0, 3.0, 4.0, 4.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_650() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::arange(&dev, 0.0, 20.0, 1.0)?.pow(2.0)?; // t^2
+        let d = signal::savgol_filter(&x, 5, 2, 1, -1)?; // its derivative, 2 t
+        assert!((d.to_host()?[10] - 20.0).abs() < 1e-9);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_misc_741() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{signal, DeviceArray};
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[0.0f64, 2.0, 0.0, 1.0, 1.0, 0.0, 3.0, 0.0])?;
+        assert_eq!(signal::find_peaks(&x, None, None, None)?.to_host()?, vec![1, 3, 6]);
+        assert_eq!(signal::find_peaks(&x, Some(1.5), None, None)?.to_host()?, vec![1, 6]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_mod_17() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Method, Mode};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let taps = signal::firwin(31, &[0.1], signal::Window::Hamming, true, None)?;
+        let h = DeviceArray::from_slice(&dev, &taps)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[10_000])?;
+        let y = signal::convolve(&x, &h, Mode::Same, Method::Auto)?;
+        assert_eq!(y.shape(), &[10_000]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_174() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[4096])?;
+        let (f, pxx) = signal::welch(&x, 1000.0, Window::Hann, Some(256), None, -1)?;
+        assert_eq!(f.len(), 129);
+        assert_eq!(pxx.shape(), &[129]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_254() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Scaling, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f64, -1.0, 1.0, -1.0])?;
+        let (f, p) = signal::periodogram(&x, 1.0, Window::Boxcar, Scaling::Spectrum, -1)?;
+        assert_eq!(f, vec![0.0, 0.25, 0.5]);
+        assert!((p.to_host()?[2] - 1.0).abs() < 1e-12); // all the power at Nyquist
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_297() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::ones(&dev, &[1024])?;
+        let (f, pxy) = signal::csd(&x, &x, 1.0, Window::Hann, Some(128), None, -1)?;
+        assert_eq!(pxy.shape(), &[65]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_351() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f64>::linspace(&dev, 0.0, 100.0, 2048)?.sin()?;
+        let (_, c) = signal::coherence(&x, &x, 1.0, Window::Hann, Some(256), None, -1)?;
+        assert!(c.to_host()?.iter().all(|v| (v - 1.0).abs() < 1e-9)); // a signal with itself
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_385() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[10_000])?;
+        let (f, t, sxx) = signal::spectrogram(&x, 1.0, Window::Tukey(0.25), Some(256), None, -1)?;
+        assert_eq!(sxx.shape(), &[f.len(), t.len()]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn signal_spectral_431() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::signal::{self, Window};
+        use cuarray::DeviceArray;
+        let dev = cuarray::Device::new(0)?;
+        let x = DeviceArray::<f32>::ones(&dev, &[4096])?;
+        let (f, t, z) = signal::stft(&x, 1.0, Window::Hann, Some(256), None)?;
+        assert_eq!(z.shape(), &[129, t.len()]);
+        let (_, back) = signal::istft(&z, 1.0, Window::Hann, Some(256), None)?;
+        assert!(back.to_host()?[..4096].iter().all(|v| (v - 1.0).abs() < 1e-4));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn special_mod_22() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{special, Device, DeviceArray};
@@ -8149,6 +8554,37 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
+    ("src/signal/convolve.rs:280", signal_convolve_280, 1),
+    ("src/signal/convolve.rs:333", signal_convolve_333, 1),
+    ("src/signal/convolve.rs:468", signal_convolve_468, 1),
+    ("src/signal/convolve.rs:497", signal_convolve_497, 1),
+    ("src/signal/convolve.rs:651", signal_convolve_651, 1),
+    ("src/signal/convolve.rs:677", signal_convolve_677, 1),
+    ("src/signal/design.rs:166", signal_design_166, 1),
+    ("src/signal/design.rs:218", signal_design_218, 1),
+    ("src/signal/design.rs:496", signal_design_496, 1),
+    ("src/signal/filter.rs:160", signal_filter_160, 1),
+    ("src/signal/filter.rs:264", signal_filter_264, 1),
+    ("src/signal/filter.rs:441", signal_filter_441, 1),
+    ("src/signal/filter.rs:480", signal_filter_480, 1),
+    ("src/signal/filter.rs:609", signal_filter_609, 1),
+    ("src/signal/filter.rs:644", signal_filter_644, 1),
+    ("src/signal/misc.rs:80", signal_misc_80, 1),
+    ("src/signal/misc.rs:122", signal_misc_122, 1),
+    ("src/signal/misc.rs:179", signal_misc_179, 1),
+    ("src/signal/misc.rs:276", signal_misc_276, 1),
+    ("src/signal/misc.rs:356", signal_misc_356, 1),
+    ("src/signal/misc.rs:402", signal_misc_402, 1),
+    ("src/signal/misc.rs:467", signal_misc_467, 1),
+    ("src/signal/misc.rs:650", signal_misc_650, 1),
+    ("src/signal/misc.rs:741", signal_misc_741, 1),
+    ("src/signal/mod.rs:17", signal_mod_17, 1),
+    ("src/signal/spectral.rs:174", signal_spectral_174, 1),
+    ("src/signal/spectral.rs:254", signal_spectral_254, 1),
+    ("src/signal/spectral.rs:297", signal_spectral_297, 1),
+    ("src/signal/spectral.rs:351", signal_spectral_351, 1),
+    ("src/signal/spectral.rs:385", signal_spectral_385, 1),
+    ("src/signal/spectral.rs:431", signal_spectral_431, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),

@@ -54,6 +54,8 @@ mod reduce;
 mod rng;
 mod selfcheck;
 mod sets;
+mod signal;
+mod signal_spectra;
 mod sorting;
 mod special;
 #[path = "../support/specs.rs"]
@@ -114,6 +116,8 @@ fn main() {
     ndimage::trials(&mut trials);
     ndimage_measure::trials(&mut trials);
     ndimage_interp::trials(&mut trials);
+    signal::trials(&mut trials);
+    signal_spectra::trials(&mut trials);
     sorting::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);

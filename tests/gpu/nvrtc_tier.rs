@@ -567,6 +567,13 @@ pub fn trials(out: &mut Vec<Trial>) {
             }]
         });
     }
+    for d in [DType::F32, DType::F64] {
+        group(
+            out,
+            format!("nvrtc/signal/{}/conv_iir", d.name()),
+            move || cuarray::testing::kernels::family::signal::specs_for(d),
+        );
+    }
     // No distribution draws complex numbers.
     for d in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
         group(

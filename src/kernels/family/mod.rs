@@ -16,4 +16,5 @@ pub(crate) mod raw;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 pub(crate) mod select;
+pub(crate) mod signal;
 pub(crate) mod sort;
