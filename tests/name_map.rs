@@ -426,6 +426,39 @@ fn scipy_special() {
 
 #[test]
 fn scipy_signal() {
+    use cuarray::signal::butter as _;
+    use cuarray::signal::coherence as _;
+    use cuarray::signal::convolve as _;
+    use cuarray::signal::convolve2d as _;
+    use cuarray::signal::correlate as _;
+    use cuarray::signal::correlate2d as _;
+    use cuarray::signal::csd as _;
+    use cuarray::signal::decimate as _;
+    use cuarray::signal::detrend as _;
+    use cuarray::signal::fftconvolve as _;
+    use cuarray::signal::filtfilt as _;
+    use cuarray::signal::find_peaks as _;
+    use cuarray::signal::firwin as _;
+    use cuarray::signal::get_window as _;
+    use cuarray::signal::hilbert as _;
+    use cuarray::signal::istft as _;
+    use cuarray::signal::lfilter as _;
+    use cuarray::signal::lfilter_zi as _;
+    use cuarray::signal::medfilt as _;
+    use cuarray::signal::medfilt2d as _;
+    use cuarray::signal::oaconvolve as _;
+    use cuarray::signal::periodogram as _;
+    use cuarray::signal::resample as _;
+    use cuarray::signal::resample_poly as _;
+    use cuarray::signal::savgol_filter as _;
+    use cuarray::signal::sosfilt as _;
+    use cuarray::signal::sosfilt_zi as _;
+    use cuarray::signal::sosfiltfilt as _;
+    use cuarray::signal::spectrogram as _;
+    use cuarray::signal::stft as _;
+    use cuarray::signal::upfirdn as _;
+    use cuarray::signal::welch as _;
+    use cuarray::signal::wiener as _;
 }
 
 #[test]
