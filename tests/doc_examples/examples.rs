@@ -5806,7 +5806,7 @@ pub fn npy_330() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ops_catalogue_959() -> Result<(), String> {
+pub fn ops_catalogue_mod_521() -> Result<(), String> {
     fn run() {
         let specs = cuarray::common_specs();
         assert!(specs.iter().any(|s| s.symbol() == "cuarray_ew_add_f32f32_f32_v4_i32"));
@@ -8471,7 +8471,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:283", npy_283, 1),
     ("src/npy.rs:309", npy_309, 1),
     ("src/npy.rs:330", npy_330, 1),
-    ("src/ops/catalogue.rs:959", ops_catalogue_959, 1),
+    ("src/ops/catalogue/mod.rs:521", ops_catalogue_mod_521, 1),
     ("src/random/choice.rs:123", random_choice_123, 1),
     ("src/random/choice.rs:177", random_choice_177, 1),
     ("src/random/choice.rs:218", random_choice_218, 1),
