@@ -4718,6 +4718,49 @@ pub fn linalg_lstsq_110() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn linalg_lu_18() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        let (lu, piv) = linalg::lu_factor(&a)?;
+        assert_eq!(piv.to_host()?, vec![1, 1]);                   // rows 0 and 1 swapped
+        let f = lu.to_host()?;                                     // U = [[3, 4], [0, 2/3]]
+        assert_eq!(&f[..2], &[3.0, 4.0]);
+        assert!((f[2] - 1.0 / 3.0).abs() < 1e-15 && (f[3] - 2.0 / 3.0).abs() < 1e-15);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_lu_42() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        let f = linalg::lu_factor(&a)?;
+        let x = linalg::lu_solve(&f, &DeviceArray::from_slice(&dev, &[5.0f64, 11.0])?)?;
+        let x = x.to_host()?;
+        assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 2.0).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_lu_119() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+        let (p, l, u) = linalg::lu(&a)?;
+        assert_eq!(p.to_host()?, vec![0.0, 1.0, 1.0, 0.0]);
+        let back = p.matmul(&l)?.matmul(&u)?.to_host()?;
+        assert!(back.iter().zip([1.0, 2.0, 3.0, 4.0]).all(|(x, y)| (x - y).abs() < 1e-12));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn linalg_matfun_32() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, Device, DeviceArray};
@@ -8389,6 +8432,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/eigh.rs:56", linalg_eigh_56, 1),
     ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
     ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
+    ("src/linalg/lu.rs:18", linalg_lu_18, 1),
+    ("src/linalg/lu.rs:42", linalg_lu_42, 1),
+    ("src/linalg/lu.rs:119", linalg_lu_119, 1),
     ("src/linalg/matfun.rs:32", linalg_matfun_32, 1),
     ("src/linalg/matfun.rs:102", linalg_matfun_102, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),

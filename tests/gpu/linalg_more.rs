@@ -206,6 +206,64 @@ fn triangular<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// `lu_factor`'s packed factors against the swapped rows of `a` (`L U = P_l A`), `lu`'s
+/// `P L U = A`, `lu_solve`'s residual; a batch for `lu_factor`.
+fn lu_family<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
+    for n in [1usize, 2, 7, 33, 130] {
+        let a: Vec<f64> = (0..n * n).map(|_| rng.range(-1.0, 1.0)).collect();
+        let da = up::<T>(dev, &a, &[n, n])?;
+        let (f, piv) = linalg::lu_factor(&da)?;
+        let (f, piv) = (down(&f)?, piv.to_host()?);
+        // P_l A: the swaps in order.
+        let mut pa = a.clone();
+        for (i, &p) in piv.iter().enumerate() {
+            ensure!(p >= i as i64 && (p as usize) < n, "lu_factor n={n}: pivot {p} at {i}");
+            for j in 0..n {
+                pa.swap(i * n + j, p as usize * n + j);
+            }
+        }
+        let l: Vec<f64> = (0..n * n)
+            .map(|k| match (k / n, k % n) {
+                (i, j) if i == j => 1.0,
+                (i, j) if i > j => f[k],
+                _ => 0.0,
+            })
+            .collect();
+        let u: Vec<f64> = (0..n * n).map(|k| if k / n <= k % n { f[k] } else { 0.0 }).collect();
+        close(&format!("lu_factor n={n}: L U = P A"), &mm(&l, &u, n), &pa, tol::<T>() * 10.0)?;
+        let (p, l2, u2) = linalg::lu(&da)?;
+        let back = down(&p.matmul(&l2)?.matmul(&u2)?)?;
+        close(&format!("lu n={n}: P L U = A"), &back, &a, tol::<T>() * 10.0)?;
+        // lu_solve on a well-conditioned matrix: A + n I.
+        let w: Vec<f64> = a.iter().enumerate().map(|(k, x)| if k / n == k % n { x + n as f64 } else { *x }).collect();
+        let dw = up::<T>(dev, &w, &[n, n])?;
+        let fw = linalg::lu_factor(&dw)?;
+        for k in [1usize, 3] {
+            let b: Vec<f64> = (0..n * k).map(|_| rng.range(-1.0, 1.0)).collect();
+            let shape: Vec<usize> = if k == 1 { vec![n] } else { vec![n, k] };
+            let x = down(&linalg::lu_solve(&fw, &up::<T>(dev, &b, &shape)?)?)?;
+            for i in 0..n {
+                for c in 0..k {
+                    let s: f64 = (0..n).map(|j| w[i * n + j] * x[j * k + c]).sum();
+                    ensure!((s - b[i * k + c]).abs() <= tol::<T>() * 10.0, "lu_solve n={n} k={k}: residual {}", s - b[i * k + c]);
+                }
+            }
+        }
+    }
+    // A batch of 3 factorised at once: each as alone.
+    let a: Vec<f64> = (0..3 * 25).map(|_| rng.range(-1.0, 1.0)).collect();
+    let (fb, pb) = linalg::lu_factor(&up::<T>(dev, &a, &[3, 5, 5])?)?;
+    ensure!(fb.shape() == [3, 5, 5] && pb.shape() == [3, 5], "lu_factor batch shapes {:?} {:?}", fb.shape(), pb.shape());
+    let (fb, pb) = (down(&fb)?, pb.to_host()?);
+    for b in 0..3 {
+        let (f1, p1) = linalg::lu_factor(&up::<T>(dev, &a[b * 25..(b + 1) * 25], &[5, 5])?)?;
+        close("lu_factor batch", &fb[b * 25..(b + 1) * 25], &down(&f1)?, tol::<T>())?;
+        ensure!(pb[b * 5..(b + 1) * 5] == p1.to_host()?[..], "lu_factor batch pivots of matrix {b}");
+    }
+    ensure!(linalg::lu(&up::<T>(dev, &[1.0; 6], &[2, 3])?).is_err(), "lu of a (2, 3)");
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     macro_rules! per_dtype {
         ($($t:ty),*) => {$(
@@ -214,6 +272,7 @@ pub fn trials(out: &mut Vec<Trial>) {
             add_gpu(out, format!("linalg_more/expm/{d}/mixed"), expm::<$t>);
             add_gpu(out, format!("linalg_more/rank_cond/{d}/mixed"), rank_cond::<$t>);
             add_gpu(out, format!("linalg_more/solve_triangular/{d}/mixed"), triangular::<$t>);
+            add_gpu(out, format!("linalg_more/lu/{d}/mixed"), lu_family::<$t>);
         )*};
     }
     per_dtype!(f32, f64);
