@@ -131,6 +131,7 @@ pub(crate) mod ops;
 mod profile;
 pub mod random;
 pub mod shape;
+pub mod sparse;
 pub mod special;
 pub mod stats;
 #[doc(hidden)]
