@@ -55,6 +55,7 @@ mod rng;
 mod selfcheck;
 mod sets;
 mod sorting;
+mod sparse;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;
@@ -115,6 +116,7 @@ fn main() {
     ndimage_measure::trials(&mut trials);
     ndimage_interp::trials(&mut trials);
     sorting::trials(&mut trials);
+    sparse::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
