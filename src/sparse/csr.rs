@@ -158,11 +158,13 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
         })
     }
 
-    /// The sparse form of the 2-D array `a` (its nonzero entries, in row order). The
-    /// array is read back to the host to find them (a synchronisation).
+    /// The sparse form of the 2-D array `a`: its nonzero entries, in row order
+    /// (cuSPARSE's `DenseToSparse`). Reading the number of nonzeros back waits for the
+    /// device once, so this is not for a CUDA graph capture.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `a` is not 2-D or does not fit the index type.
+    /// [`Error::InvalidArgument`] when `a` is not 2-D or does not fit the index type;
+    /// cuSPARSE's error.
     pub fn from_dense(a: &DeviceArray<T>) -> Result<Self> {
         const OP: &str = "CsrMatrix::from_dense";
         if a.ndim() != 2 {
@@ -172,16 +174,42 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
             ));
         }
         let (m, n) = (a.shape()[0], a.shape()[1]);
-        let host = a.to_host()?;
-        let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
-        for (k, &x) in host.iter().enumerate() {
-            if x != T::ZERO {
-                r.push(index_of::<I>(k / n));
-                c.push(index_of::<I>(k % n));
-                v.push(x);
-            }
+        let dev = a.device();
+        check_lengths(OP, (m, n), m + 1, 0, 0, I::MAX)?;
+        if m == 0 || n == 0 {
+            return Ok(CsrMatrix {
+                indptr: DeviceArray::zeros(dev, &[m + 1])?,
+                indices: DeviceArray::zeros(dev, &[0])?,
+                data: DeviceArray::zeros(dev, &[0])?,
+                shape: (m, n),
+            });
         }
-        Self::from_triplets(a.device(), &r, &c, &v, (m, n))
+        let a = a.contiguous()?;
+        let indptr = DeviceArray::<I>::alloc_for(OP, dev, &[m + 1])?;
+        let (ap, _ab) = a.library_ptr(OP, dev)?;
+        let (pp, _pb) = indptr.library_ptr(OP, dev)?;
+        let mut parts = None;
+        // SAFETY: `a` holds m * n contiguous elements, `indptr` m + 1 indices; the arrays
+        // `alloc` makes are kept in `parts` (and their buffers until the call is queued).
+        unsafe {
+            cusparse::dense_to_csr::<T, I>(dev, (m, n), ap, pp, |nnz| {
+                check_lengths(OP, (m, n), m + 1, nnz, nnz, I::MAX)?;
+                let indices = DeviceArray::<I>::alloc_for(OP, dev, &[nnz])?;
+                let data = DeviceArray::<T>::alloc_for(OP, dev, &[nnz])?;
+                let (ip, ib) = indices.library_ptr(OP, dev)?;
+                let (dp, db) = data.library_ptr(OP, dev)?;
+                parts = Some((indices, data, ib, db));
+                Ok((ip, dp))
+            })?;
+        }
+        let (indices, data, _ib, _db) =
+            parts.ok_or_else(|| Error::invalid(OP, "cuSPARSE returned no structure"))?;
+        Ok(CsrMatrix {
+            indptr,
+            indices,
+            data,
+            shape: (m, n),
+        })
     }
 
     /// The dense `(m, n)` array (cuSPARSE's `SparseToDense`; duplicates are summed).

@@ -397,3 +397,75 @@ pub(crate) unsafe fn to_dense<T: SparseElement, I: SparseIndex>(
         )
     })
 }
+
+/// The CSR form of the row-major dense `rows x cols` matrix at `dense` (cuSPARSE's
+/// `DenseToSparse`): writes the `rows + 1` offsets at `indptr`, then calls `alloc` with
+/// the number of nonzeros for the addresses of the column indices and values (arrays
+/// it keeps alive), and fills them. Reading the count back waits for the analysis.
+///
+/// # Safety
+/// `dense` addresses `rows * cols` elements and `indptr` `rows + 1` indices of type `I`
+/// on `device`; `alloc` returns addresses of that many entries on `device`.
+pub(crate) unsafe fn dense_to_csr<T: SparseElement, I: SparseIndex>(
+    device: &Device,
+    (rows, cols): (usize, usize),
+    dense: u64,
+    indptr: u64,
+    alloc: impl FnOnce(usize) -> Result<(u64, u64)>,
+) -> Result<usize> {
+    with_handle::<SparseHandle, _>(device, |h| {
+        let a = CsrRef {
+            rows,
+            cols,
+            nnz: 0,
+            indptr,
+            indices: 0,
+            data: 0,
+        };
+        let sa = SpMat::csr::<T, I>(&a)?;
+        let md = DnMat::row_major::<T>(rows, cols, dense)?;
+        let alg = sys::cusparseDenseToSparseAlg_t::CUSPARSE_DENSETOSPARSE_ALG_DEFAULT;
+        let mut bytes = 0usize;
+        check(
+            // SAFETY: a size query over live descriptors.
+            unsafe { sys::cusparseDenseToSparse_bufferSize(h.handle, md.0, sa.0, alg, &mut bytes) },
+            "cusparseDenseToSparse_bufferSize",
+        )?;
+        let ws = Workspace::new(device, bytes, 0)?;
+        check(
+            // SAFETY: the caller's contract; writes the row offsets at `indptr`.
+            unsafe {
+                sys::cusparseDenseToSparse_analysis(h.handle, md.0, sa.0, alg, ws.device_ptr())
+            },
+            "cusparseDenseToSparse_analysis",
+        )?;
+        let (mut r, mut c, mut nnz) = (0i64, 0i64, 0i64);
+        check(
+            // SAFETY: reads the descriptor's sizes into three host integers.
+            unsafe { sys::cusparseSpMatGetSize(sa.0, &mut r, &mut c, &mut nnz) },
+            "cusparseSpMatGetSize",
+        )?;
+        let nnz = nnz.max(0) as usize;
+        let (indices, data) = alloc(nnz)?;
+        check(
+            // SAFETY: `alloc`'s arrays hold `nnz` entries each and outlive the call.
+            unsafe {
+                sys::cusparseCsrSetPointers(
+                    sa.0,
+                    indptr as *mut c_void,
+                    indices as *mut c_void,
+                    data as *mut c_void,
+                )
+            },
+            "cusparseCsrSetPointers",
+        )?;
+        check(
+            // SAFETY: as above; the workspace is the one the analysis used.
+            unsafe {
+                sys::cusparseDenseToSparse_convert(h.handle, md.0, sa.0, alg, ws.device_ptr())
+            },
+            "cusparseDenseToSparse_convert",
+        )?;
+        Ok(nnz)
+    })
+}
