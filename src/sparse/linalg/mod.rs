@@ -235,19 +235,19 @@ pub fn cg<T: SparseElement + ContractElement>(
     let maxiter = maxiter.unwrap_or(10 * n);
     let bnorm = norm_host(b)?;
     let target = tol.atol.max(tol.rtol * bnorm);
-    let x = match x0 {
-        Some(x0) => x0.copy()?,
-        None => DeviceArray::zeros(b.device(), &[n])?,
-    };
     if bnorm == 0.0 {
-        x.mul_assign(T::ZERO)?;
+        // SciPy's answer for b = 0: x = 0, whatever x0.
         let info = Info {
             converged: true,
             iterations: 0,
             residual: 0.0,
         };
-        return Ok((x, info));
+        return Ok((DeviceArray::zeros(b.device(), &[n])?, info));
     }
+    let x = match x0 {
+        Some(x0) => x0.copy()?,
+        None => DeviceArray::zeros(b.device(), &[n])?,
+    };
     let r = match x0 {
         Some(_) => b.sub(&a.matvec(&x)?)?,
         None => b.copy()?,
