@@ -146,7 +146,7 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
             if low.to_scalar()? || high.to_scalar()? {
                 return Err(Error::invalid(
                     OP,
-                    format!("a column index is outside 0..{n}"),
+                    format!("an entry of indices is outside 0..{n}"),
                 ));
             }
         }

@@ -337,6 +337,59 @@ fn eye_and_diags(dev: &Device) -> TResult {
     close("diags", &d.to_dense()?.to_host()?, &want)
 }
 
+/// SpMV and SpMM captured into a CUDA graph read the operands' memory at each launch.
+fn captured(dev: &Device) -> TResult {
+    let a = CsrMatrix::<f32>::from_triplets(dev, &[0, 1, 1], &[1, 0, 2], &[2.0, 3.0, 4.0], (2, 3))?;
+    let x = DeviceArray::from_slice(dev, &[1.0f32, 2.0, 3.0])?;
+    let y = DeviceArray::<f32>::zeros(dev, &[2])?;
+    let b = DeviceArray::<f32>::ones(dev, &[3, 2])?;
+    let c = DeviceArray::<f32>::zeros(dev, &[2, 2])?;
+    let g = dev.capture(|| {
+        y.assign(&a.matvec(&x)?)?;
+        c.assign(&a.matmul(&b)?)
+    })?;
+    x.assign(&DeviceArray::from_slice(dev, &[1.0f32, 1.0, 1.0])?)?;
+    g.launch()?;
+    let (yv, cv) = (y.to_host()?, c.to_host()?);
+    if yv != vec![2.0, 7.0] || cv != vec![2.0, 2.0, 7.0, 7.0] {
+        return Err(format!("captured products: y {yv:?}, c {cv:?}").into());
+    }
+    Ok(())
+}
+
+/// CSC from device parts, and i64 structure errors.
+fn csc_and_i64(dev: &Device) -> TResult {
+    // [[1, 0], [2, 3], [0, 4]] by columns.
+    let p = DeviceArray::from_slice(dev, &[0i64, 2, 4])?;
+    let i = DeviceArray::from_slice(dev, &[0i64, 1, 1, 2])?;
+    let d = DeviceArray::from_slice(dev, &[1.0f64, 2.0, 3.0, 4.0])?;
+    let a = sparse::CscMatrix::from_parts(&p, &i, &d, (3, 2))?;
+    let want: Vec<(f64, f64)> = [1.0, 0.0, 2.0, 3.0, 0.0, 4.0]
+        .iter()
+        .map(|&v| (v, 0.0))
+        .collect();
+    close("csc to_dense", &a.to_dense()?.to_host()?, &want)?;
+    let y = a.matvec(&DeviceArray::from_slice(dev, &[1.0, 10.0])?)?;
+    close(
+        "csc matvec",
+        &y.to_host()?,
+        &[(1.0, 0.0), (32.0, 0.0), (40.0, 0.0)],
+    )?;
+    let bad = DeviceArray::from_slice(dev, &[0i64, 1, 3, 3])?;
+    expect_invalid(
+        "csc row index",
+        sparse::CscMatrix::from_parts(&p, &bad, &d, (3, 2)),
+        "indices and data",
+    )?;
+    let far = DeviceArray::from_slice(dev, &[0i64, 1, 1, 3])?;
+    expect_invalid(
+        "csc row range",
+        sparse::CscMatrix::from_parts(&p, &far, &d, (3, 2)),
+        "outside 0..3",
+    )?;
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     for (m, n, count) in [
         (37, 53, 300),
@@ -363,4 +416,6 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial("sparse/validation/f64/i32/errors", validation));
     out.push(gpu_trial("sparse/eye_diags/f64/i64/square", eye_and_diags));
     out.push(gpu_trial("sparse/cg/f64/i32/poisson_12x12", cg_poisson));
+    out.push(gpu_trial("sparse/capture/f32/i32/spmv_spmm", captured));
+    out.push(gpu_trial("sparse/csc/f64/i64/from_parts", csc_and_i64));
 }
