@@ -470,3 +470,21 @@ impl<T: SparseElement, I: SparseIndex> CscMatrix<T, I> {
         self.inner.product("CscMatrix::matmul", true, b)
     }
 }
+
+macro_rules! product_operator {
+    ($($m:ident),*) => {$(
+        /// `(&a * &x)?`: [`matvec`](Self::matvec) for a 1-D `x`, [`matmul`](Self::matmul)
+        /// for a 2-D one (SciPy's `a @ x`).
+        impl<T: SparseElement, I: SparseIndex> std::ops::Mul<&DeviceArray<T>> for &$m<T, I> {
+            type Output = Result<DeviceArray<T>>;
+            fn mul(self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+                if x.ndim() == 1 {
+                    self.matvec(x)
+                } else {
+                    self.matmul(x)
+                }
+            }
+        }
+    )*};
+}
+product_operator!(CsrMatrix, CscMatrix);

@@ -158,6 +158,7 @@ fn products<T: Val, I: SparseIndex>(dev: &Device, m: usize, n: usize, count: usi
         }
     }
     close("matmul", &c2.to_host()?, &wc)?;
+    close("&a * &x", &(&a * &xd)?.to_host()?, &wy)?;
     Ok(())
 }
 
