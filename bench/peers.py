@@ -135,6 +135,7 @@ def cases(p):
     complexes(p)
     matvecs(p)
     linalgs(p)
+    sparses(p)
     sweep(p)
     transfers(p)
     pinned(p)
@@ -792,6 +793,50 @@ def linalgs(p):
     if wanted("solve_batched_f32_10000x8x8"):
         a, b = shifted(8, 10000, False, xp.float32), rand_matrix(p, (10000, 8, 1), xp.float32)
         emit(p.name, "solve_batched_f32_10000x8x8", "device", p.device_time(lambda: la.solve(a, b)))
+        del a, b
+
+
+def sparses(p):
+    """The sparse cases of benches/compare.rs: SpMV of a CSR matrix of 2^22 rows with 16
+    entries per row (columns (i + j 2^18) mod 2^22), and 500 iterations of cg (tolerance 0)
+    on the 5-point Laplacian of a 1024 x 1024 grid (CuPy only: PyTorch has no cg)."""
+    import numpy as np
+
+    def csr(indptr, indices, data, n, dtype):
+        if p.name == "cupy":
+            import cupy
+            import cupyx.scipy.sparse as csp
+            return csp.csr_matrix((cupy.asarray(data, dtype=dtype), cupy.asarray(indices),
+                                   cupy.asarray(indptr)), shape=(n, n))
+        import torch
+        t = {np.float32: torch.float32, np.float64: torch.float64}[dtype]
+        return torch.sparse_csr_tensor(torch.from_numpy(indptr).cuda(), torch.from_numpy(indices).cuda(),
+                                       torch.from_numpy(data).to(t).cuda(), size=(n, n))
+
+    if wanted("spmv_csr_f32_2^22x16"):
+        n, k = 1 << 22, 16
+        e = np.arange(n * k, dtype=np.int64)
+        indptr = (np.arange(n + 1, dtype=np.int64) * k).astype(np.int32)
+        indices = ((e // k + (e % k) * (n // k)) % n).astype(np.int32)
+        data = 1.0 + (e % 7) * 0.125
+        a = csr(indptr, indices, data, n, np.float32)
+        x = rand_matrix(p, (n,), p.xp.float32)
+        emit(p.name, "spmv_csr_f32_2^22x16", "device", p.device_time(lambda: a @ x), n * k * 8 + n * 4 + n * 4 * 2)
+        del a, x
+    if wanted("cg_poisson_f64_1024^2_500it") and p.name == "cupy":
+        import cupy
+        import cupyx.scipy.sparse as csp
+        import cupyx.scipy.sparse.linalg as cla
+        g = 1024
+        one = csp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(g, g), format="csr")
+        eye = csp.identity(g, format="csr")
+        a = (csp.kron(one, eye) + csp.kron(eye, one)).tocsr()
+        b = cupy.ones(g * g, dtype=cupy.float64)
+        import inspect
+        rel = "rtol" if "rtol" in inspect.signature(cla.cg).parameters else "tol"
+        zero = {rel: 0.0, "atol": 0.0}
+        emit(p.name, "cg_poisson_f64_1024^2_500it", "device",
+             p.device_time(lambda: cla.cg(a, b, maxiter=500, **zero), warmup=1, reps=5))
         del a, b
 
 

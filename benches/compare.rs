@@ -36,12 +36,18 @@
 //! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
 //!
+//! Sparse (cuSPARSE): `spmv_csr_f32_2^22x16` (a CSR matrix of 2^22 rows with 16 entries
+//! per row in columns `(i + j 2^18) mod 2^22`, times a vector) and
+//! `cg_poisson_f64_1024^2_500it` (500 iterations of `sparse::linalg::cg` on the 5-point
+//! Laplacian of a 1024 x 1024 grid, tolerance 0 so that every iteration runs).
+//!
 //! Image processing (`benches/compare_cases/ndimage.rs`): `ndimage_gaussian_f32_4096^2_s3`,
 //! `ndimage_uniform_f32_4096^2_9`, `ndimage_sobel_f32_4096^2`, `ndimage_median_f32_4096^2_5x5`,
 //! `ndimage_maximum_f32_4096^2_7x7`, `ndimage_rotate30_order1_f32_4096^2`,
 //! `ndimage_map_coordinates_order1_f32_2^22`, `ndimage_binary_erosion_4096^2_3x3`,
 //! `ndimage_label_4096^2_d0.3`, `ndimage_center_of_mass_f32_4096^2_1000labels`,
 //! `ndimage_edt_2048^2`, `ndimage_zoom2_order1_f32_2048^2`, `ndimage_zoom2_order3_f32_2048^2`.
+//!
 //! Signal processing (`benches/compare_cases/signal.rs`): `sig_fftconvolve_f32_2^22x2^12`,
 //! `sig_oaconvolve_f32_2^22x2^12`, `sig_convolve_f32_2^22x63`, `sig_convolve2d_f32_4096^2x5x5`,
 //! `sig_lfilter_o2_f32_256x16384`, `sig_sosfilt_4sec_f32_256x16384`, `sig_medfilt_f32_2^22_k7`,
@@ -1000,6 +1006,76 @@ fn fusion_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     }
 }
 
+/// The sparse cases (the same matrices in `bench/peers.py`).
+fn sparse_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
+    use cuarray::sparse::{linalg, CsrMatrix};
+    let upload = |indptr: &[i32], indices: &[i32], data: &[f64]| {
+        let n = indptr.len() - 1;
+        CsrMatrix::from_parts(
+            &DeviceArray::from_slice(dev, indptr).unwrap(),
+            &DeviceArray::from_slice(dev, indices).unwrap(),
+            &DeviceArray::from_slice(dev, data).unwrap(),
+            (n, n),
+        )
+        .unwrap()
+    };
+    if filter("spmv_csr_f32_2^22x16") {
+        let (n, k) = (1usize << 22, 16usize);
+        let indptr: Vec<i32> = (0..=n).map(|i| (i * k) as i32).collect();
+        let indices: Vec<i32> = (0..n * k)
+            .map(|e| ((e / k + (e % k) * (n / k)) % n) as i32)
+            .collect();
+        let data: Vec<f64> = (0..n * k).map(|e| 1.0 + (e % 7) as f64 * 0.125).collect();
+        let a = upload(&indptr, &indices, &data);
+        let a = CsrMatrix::<f32>::from_parts(
+            a.indptr(),
+            a.indices(),
+            &a.data().astype::<f32>().unwrap(),
+            (n, n),
+        )
+        .unwrap();
+        let x = rand_matrix::<f32>(dev, &[n]);
+        // Bytes: the values and column indices, the offsets, x (gathered) and y.
+        let bytes = (n * k * 8 + n * 4 + n * 4 * 2) as f64;
+        cases.push(device_case(dev, "spmv_csr_f32_2^22x16", bytes, || {
+            a.matvec(&x).map(drop)
+        }));
+    }
+    if filter("cg_poisson_f64_1024^2_500it") {
+        let g = 1024usize;
+        let (mut indptr, mut indices, mut data) = (vec![0i32], Vec::new(), Vec::new());
+        for i in 0..g {
+            for j in 0..g {
+                let k = (i * g + j) as i32;
+                let mut push = |c: i32, v: f64| {
+                    indices.push(c);
+                    data.push(v);
+                };
+                if i > 0 {
+                    push(k - g as i32, -1.0);
+                }
+                if j > 0 {
+                    push(k - 1, -1.0);
+                }
+                push(k, 4.0);
+                if j + 1 < g {
+                    push(k + 1, -1.0);
+                }
+                if i + 1 < g {
+                    push(k + g as i32, -1.0);
+                }
+                indptr.push(indices.len() as i32);
+            }
+        }
+        let a = upload(&indptr, &indices, &data);
+        let b = DeviceArray::<f64>::ones(dev, &[g * g]).unwrap();
+        let tol = linalg::Tol { rtol: 0.0, atol: 0.0 };
+        cases.push(device_case_reps(dev, "cg_poisson_f64_1024^2_500it", 0.0, 1, 5, || {
+            linalg::cg(&a, &b, None, tol, Some(500), None).map(drop)
+        }));
+    }
+}
+
 /// A random-ish matrix (not zeros: zeros run faster than real data on tensor cores).
 /// The linear algebra cases: well-conditioned inputs (a diagonal shift of `n`; symmetric
 /// where the routine needs it), the same in `bench/peers.py`.
@@ -1364,6 +1440,7 @@ fn main() {
     complex_cases(&dev, &filter, &mut cases);
     matvec_cases(&dev, &filter, &mut cases);
     linalg_cases(&dev, &filter, &mut cases);
+    sparse_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);
     transfer_cases(&dev, &filter, &mut cases);
     pinned_cases(&dev, &filter, &mut cases);

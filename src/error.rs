@@ -238,6 +238,14 @@ pub enum Error {
         /// The cuSOLVER status.
         msg: String,
     },
+    /// A cuSPARSE call failed (a status other than success).
+    #[error("cuSPARSE error in {op}: {msg}")]
+    Cusparse {
+        /// What cuarray was doing.
+        op: &'static str,
+        /// The cuSPARSE status.
+        msg: String,
+    },
     /// An NCCL call failed ([`nccl`](crate::nccl)): its status name, NCCL's description
     /// of it and, where NCCL has one, its last error message.
     #[error("NCCL error in {op}: {msg}")]
@@ -391,6 +399,7 @@ impl Error {
             Error::Cublas { op, msg } => format!("Cublas {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cufft { op, msg } => format!("Cufft {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Cusolver { op, msg } => format!("Cusolver {{ op: {op:?}, msg: {msg:?} }}"),
+            Error::Cusparse { op, msg } => format!("Cusparse {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Nccl { op, msg } => format!("Nccl {{ op: {op:?}, msg: {msg:?} }}"),
             Error::Rendezvous { addr, msg } => {
                 format!("Rendezvous {{ addr: {addr:?}, msg: {msg:?} }}")

@@ -132,6 +132,7 @@ mod profile;
 pub mod random;
 pub mod shape;
 pub mod signal;
+pub mod sparse;
 pub mod special;
 pub mod stats;
 #[doc(hidden)]

@@ -21,6 +21,7 @@
 //! | products run by cuarray's own kernel up to | [`SMALL_GEMM_FLOPS`] (2^18 multiply-adds) | any `usize`; 0 sends every product to cuBLAS | [`set_small_gemm_limit`] |
 //! | diagonal block size of a checked `solve` | [`DEFAULT_SOLVE_BLOCK`] (256) | any `u32`; 0 takes cuSOLVER's `Xgetrs` | [`set_solve_block`] |
 //! | routine of a large single SVD | [`SvdAlgorithm::Auto`] | the [`SvdAlgorithm`] variants | [`set_svd_algorithm`] |
+//! | iterations between convergence checks of the sparse solvers | [`DEFAULT_SOLVER_CHECK_INTERVAL`] (10) | any `usize` (0 counts as 1) | [`set_solver_check_interval`] |
 //! | algorithm of cuSOLVER's `Xgetrf` (LU) | 0 (`CUSOLVER_ALG_0`) | 0 or 1 (`CUSOLVER_ALG_1`); any other value counts as 0 | [`set_getrf_algorithm`] |
 //!
 //! # Environment variables
@@ -98,6 +99,37 @@ pub fn set_small_gemm_limit(flops: usize) {
 
 /// The default diagonal block size of a checked `solve`'s blocked triangular solves.
 pub const DEFAULT_SOLVE_BLOCK: u32 = 256;
+
+/// The default of [`solver_check_interval`]: the residual norm of `sparse::linalg::cg`
+/// is read back to the host every 10 iterations, so 9 of 10 iterations queue their work
+/// without waiting for the device, at the cost of at most 9 iterations more than needed.
+pub const DEFAULT_SOLVER_CHECK_INTERVAL: usize = 10;
+
+static SOLVER_CHECK_INTERVAL: AtomicUsize = AtomicUsize::new(DEFAULT_SOLVER_CHECK_INTERVAL);
+
+/// Iterations between the convergence checks of the iterative solvers of
+/// `sparse::linalg` (each check reads one residual norm back to the host); default
+/// [`DEFAULT_SOLVER_CHECK_INTERVAL`], at least 1.
+///
+/// ```
+/// assert!(cuarray::tuning::solver_check_interval() >= 1);
+/// ```
+pub fn solver_check_interval() -> usize {
+    SOLVER_CHECK_INTERVAL.load(Ordering::Relaxed).max(1)
+}
+
+/// Sets the iterations between convergence checks of the sparse solvers (see
+/// [`solver_check_interval`]); 0 counts as 1 (a check every iteration).
+///
+/// ```
+/// use cuarray::tuning;
+/// tuning::set_solver_check_interval(1);
+/// assert_eq!(tuning::solver_check_interval(), 1);
+/// tuning::set_solver_check_interval(tuning::DEFAULT_SOLVER_CHECK_INTERVAL);
+/// ```
+pub fn set_solver_check_interval(k: usize) {
+    SOLVER_CHECK_INTERVAL.store(k, Ordering::Relaxed)
+}
 
 static SOLVE_BLOCK: AtomicU32 = AtomicU32::new(DEFAULT_SOLVE_BLOCK);
 

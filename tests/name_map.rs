@@ -517,8 +517,16 @@ fn scipy_ndimage() {
 
 #[test]
 fn scipy_sparse() {
+    use cuarray::sparse::CscMatrix as _;
+    use cuarray::sparse::CsrMatrix as _;
+    use cuarray::sparse::diags as _;
+    use cuarray::sparse::eye as _;
+    use cuarray::sparse::identity as _;
 }
 
 #[test]
 fn scipy_sparse_linalg() {
+    use cuarray::sparse::linalg::cg as _;
+    use cuarray::sparse::linalg::LinearOperator as _;
+    use cuarray::sparse::linalg::FnOperator as _;
 }

@@ -33,6 +33,7 @@ pub(crate) enum Lib {
     Cublas,
     Cufft,
     Cusolver,
+    Cusparse,
     Nccl,
 }
 
@@ -44,6 +45,7 @@ impl Lib {
             Lib::Cublas => "cuBLAS (libcublas.so.13)",
             Lib::Cufft => "cuFFT (libcufft.so.12)",
             Lib::Cusolver => "cuSOLVER (libcusolver.so.12)",
+            Lib::Cusparse => "cuSPARSE (libcusparse.so.12)",
             Lib::Nccl => "NCCL (libnccl.so.2)",
         }
     }
@@ -69,6 +71,11 @@ impl Lib {
                  from its own folder), and point CUARRAY_CUDA_LIB_DIR or LD_LIBRARY_PATH at \
                  that lib folder"
             }
+            Lib::Cusparse => {
+                "the sparse matrices of cuarray::sparse need cuSPARSE: install a CUDA 13 \
+                 toolkit or `pip install nvidia-cusparse nvidia-nvjitlink`, and point \
+                 CUARRAY_CUDA_LIB_DIR or LD_LIBRARY_PATH at its lib folder"
+            }
             Lib::Nccl => {
                 "the collectives of cuarray::nccl need NCCL 2: `pip install nvidia-nccl-cu13` \
                  (PyTorch's wheels bring it too), or the distribution's libnccl2 package, and \
@@ -91,6 +98,7 @@ impl Lib {
                 "libcublas.so.13",
                 "libcusolver.so.12",
             ],
+            Lib::Cusparse => &["libnvJitLink.so.13", "libcusparse.so.12"],
             Lib::Nccl => &["libnccl.so.2"],
         }
     }
@@ -103,6 +111,7 @@ impl Lib {
                 Lib::Cublas => cudarc::cublas::sys::is_culib_present(),
                 Lib::Cufft => cudarc::cufft::sys::is_culib_present(),
                 Lib::Cusolver => cudarc::cusolver::sys::is_culib_present(),
+                Lib::Cusparse => cudarc::cusparse::sys::is_culib_present(),
                 Lib::Nccl => NCCL_NAMES
                     .iter()
                     .any(|&n| libloading::Library::new(n).is_ok()),
@@ -211,6 +220,7 @@ pub(crate) fn require(lib: Lib) -> Result<()> {
     static CUBLAS: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static CUFFT: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static CUSOLVER: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    static CUSPARSE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     static NCCL: OnceLock<std::result::Result<(), String>> = OnceLock::new();
     let cell = match lib {
         Lib::Driver => &DRIVER,
@@ -218,6 +228,7 @@ pub(crate) fn require(lib: Lib) -> Result<()> {
         Lib::Cublas => &CUBLAS,
         Lib::Cufft => &CUFFT,
         Lib::Cusolver => &CUSOLVER,
+        Lib::Cusparse => &CUSPARSE,
         Lib::Nccl => &NCCL,
     };
     match cell.get_or_init(|| check(lib)) {

@@ -3336,7 +3336,7 @@ pub fn device_pinned_164() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_probe_244() -> Result<(), String> {
+pub fn device_probe_255() -> Result<(), String> {
     fn run() {
         if !cuarray::is_available() {
             eprintln!("no GPU here");
@@ -3345,7 +3345,7 @@ pub fn device_probe_244() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn device_probe_256() -> Result<(), String> {
+pub fn device_probe_267() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         if let Some(why) = cuarray::unavailable_reason() {
             eprintln!("running on the CPU only: {why}");
@@ -7177,6 +7177,85 @@ pub fn signal_spectral_431() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn sparse_csr_17() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse::CsrMatrix, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        // [[1, 0, 2], [0, 0, 3]]
+        let a = CsrMatrix::from_triplets(&dev, &[0, 0, 1], &[0, 2, 2], &[1.0f64, 2.0, 3.0], (2, 3))?;
+        let x = DeviceArray::from_slice(&dev, &[1.0, 1.0, 1.0])?;
+        assert_eq!(a.matvec(&x)?.to_host()?, vec![3.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_mod_77() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::linalg::{FnOperator, LinearOperator};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let twice = FnOperator::new((3, 3), |x: &DeviceArray<f64>| x.mul(2.0));
+        let x = DeviceArray::from_slice(&dev, &[1.0, 2.0, 3.0])?;
+        assert_eq!(twice.matvec(&x)?.to_host()?, vec![2.0, 4.0, 6.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_mod_177() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let main = DeviceArray::from_slice(&dev, &[2.0f64])?;
+        let off = DeviceArray::from_slice(&dev, &[-1.0f64])?;
+        let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (100, 100))?;
+        let b = DeviceArray::<f64>::ones(&dev, &[100])?;
+        let (x, info) = linalg::cg(&a, &b, None, linalg::Tol { rtol: 1e-10, atol: 0.0 }, None, None)?;
+        assert!(info.converged);
+        assert_eq!(x.shape(), &[100]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_mod_10() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = sparse::eye::<f32, i32>(&dev, 3, 0)?;
+        let x = DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 3.0])?;
+        assert_eq!(a.matvec(&x)?.to_host()?, vec![1.0, 2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_mod_32() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::sparse::eye::<f64, i32>(&dev, 4, 1)?;
+        assert_eq!(a.nnz(), 3);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_mod_66() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let main = DeviceArray::from_slice(&dev, &[2.0f64])?;
+        let off = DeviceArray::from_slice(&dev, &[-1.0f64])?;
+        // The 1-D Laplacian [[2, -1, 0], [-1, 2, -1], [0, -1, 2]].
+        let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (3, 3))?;
+        assert_eq!(a.nnz(), 7);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn special_mod_22() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{special, Device, DeviceArray};
@@ -7525,7 +7604,7 @@ pub fn stats_summary_135() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_54() -> Result<(), String> {
+pub fn tuning_55() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_small_gemm_limit(0); // every matrix product through cuBLAS
@@ -7536,14 +7615,14 @@ pub fn tuning_54() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_78() -> Result<(), String> {
+pub fn tuning_79() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::small_gemm_limit() <= usize::MAX);
     }
     run().outcome()
 }
 
-pub fn tuning_89() -> Result<(), String> {
+pub fn tuning_90() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_small_gemm_limit(0);
@@ -7553,14 +7632,31 @@ pub fn tuning_89() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_108() -> Result<(), String> {
+pub fn tuning_114() -> Result<(), String> {
+    fn run() {
+        assert!(cuarray::tuning::solver_check_interval() >= 1);
+    }
+    run().outcome()
+}
+
+pub fn tuning_124() -> Result<(), String> {
+    fn run() {
+        use cuarray::tuning;
+        tuning::set_solver_check_interval(1);
+        assert_eq!(tuning::solver_check_interval(), 1);
+        tuning::set_solver_check_interval(tuning::DEFAULT_SOLVER_CHECK_INTERVAL);
+    }
+    run().outcome()
+}
+
+pub fn tuning_140() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::solve_block() <= u32::MAX);
     }
     run().outcome()
 }
 
-pub fn tuning_119() -> Result<(), String> {
+pub fn tuning_151() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_solve_block(0);
@@ -7570,7 +7666,7 @@ pub fn tuning_119() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_154() -> Result<(), String> {
+pub fn tuning_186() -> Result<(), String> {
     fn run() {
         use cuarray::tuning::{svd_algorithm, SvdAlgorithm};
         assert_eq!(svd_algorithm(), SvdAlgorithm::Auto);
@@ -7578,7 +7674,7 @@ pub fn tuning_154() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_170() -> Result<(), String> {
+pub fn tuning_202() -> Result<(), String> {
     fn run() {
         use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
         set_svd_algorithm(SvdAlgorithm::Jacobi);
@@ -7588,14 +7684,14 @@ pub fn tuning_170() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_191() -> Result<(), String> {
+pub fn tuning_223() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::getrf_algorithm() <= 1);
     }
     run().outcome()
 }
 
-pub fn tuning_201() -> Result<(), String> {
+pub fn tuning_233() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_getrf_algorithm(1);
@@ -7605,21 +7701,21 @@ pub fn tuning_201() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_232() -> Result<(), String> {
+pub fn tuning_264() -> Result<(), String> {
     fn run() {
         let first_places: Vec<std::path::PathBuf> = cuarray::tuning::cuda_lib_dirs();
     }
     run().outcome()
 }
 
-pub fn tuning_244() -> Result<(), String> {
+pub fn tuning_276() -> Result<(), String> {
     fn run() {
         let on: bool = cuarray::tuning::disk_cache_enabled();
     }
     run().outcome()
 }
 
-pub fn tuning_256() -> Result<(), String> {
+pub fn tuning_288() -> Result<(), String> {
     fn run() {
         if let Some(dir) = cuarray::tuning::disk_cache_dir() {
             println!("kernels are cached in {}", dir.display());
@@ -7628,84 +7724,84 @@ pub fn tuning_256() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_275() -> Result<(), String> {
+pub fn tuning_307() -> Result<(), String> {
     fn run() {
         let dump = cuarray::tuning::dump_kernels_dir();
     }
     run().outcome()
 }
 
-pub fn tuning_286() -> Result<(), String> {
+pub fn tuning_318() -> Result<(), String> {
     fn run() {
         let overlapped: bool = cuarray::tuning::dependent_launch();
     }
     run().outcome()
 }
 
-pub fn tuning_300() -> Result<(), String> {
+pub fn tuning_332() -> Result<(), String> {
     fn run() {
         assert!((1..=64).contains(&cuarray::tuning::random_blocks_per_sm()));
     }
     run().outcome()
 }
 
-pub fn tuning_331() -> Result<(), String> {
+pub fn tuning_363() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::tuning::sort_rows(), None); // unless CUARRAY_SORT_ROWS is set
     }
     run().outcome()
 }
 
-pub fn tuning_343() -> Result<(), String> {
+pub fn tuning_375() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::tuning::sort_pass(), None); // unless CUARRAY_SORT_PASS is set
     }
     run().outcome()
 }
 
-pub fn tuning_354() -> Result<(), String> {
+pub fn tuning_386() -> Result<(), String> {
     fn run() {
         let forced: Option<u8> = cuarray::tuning::sort_variant();
     }
     run().outcome()
 }
 
-pub fn tuning_365() -> Result<(), String> {
+pub fn tuning_397() -> Result<(), String> {
     fn run() {
         let copies: Option<u8> = cuarray::tuning::sort_hist_copies();
     }
     run().outcome()
 }
 
-pub fn tuning_378() -> Result<(), String> {
+pub fn tuning_410() -> Result<(), String> {
     fn run() {
         let clear: Option<bool> = cuarray::tuning::sort_clear();
     }
     run().outcome()
 }
 
-pub fn tuning_390() -> Result<(), String> {
+pub fn tuning_422() -> Result<(), String> {
     fn run() {
         let ahead: Option<u32> = cuarray::tuning::sort_ahead();
     }
     run().outcome()
 }
 
-pub fn tuning_406() -> Result<(), String> {
+pub fn tuning_438() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::rendezvous_timeout() > std::time::Duration::ZERO);
     }
     run().outcome()
 }
 
-pub fn tuning_420() -> Result<(), String> {
+pub fn tuning_452() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::rendezvous_retry() >= std::time::Duration::from_millis(1));
     }
     run().outcome()
 }
 
-pub fn tuning_434() -> Result<(), String> {
+pub fn tuning_466() -> Result<(), String> {
     fn run() {
         if !cuarray::tuning::require_gpu() { /* a machine without a GPU may skip */ }
     }
@@ -8324,8 +8420,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/device/pinned.rs:132", device_pinned_132, 1),
     ("src/device/pinned.rs:144", device_pinned_144, 1),
     ("src/device/pinned.rs:164", device_pinned_164, 1),
-    ("src/device/probe.rs:244", device_probe_244, 1),
-    ("src/device/probe.rs:256", device_probe_256, 1),
+    ("src/device/probe.rs:255", device_probe_255, 1),
+    ("src/device/probe.rs:267", device_probe_267, 1),
     ("src/device/stream.rs:33", device_stream_33, 1),
     ("src/device/stream.rs:109", device_stream_109, 1),
     ("src/device/stream.rs:159", device_stream_159, 1),
@@ -8631,6 +8727,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/signal/spectral.rs:351", signal_spectral_351, 1),
     ("src/signal/spectral.rs:385", signal_spectral_385, 1),
     ("src/signal/spectral.rs:431", signal_spectral_431, 1),
+    ("src/sparse/csr.rs:17", sparse_csr_17, 1),
+    ("src/sparse/linalg/mod.rs:77", sparse_linalg_mod_77, 1),
+    ("src/sparse/linalg/mod.rs:177", sparse_linalg_mod_177, 1),
+    ("src/sparse/mod.rs:10", sparse_mod_10, 1),
+    ("src/sparse/mod.rs:32", sparse_mod_32, 1),
+    ("src/sparse/mod.rs:66", sparse_mod_66, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),
@@ -8662,30 +8764,32 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/stats/summary.rs:92", stats_summary_92, 1),
     ("src/stats/summary.rs:114", stats_summary_114, 1),
     ("src/stats/summary.rs:135", stats_summary_135, 1),
-    ("src/tuning.rs:54", tuning_54, 1),
-    ("src/tuning.rs:78", tuning_78, 1),
-    ("src/tuning.rs:89", tuning_89, 1),
-    ("src/tuning.rs:108", tuning_108, 1),
-    ("src/tuning.rs:119", tuning_119, 1),
-    ("src/tuning.rs:154", tuning_154, 1),
-    ("src/tuning.rs:170", tuning_170, 1),
-    ("src/tuning.rs:191", tuning_191, 1),
-    ("src/tuning.rs:201", tuning_201, 1),
-    ("src/tuning.rs:232", tuning_232, 1),
-    ("src/tuning.rs:244", tuning_244, 1),
-    ("src/tuning.rs:256", tuning_256, 1),
-    ("src/tuning.rs:275", tuning_275, 1),
-    ("src/tuning.rs:286", tuning_286, 1),
-    ("src/tuning.rs:300", tuning_300, 1),
-    ("src/tuning.rs:331", tuning_331, 1),
-    ("src/tuning.rs:343", tuning_343, 1),
-    ("src/tuning.rs:354", tuning_354, 1),
-    ("src/tuning.rs:365", tuning_365, 1),
-    ("src/tuning.rs:378", tuning_378, 1),
-    ("src/tuning.rs:390", tuning_390, 1),
-    ("src/tuning.rs:406", tuning_406, 1),
-    ("src/tuning.rs:420", tuning_420, 1),
-    ("src/tuning.rs:434", tuning_434, 1),
+    ("src/tuning.rs:55", tuning_55, 1),
+    ("src/tuning.rs:79", tuning_79, 1),
+    ("src/tuning.rs:90", tuning_90, 1),
+    ("src/tuning.rs:114", tuning_114, 1),
+    ("src/tuning.rs:124", tuning_124, 1),
+    ("src/tuning.rs:140", tuning_140, 1),
+    ("src/tuning.rs:151", tuning_151, 1),
+    ("src/tuning.rs:186", tuning_186, 1),
+    ("src/tuning.rs:202", tuning_202, 1),
+    ("src/tuning.rs:223", tuning_223, 1),
+    ("src/tuning.rs:233", tuning_233, 1),
+    ("src/tuning.rs:264", tuning_264, 1),
+    ("src/tuning.rs:276", tuning_276, 1),
+    ("src/tuning.rs:288", tuning_288, 1),
+    ("src/tuning.rs:307", tuning_307, 1),
+    ("src/tuning.rs:318", tuning_318, 1),
+    ("src/tuning.rs:332", tuning_332, 1),
+    ("src/tuning.rs:363", tuning_363, 1),
+    ("src/tuning.rs:375", tuning_375, 1),
+    ("src/tuning.rs:386", tuning_386, 1),
+    ("src/tuning.rs:397", tuning_397, 1),
+    ("src/tuning.rs:410", tuning_410, 1),
+    ("src/tuning.rs:422", tuning_422, 1),
+    ("src/tuning.rs:438", tuning_438, 1),
+    ("src/tuning.rs:452", tuning_452, 1),
+    ("src/tuning.rs:466", tuning_466, 1),
     ("src/user_kernels/elementwise.rs:29", user_kernels_elementwise_29, 1),
     ("src/user_kernels/elementwise.rs:79", user_kernels_elementwise_79, 1),
     ("src/user_kernels/elementwise.rs:104", user_kernels_elementwise_104, 1),

@@ -57,6 +57,7 @@ mod sets;
 mod signal;
 mod signal_spectra;
 mod sorting;
+mod sparse;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;
@@ -119,6 +120,7 @@ fn main() {
     signal::trials(&mut trials);
     signal_spectra::trials(&mut trials);
     sorting::trials(&mut trials);
+    sparse::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

@@ -1,0 +1,309 @@
+//! Iterative solvers of sparse systems (SciPy's `scipy.sparse.linalg`): the
+//! [`LinearOperator`] trait every solver takes (sparse matrices, dense 2-D arrays and
+//! closures, [`FnOperator`]) and [`cg`].
+//!
+//! The solvers keep every scalar of the iteration (inner products, step lengths) on the
+//! device as 0-d arrays; the residual norm is read back to the host only every
+//! [`tuning::solver_check_interval`](crate::tuning::solver_check_interval) iterations
+//! (10 by default), so the iterations between checks are queued without waiting.
+
+use super::{CscMatrix, CsrMatrix, SparseElement, SparseIndex};
+use crate::{ContractElement, DeviceArray, Error, Result};
+
+/// A linear map `x -> A x` of shape `(m, n)`, as SciPy's `LinearOperator`.
+pub trait LinearOperator<T: crate::Element> {
+    /// The shape `(m, n)`: `matvec` maps `n` elements to `m`.
+    fn shape(&self) -> (usize, usize);
+
+    /// `A x` for a 1-D `x` of `n` elements.
+    ///
+    /// # Errors
+    /// The operator's own (a wrong length, a device mismatch).
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>>;
+
+    /// `A^H x` (the adjoint) for a 1-D `x` of `m` elements; by default an error.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the operator has no adjoint.
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        let _ = x;
+        Err(Error::invalid(
+            "LinearOperator::rmatvec",
+            "this operator has no adjoint (FnOperator::with_rmatvec gives one)",
+        ))
+    }
+}
+
+impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CsrMatrix<T, I> {
+    fn shape(&self) -> (usize, usize) {
+        CsrMatrix::shape(self)
+    }
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        CsrMatrix::matvec(self, x)
+    }
+}
+
+impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
+    fn shape(&self) -> (usize, usize) {
+        CscMatrix::shape(self)
+    }
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        CscMatrix::matvec(self, x)
+    }
+}
+
+impl<T: ContractElement> LinearOperator<T> for DeviceArray<T> {
+    fn shape(&self) -> (usize, usize) {
+        match self.shape() {
+            [m, n] => (*m, *n),
+            _ => (0, 0),
+        }
+    }
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        if self.ndim() != 2 {
+            return Err(Error::invalid(
+                "LinearOperator::matvec",
+                format!("a dense operator must be 2-D, got shape {:?}", self.shape()),
+            ));
+        }
+        self.matmul(x)
+    }
+}
+
+type MapFn<T> = Box<dyn Fn(&DeviceArray<T>) -> Result<DeviceArray<T>> + Send + Sync>;
+
+/// A [`LinearOperator`] given by closures (SciPy's `LinearOperator(shape, matvec)`).
+///
+/// ```no_run
+/// use cuarray::sparse::linalg::{FnOperator, LinearOperator};
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let twice = FnOperator::new((3, 3), |x: &DeviceArray<f64>| x.mul(2.0));
+/// let x = DeviceArray::from_slice(&dev, &[1.0, 2.0, 3.0])?;
+/// assert_eq!(twice.matvec(&x)?.to_host()?, vec![2.0, 4.0, 6.0]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+pub struct FnOperator<T: crate::Element> {
+    shape: (usize, usize),
+    matvec: MapFn<T>,
+    rmatvec: Option<MapFn<T>>,
+}
+
+impl<T: crate::Element> FnOperator<T> {
+    /// The operator of shape `(m, n)` whose `matvec` is `f`.
+    pub fn new(
+        shape: (usize, usize),
+        f: impl Fn(&DeviceArray<T>) -> Result<DeviceArray<T>> + Send + Sync + 'static,
+    ) -> Self {
+        FnOperator {
+            shape,
+            matvec: Box::new(f),
+            rmatvec: None,
+        }
+    }
+
+    /// The same operator with `rmatvec` (the adjoint, for `lsqr` / `lsmr`) given by `f`.
+    pub fn with_rmatvec(
+        mut self,
+        f: impl Fn(&DeviceArray<T>) -> Result<DeviceArray<T>> + Send + Sync + 'static,
+    ) -> Self {
+        self.rmatvec = Some(Box::new(f));
+        self
+    }
+}
+
+impl<T: crate::Element> LinearOperator<T> for FnOperator<T> {
+    fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        (self.matvec)(x)
+    }
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        match &self.rmatvec {
+            Some(f) => f(x),
+            None => Err(Error::invalid(
+                "FnOperator::rmatvec",
+                "no adjoint was given (FnOperator::with_rmatvec)",
+            )),
+        }
+    }
+}
+
+/// Convergence tolerances (SciPy's): a solver stops when `‖r‖ ≤ max(atol, rtol ‖b‖)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tol {
+    /// Relative to `‖b‖`.
+    pub rtol: f64,
+    /// Absolute.
+    pub atol: f64,
+}
+
+impl Default for Tol {
+    /// SciPy's defaults: `rtol = 1e-5`, `atol = 0`.
+    fn default() -> Self {
+        Tol {
+            rtol: 1e-5,
+            atol: 0.0,
+        }
+    }
+}
+
+/// How a solver ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Info {
+    /// Whether the residual met the tolerance.
+    pub converged: bool,
+    /// Iterations run.
+    pub iterations: usize,
+    /// The residual norm `‖b - A x‖` of the returned `x` (as the iteration updates it).
+    pub residual: f64,
+}
+
+/// `‖v‖` read back to the host (the one synchronisation of a convergence check).
+fn norm_host<T: ContractElement>(v: &DeviceArray<T>) -> Result<f64> {
+    Ok(crate::vdot(v, v)?.to_scalar()?.to_f64().max(0.0).sqrt())
+}
+
+/// Solves `A x = b` for a Hermitian (real: symmetric) positive definite `A` by the
+/// conjugate gradient method (SciPy's `cg`), from `x0` (zeros when `None`), with the
+/// preconditioner `m` (an approximation of `A⁻¹`, itself Hermitian positive definite)
+/// when given. Runs at most `maxiter` iterations (`10 n` when `None`).
+///
+/// Every scalar stays on the device; the residual is checked every
+/// [`tuning::solver_check_interval`](crate::tuning::solver_check_interval) iterations,
+/// so `Info::iterations` is a multiple of it unless `maxiter` ends the run.
+///
+/// ```no_run
+/// use cuarray::sparse::{self, linalg};
+/// use cuarray::{Device, DeviceArray};
+/// let dev = Device::new(0)?;
+/// let main = DeviceArray::from_slice(&dev, &[2.0f64])?;
+/// let off = DeviceArray::from_slice(&dev, &[-1.0f64])?;
+/// let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (100, 100))?;
+/// let b = DeviceArray::<f64>::ones(&dev, &[100])?;
+/// let (x, info) = linalg::cg(&a, &b, None, linalg::Tol { rtol: 1e-10, atol: 0.0 }, None, None)?;
+/// assert!(info.converged);
+/// assert_eq!(x.shape(), &[100]);
+/// # Ok::<(), cuarray::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] when `A` is not square, or `b`, `x0` or `m` do not match
+/// it; the operators' own errors. Not converging is no error: see [`Info`].
+pub fn cg<T: SparseElement + ContractElement>(
+    a: &dyn LinearOperator<T>,
+    b: &DeviceArray<T>,
+    x0: Option<&DeviceArray<T>>,
+    tol: Tol,
+    maxiter: Option<usize>,
+    m: Option<&dyn LinearOperator<T>>,
+) -> Result<(DeviceArray<T>, Info)> {
+    const OP: &str = "sparse::linalg::cg";
+    let (rows, n) = a.shape();
+    let mismatch = |msg: String| Error::ShapeMismatch {
+        op: OP,
+        msg,
+        lhs: vec![rows, n],
+        rhs: b.shape().to_vec(),
+    };
+    if rows != n {
+        return Err(mismatch(format!("A must be square, got ({rows}, {n})")));
+    }
+    if b.shape() != [n] {
+        return Err(mismatch(format!(
+            "b must have shape [{n}], got {:?}",
+            b.shape()
+        )));
+    }
+    if let Some(x0) = x0 {
+        if x0.shape() != [n] {
+            return Err(mismatch(format!(
+                "x0 must have shape [{n}], got {:?}",
+                x0.shape()
+            )));
+        }
+    }
+    if let Some(m) = m {
+        if m.shape() != (n, n) {
+            return Err(mismatch(format!(
+                "M must have shape ({n}, {n}), got {:?}",
+                m.shape()
+            )));
+        }
+    }
+    let maxiter = maxiter.unwrap_or(10 * n);
+    let bnorm = norm_host(b)?;
+    let target = tol.atol.max(tol.rtol * bnorm);
+    if bnorm == 0.0 {
+        // SciPy's answer for b = 0: x = 0, whatever x0.
+        let info = Info {
+            converged: true,
+            iterations: 0,
+            residual: 0.0,
+        };
+        return Ok((DeviceArray::zeros(b.device(), &[n])?, info));
+    }
+    let x = match x0 {
+        Some(x0) => x0.copy()?,
+        None => DeviceArray::zeros(b.device(), &[n])?,
+    };
+    let r = match x0 {
+        Some(_) => b.sub(&a.matvec(&x)?)?,
+        None => b.copy()?,
+    };
+    let precondition = |r: &DeviceArray<T>| match m {
+        Some(m) => m.matvec(r),
+        None => Ok(r.clone()),
+    };
+    let mut residual = norm_host(&r)?;
+    if residual <= target {
+        return Ok((
+            x,
+            Info {
+                converged: true,
+                iterations: 0,
+                residual,
+            },
+        ));
+    }
+    let every = crate::tuning::solver_check_interval();
+    let z = precondition(&r)?;
+    let p = z.copy()?;
+    let mut rz = crate::vdot(&r, &z)?;
+    let mut it = 0;
+    while it < maxiter {
+        let ap = a.matvec(&p)?;
+        let alpha = rz.div(&crate::vdot(&p, &ap)?)?;
+        x.add_assign(&p.mul(&alpha)?)?;
+        r.sub_assign(&ap.mul(&alpha)?)?;
+        it += 1;
+        if it % every == 0 || it == maxiter {
+            residual = norm_host(&r)?;
+            if residual <= target {
+                return Ok((
+                    x,
+                    Info {
+                        converged: true,
+                        iterations: it,
+                        residual,
+                    },
+                ));
+            }
+        }
+        let z = precondition(&r)?;
+        let rz_next = crate::vdot(&r, &z)?;
+        let beta = rz_next.div(&rz)?;
+        p.mul_assign(&beta)?;
+        p.add_assign(&z)?;
+        rz = rz_next;
+    }
+    Ok((
+        x,
+        Info {
+            converged: false,
+            iterations: it,
+            residual,
+        },
+    ))
+}
