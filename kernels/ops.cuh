@@ -431,7 +431,11 @@ CUARRAY_UNARY(cuarray_sinc, a == T(0) ? T(1) : cuarray_m_sinpi(a) / (T(3.1415926
 CUARRAY_UNARY(cuarray_gelu, (cuarray_m_isinf(a) && a < T(0)) ? T(-0.0) : T(0.5) * a * cuarray_m_erfc(a * T(-0.70710678118654752440)))
 CUARRAY_UNARY(cuarray_silu, (cuarray_m_isinf(a) && a < T(0)) ? T(-0.0) : a / (T(1) + cuarray_m_exp(-a)))
 CUARRAY_UNARY(cuarray_softplus, (a > T(0) ? a : T(0)) + cuarray_m_log1p(cuarray_m_exp(-cuarray_m_fabs(a))))
-CUARRAY_UNARY(cuarray_signbit, cuarray_m_signbit(a))
+// The sign bit of the stored value (f16 / bf16 read from their bits: a NaN's sign does
+// not survive the widening to float).
+__device__ __forceinline__ bool cuarray_m_signbit(cuarray_f16 a) { return (a.bits & 0x8000u) != 0; }
+__device__ __forceinline__ bool cuarray_m_signbit(cuarray_bf16 a) { return (a.bits & 0x8000u) != 0; }
+template <class In> __device__ __forceinline__ bool cuarray_signbit(In in) { return cuarray_m_signbit(in); }
 
 // Integers: the magnitude as the unsigned type of the same width (the minimum of a signed
 // type has no positive counterpart: its magnitude is 2^(n-1), as NumPy's wrapped abs).

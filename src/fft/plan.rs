@@ -136,7 +136,13 @@ pub(crate) fn run(
     output: &Operand<'_>,
 ) -> Result<bool> {
     let (ish, osh) = (input.layout().shape(), output.layout().shape());
-    let (ist, ost) = (input.layout().strides(), output.layout().strides());
+    // An axis of extent 1 is never stepped along: its stride's sign does not matter (a
+    // reversed row vector's leading axis has a negative one).
+    let unsigned = |sh: &[usize], st: &[isize]| -> Vec<isize> {
+        sh.iter().zip(st).map(|(&n, &s)| if n <= 1 { s.abs() } else { s }).collect()
+    };
+    let ist = &unsigned(ish, input.layout().strides())[..];
+    let ost = &unsigned(osh, output.layout().strides())[..];
     let last_axis = axes[axes.len() - 1];
     // The transform's lengths: the real side's extents.
     let real_shape = if stage == Stage::C2R { osh } else { ish };

@@ -93,13 +93,15 @@ fn cropped(layout: &Layout, shape: &[usize]) -> Layout {
     Layout::from_parts(shape.to_vec(), layout.strides().to_vec(), layout.offset())
 }
 
-/// True when every axis longer than 1 has a positive stride (what a cuFFT stage reads).
+/// True when every axis longer than 1 has a positive stride and none has a negative one
+/// (what a cuFFT stage reads: a reversed axis of extent 1, as a flipped row vector has,
+/// counts as negative there).
 fn strides_ok(layout: &Layout) -> bool {
     layout
         .shape()
         .iter()
         .zip(layout.strides())
-        .all(|(&n, &s)| n <= 1 || s > 0)
+        .all(|(&n, &s)| s > 0 || (n <= 1 && s == 0))
 }
 
 /// `a` cropped or zero-padded to `shape` as `U`: a view of `a` when `U` is `T`, nothing is

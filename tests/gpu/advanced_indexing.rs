@@ -656,7 +656,7 @@ pub fn trials(out: &mut Vec<Trial>) {
         )*};
     }
     per_type!(f32, f64, half::f16, i8, i32, i64, u8, u16, bool);
-    add_gpu(
+    crate::common::add_gpu_exclusive(
         out,
         "advanced_indexing/errors/f32/shapes_and_ranges".into(),
         errors,

@@ -202,6 +202,20 @@ pub fn add_gpu(
     }));
 }
 
+/// Registers a GPU trial whose data is seeded by its name and that runs with the device
+/// to itself: for trials that provoke errors found on the device (reported at the next
+/// wait, device-wide, so that a trial running beside them would see them).
+pub fn add_gpu_exclusive(
+    out: &mut Vec<Trial>,
+    name: String,
+    f: impl FnOnce(&Device, &mut Rng) -> TResult + Send + 'static,
+) {
+    let seed = name.clone();
+    out.push(gpu_trial_exclusive(name, move |dev| {
+        f(dev, &mut Rng::for_name(&seed))
+    }));
+}
+
 /// A trial that needs only libnvrtc.
 pub fn nvrtc_trial(name: impl Into<String>, f: impl FnOnce() -> TResult + Send + 'static) -> Trial {
     let available = cuarray::testing::nvrtc_available();

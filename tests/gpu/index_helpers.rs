@@ -3,7 +3,7 @@
 //! fill_diagonal) against host references written from NumPy's definitions: awkward
 //! sizes, non-contiguous inputs, negative indices, empty inputs and the error paths.
 
-use crate::common::{add_gpu, ensure, Rng, TResult};
+use crate::common::{add_gpu, add_gpu_exclusive, ensure, Rng, TResult};
 use crate::numpy::indices;
 use cuarray::{s, Device, DeviceArray, Error};
 use libtest_mimic::Trial;
@@ -389,22 +389,22 @@ fn diagonals(dev: &Device, _rng: &mut Rng) -> TResult {
 }
 
 pub fn trials(out: &mut Vec<Trial>) {
-    add_gpu(
+    add_gpu_exclusive(
         out,
         "index_helpers/put/i32/contiguous_strided_cycled".into(),
         put,
     );
-    add_gpu(
+    add_gpu_exclusive(
         out,
         "index_helpers/place_compress/i32/strided_short_condition".into(),
         place_compress,
     );
-    add_gpu(
+    add_gpu_exclusive(
         out,
         "index_helpers/choose_one_hot/f64/broadcast_strided".into(),
         choose_one_hot,
     );
-    add_gpu(
+    add_gpu_exclusive(
         out,
         "index_helpers/unravel_ravel/i64/round_trip_broadcast".into(),
         unravel_ravel,

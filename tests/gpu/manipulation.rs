@@ -3,7 +3,7 @@
 //! (delete, insert, append, resize, trim_zeros, vander) and the value modes of `pad`
 //! against host references written from NumPy's definitions (fixtures from NumPy 2.4).
 
-use crate::common::{add_gpu, ensure, Rng, TResult};
+use crate::common::{add_gpu, add_gpu_exclusive, ensure, Rng, TResult};
 use crate::numpy::indices;
 use cuarray::{Device, DeviceArray, Error, PadMode};
 use libtest_mimic::Trial;
@@ -461,7 +461,7 @@ pub fn trials(out: &mut Vec<Trial>) {
         "manipulation/splits/i32/split_stack_broadcast".into(),
         splits_and_stacks,
     );
-    add_gpu(
+    add_gpu_exclusive(
         out,
         "manipulation/editing/i32/delete_insert_append_resize".into(),
         editing,
