@@ -4018,7 +4018,7 @@ pub fn fft_mod_156() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_375() -> Result<(), String> {
+pub fn fft_transform_377() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4030,7 +4030,7 @@ pub fn fft_transform_375() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_407() -> Result<(), String> {
+pub fn fft_transform_409() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4043,7 +4043,7 @@ pub fn fft_transform_407() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_440() -> Result<(), String> {
+pub fn fft_transform_442() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4057,7 +4057,7 @@ pub fn fft_transform_440() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_467() -> Result<(), String> {
+pub fn fft_transform_469() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4071,7 +4071,7 @@ pub fn fft_transform_467() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_508() -> Result<(), String> {
+pub fn fft_transform_510() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{fft, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4083,7 +4083,7 @@ pub fn fft_transform_508() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_526() -> Result<(), String> {
+pub fn fft_transform_528() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4097,7 +4097,7 @@ pub fn fft_transform_526() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_547() -> Result<(), String> {
+pub fn fft_transform_549() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4110,7 +4110,7 @@ pub fn fft_transform_547() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_567() -> Result<(), String> {
+pub fn fft_transform_569() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4125,7 +4125,7 @@ pub fn fft_transform_567() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_589() -> Result<(), String> {
+pub fn fft_transform_591() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4139,7 +4139,7 @@ pub fn fft_transform_589() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_609() -> Result<(), String> {
+pub fn fft_transform_611() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4153,7 +4153,7 @@ pub fn fft_transform_609() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_629() -> Result<(), String> {
+pub fn fft_transform_631() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -4166,7 +4166,7 @@ pub fn fft_transform_629() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn fft_transform_648() -> Result<(), String> {
+pub fn fft_transform_650() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::fft::{self, Norm};
@@ -8475,18 +8475,18 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/fft/mod.rs:106", fft_mod_106, 1),
     ("src/fft/mod.rs:141", fft_mod_141, 1),
     ("src/fft/mod.rs:156", fft_mod_156, 1),
-    ("src/fft/transform.rs:375", fft_transform_375, 1),
-    ("src/fft/transform.rs:407", fft_transform_407, 1),
-    ("src/fft/transform.rs:440", fft_transform_440, 1),
-    ("src/fft/transform.rs:467", fft_transform_467, 1),
-    ("src/fft/transform.rs:508", fft_transform_508, 1),
-    ("src/fft/transform.rs:526", fft_transform_526, 1),
-    ("src/fft/transform.rs:547", fft_transform_547, 1),
-    ("src/fft/transform.rs:567", fft_transform_567, 1),
-    ("src/fft/transform.rs:589", fft_transform_589, 1),
-    ("src/fft/transform.rs:609", fft_transform_609, 1),
-    ("src/fft/transform.rs:629", fft_transform_629, 1),
-    ("src/fft/transform.rs:648", fft_transform_648, 1),
+    ("src/fft/transform.rs:377", fft_transform_377, 1),
+    ("src/fft/transform.rs:409", fft_transform_409, 1),
+    ("src/fft/transform.rs:442", fft_transform_442, 1),
+    ("src/fft/transform.rs:469", fft_transform_469, 1),
+    ("src/fft/transform.rs:510", fft_transform_510, 1),
+    ("src/fft/transform.rs:528", fft_transform_528, 1),
+    ("src/fft/transform.rs:549", fft_transform_549, 1),
+    ("src/fft/transform.rs:569", fft_transform_569, 1),
+    ("src/fft/transform.rs:591", fft_transform_591, 1),
+    ("src/fft/transform.rs:611", fft_transform_611, 1),
+    ("src/fft/transform.rs:631", fft_transform_631, 1),
+    ("src/fft/transform.rs:650", fft_transform_650, 1),
     ("src/fusion/expr.rs:21", fusion_expr_21, 1),
     ("src/fusion/expr.rs:107", fusion_expr_107, 1),
     ("src/fusion/expr.rs:120", fusion_expr_120, 1),
