@@ -171,7 +171,7 @@ pub fn vdot<T: ContractElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Resul
 /// ```
 ///
 /// # Errors
-/// A device mismatch; [`Error::TooLarge`] when the result's size overflows.
+/// A device mismatch; [`Error::InvalidArgument`] when an extent of the result overflows.
 pub fn kron<T: ContractElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     b.used_by("kron", a.device())?;
     let nd = a.ndim().max(b.ndim());
