@@ -473,7 +473,7 @@ impl<T: SparseElement, I: SparseIndex> CscMatrix<T, I> {
 
 macro_rules! product_operator {
     ($($m:ident),*) => {$(
-        /// `(&a * &x)?`: [`matvec`](Self::matvec) for a 1-D `x`, [`matmul`](Self::matmul)
+        #[doc = concat!("`(&a * &x)?`: [`matvec`](", stringify!($m), "::matvec) for a 1-D `x`, [`matmul`](", stringify!($m), "::matmul)")]
         /// for a 2-D one (SciPy's `a @ x`).
         impl<T: SparseElement, I: SparseIndex> std::ops::Mul<&DeviceArray<T>> for &$m<T, I> {
             type Output = Result<DeviceArray<T>>;
