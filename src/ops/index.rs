@@ -171,12 +171,10 @@ pub(crate) fn run(
         run.n.div_ceil(per),
         device.multiprocessor_count() * f.blocks_per_sm,
     );
-    // The wrapper's operand order: the first data operand, the index arrays, then (for
-    // scatters) the values.
-    let mut strides: Vec<Vec<isize>> = vec![run.strides[0].clone()];
-    if gather {
-        strides.push(run.strides[1].clone());
-    }
+    // The wrapper's Indexer order: the indexed operand (a gather's source, a scatter's
+    // destination), the index arrays, then (scatters) the values. A gather's output is
+    // C-contiguous over the iteration space and has no strides there.
+    let mut strides: Vec<Vec<isize>> = vec![run.strides[if gather { 1 } else { 0 }].clone()];
     strides.extend(run.strides[2..].iter().cloned());
     if !gather {
         strides.push(run.strides[1].clone());

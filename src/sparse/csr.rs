@@ -276,10 +276,7 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
     /// The transpose as a [`CscMatrix`] sharing the arrays (no copy).
     pub fn t(&self) -> CscMatrix<T, I> {
         CscMatrix {
-            inner: CsrMatrix {
-                shape: (self.shape.1, self.shape.0),
-                ..self.clone()
-            },
+            inner: self.clone(),
         }
     }
 

@@ -86,7 +86,7 @@ fn gelu(x: f64) -> f64 {
     if x == f64::NEG_INFINITY {
         return -0.0;
     }
-    0.5 * x * crate::stats::erfc(-x / std::f64::consts::SQRT_2)
+    0.5 * x * libm::erfc(-x / std::f64::consts::SQRT_2)
 }
 fn silu(x: f64) -> f64 {
     if x == f64::NEG_INFINITY {

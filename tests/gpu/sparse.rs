@@ -4,7 +4,7 @@
 //! empty-row matrices, nnz = 0, non-contiguous operands; the validation errors; and cg on
 //! a small SPD Poisson matrix against a host solve.
 
-use crate::common::{gpu_trial, Rng, TResult};
+use crate::common::{gpu_trial, gpu_trial_exclusive, Rng, TResult};
 use cuarray::sparse::{self, linalg, CsrMatrix, SparseElement, SparseIndex};
 use cuarray::{Complex32, Device, DeviceArray, Error};
 use libtest_mimic::Trial;
@@ -417,6 +417,6 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial("sparse/validation/f64/i32/errors", validation));
     out.push(gpu_trial("sparse/eye_diags/f64/i64/square", eye_and_diags));
     out.push(gpu_trial("sparse/cg/f64/i32/poisson_12x12", cg_poisson));
-    out.push(gpu_trial("sparse/capture/f32/i32/spmv_spmm", captured));
+    out.push(gpu_trial_exclusive("sparse/capture/f32/i32/spmv_spmm", captured));
     out.push(gpu_trial("sparse/csc/f64/i64/from_parts", csc_and_i64));
 }

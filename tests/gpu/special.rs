@@ -132,6 +132,9 @@ where
         } else {
             None
         };
+        if std::env::var_os("CUARRAY_TEST_VERBOSE").is_some() {
+            eprintln!("special ({}): {f}", if f32 { "f32" } else { "f64" });
+        }
         let got = run_fn(f, &x, y.as_ref())?.to_host()?;
         let (r64, r32, atol) = tolerance(f);
         let (rtol, atol) = if f32 {

@@ -505,7 +505,8 @@ impl GatherSpec {
     /// Launches the `GatherN` kernel `f` of this spec (`data` = `[out, a]`) or its
     /// `ScatterN` kernel (`data` = `[a, vals]`) over the `n` positions of the collapsed
     /// iteration space `dims`. `strides` holds, in the wrapper's order, the strides of the
-    /// first data operand, of each index array of `idx`, and (scatters) of `vals`; `axes`
+    /// indexed operand (a gather's `a`: its `out` is C-contiguous over `dims`; a
+    /// scatter's `a`), of each index array of `idx`, and (scatters) of `vals`; `axes`
     /// holds each index array's extent and stride in the indexed operand (`a`); a bad
     /// index is recorded in `rec`.
     ///
@@ -534,6 +535,13 @@ impl GatherSpec {
         rec: CUdeviceptr,
     ) -> Result<()> {
         let gather = matches!(self.kernel, GatherKernel::GatherN { .. });
+        // The wrapper's Indexer has one stride set per index array plus the indexed
+        // operand (and a scatter's values): a different count would shift every field.
+        assert_eq!(
+            strides.len(),
+            idx.len() + if gather { 1 } else { 2 },
+            "launch_n: stride sets do not match the kernel's Indexer"
+        );
         let mut args = KernelArgs::new();
         args.ptr(data[0].ptr());
         if gather {
