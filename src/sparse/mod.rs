@@ -17,10 +17,13 @@
 //! ```
 
 mod assemble;
+mod coo;
 mod csr;
 mod cusparse;
 pub mod linalg;
+mod structure;
 
+pub use coo::CooMatrix;
 pub use csr::{CscMatrix, CsrMatrix};
 pub use cusparse::{SparseElement, SparseIndex};
 
