@@ -21,6 +21,7 @@ mod coo;
 mod csr;
 mod cusparse;
 pub mod linalg;
+mod ops;
 mod structure;
 
 pub use coo::CooMatrix;
