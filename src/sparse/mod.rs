@@ -24,6 +24,7 @@ mod coo;
 mod csr;
 mod cusparse;
 pub mod linalg;
+mod npz;
 mod ops;
 mod structure;
 
@@ -31,6 +32,7 @@ pub use construct::{bmat, hstack, kron, random, vstack};
 pub use coo::CooMatrix;
 pub use csr::{CscMatrix, CsrMatrix};
 pub use cusparse::{SparseElement, SparseIndex};
+pub use npz::{load_npz, save_npz};
 
 use crate::{Device, DeviceArray, Result};
 
