@@ -530,11 +530,11 @@ pub(crate) unsafe fn spgemm<T: SparseElement, I: SparseIndex>(
         let n = op(false);
         let alg = sys::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
         let mut bytes1 = 0usize;
-        // SAFETY (the calls below): live descriptors over the caller's arrays; host
-        // scalars of the compute type; each external buffer holds the size queried
-        // for it and lives until the last call is queued.
         let estimate = |bytes: &mut usize, buf: *mut c_void| {
             check(
+                // SAFETY: live descriptors over the caller's arrays; host scalars of the
+                // compute type; `buf` is null (a size query) or holds `bytes` and lives
+                // until the last call is queued.
                 unsafe {
                     sys::cusparseSpGEMM_workEstimation(
                         h.handle,
@@ -560,6 +560,7 @@ pub(crate) unsafe fn spgemm<T: SparseElement, I: SparseIndex>(
         estimate(&mut bytes1, ws1.device_ptr())?;
         let compute = |bytes: &mut usize, buf: *mut c_void| {
             check(
+                // SAFETY: as in `estimate`; the work estimation has run.
                 unsafe {
                     sys::cusparseSpGEMM_compute(
                         h.handle,
