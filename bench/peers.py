@@ -798,7 +798,8 @@ def linalgs(p):
 
 def sparses(p):
     """The sparse cases of benches/compare.rs: SpMV of a CSR matrix of 2^22 rows with 16
-    entries per row (columns (i + j 2^18) mod 2^22), and 500 iterations of cg (tolerance 0)
+    entries per row (columns (i + j 2^18) mod 2^22), SpMM of it with 16 dense columns,
+    SpGEMM of the 2^18-row matrix with 8 entries per row squared, and 500 iterations of cg (tolerance 0)
     on the 5-point Laplacian of a 1024 x 1024 grid (CuPy only: PyTorch has no cg)."""
     import numpy as np
 
@@ -823,6 +824,24 @@ def sparses(p):
         x = rand_matrix(p, (n,), p.xp.float32)
         emit(p.name, "spmv_csr_f32_2^22x16", "device", p.device_time(lambda: a @ x), n * k * 8 + n * 4 + n * 4 * 2)
         del a, x
+    def ring(n, k):
+        e = np.arange(n * k, dtype=np.int64)
+        indptr = (np.arange(n + 1, dtype=np.int64) * k).astype(np.int32)
+        indices = ((e // k + (e % k) * (n // k)) % n).astype(np.int32)
+        return csr(indptr, indices, 1.0 + (e % 7) * 0.125, n, np.float32)
+
+    if wanted("spmm_csr_f32_2^22x16_k16"):
+        n, k, cols = 1 << 22, 16, 16
+        a = ring(n, k)
+        b = rand_matrix(p, (n, cols), p.xp.float32)
+        emit(p.name, "spmm_csr_f32_2^22x16_k16", "device", p.device_time(lambda: a @ b),
+             n * k * 8 + n * 4 + n * cols * 4 * 2)
+        del a, b
+    if wanted("spgemm_csr_f32_2^18x8"):
+        n, k = 1 << 18, 8
+        a = ring(n, k)
+        emit(p.name, "spgemm_csr_f32_2^18x8", "device", p.device_time(lambda: a @ a), 2 * (n * k * 8 + n * 4))
+        del a
     if wanted("cg_poisson_f64_1024^2_500it") and p.name == "cupy":
         import cupy
         import cupyx.scipy.sparse as csp

@@ -517,11 +517,19 @@ fn scipy_ndimage() {
 
 #[test]
 fn scipy_sparse() {
+    use cuarray::sparse::bmat as _;
+    use cuarray::sparse::CooMatrix as _;
     use cuarray::sparse::CscMatrix as _;
     use cuarray::sparse::CsrMatrix as _;
     use cuarray::sparse::diags as _;
     use cuarray::sparse::eye as _;
+    use cuarray::sparse::hstack as _;
     use cuarray::sparse::identity as _;
+    use cuarray::sparse::kron as _;
+    use cuarray::sparse::load_npz as _;
+    use cuarray::sparse::random as _;
+    use cuarray::sparse::save_npz as _;
+    use cuarray::sparse::vstack as _;
 }
 
 #[test]

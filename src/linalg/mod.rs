@@ -64,15 +64,15 @@ mod solve;
 mod svd;
 mod triangular;
 
-pub use cholesky::{cholesky, cholesky_ex};
-pub use cusolver::SolverElement;
 pub use crate::einsum::multi_dot;
 pub use crate::stats::cross;
+pub use cholesky::{cholesky, cholesky_ex};
+pub use cusolver::SolverElement;
 pub use eigh::{eigh, eigvalsh};
 pub use lstsq::{lstsq, pinv, Lstsq};
 pub use lu::{lu, lu_factor, lu_solve};
-pub use norms::{norm, norm_axes, norm_axis, NormOrd};
 pub use matfun::{expm, matrix_power};
+pub use norms::{norm, norm_axes, norm_axis, NormOrd};
 pub use qr::qr;
 pub use rank::{cond, matrix_rank};
 pub use solve::{det, inv, inv_ex, slogdet, solve, solve_ex};

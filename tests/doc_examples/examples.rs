@@ -2569,7 +2569,7 @@ pub fn array_sorting_112() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_203() -> Result<(), String> {
+pub fn array_sorting_205() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1])?;
@@ -2579,7 +2579,7 @@ pub fn array_sorting_203() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_248() -> Result<(), String> {
+pub fn array_sorting_250() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 2.0, 3.0])?;
@@ -3728,7 +3728,7 @@ pub fn einsum_products_25() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn einsum_products_112() -> Result<(), String> {
+pub fn einsum_products_133() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
@@ -3738,7 +3738,7 @@ pub fn einsum_products_112() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn einsum_products_131() -> Result<(), String> {
+pub fn einsum_products_152() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Complex64, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -3749,7 +3749,7 @@ pub fn einsum_products_131() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn einsum_products_163() -> Result<(), String> {
+pub fn einsum_products_184() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f32, 2.0], &[1, 2])?;
@@ -3762,7 +3762,7 @@ pub fn einsum_products_163() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn einsum_products_216() -> Result<(), String> {
+pub fn einsum_products_237() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4747,7 +4747,7 @@ pub fn linalg_lu_42() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_lu_119() -> Result<(), String> {
+pub fn linalg_lu_122() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4879,7 +4879,7 @@ pub fn linalg_rank_14() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_rank_58() -> Result<(), String> {
+pub fn linalg_rank_61() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5766,7 +5766,7 @@ pub fn npy_211() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_236() -> Result<(), String> {
+pub fn npy_258() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5780,7 +5780,7 @@ pub fn npy_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_259() -> Result<(), String> {
+pub fn npy_281() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5800,7 +5800,7 @@ pub fn npy_259() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_283() -> Result<(), String> {
+pub fn npy_305() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5818,7 +5818,7 @@ pub fn npy_283() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_309() -> Result<(), String> {
+pub fn npy_331() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -5834,7 +5834,7 @@ pub fn npy_309() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn npy_330() -> Result<(), String> {
+pub fn npy_352() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -6361,7 +6361,7 @@ pub fn shape_collapse_16() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_einsum_75() -> Result<(), String> {
+pub fn shape_einsum_78() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::shape::einsum::parse_einsum;
         let s = parse_einsum("ij,jk", &[&[2, 3], &[3, 4]])?;
@@ -6372,7 +6372,7 @@ pub fn shape_einsum_75() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn shape_einsum_297() -> Result<(), String> {
+pub fn shape_einsum_303() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::shape::einsum::{greedy_path, parse_einsum};
         // (a b) first would make a 1000 x 1000 intermediate; (b c) makes a 10 x 10 one.
@@ -7179,6 +7179,55 @@ pub fn signal_spectral_431() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn sparse_construct_25() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device};
+        let dev = Device::new(0)?;
+        let a = sparse::eye::<f64, i32>(&dev, 2, 0)?;
+        let m = sparse::bmat(&[&[Some(&a), None], &[None, Some(&a)]])?;
+        assert_eq!((m.shape(), m.nnz()), ((4, 4), 4));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_construct_178() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device};
+        let dev = Device::new(0)?;
+        let i2 = sparse::eye::<f32, i32>(&dev, 2, 0)?;
+        let b = sparse::CsrMatrix::from_triplets(&dev, &[0], &[1], &[5.0f32], (1, 2))?;
+        let k = sparse::kron(&i2, &b)?; // [[0, 5, 0, 0], [0, 0, 0, 5]]
+        assert_eq!((k.shape(), k.nnz()), ((2, 4), 2));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_construct_237() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        let dev = cuarray::Device::new(0)?;
+        let a = cuarray::sparse::random::<f64, i32>(&dev, 100, 50, 0.1, 7)?;
+        assert_eq!(a.nnz(), 500);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_coo_18() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse::CooMatrix, Device};
+        let dev = Device::new(0)?;
+        // [[0, 5], [7, 0]] with the 5 given as 2 + 3
+        let a = CooMatrix::from_triplets(&dev, &[1, 0, 0], &[0, 1, 1], &[7.0f64, 2.0, 3.0], (2, 2))?;
+        assert_eq!(a.nnz(), 3);
+        assert_eq!(a.to_csr()?.nnz(), 2);
+        assert_eq!(a.to_dense()?.to_host()?, vec![0.0, 5.0, 7.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn sparse_csr_17() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{sparse::CsrMatrix, Device, DeviceArray};
@@ -7192,7 +7241,7 @@ pub fn sparse_csr_17() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_77() -> Result<(), String> {
+pub fn sparse_linalg_mod_86() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::linalg::{FnOperator, LinearOperator};
         use cuarray::{Device, DeviceArray};
@@ -7205,7 +7254,7 @@ pub fn sparse_linalg_mod_77() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_177() -> Result<(), String> {
+pub fn sparse_linalg_mod_186() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7222,7 +7271,7 @@ pub fn sparse_linalg_mod_177() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_mod_10() -> Result<(), String> {
+pub fn sparse_mod_12() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{sparse, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -7234,7 +7283,7 @@ pub fn sparse_mod_10() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_mod_32() -> Result<(), String> {
+pub fn sparse_mod_42() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::sparse::eye::<f64, i32>(&dev, 4, 1)?;
@@ -7244,7 +7293,7 @@ pub fn sparse_mod_32() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_mod_66() -> Result<(), String> {
+pub fn sparse_mod_76() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{sparse, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -7253,6 +7302,68 @@ pub fn sparse_mod_66() -> Result<(), String> {
         // The 1-D Laplacian [[2, -1, 0], [-1, 2, -1], [0, -1, 2]].
         let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (3, 3))?;
         assert_eq!(a.nnz(), 7);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_npz_16() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device};
+        let dev = Device::new(0)?;
+        let path = std::env::temp_dir().join("laplacian.npz");
+        let a = sparse::eye::<f64, i32>(&dev, 4, 0)?;
+        sparse::save_npz(&path, &a)?;
+        let b = sparse::load_npz::<f64, i32>(&dev, &path)?;
+        assert_eq!(b.nnz(), 4);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_npz_49() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device};
+        let dev = Device::new(0)?;
+        // Written by SciPy: scipy.sparse.save_npz("a.npz", scipy.sparse.random(50, 40, 0.1, format="coo"))
+        sparse::save_npz("a.npz", &sparse::random::<f64, i32>(&dev, 50, 40, 0.1, 1)?)?;
+        let a = sparse::load_npz::<f64, i64>(&dev, "a.npz")?;
+        assert_eq!(a.shape(), (50, 40));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_ops_75() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse, Device};
+        let dev = Device::new(0)?;
+        let a = sparse::CsrMatrix::from_triplets(&dev, &[0, 1], &[1, 0], &[2.0f64, 3.0], (2, 2))?;
+        let b = a.matmul_sparse(&a)?; // [[6, 0], [0, 6]]
+        assert_eq!(b.to_dense()?.to_host()?, vec![6.0, 0.0, 0.0, 6.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_ops_158() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse::CsrMatrix, Device};
+        let dev = Device::new(0)?;
+        let a = CsrMatrix::from_triplets(&dev, &[0, 1], &[0, 1], &[2.0f32, 3.0], (2, 2))?;
+        let b = CsrMatrix::from_triplets(&dev, &[0, 0], &[0, 1], &[5.0f32, 7.0], (2, 2))?;
+        assert_eq!(a.multiply(&b)?.to_dense()?.to_host()?, vec![10.0, 0.0, 0.0, 0.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_ops_228() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{sparse::CsrMatrix, Device};
+        let dev = Device::new(0)?;
+        let a = CsrMatrix::from_triplets(&dev, &[0, 1], &[1, 0], &[2.0f64, 3.0], (2, 2))?;
+        assert_eq!(a.power(2.0)?.data().to_host()?, vec![4.0, 9.0]);
         Ok::<(), cuarray::Error>(())
     }
     run().outcome()
@@ -8358,8 +8469,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/sorting.rs:72", array_sorting_72, 1),
     ("src/array/sorting.rs:93", array_sorting_93, 1),
     ("src/array/sorting.rs:112", array_sorting_112, 1),
-    ("src/array/sorting.rs:203", array_sorting_203, 1),
-    ("src/array/sorting.rs:248", array_sorting_248, 1),
+    ("src/array/sorting.rs:205", array_sorting_205, 1),
+    ("src/array/sorting.rs:250", array_sorting_250, 1),
     ("src/array/transfer.rs:29", array_transfer_29, 1),
     ("src/array/transfer.rs:83", array_transfer_83, 1),
     ("src/array/transfer.rs:137", array_transfer_137, 1),
@@ -8453,10 +8564,10 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/dlpack/mod.rs:587", dlpack_mod_587, 1),
     ("src/einsum/mod.rs:51", einsum_mod_51, 1),
     ("src/einsum/products.rs:25", einsum_products_25, 1),
-    ("src/einsum/products.rs:112", einsum_products_112, 1),
-    ("src/einsum/products.rs:131", einsum_products_131, 1),
-    ("src/einsum/products.rs:163", einsum_products_163, 1),
-    ("src/einsum/products.rs:216", einsum_products_216, 1),
+    ("src/einsum/products.rs:133", einsum_products_133, 1),
+    ("src/einsum/products.rs:152", einsum_products_152, 1),
+    ("src/einsum/products.rs:184", einsum_products_184, 1),
+    ("src/einsum/products.rs:237", einsum_products_237, 1),
     ("src/element.rs:16", element_16, 1),
     ("src/element.rs:84", element_84, 1),
     ("src/element.rs:112", element_112, 1),
@@ -8532,7 +8643,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
     ("src/linalg/lu.rs:18", linalg_lu_18, 1),
     ("src/linalg/lu.rs:42", linalg_lu_42, 1),
-    ("src/linalg/lu.rs:119", linalg_lu_119, 1),
+    ("src/linalg/lu.rs:122", linalg_lu_122, 1),
     ("src/linalg/matfun.rs:32", linalg_matfun_32, 1),
     ("src/linalg/matfun.rs:102", linalg_matfun_102, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
@@ -8542,7 +8653,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/norms.rs:197", linalg_norms_197, 1),
     ("src/linalg/qr.rs:22", linalg_qr_22, 1),
     ("src/linalg/rank.rs:14", linalg_rank_14, 1),
-    ("src/linalg/rank.rs:58", linalg_rank_58, 1),
+    ("src/linalg/rank.rs:61", linalg_rank_61, 1),
     ("src/linalg/solve.rs:38", linalg_solve_38, 1),
     ("src/linalg/solve.rs:115", linalg_solve_115, 1),
     ("src/linalg/solve.rs:145", linalg_solve_145, 1),
@@ -8610,11 +8721,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/npy.rs:170", npy_170, 1),
     ("src/npy.rs:188", npy_188, 1),
     ("src/npy.rs:211", npy_211, 1),
-    ("src/npy.rs:236", npy_236, 1),
-    ("src/npy.rs:259", npy_259, 1),
-    ("src/npy.rs:283", npy_283, 1),
-    ("src/npy.rs:309", npy_309, 1),
-    ("src/npy.rs:330", npy_330, 1),
+    ("src/npy.rs:258", npy_258, 1),
+    ("src/npy.rs:281", npy_281, 1),
+    ("src/npy.rs:305", npy_305, 1),
+    ("src/npy.rs:331", npy_331, 1),
+    ("src/npy.rs:352", npy_352, 1),
     ("src/ops/catalogue/mod.rs:521", ops_catalogue_mod_521, 1),
     ("src/random/choice.rs:123", random_choice_123, 1),
     ("src/random/choice.rs:177", random_choice_177, 1),
@@ -8660,8 +8771,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/random/philox.rs:14", random_philox_14, 1),
     ("src/shape/broadcast.rs:13", shape_broadcast_13, 1),
     ("src/shape/collapse.rs:16", shape_collapse_16, 1),
-    ("src/shape/einsum.rs:75", shape_einsum_75, 1),
-    ("src/shape/einsum.rs:297", shape_einsum_297, 1),
+    ("src/shape/einsum.rs:78", shape_einsum_78, 1),
+    ("src/shape/einsum.rs:303", shape_einsum_303, 1),
     ("src/shape/into.rs:14", shape_into_14, 1),
     ("src/shape/into.rs:113", shape_into_113, 1),
     ("src/shape/into.rs:143", shape_into_143, 1),
@@ -8729,12 +8840,21 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/signal/spectral.rs:351", signal_spectral_351, 1),
     ("src/signal/spectral.rs:385", signal_spectral_385, 1),
     ("src/signal/spectral.rs:431", signal_spectral_431, 1),
+    ("src/sparse/construct.rs:25", sparse_construct_25, 1),
+    ("src/sparse/construct.rs:178", sparse_construct_178, 1),
+    ("src/sparse/construct.rs:237", sparse_construct_237, 1),
+    ("src/sparse/coo.rs:18", sparse_coo_18, 1),
     ("src/sparse/csr.rs:17", sparse_csr_17, 1),
-    ("src/sparse/linalg/mod.rs:77", sparse_linalg_mod_77, 1),
-    ("src/sparse/linalg/mod.rs:177", sparse_linalg_mod_177, 1),
-    ("src/sparse/mod.rs:10", sparse_mod_10, 1),
-    ("src/sparse/mod.rs:32", sparse_mod_32, 1),
-    ("src/sparse/mod.rs:66", sparse_mod_66, 1),
+    ("src/sparse/linalg/mod.rs:86", sparse_linalg_mod_86, 1),
+    ("src/sparse/linalg/mod.rs:186", sparse_linalg_mod_186, 1),
+    ("src/sparse/mod.rs:12", sparse_mod_12, 1),
+    ("src/sparse/mod.rs:42", sparse_mod_42, 1),
+    ("src/sparse/mod.rs:76", sparse_mod_76, 1),
+    ("src/sparse/npz.rs:16", sparse_npz_16, 1),
+    ("src/sparse/npz.rs:49", sparse_npz_49, 1),
+    ("src/sparse/ops.rs:75", sparse_ops_75, 1),
+    ("src/sparse/ops.rs:158", sparse_ops_158, 1),
+    ("src/sparse/ops.rs:228", sparse_ops_228, 1),
     ("src/special/mod.rs:22", special_mod_22, 1),
     ("src/special/mod.rs:216", special_mod_216, 1),
     ("src/special/mod.rs:244", special_mod_244, 1),

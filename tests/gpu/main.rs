@@ -20,9 +20,9 @@ mod copies;
 mod creation;
 mod cupy_kernels;
 mod device;
-mod einsum;
 #[path = "../support/dists.rs"]
 mod dists;
+mod einsum;
 mod ergonomics;
 mod fft;
 mod files;
@@ -58,6 +58,7 @@ mod signal;
 mod signal_spectra;
 mod sorting;
 mod sparse;
+mod sparse_ops;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;
@@ -121,6 +122,7 @@ fn main() {
     signal_spectra::trials(&mut trials);
     sorting::trials(&mut trials);
     sparse::trials(&mut trials);
+    sparse_ops::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

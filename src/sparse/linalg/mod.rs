@@ -7,7 +7,7 @@
 //! [`tuning::solver_check_interval`](crate::tuning::solver_check_interval) iterations
 //! (10 by default), so the iterations between checks are queued without waiting.
 
-use super::{CscMatrix, CsrMatrix, SparseElement, SparseIndex};
+use super::{CooMatrix, CscMatrix, CsrMatrix, SparseElement, SparseIndex};
 use crate::{ContractElement, DeviceArray, Error, Result};
 
 /// A linear map `x -> A x` of shape `(m, n)`, as SciPy's `LinearOperator`.
@@ -49,6 +49,15 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
     }
     fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         CscMatrix::matvec(self, x)
+    }
+}
+
+impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CooMatrix<T, I> {
+    fn shape(&self) -> (usize, usize) {
+        CooMatrix::shape(self)
+    }
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        CooMatrix::matvec(self, x)
     }
 }
 
