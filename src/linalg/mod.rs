@@ -48,11 +48,13 @@
 //! Many small matrices (at most 32 x 32) use the batched routines (cuBLAS's batched LU,
 //! `potrfBatched`, `gesvdjBatched`, `syevjBatched`); large ones the 64-bit API (`Xgetrf`,
 //! `Xpotrf`, `Xgeqrf`, `Xsyevd`) and the Jacobi SVD (`gesvdj`, with the QR method
-//! `gesvd` where it does not converge). Workspaces come from the device's memory pool.
+//! `gesvd` where it does not converge). General eigenproblems ([`eig`], [`eigvals`]) take
+//! `Xgeev`, one matrix at a time. Workspaces come from the device's memory pool.
 
 mod cholesky;
 mod common;
 mod cusolver;
+mod eig;
 mod eigh;
 mod lstsq;
 mod lu;
@@ -68,6 +70,7 @@ pub use cholesky::{cholesky, cholesky_ex};
 pub use cusolver::SolverElement;
 pub use crate::einsum::multi_dot;
 pub use crate::stats::cross;
+pub use eig::{eig, eigvals};
 pub use eigh::{eigh, eigvalsh};
 pub use lstsq::{lstsq, pinv, Lstsq};
 pub use lu::{lu, lu_factor, lu_solve};
@@ -80,6 +83,12 @@ pub use svd::{svd, svdvals};
 pub use triangular::{solve_triangular, Trans};
 
 use crate::element::{Element, FloatElement, NumElement};
+
+/// The kernels of the linear algebra functions, for the NVRTC tier.
+#[doc(hidden)]
+pub fn kernel_specs() -> Vec<crate::KernelSpec> {
+    eig::kernel_specs()
+}
 #[cfg(doc)]
 use crate::Error;
 

@@ -4664,6 +4664,34 @@ pub fn linalg_cholesky_55() -> Result<(), String> {
     run().outcome()
 }
 
+pub fn linalg_eig_92() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Complex64, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        // A rotation by 90 degrees: eigenvalues i and -i.
+        let a = DeviceArray::from_host(&dev, &[0.0f64, -1.0, 1.0, 0.0], &[2, 2])?;
+        let (w, v) = linalg::eig(&a)?;
+        let w = w.to_host()?;
+        assert!((w[0] - Complex64::new(0.0, 1.0)).norm() < 1e-12);
+        assert!((w[1] - Complex64::new(0.0, -1.0)).norm() < 1e-12);
+        assert_eq!(v.shape(), &[2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_eig_117() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f32, 0.0, 0.0, 3.0], &[2, 2])?;
+        let w = linalg::eigvals(&a)?.to_host()?; // [2+0i, 3+0i]
+        assert!(w.iter().all(|z| z.im == 0.0));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
 pub fn linalg_eigh_35() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
@@ -8524,6 +8552,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
     ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
+    ("src/linalg/eig.rs:92", linalg_eig_92, 1),
+    ("src/linalg/eig.rs:117", linalg_eig_117, 1),
     ("src/linalg/eigh.rs:35", linalg_eigh_35, 1),
     ("src/linalg/eigh.rs:56", linalg_eigh_56, 1),
     ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
