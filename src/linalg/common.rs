@@ -46,6 +46,45 @@ pub(super) const TRIU_BODY: &str = "out0 = ((i % s0) >= ((i / s0) % s1)) ? in0 :
 /// A stack of `n x n` identities (C-contiguous output; `s0` = n).
 pub(super) const EYES_BODY: &str = "out0 = ((i % s0) == ((i / s0) % s0)) ? out0_t(1) : out0_t(0);";
 
+/// Pushes the specs of the elementwise kernel `op` (`body` over `(inputs, outputs,
+/// scalars)`) in `variants`, each with both index widths (the NVRTC tier).
+pub(super) fn push_specs(
+    out: &mut Vec<crate::KernelSpec>,
+    op: &'static str,
+    body: &'static str,
+    (ins, outs, scalars): (&[DType], &[DType], &[DType]),
+    variants: &[crate::kernels::family::elementwise::Variant],
+) {
+    use crate::kernels::IndexWidth;
+    for &variant in variants {
+        for index in [IndexWidth::I32, IndexWidth::I64] {
+            out.push(crate::KernelSpec::from(crate::ops::elementwise::spec_for(
+                op, body, ins, outs, scalars, variant, index,
+            )));
+        }
+    }
+}
+
+/// The linear algebra layer's own kernels (the triangle copy and the stacks of
+/// identities) for every solver type, in the variants their launches take (the NVRTC
+/// tier).
+pub(super) fn kernel_specs() -> Vec<crate::KernelSpec> {
+    use crate::kernels::family::elementwise::Variant;
+    let mut v = Vec::new();
+    for d in [DType::F32, DType::F64, DType::C64, DType::C128] {
+        let strided = [
+            Variant::Contiguous,
+            Variant::Strided { ndim: 2 },
+            Variant::Strided { ndim: 3 },
+            Variant::Tiled { staged: 0b10 },
+        ];
+        let i64s = [DType::I64, DType::I64];
+        push_specs(&mut v, "triu", TRIU_BODY, (&[d], &[d], &i64s), &strided);
+        push_specs(&mut v, "eyes", EYES_BODY, (&[], &[d], &i64s[..1]), &strided[..3]);
+    }
+    v
+}
+
 /// A stack of `rows x cols` matrices, one after the other in a buffer of their own, each
 /// in row-major (C) or column-major (Fortran) order; the batch in C order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -31,7 +31,6 @@ pub(crate) const EIG_VECTORS_BODY: &str = "typedef decltype(out0_t::re) R; \
 /// complex types, in the variants a contiguous output launches.
 pub(crate) fn kernel_specs() -> Vec<crate::KernelSpec> {
     use crate::kernels::family::elementwise::Variant;
-    use crate::kernels::IndexWidth;
     let mut v = Vec::new();
     for d in [DType::C64, DType::C128] {
         let vec = (16 / d.size()) as u8;
@@ -39,19 +38,14 @@ pub(crate) fn kernel_specs() -> Vec<crate::KernelSpec> {
         if vec > 1 {
             variants.push(Variant::Vectorized { vec });
         }
-        for variant in variants {
-            for index in [IndexWidth::I32, IndexWidth::I64] {
-                v.push(crate::KernelSpec::from(crate::ops::elementwise::spec_for(
-                    "eig_vectors",
-                    EIG_VECTORS_BODY,
-                    &[],
-                    &[d],
-                    &[DType::I64, DType::I64, DType::I64],
-                    variant,
-                    index,
-                )));
-            }
-        }
+        let scalars = [DType::I64; 3];
+        super::common::push_specs(
+            &mut v,
+            "eig_vectors",
+            EIG_VECTORS_BODY,
+            (&[], &[d], &scalars),
+            &variants,
+        );
     }
     v
 }

@@ -16,6 +16,14 @@
 //! # Ok::<(), cuarray::Error>(())
 //! ```
 //!
+//! # Element types
+//! Every function takes `f32` and `f64` ([`RealElement`]); [`solve`], [`inv`], [`det`],
+//! [`slogdet`], [`cholesky`] (Hermitian), [`qr`], [`eigh`] and [`eigvalsh`] (Hermitian),
+//! [`eig`] and [`eigvals`] take [`Complex32`](crate::Complex32) and
+//! [`Complex64`](crate::Complex64) too ([`SolverElement`]), through cuSOLVER's complex
+//! routines. Eigenvalues of Hermitian matrices, `slogdet`'s `logabsdet` and singular
+//! values are real ([`SolverElement::Spectral`]); `eig`'s results are always complex.
+//!
 //! # Errors and synchronization
 //! A singular matrix given to [`solve`] or [`inv`] is [`Error::Singular`], and a matrix
 //! that is not positive definite given to [`cholesky`] is [`Error::NotPositiveDefinite`],
@@ -87,13 +95,16 @@ use crate::element::{Element, FloatElement, NumElement};
 /// The kernels of the linear algebra functions, for the NVRTC tier.
 #[doc(hidden)]
 pub fn kernel_specs() -> Vec<crate::KernelSpec> {
-    eig::kernel_specs()
+    let mut v = common::kernel_specs();
+    v.extend(eig::kernel_specs());
+    v
 }
 #[cfg(doc)]
 use crate::Error;
 
-/// The element types of the functions here: `f32` and `f64` (real types whose sums and
-/// means are of the type itself).
+/// The real element types, `f32` and `f64`: those of the functions here that take no
+/// complex input (the others take any [`SolverElement`], [`Complex32`](crate::Complex32)
+/// and [`Complex64`](crate::Complex64) included).
 pub trait RealElement:
     SolverElement<Spectral = Self> + FloatElement + NumElement + Element<Sum = Self, Mean = Self>
 {

@@ -622,7 +622,7 @@ pub fn trials(out: &mut Vec<Trial>) {
     );
     group(
         out,
-        "nvrtc/linalg/complex/eig_vectors".to_string(),
+        "nvrtc/linalg/all/triu_eyes_eig_vectors".to_string(),
         cuarray::testing::linalg::kernel_specs,
     );
     out.push(nvrtc_trial(

@@ -2,7 +2,7 @@
 //! (`S`/`D`) entry points of the routines that have no 64-bit form, and to cuBLAS's batched
 //! LU, triangular solve and matrix product.
 
-use crate::element::{ComplexElement, Element, FloatElement};
+use crate::element::{ArithElement, ComplexElement, Element, FloatElement, InexactElement};
 use crate::{Complex32, Complex64};
 use crate::libs::blas::GemmElement;
 use cudarc::cublas::sys as cb;
@@ -21,9 +21,14 @@ mod sealed {
 /// Hermitian matrices (the type itself for real types, the part type for complex ones);
 /// `Complex` is the type of the eigenvalues and eigenvectors of general matrices
 /// ([`eig`](crate::linalg::eig)): the complex type of the same precision.
-pub trait SolverElement: GemmElement + crate::element::InexactElement + sealed::Sealed {
+pub trait SolverElement:
+    GemmElement
+    + InexactElement
+    + ArithElement<Real = <Self as SolverElement>::Spectral>
+    + Element<Sum = Self, Mean = Self>
+    + sealed::Sealed {
     /// The real type of singular values and eigenvalues.
-    type Spectral: SolverElement + FloatElement;
+    type Spectral: SolverElement<Spectral = Self::Spectral> + FloatElement;
     /// The complex type of the same precision (the type itself for complex types).
     type Complex: SolverElement<Spectral = Self::Spectral> + ComplexElement<Real = Self::Spectral>;
     /// cuSOLVER's name for the type (the 64-bit API's `dataType` and `computeType`).
