@@ -100,7 +100,10 @@ fn eig_impl<T: SolverElement>(
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices;
 /// [`Error::NoConvergence`] when the QR algorithm does not converge (NaN or infinite
 /// input).
-pub fn eig<T: SolverElement>(a: &DeviceArray<T>) -> Result<Pair<T>> {
+#[allow(clippy::type_complexity)]
+pub fn eig<T: SolverElement>(
+    a: &DeviceArray<T>,
+) -> Result<(DeviceArray<T::Complex>, DeviceArray<T::Complex>)> {
     let _range = crate::profile::range("eig");
     eig_impl("eig", a, true)
 }

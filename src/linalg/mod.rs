@@ -18,8 +18,8 @@
 //!
 //! # Element types
 //! Every function takes `f32` and `f64` ([`RealElement`]); [`solve`], [`inv`], [`det`],
-//! [`slogdet`], [`cholesky`] (Hermitian), [`qr`], [`eigh`] and [`eigvalsh`] (Hermitian),
-//! [`eig`] and [`eigvals`] take [`Complex32`](crate::Complex32) and
+//! [`slogdet`], [`cholesky`] (Hermitian), [`qr`], [`svd`], [`svdvals`], [`eigh`] and
+//! [`eigvalsh`] (Hermitian), [`eig`] and [`eigvals`] take [`Complex32`](crate::Complex32) and
 //! [`Complex64`](crate::Complex64) too ([`SolverElement`]), through cuSOLVER's complex
 //! routines. Eigenvalues of Hermitian matrices, `slogdet`'s `logabsdet` and singular
 //! values are real ([`SolverElement::Spectral`]); `eig`'s results are always complex.

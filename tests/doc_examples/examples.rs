@@ -4680,7 +4680,7 @@ pub fn linalg_eig_86() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_eig_111() -> Result<(), String> {
+pub fn linalg_eig_114() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -4990,7 +4990,7 @@ pub fn linalg_solve_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_136() -> Result<(), String> {
+pub fn linalg_svd_144() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -5003,7 +5003,7 @@ pub fn linalg_svd_136() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_160() -> Result<(), String> {
+pub fn linalg_svd_169() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -8553,7 +8553,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
     ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
     ("src/linalg/eig.rs:86", linalg_eig_86, 1),
-    ("src/linalg/eig.rs:111", linalg_eig_111, 1),
+    ("src/linalg/eig.rs:114", linalg_eig_114, 1),
     ("src/linalg/eigh.rs:37", linalg_eigh_37, 1),
     ("src/linalg/eigh.rs:60", linalg_eigh_60, 1),
     ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
@@ -8577,8 +8577,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/solve.rs:167", linalg_solve_167, 1),
     ("src/linalg/solve.rs:226", linalg_solve_226, 1),
     ("src/linalg/solve.rs:246", linalg_solve_246, 1),
-    ("src/linalg/svd.rs:136", linalg_svd_136, 1),
-    ("src/linalg/svd.rs:160", linalg_svd_160, 1),
+    ("src/linalg/svd.rs:144", linalg_svd_144, 1),
+    ("src/linalg/svd.rs:169", linalg_svd_169, 1),
     ("src/linalg/triangular.rs:28", linalg_triangular_28, 1),
     ("src/nccl/mod.rs:27", nccl_mod_27, 1),
     ("src/nccl/mod.rs:148", nccl_mod_148, 1),

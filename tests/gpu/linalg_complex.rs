@@ -4,9 +4,10 @@
 //! `det` against a host LU and `slogdet` against `det`, `L Lᴴ = A` for Hermitian
 //! positive-definite matrices (and the error of one that is not), `Q R = A` with
 //! `Qᴴ Q = I`, `A v = v diag(w)` with real ascending `w` for Hermitian matrices; batches,
-//! transposed views, singular matrices.
+//! transposed views, singular matrices; `U diag(S) Vh = A` with unitary factors and real
+//! descending `S` through each SVD routine.
 
-use crate::common::{add_gpu, ensure, Rng, TResult};
+use crate::common::{add_gpu, ensure, gpu_trial_exclusive, Rng, TResult};
 use crate::linalg_eig::{down, norm, random, up, Host};
 use cuarray::linalg;
 use cuarray::{Complex32, Complex64, Element, Error};
@@ -234,6 +235,82 @@ where
     Ok(())
 }
 
+/// Checks `U diag(S) Vh = A`, `Uᴴ U = I`, `Vh Vhᴴ = I` and real, descending, non-negative
+/// `S` for each matrix of a `(batch, m, n)` stack.
+fn check_svd<T: Host>(what: &str, a: &[C], (batch, m, n): (usize, usize, usize), full: bool, got: &linalg_svd::Factors<T>) -> TResult
+where
+    T::Spectral: Host,
+{
+    let k = m.min(n);
+    let (uc, vr) = if full { (m, n) } else { (k, k) };
+    let (u, s, vh) = got;
+    ensure!(u.shape() == [batch, m, uc] && s.shape() == [batch, k] && vh.shape() == [batch, vr, n], "{what}: shapes {:?} {:?} {:?}", u.shape(), s.shape(), vh.shape());
+    let (u, s, vh) = (down(&u.contiguous()?)?, down(s)?, down(&vh.contiguous()?)?);
+    let tol = T::tol(m.max(n)) * 20.0;
+    for b in 0..batch {
+        let (ub, sb, vb) = (&u[b * m * uc..(b + 1) * m * uc], &s[b * k..(b + 1) * k], &vh[b * vr * n..(b + 1) * vr * n]);
+        ensure!(sb.iter().all(|x| x.im == 0.0 && x.re >= 0.0) && sb.windows(2).all(|p| p[0].re >= p[1].re), "{what}: singular values {sb:?}");
+        // U[:, :k] diag(S) Vh[:k, :].
+        let us: Vec<C> = (0..m * k).map(|e| ub[(e / k) * uc + e % k] * sb[e % k]).collect();
+        close(&format!("{what}: U S Vh"), &mm(&us, &vb[..k * n], m, k, n), &a[b * m * n..(b + 1) * m * n], tol)?;
+        close(&format!("{what}: Uᴴ U"), &mm(&ct(ub, m, uc), ub, uc, m, uc), &eye(uc), tol)?;
+        close(&format!("{what}: Vh Vhᴴ"), &mm(vb, &ct(vb, vr, n), vr, n, vr), &eye(vr), tol)?;
+    }
+    Ok(())
+}
+
+mod linalg_svd {
+    use cuarray::linalg::SolverElement;
+    use cuarray::DeviceArray;
+    /// `svd`'s factors.
+    pub type Factors<T> = (DeviceArray<T>, DeviceArray<<T as SolverElement>::Spectral>, DeviceArray<T>);
+}
+
+fn svd<T: Host>(dev: &cuarray::Device, rng: &mut Rng) -> TResult
+where
+    T::Spectral: Host,
+{
+    // Many small matrices (the batched Jacobi method), single ones tall and wide, economy
+    // and full.
+    for &(batch, m, n, full) in &[(4usize, 6usize, 5usize, false), (3, 5, 6, true), (1, 40, 30, false), (1, 30, 40, true), (2, 33, 33, false), (1, 1, 1, false)] {
+        let a = random::<T>(rng, batch * m * n);
+        let d = up::<T>(dev, &a, &[batch, m, n])?;
+        check_svd::<T>(&format!("svd {batch}x{m}x{n} full={full}"), &a, (batch, m, n), full, &linalg::svd(&d, full)?)?;
+        let sv = down(&linalg::svdvals(&d)?)?;
+        let s = down(&linalg::svd(&d, false)?.1)?;
+        close(&format!("svdvals {batch}x{m}x{n}"), &sv, &s, T::tol(m.max(n)) * 20.0)?;
+    }
+    // A transposed view.
+    let a = random::<T>(rng, 7 * 4);
+    let t: Vec<C> = (0..28).map(|e| a[(e % 7) * 4 + e / 7]).collect();
+    let d = up::<T>(dev, &a, &[7, 4])?.t().expand_dims(0)?;
+    check_svd::<T>("svd of a transposed view", &t, (1, 4, 7), false, &linalg::svd(&d, false)?)?;
+    Ok(())
+}
+
+/// The QR-iteration, polar and Jacobi routines (the hidden knob is global: exclusive).
+fn svd_routines<T: Host>(dev: &cuarray::Device) -> TResult
+where
+    T::Spectral: Host,
+{
+    use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
+    let mut rng = Rng::for_name("linalg_complex/svd_routines");
+    let mut result = Ok(());
+    for algo in [SvdAlgorithm::Qr, SvdAlgorithm::Polar, SvdAlgorithm::Jacobi] {
+        set_svd_algorithm(algo);
+        for &(m, n, full) in &[(40usize, 30usize, false), (30, 40, false), (35, 35, true), (40, 30, true), (30, 40, true)] {
+            let a = random::<T>(&mut rng, m * n);
+            let r = up::<T>(dev, &a, &[1, m, n]).and_then(|d| linalg::svd(&d, full)).map_err(|e| e.to_string());
+            let r = r.and_then(|f| check_svd::<T>(&format!("{algo:?} {m}x{n} full={full}"), &a, (1, m, n), full, &f).map_err(|e| format!("{e:?}")));
+            if let Err(e) = r {
+                result = Err(e);
+            }
+        }
+    }
+    set_svd_algorithm(SvdAlgorithm::Auto);
+    result.map_err(Into::into)
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     macro_rules! per_dtype {
         ($($t:ty),*) => {$(
@@ -242,6 +319,8 @@ pub fn trials(out: &mut Vec<Trial>) {
             add_gpu(out, format!("linalg_complex/det_slogdet/{d}/mixed"), det_slogdet::<$t>);
             add_gpu(out, format!("linalg_complex/cholesky_qr/{d}/mixed"), cholesky_qr::<$t>);
             add_gpu(out, format!("linalg_complex/eigh/{d}/mixed"), eigh::<$t>);
+            add_gpu(out, format!("linalg_complex/svd/{d}/mixed"), svd::<$t>);
+            out.push(gpu_trial_exclusive(format!("linalg_complex/svd_routines/{d}/mixed"), svd_routines::<$t>));
         )*};
     }
     per_dtype!(Complex32, Complex64);
