@@ -82,7 +82,13 @@ pub(super) fn kernel_specs() -> Vec<crate::KernelSpec> {
         ];
         let i64s = [DType::I64, DType::I64];
         push_specs(&mut v, "triu", TRIU_BODY, (&[d], &[d], &i64s), &strided);
-        push_specs(&mut v, "eyes", EYES_BODY, (&[], &[d], &i64s[..1]), &strided[..3]);
+        push_specs(
+            &mut v,
+            "eyes",
+            EYES_BODY,
+            (&[], &[d], &i64s[..1]),
+            &strided[..3],
+        );
         if d.is_complex() {
             push_specs(&mut v, "conj", CONJ_BODY, (&[d], &[d], &[]), &strided);
         }
@@ -257,7 +263,12 @@ pub(super) fn copy_stack_conj(
 }
 
 /// `dst = src`, or its complex conjugate when `conj` and the type is complex.
-pub(super) fn copy_op(device: &Device, dst: Operand<'_>, src: &Operand<'_>, conj: bool) -> Result<()> {
+pub(super) fn copy_op(
+    device: &Device,
+    dst: Operand<'_>,
+    src: &Operand<'_>,
+    conj: bool,
+) -> Result<()> {
     let (op, body) = if conj && src.dtype().is_complex() {
         ("conj", CONJ_BODY)
     } else {

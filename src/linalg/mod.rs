@@ -19,10 +19,11 @@
 //! # Element types
 //! Every function takes `f32` and `f64` ([`RealElement`]); [`solve`], [`inv`], [`det`],
 //! [`slogdet`], [`cholesky`] (Hermitian), [`qr`], [`svd`], [`svdvals`], [`eigh`] and
-//! [`eigvalsh`] (Hermitian), [`eig`] and [`eigvals`] take [`Complex32`](crate::Complex32) and
-//! [`Complex64`](crate::Complex64) too ([`SolverElement`]), through cuSOLVER's complex
-//! routines. Eigenvalues of Hermitian matrices, `slogdet`'s `logabsdet` and singular
-//! values are real ([`SolverElement::Spectral`]); `eig`'s results are always complex.
+//! [`eigvalsh`] (Hermitian), [`lstsq`], [`pinv`], the norms, [`eig`] and [`eigvals`] take
+//! [`Complex32`](crate::Complex32) and [`Complex64`](crate::Complex64) too
+//! ([`SolverElement`]), through cuSOLVER's complex routines. Eigenvalues of Hermitian
+//! matrices, `slogdet`'s `logabsdet`, singular values, norms and `lstsq`'s residuals are
+//! real ([`SolverElement::Spectral`]); `eig`'s results are always complex.
 //!
 //! # Errors and synchronization
 //! A singular matrix given to [`solve`] or [`inv`] is [`Error::Singular`], and a matrix

@@ -265,7 +265,11 @@ pub fn slogdet<T: SolverElement>(
     let logabs = abs.log()?.sum_axis(-1)?;
     Ok((
         where_(&regular, &sign, T::ZERO)?,
-        where_(&regular, &logabs, <T::Spectral as crate::element::Element>::from_f64(f64::NEG_INFINITY))?,
+        where_(
+            &regular,
+            &logabs,
+            <T::Spectral as crate::element::Element>::from_f64(f64::NEG_INFINITY),
+        )?,
     ))
 }
 

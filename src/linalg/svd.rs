@@ -32,7 +32,11 @@ pub(super) fn svd_impl<T: SolverElement>(
     if T::DTYPE == crate::DType::F32 && polar_by_default((m, n), full_matrices, vectors) {
         // Faster than f32's own routines there, and more accurate.
         let (u, s, vh) = svd_impl::<f64>(op, &a.astype::<f64>()?, full_matrices, vectors)?;
-        return Ok((u.astype::<T>()?, s.astype::<T::Spectral>()?, vh.astype::<T>()?));
+        return Ok((
+            u.astype::<T>()?,
+            s.astype::<T::Spectral>()?,
+            vh.astype::<T>()?,
+        ));
     }
     let dev = a.device();
     let operand = a.operand()?;
@@ -71,8 +75,7 @@ pub(super) fn svd_impl<T: SolverElement>(
             .sub(&eye(vh.shape()[vh.ndim() - 2])?)?)?;
         // Entries of UᴴU - I are sums of m products: their Frobenius norm grows as
         // sqrt(k), which the bound per column takes out.
-        let cols =
-            T::Spectral::from_f64((10.0 * (m + n) as f64 * eps) * (m.min(n) as f64).sqrt());
+        let cols = T::Spectral::from_f64((10.0 * (m + n) as f64 * eps) * (m.min(n) as f64).sqrt());
         let bad = bad
             .logical_or(&du.gt(cols)?)?
             .logical_or(&dv.gt(cols)?)?
@@ -375,7 +378,12 @@ pub(crate) fn run_svd<T: SolverElement>(
 
 /// Conjugates, in place, the `len` values of `U'` (the buffer of `Vh`) of a complex SVD
 /// of `Aᴴ` with vectors, so that `Vh` views `conj(U')ᵀ`; nothing for real types.
-fn conj_up<T: SolverElement>(device: &Device, out: &SvdOut, len: usize, vectors: bool) -> Result<()> {
+fn conj_up<T: SolverElement>(
+    device: &Device,
+    out: &SvdOut,
+    len: usize,
+    vectors: bool,
+) -> Result<()> {
     if !T::DTYPE.is_complex() || !vectors || len == 0 {
         return Ok(());
     }
@@ -524,7 +532,13 @@ pub(crate) fn run_svd_one<T: SolverElement>(
         // a = U_t S Vᴴ_t.
         let u_src = Layout::from_parts(vec![ur, uc], vec![1, rows as isize], 0);
         copy(&out.u.buf, u_dst, &u_t, u_src, false)?;
-        copy(&out.vh.buf, vh_dst, &v_t, second(vr, vc, false), complex && !qr)?;
+        copy(
+            &out.vh.buf,
+            vh_dst,
+            &v_t,
+            second(vr, vc, false),
+            complex && !qr,
+        )?;
     }
     Ok(())
 }

@@ -4717,7 +4717,7 @@ pub fn linalg_eigh_60() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_lstsq_33() -> Result<(), String> {
+pub fn linalg_lstsq_41() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4732,7 +4732,7 @@ pub fn linalg_lstsq_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_lstsq_110() -> Result<(), String> {
+pub fn linalg_lstsq_118() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4828,7 +4828,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_13() -> Result<(), String> {
+pub fn linalg_norms_14() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -4842,7 +4842,7 @@ pub fn linalg_norms_13() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_145() -> Result<(), String> {
+pub fn linalg_norms_166() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -4855,7 +4855,7 @@ pub fn linalg_norms_145() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_173() -> Result<(), String> {
+pub fn linalg_norms_200() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -4868,7 +4868,7 @@ pub fn linalg_norms_173() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_197() -> Result<(), String> {
+pub fn linalg_norms_224() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -4990,7 +4990,7 @@ pub fn linalg_solve_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_144() -> Result<(), String> {
+pub fn linalg_svd_147() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -5003,7 +5003,7 @@ pub fn linalg_svd_144() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_169() -> Result<(), String> {
+pub fn linalg_svd_172() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -8556,18 +8556,18 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/eig.rs:114", linalg_eig_114, 1),
     ("src/linalg/eigh.rs:37", linalg_eigh_37, 1),
     ("src/linalg/eigh.rs:60", linalg_eigh_60, 1),
-    ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
-    ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
+    ("src/linalg/lstsq.rs:41", linalg_lstsq_41, 1),
+    ("src/linalg/lstsq.rs:118", linalg_lstsq_118, 1),
     ("src/linalg/lu.rs:18", linalg_lu_18, 1),
     ("src/linalg/lu.rs:42", linalg_lu_42, 1),
     ("src/linalg/lu.rs:119", linalg_lu_119, 1),
     ("src/linalg/matfun.rs:32", linalg_matfun_32, 1),
     ("src/linalg/matfun.rs:102", linalg_matfun_102, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/norms.rs:13", linalg_norms_13, 1),
-    ("src/linalg/norms.rs:145", linalg_norms_145, 1),
-    ("src/linalg/norms.rs:173", linalg_norms_173, 1),
-    ("src/linalg/norms.rs:197", linalg_norms_197, 1),
+    ("src/linalg/norms.rs:14", linalg_norms_14, 1),
+    ("src/linalg/norms.rs:166", linalg_norms_166, 1),
+    ("src/linalg/norms.rs:200", linalg_norms_200, 1),
+    ("src/linalg/norms.rs:224", linalg_norms_224, 1),
     ("src/linalg/qr.rs:22", linalg_qr_22, 1),
     ("src/linalg/rank.rs:14", linalg_rank_14, 1),
     ("src/linalg/rank.rs:58", linalg_rank_58, 1),
@@ -8577,8 +8577,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/solve.rs:167", linalg_solve_167, 1),
     ("src/linalg/solve.rs:226", linalg_solve_226, 1),
     ("src/linalg/solve.rs:246", linalg_solve_246, 1),
-    ("src/linalg/svd.rs:144", linalg_svd_144, 1),
-    ("src/linalg/svd.rs:169", linalg_svd_169, 1),
+    ("src/linalg/svd.rs:147", linalg_svd_147, 1),
+    ("src/linalg/svd.rs:172", linalg_svd_172, 1),
     ("src/linalg/triangular.rs:28", linalg_triangular_28, 1),
     ("src/nccl/mod.rs:27", nccl_mod_27, 1),
     ("src/nccl/mod.rs:148", nccl_mod_148, 1),

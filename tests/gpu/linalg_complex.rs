@@ -5,7 +5,8 @@
 //! positive-definite matrices (and the error of one that is not), `Q R = A` with
 //! `Qᴴ Q = I`, `A v = v diag(w)` with real ascending `w` for Hermitian matrices; batches,
 //! transposed views, singular matrices; `U diag(S) Vh = A` with unitary factors and real
-//! descending `S` through each SVD routine.
+//! descending `S` through each SVD routine; least squares (normal equations, residuals),
+//! pseudo-inverses and norms.
 
 use crate::common::{add_gpu, ensure, gpu_trial_exclusive, Rng, TResult};
 use crate::linalg_eig::{down, norm, random, up, Host};
@@ -311,6 +312,61 @@ where
     result.map_err(Into::into)
 }
 
+fn lstsq_pinv_norm<T: Host>(dev: &cuarray::Device, rng: &mut Rng) -> TResult
+where
+    T::Spectral: Host,
+{
+    use cuarray::linalg::NormOrd;
+    // Least squares, tall: Aᴴ (A x - b) = 0, residuals |A x - b|², rank n, the singular
+    // values of svdvals.
+    let (m, n, k) = (9usize, 4usize, 2usize);
+    let a = random::<T>(rng, m * n);
+    let b = random::<T>(rng, m * k);
+    let (x, res, rank, sv) = linalg::lstsq(&up::<T>(dev, &a, &[m, n])?, &up::<T>(dev, &b, &[m, k])?)?;
+    ensure!(rank == n, "lstsq rank {rank}");
+    let x = down(&x)?;
+    let r: Vec<C> = mm(&a, &x, m, n, k).iter().zip(&b).map(|(p, q)| p - q).collect();
+    let normal = mm(&ct(&a, m, n), &r, n, m, k);
+    ensure!(norm(&normal) <= T::tol(m) * 20.0 * norm(&a) * norm(&b), "lstsq: |Aᴴ r| = {}", norm(&normal));
+    let want: Vec<C> = (0..k).map(|j| C::new((0..m).map(|i| r[i * k + j].norm_sqr()).sum(), 0.0)).collect();
+    close("lstsq residuals", &down(&res)?, &want, T::tol(m) * 20.0)?;
+    close("lstsq singular values", &down(&sv)?, &down(&linalg::svdvals(&up::<T>(dev, &a, &[m, n])?)?)?, T::tol(m) * 20.0)?;
+    // pinv: A⁺ A = I for full column rank, and a batch of wide matrices: A A⁺ = I.
+    let p = down(&linalg::pinv(&up::<T>(dev, &a, &[m, n])?)?.contiguous()?)?;
+    close("pinv A⁺ A", &mm(&p, &a, n, m, n), &eye(n), T::tol(m) * 50.0)?;
+    let w = random::<T>(rng, 2 * 3 * 5);
+    let pw = down(&linalg::pinv(&up::<T>(dev, &w, &[2, 3, 5])?)?.contiguous()?)?;
+    for b in 0..2 {
+        close("pinv batch A A⁺", &mm(&w[b * 15..(b + 1) * 15], &pw[b * 15..(b + 1) * 15], 3, 5, 3), &eye(3), T::tol(5) * 50.0)?;
+    }
+    // Norms: of the magnitudes (Fro, 1, inf, vector p), and of the singular values (2, nuc).
+    let (r, c) = (5usize, 3usize);
+    let a = random::<T>(rng, r * c);
+    let d = up::<T>(dev, &a, &[r, c])?;
+    let one = |x: cuarray::DeviceArray<T::Spectral>| -> cuarray::Result<f64> { Ok(down(&x)?[0].re) };
+    let fro = norm(&a);
+    let col1 = (0..c).map(|j| (0..r).map(|i| a[i * c + j].norm()).sum::<f64>()).fold(0.0, f64::max);
+    let rowinf = (0..r).map(|i| (0..c).map(|j| a[i * c + j].norm()).sum::<f64>()).fold(0.0, f64::max);
+    let s = down(&linalg::svdvals(&d)?)?;
+    let tol = T::tol(r) * 20.0;
+    for (what, got, want) in [
+        ("norm None", one(linalg::norm(&d, None)?)?, fro),
+        ("norm Fro", one(linalg::norm(&d, Some(NormOrd::Fro))?)?, fro),
+        ("norm 1", one(linalg::norm(&d, Some(NormOrd::P(1.0)))?)?, col1),
+        ("norm inf", one(linalg::norm(&d, Some(NormOrd::Inf))?)?, rowinf),
+        ("norm 2", one(linalg::norm(&d, Some(NormOrd::P(2.0)))?)?, s[0].re),
+        ("norm nuc", one(linalg::norm(&d, Some(NormOrd::Nuc))?)?, s.iter().map(|z| z.re).sum()),
+    ] {
+        ensure!((got - want).abs() <= tol * want.max(1.0), "{what}: {got}, expected {want}");
+    }
+    let v = down(&linalg::norm_axis(&d, Some(NormOrd::P(3.0)), 1)?)?;
+    for i in 0..r {
+        let want = (0..c).map(|j| a[i * c + j].norm().powi(3)).sum::<f64>().cbrt();
+        ensure!((v[i].re - want).abs() <= tol * want, "norm_axis p=3 row {i}: {} expected {want}", v[i].re);
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     macro_rules! per_dtype {
         ($($t:ty),*) => {$(
@@ -320,6 +376,7 @@ pub fn trials(out: &mut Vec<Trial>) {
             add_gpu(out, format!("linalg_complex/cholesky_qr/{d}/mixed"), cholesky_qr::<$t>);
             add_gpu(out, format!("linalg_complex/eigh/{d}/mixed"), eigh::<$t>);
             add_gpu(out, format!("linalg_complex/svd/{d}/mixed"), svd::<$t>);
+            add_gpu(out, format!("linalg_complex/lstsq_pinv_norm/{d}/mixed"), lstsq_pinv_norm::<$t>);
             out.push(gpu_trial_exclusive(format!("linalg_complex/svd_routines/{d}/mixed"), svd_routines::<$t>));
         )*};
     }

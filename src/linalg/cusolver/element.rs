@@ -3,8 +3,8 @@
 //! LU, triangular solve and matrix product.
 
 use crate::element::{ArithElement, ComplexElement, Element, FloatElement, InexactElement};
-use crate::{Complex32, Complex64};
 use crate::libs::blas::GemmElement;
+use crate::{Complex32, Complex64};
 use cudarc::cublas::sys as cb;
 use cudarc::cusolver::sys;
 use std::ffi::c_int;
@@ -26,7 +26,8 @@ pub trait SolverElement:
     + InexactElement
     + ArithElement<Real = <Self as SolverElement>::Spectral>
     + Element<Sum = Self, Mean = Self>
-    + sealed::Sealed {
+    + sealed::Sealed
+{
     /// The real type of singular values and eigenvalues.
     type Spectral: SolverElement<Spectral = Self::Spectral> + FloatElement;
     /// The complex type of the same precision (the type itself for complex types).
@@ -319,7 +320,20 @@ macro_rules! solver_element {
                 info: *mut c_int,
             ) -> sys::cusolverStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { sys::$orgqr(h, m, n, k, a.cast(), lda, tau.cast(), work.cast(), lwork, info) }
+                unsafe {
+                    sys::$orgqr(
+                        h,
+                        m,
+                        n,
+                        k,
+                        a.cast(),
+                        lda,
+                        tau.cast(),
+                        work.cast(),
+                        lwork,
+                        info,
+                    )
+                }
             }
             unsafe fn gesvdj_buffer_size(
                 h: sys::cusolverDnHandle_t,
@@ -340,8 +354,20 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdj_bs(
-                        h, jobz, econ, m, n, a.cast(), lda, s, u.cast(), ldu, v.cast(), ldv,
-                        lwork, params,
+                        h,
+                        jobz,
+                        econ,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        lwork,
+                        params,
                     )
                 }
             }
@@ -366,8 +392,22 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdj(
-                        h, jobz, econ, m, n, a.cast(), lda, s, u.cast(), ldu, v.cast(), ldv,
-                        work.cast(), lwork, info, params,
+                        h,
+                        jobz,
+                        econ,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        work.cast(),
+                        lwork,
+                        info,
+                        params,
                     )
                 }
             }
@@ -390,8 +430,20 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdjb_bs(
-                        h, jobz, m, n, a.cast(), lda, s, u.cast(), ldu, v.cast(), ldv, lwork,
-                        params, batch,
+                        h,
+                        jobz,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        lwork,
+                        params,
+                        batch,
                     )
                 }
             }
@@ -416,8 +468,22 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdjb(
-                        h, jobz, m, n, a.cast(), lda, s, u.cast(), ldu, v.cast(), ldv,
-                        work.cast(), lwork, info, params, batch,
+                        h,
+                        jobz,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        work.cast(),
+                        lwork,
+                        info,
+                        params,
+                        batch,
                     )
                 }
             }
@@ -453,7 +519,17 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$syevjb(
-                        h, jobz, uplo, n, a.cast(), lda, w, work.cast(), lwork, info, params,
+                        h,
+                        jobz,
+                        uplo,
+                        n,
+                        a.cast(),
+                        lda,
+                        w,
+                        work.cast(),
+                        lwork,
+                        info,
+                        params,
                         batch,
                     )
                 }
@@ -496,7 +572,21 @@ macro_rules! solver_element {
                 batch: c_int,
             ) -> cb::cublasStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { cb::$getrsb(h, trans, n, nrhs, a.cast(), lda, piv, b.cast(), ldb, info, batch) }
+                unsafe {
+                    cb::$getrsb(
+                        h,
+                        trans,
+                        n,
+                        nrhs,
+                        a.cast(),
+                        lda,
+                        piv,
+                        b.cast(),
+                        ldb,
+                        info,
+                        batch,
+                    )
+                }
             }
             unsafe fn trsm_batched(
                 h: cb::cublasHandle_t,
@@ -539,7 +629,10 @@ macro_rules! solver_element {
                 beta: f64,
                 c: (*mut $t, c_int),
             ) -> cb::cublasStatus_t {
-                let (alpha, beta) = (<$t as Element>::from_f64(alpha), <$t as Element>::from_f64(beta));
+                let (alpha, beta) = (
+                    <$t as Element>::from_f64(alpha),
+                    <$t as Element>::from_f64(beta),
+                );
                 let nn = cb::cublasOperation_t::CUBLAS_OP_N;
                 // SAFETY: the caller's contract; alpha and beta outlive the call.
                 unsafe {
