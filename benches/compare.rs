@@ -35,6 +35,11 @@
 //! (`_alg1`), the triangular solves of `Xgetrs` (`_getrs`) and other diagonal blocks
 //! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
+//! Contractions and the third round's linear algebra (`benches/compare_cases/linalg_more.rs`):
+//! `einsum_ij_jk_f32_512x1024x768`, `einsum_bhqd_bhkd_f32_32x16x512x64`,
+//! `tensordot_f32_64x128x256_256x128x96`, `kron_f32_64^2`, `eig_f64_2048`,
+//! `lu_factor_f64_4096`, `solve_triangular_f64_4096x64`, `svd_c64_2048`, `eigh_c64_2048`,
+//! `expm_f64_1024`.
 //!
 //! Sparse (cuSPARSE): `spmv_csr_f32_2^22x16` (a CSR matrix of 2^22 rows with 16 entries
 //! per row in columns `(i + j 2^18) mod 2^22`, times a vector), `spmm_csr_f32_2^22x16_k16`
@@ -65,6 +70,8 @@ use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 
 #[path = "compare_cases/ndimage.rs"]
 mod ndimage_cases;
+#[path = "compare_cases/linalg_more.rs"]
+mod linalg_more_cases;
 use std::time::{Duration, Instant};
 
 struct Case {
@@ -1480,6 +1487,7 @@ fn main() {
     complex_cases(&dev, &filter, &mut cases);
     matvec_cases(&dev, &filter, &mut cases);
     linalg_cases(&dev, &filter, &mut cases);
+    linalg_more_cases::linalg_more_cases(&dev, &filter, &mut cases);
     sparse_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);
     transfer_cases(&dev, &filter, &mut cases);

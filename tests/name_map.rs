@@ -294,7 +294,9 @@ fn numpy_linalg() {
     use cuarray::linalg::cross as _;
     use cuarray::linalg::det as _;
     let _ = cuarray::DeviceArray::<f32>::diagonal;
+    use cuarray::linalg::eig as _;
     use cuarray::linalg::eigh as _;
+    use cuarray::linalg::eigvals as _;
     use cuarray::linalg::eigvalsh as _;
     use cuarray::linalg::inv as _;
     use cuarray::Error as _;

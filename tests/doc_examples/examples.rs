@@ -4664,7 +4664,35 @@ pub fn linalg_cholesky_55() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_eigh_35() -> Result<(), String> {
+pub fn linalg_eig_86() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Complex64, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        // A rotation by 90 degrees: eigenvalues i and -i.
+        let a = DeviceArray::from_host(&dev, &[0.0f64, -1.0, 1.0, 0.0], &[2, 2])?;
+        let (w, v) = linalg::eig(&a)?;
+        let w = w.to_host()?;
+        assert!((w[0] - Complex64::new(0.0, 1.0)).norm() < 1e-12);
+        assert!((w[1] - Complex64::new(0.0, -1.0)).norm() < 1e-12);
+        assert_eq!(v.shape(), &[2, 2]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_eig_114() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::{linalg, Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = DeviceArray::from_host(&dev, &[2.0f32, 0.0, 0.0, 3.0], &[2, 2])?;
+        let w = linalg::eigvals(&a)?.to_host()?; // [2+0i, 3+0i]
+        assert!(w.iter().all(|z| z.im == 0.0));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn linalg_eigh_37() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4677,7 +4705,7 @@ pub fn linalg_eigh_35() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_eigh_56() -> Result<(), String> {
+pub fn linalg_eigh_60() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4689,7 +4717,7 @@ pub fn linalg_eigh_56() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_lstsq_33() -> Result<(), String> {
+pub fn linalg_lstsq_41() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4704,7 +4732,7 @@ pub fn linalg_lstsq_33() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_lstsq_110() -> Result<(), String> {
+pub fn linalg_lstsq_118() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4801,7 +4829,7 @@ pub fn linalg_mod_6() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_13() -> Result<(), String> {
+pub fn linalg_norms_14() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm, NormOrd};
@@ -4815,7 +4843,7 @@ pub fn linalg_norms_13() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_145() -> Result<(), String> {
+pub fn linalg_norms_166() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -4828,7 +4856,7 @@ pub fn linalg_norms_145() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_173() -> Result<(), String> {
+pub fn linalg_norms_200() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         use cuarray::linalg::{norm_axis, NormOrd};
@@ -4841,7 +4869,7 @@ pub fn linalg_norms_173() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_norms_197() -> Result<(), String> {
+pub fn linalg_norms_224() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::linalg::{norm_axes, NormOrd};
         let dev = cuarray::Device::new(0)?;
@@ -4890,7 +4918,7 @@ pub fn linalg_rank_61() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_solve_38() -> Result<(), String> {
+pub fn linalg_solve_37() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{linalg, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -4902,7 +4930,7 @@ pub fn linalg_solve_38() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_solve_115() -> Result<(), String> {
+pub fn linalg_solve_114() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4916,7 +4944,7 @@ pub fn linalg_solve_115() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_solve_145() -> Result<(), String> {
+pub fn linalg_solve_144() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4928,7 +4956,7 @@ pub fn linalg_solve_145() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_solve_168() -> Result<(), String> {
+pub fn linalg_solve_167() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4940,7 +4968,7 @@ pub fn linalg_solve_168() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_solve_227() -> Result<(), String> {
+pub fn linalg_solve_226() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_host(&dev, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
@@ -4950,7 +4978,7 @@ pub fn linalg_solve_227() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_solve_245() -> Result<(), String> {
+pub fn linalg_solve_246() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4963,7 +4991,7 @@ pub fn linalg_solve_245() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_136() -> Result<(), String> {
+pub fn linalg_svd_147() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -4976,7 +5004,7 @@ pub fn linalg_svd_136() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_160() -> Result<(), String> {
+pub fn linalg_svd_172() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -8637,31 +8665,33 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/lib.rs:13", lib_13, 1),
     ("src/linalg/cholesky.rs:23", linalg_cholesky_23, 1),
     ("src/linalg/cholesky.rs:55", linalg_cholesky_55, 1),
-    ("src/linalg/eigh.rs:35", linalg_eigh_35, 1),
-    ("src/linalg/eigh.rs:56", linalg_eigh_56, 1),
-    ("src/linalg/lstsq.rs:33", linalg_lstsq_33, 1),
-    ("src/linalg/lstsq.rs:110", linalg_lstsq_110, 1),
+    ("src/linalg/eig.rs:86", linalg_eig_86, 1),
+    ("src/linalg/eig.rs:114", linalg_eig_114, 1),
+    ("src/linalg/eigh.rs:37", linalg_eigh_37, 1),
+    ("src/linalg/eigh.rs:60", linalg_eigh_60, 1),
+    ("src/linalg/lstsq.rs:41", linalg_lstsq_41, 1),
+    ("src/linalg/lstsq.rs:118", linalg_lstsq_118, 1),
     ("src/linalg/lu.rs:18", linalg_lu_18, 1),
     ("src/linalg/lu.rs:42", linalg_lu_42, 1),
     ("src/linalg/lu.rs:122", linalg_lu_122, 1),
     ("src/linalg/matfun.rs:32", linalg_matfun_32, 1),
     ("src/linalg/matfun.rs:102", linalg_matfun_102, 1),
     ("src/linalg/mod.rs:6", linalg_mod_6, 1),
-    ("src/linalg/norms.rs:13", linalg_norms_13, 1),
-    ("src/linalg/norms.rs:145", linalg_norms_145, 1),
-    ("src/linalg/norms.rs:173", linalg_norms_173, 1),
-    ("src/linalg/norms.rs:197", linalg_norms_197, 1),
+    ("src/linalg/norms.rs:14", linalg_norms_14, 1),
+    ("src/linalg/norms.rs:166", linalg_norms_166, 1),
+    ("src/linalg/norms.rs:200", linalg_norms_200, 1),
+    ("src/linalg/norms.rs:224", linalg_norms_224, 1),
     ("src/linalg/qr.rs:22", linalg_qr_22, 1),
     ("src/linalg/rank.rs:14", linalg_rank_14, 1),
     ("src/linalg/rank.rs:61", linalg_rank_61, 1),
-    ("src/linalg/solve.rs:38", linalg_solve_38, 1),
-    ("src/linalg/solve.rs:115", linalg_solve_115, 1),
-    ("src/linalg/solve.rs:145", linalg_solve_145, 1),
-    ("src/linalg/solve.rs:168", linalg_solve_168, 1),
-    ("src/linalg/solve.rs:227", linalg_solve_227, 1),
-    ("src/linalg/solve.rs:245", linalg_solve_245, 1),
-    ("src/linalg/svd.rs:136", linalg_svd_136, 1),
-    ("src/linalg/svd.rs:160", linalg_svd_160, 1),
+    ("src/linalg/solve.rs:37", linalg_solve_37, 1),
+    ("src/linalg/solve.rs:114", linalg_solve_114, 1),
+    ("src/linalg/solve.rs:144", linalg_solve_144, 1),
+    ("src/linalg/solve.rs:167", linalg_solve_167, 1),
+    ("src/linalg/solve.rs:226", linalg_solve_226, 1),
+    ("src/linalg/solve.rs:246", linalg_solve_246, 1),
+    ("src/linalg/svd.rs:147", linalg_svd_147, 1),
+    ("src/linalg/svd.rs:172", linalg_svd_172, 1),
     ("src/linalg/triangular.rs:28", linalg_triangular_28, 1),
     ("src/nccl/mod.rs:27", nccl_mod_27, 1),
     ("src/nccl/mod.rs:148", nccl_mod_148, 1),

@@ -35,6 +35,8 @@ mod indexing;
 mod interop;
 mod large;
 mod linalg;
+mod linalg_complex;
+mod linalg_eig;
 mod linalg_more;
 mod linalg_solver;
 mod manipulation;
@@ -84,6 +86,8 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
     linalg_more::trials(&mut trials);
+    linalg_eig::trials(&mut trials);
+    linalg_complex::trials(&mut trials);
     einsum::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
     index_helpers::trials(&mut trials);
