@@ -77,12 +77,9 @@ mod triangular;
 
 pub use crate::einsum::multi_dot;
 pub use crate::stats::cross;
-<<<<<<< HEAD
 pub use cholesky::{cholesky, cholesky_ex};
 pub use cusolver::SolverElement;
-=======
 pub use eig::{eig, eigvals};
->>>>>>> wt-eig
 pub use eigh::{eigh, eigvalsh};
 pub use lstsq::{lstsq, pinv, Lstsq};
 pub use lu::{lu, lu_factor, lu_solve};
