@@ -138,8 +138,33 @@ pub(crate) fn vector_load(src: &mut String, pad: &str, name: &str, ty: &str, vec
 
 /// `#pragma unroll` and the head of a loop over the `vec` lanes of a vector.
 pub(crate) fn lanes(src: &mut String, pad: &str, vec: usize) {
-    let _ = writeln!(
-        src,
-        "#pragma unroll\n{pad}for (int e = 0; e < {vec}; ++e) {{"
-    );
+    lanes_unrolled(src, pad, vec, true);
+}
+
+/// As [`lanes`], unrolled or not: a body with a loop of its own is compute-bound, and
+/// unrolling it `vec` times multiplies its registers (fewer threads a multiprocessor)
+/// and its compile time for nothing.
+pub(crate) fn lanes_unrolled(src: &mut String, pad: &str, vec: usize, unroll: bool) {
+    let pragma = if unroll { "#pragma unroll" } else { "#pragma unroll 1" };
+    let _ = writeln!(src, "{pragma}\n{pad}for (int e = 0; e < {vec}; ++e) {{");
+}
+
+/// Whether the CUDA text `body` has a loop of its own (`for`, `while` or `do` as a word,
+/// comments included: a false positive only costs the unrolling).
+pub(crate) fn has_loop(body: &str) -> bool {
+    body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| matches!(w, "for" | "while" | "do"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_loop;
+
+    #[test]
+    fn loops_are_words() {
+        assert!(has_loop("for (int i = 0; i < n; ++i) s += x;"));
+        assert!(has_loop("while(k) k--;"));
+        assert!(has_loop("do { k--; } while (k);"));
+        assert!(!has_loop("z = a * x + y; format_for(x); doubled = fort + 1;"));
+    }
 }

@@ -12,7 +12,7 @@
 
 use crate::kernels::abi::{KernelArgs, Scalar};
 use crate::kernels::cache::Kernel;
-use crate::kernels::emit::{self, lanes, vector_load};
+use crate::kernels::emit::{self, vector_load};
 use crate::kernels::Operand;
 use crate::kernels::{Family, IndexWidth, KernelSpec, Text, TypeList, BLOCK};
 use crate::shape::Collapsed;
@@ -138,7 +138,7 @@ impl ElementwiseSpec {
         for k in 0..nout {
             let _ = writeln!(src, "            cuarray_vec<out{k}_t, {vec}> v_out{k};");
         }
-        lanes(src, "            ", vec as usize);
+        emit::lanes_unrolled(src, "            ", vec as usize, !emit::has_loop(&self.body));
         let _ = writeln!(
             src,
             "                const I i = {base} + e;\n                (void)i;"
