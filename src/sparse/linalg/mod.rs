@@ -1,14 +1,24 @@
 //! Iterative solvers of sparse systems (SciPy's `scipy.sparse.linalg`): the
 //! [`LinearOperator`] trait every solver takes (sparse matrices, dense 2-D arrays and
-//! closures, [`FnOperator`]) and [`cg`].
+//! closures, [`FnOperator`]); [`cg`], [`gmres`], [`bicgstab`], [`cgs`] and [`minres`] for
+//! square systems, [`lsqr`] and [`lsmr`] for least squares.
 //!
-//! The solvers keep every scalar of the iteration (inner products, step lengths) on the
-//! device as 0-d arrays; the residual norm is read back to the host only every
-//! [`tuning::solver_check_interval`](crate::tuning::solver_check_interval) iterations
-//! (10 by default), so the iterations between checks are queued without waiting.
+//! [`cg`], [`bicgstab`] and [`cgs`] keep every scalar of the iteration (inner products,
+//! step lengths) on the device as 0-d arrays; the residual norm is read back to the host
+//! only every [`tuning::solver_check_interval`](crate::tuning::solver_check_interval)
+//! iterations (10 by default), so the iterations between checks are queued without
+//! waiting. [`gmres`] reads back once per restart cycle; [`minres`], [`lsqr`] and
+//! [`lsmr`] read their recurrence's scalars back once per iteration (their rotations
+//! run on the host).
+
+mod common;
+mod krylov;
+
+pub use krylov::{bicgstab, cgs, gmres};
 
 use super::{CscMatrix, CsrMatrix, SparseElement, SparseIndex};
 use crate::{ContractElement, DeviceArray, Error, Result};
+use common::{conj, norm_host};
 
 /// A linear map `x -> A x` of shape `(m, n)`, as SciPy's `LinearOperator`.
 pub trait LinearOperator<T: crate::Element> {
@@ -41,6 +51,10 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CsrMatrix<T, I> {
     fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         CsrMatrix::matvec(self, x)
     }
+    /// `A^H x`: the transposed SpMV (conjugating `x` and the result for complex types).
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        conj(&self.product("CsrMatrix::rmatvec", true, &conj(x)?)?)
+    }
 }
 
 impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
@@ -49,6 +63,16 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
     }
     fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         CscMatrix::matvec(self, x)
+    }
+    /// `A^H x`: the SpMV of the CSR form of `A^T` (conjugating `x` and the result for
+    /// complex types).
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        let at = self.t();
+        if T::DTYPE.is_complex() {
+            conj(&at.matvec(&conj(x)?)?)
+        } else {
+            at.matvec(x)
+        }
     }
 }
 
@@ -67,6 +91,16 @@ impl<T: ContractElement> LinearOperator<T> for DeviceArray<T> {
             ));
         }
         self.matmul(x)
+    }
+    /// `A^H x`: `conj(x^T A)`, one matrix product.
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        if self.ndim() != 2 {
+            return Err(Error::invalid(
+                "LinearOperator::rmatvec",
+                format!("a dense operator must be 2-D, got shape {:?}", self.shape()),
+            ));
+        }
+        conj(&conj(x)?.matmul(self)?)
     }
 }
 
@@ -158,11 +192,6 @@ pub struct Info {
     pub iterations: usize,
     /// The residual norm `‖b - A x‖` of the returned `x` (as the iteration updates it).
     pub residual: f64,
-}
-
-/// `‖v‖` read back to the host (the one synchronisation of a convergence check).
-fn norm_host<T: ContractElement>(v: &DeviceArray<T>) -> Result<f64> {
-    Ok(crate::vdot(v, v)?.to_scalar()?.to_f64().max(0.0).sqrt())
 }
 
 /// Solves `A x = b` for a Hermitian (real: symmetric) positive definite `A` by the
