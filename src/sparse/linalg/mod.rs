@@ -13,8 +13,12 @@
 
 mod common;
 mod krylov;
+mod lsq;
+mod minres;
 
 pub use krylov::{bicgstab, cgs, gmres};
+pub use lsq::{lsmr, lsqr};
+pub use minres::minres;
 
 use super::{CscMatrix, CsrMatrix, SparseElement, SparseIndex};
 use crate::{ContractElement, DeviceArray, Error, Result};
