@@ -469,3 +469,6 @@ pub(crate) unsafe fn dense_to_csr<T: SparseElement, I: SparseIndex>(
         Ok(nnz)
     })
 }
+
+mod spsv;
+pub(crate) use spsv::spsv;

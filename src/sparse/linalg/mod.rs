@@ -12,10 +12,12 @@
 //! run on the host).
 
 mod common;
+mod direct;
 mod krylov;
 mod lsq;
 mod minres;
 
+pub use direct::{norm, spsolve, spsolve_triangular, SPSOLVE_DENSE_LIMIT};
 pub use krylov::{bicgstab, cgs, gmres};
 pub use lsq::{lsmr, lsqr};
 pub use minres::minres;
