@@ -13,11 +13,13 @@
 
 mod common;
 mod direct;
+mod eigen;
 mod krylov;
 mod lsq;
 mod minres;
 
 pub use direct::{norm, spsolve, spsolve_triangular, SPSOLVE_DENSE_LIMIT};
+pub use eigen::{eigsh, svds, Which};
 pub use krylov::{bicgstab, cgs, gmres};
 pub use lsq::{lsmr, lsqr};
 pub use minres::minres;
@@ -48,6 +50,13 @@ pub trait LinearOperator<T: crate::Element> {
             "this operator has no adjoint (FnOperator::with_rmatvec gives one)",
         ))
     }
+
+    /// The device the operator computes on, where it knows it (sparse matrices and dense
+    /// arrays do; an [`FnOperator`] when given one by [`FnOperator::with_device`]).
+    /// Solvers that start from no vector of the caller's ([`eigsh`], [`svds`]) need it.
+    fn device(&self) -> Option<&crate::Device> {
+        None
+    }
 }
 
 impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CsrMatrix<T, I> {
@@ -60,6 +69,9 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CsrMatrix<T, I> {
     /// `A^H x`: the transposed SpMV (conjugating `x` and the result for complex types).
     fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         conj(&self.product("CsrMatrix::rmatvec", true, &conj(x)?)?)
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(CsrMatrix::device(self))
     }
 }
 
@@ -79,6 +91,9 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
         } else {
             at.matvec(x)
         }
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(CscMatrix::device(self))
     }
 }
 
@@ -108,6 +123,9 @@ impl<T: ContractElement> LinearOperator<T> for DeviceArray<T> {
         }
         conj(&conj(x)?.matmul(self)?)
     }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(DeviceArray::device(self))
+    }
 }
 
 type MapFn<T> = Box<dyn Fn(&DeviceArray<T>) -> Result<DeviceArray<T>> + Send + Sync>;
@@ -127,6 +145,7 @@ pub struct FnOperator<T: crate::Element> {
     shape: (usize, usize),
     matvec: MapFn<T>,
     rmatvec: Option<MapFn<T>>,
+    device: Option<crate::Device>,
 }
 
 impl<T: crate::Element> FnOperator<T> {
@@ -139,6 +158,7 @@ impl<T: crate::Element> FnOperator<T> {
             shape,
             matvec: Box::new(f),
             rmatvec: None,
+            device: None,
         }
     }
 
@@ -148,6 +168,13 @@ impl<T: crate::Element> FnOperator<T> {
         f: impl Fn(&DeviceArray<T>) -> Result<DeviceArray<T>> + Send + Sync + 'static,
     ) -> Self {
         self.rmatvec = Some(Box::new(f));
+        self
+    }
+
+    /// The same operator, naming the device it computes on (for [`eigsh`] and [`svds`],
+    /// which start from no vector of the caller's).
+    pub fn with_device(mut self, device: &crate::Device) -> Self {
+        self.device = Some(device.clone());
         self
     }
 }
@@ -167,6 +194,9 @@ impl<T: crate::Element> LinearOperator<T> for FnOperator<T> {
                 "no adjoint was given (FnOperator::with_rmatvec)",
             )),
         }
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        self.device.as_ref()
     }
 }
 
