@@ -1,25 +1,30 @@
-//! Iterative solvers of sparse systems (SciPy's `scipy.sparse.linalg`): the
-//! [`LinearOperator`] trait every solver takes (sparse matrices, dense 2-D arrays and
-//! closures, [`FnOperator`]); [`cg`], [`gmres`], [`bicgstab`], [`cgs`] and [`minres`] for
-//! square systems, [`lsqr`] and [`lsmr`] for least squares.
+//! Sparse linear algebra (SciPy's `scipy.sparse.linalg`): the [`LinearOperator`] trait
+//! the iterative solvers take (sparse matrices, dense 2-D arrays and closures,
+//! [`FnOperator`]); [`cg`], [`gmres`], [`bicgstab`], [`cgs`] and [`minres`] for square
+//! systems, [`lsqr`] and [`lsmr`] for least squares; [`spsolve_triangular`] (cuSPARSE's
+//! `SpSV`) and [`spsolve`]; [`eigsh`] and [`svds`] for extreme eigenpairs and singular
+//! triplets; [`norm`] and [`expm_multiply`].
 //!
 //! [`cg`], [`bicgstab`] and [`cgs`] keep every scalar of the iteration (inner products,
 //! step lengths) on the device as 0-d arrays; the residual norm is read back to the host
 //! only every [`tuning::solver_check_interval`](crate::tuning::solver_check_interval)
 //! iterations (10 by default), so the iterations between checks are queued without
-//! waiting. [`gmres`] reads back once per restart cycle; [`minres`], [`lsqr`] and
-//! [`lsmr`] read their recurrence's scalars back once per iteration (their rotations
-//! run on the host).
+//! waiting. [`gmres`] and [`eigsh`] read back once per restart cycle (the small
+//! projected problem is solved on the host); [`minres`], [`lsqr`] and [`lsmr`] read
+//! their recurrence's scalars back once per iteration (their plane rotations run on the
+//! host). A solver that does not converge says so in its [`Info`] after `maxiter`.
 
 mod common;
 mod direct;
 mod eigen;
+mod expm;
 mod krylov;
 mod lsq;
 mod minres;
 
 pub use direct::{norm, spsolve, spsolve_triangular, SPSOLVE_DENSE_LIMIT};
 pub use eigen::{eigsh, svds, Which};
+pub use expm::expm_multiply;
 pub use krylov::{bicgstab, cgs, gmres};
 pub use lsq::{lsmr, lsqr};
 pub use minres::minres;
