@@ -135,7 +135,8 @@ fn ritz_vectors<T: ContractElement>(
 /// Thick-restart Lanczos (Wu and Simon) with full reorthogonalisation: a basis of
 /// `ncv = min(n, max(2k + 1, 20))` vectors (SciPy's default), each new one orthogonalised
 /// against all the others by two classical Gram–Schmidt passes (matrix products with the
-/// basis); at each restart the `k + (ncv - k) / 2` most wanted Ritz vectors are kept.
+/// basis); at each restart the `k + (ncv - k) / 2` most wanted Ritz vectors are kept,
+/// with their couplings to the next vector as the restarted Lanczos matrix's arrow.
 /// The projected matrix is read back once per restart and diagonalised on the host
 /// (Jacobi); a Ritz pair has converged when its residual `|β sᵢ|` is at most
 /// `tol · max(|θᵢ|, ε^(2/3))` (ARPACK's test). The start vector is pseudo-random with a
@@ -205,6 +206,8 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
     // Row j: the coefficients of A v_j along v_0..v_{j+1}.
     let hd = DeviceArray::<T>::zeros(&dev, &[ncv, ncv + 1])?;
     let mut kept: Vec<f64> = Vec::new();
+    // v_l's coupling to each kept Ritz vector y_i: v_l^H A y_i = β s_i (the last entry).
+    let mut couple: Vec<Complex64> = Vec::new();
     for cycle in 0..maxiter {
         let l = kept.len();
         for j in l..ncv {
@@ -235,17 +238,22 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
             }
         }
         let beta = if m < ncv { 0.0 } else { at(ncv - 1, ncv).norm() };
+        // The Lanczos matrix: the kept Ritz values with their couplings to v_l (an arrow),
+        // then the tridiagonal of the new steps. The reorthogonalisation's coefficients
+        // only clean the basis: they are rounding noise, left out.
         let mut h = vec![Complex64::new(0.0, 0.0); m * m];
-        for (i, t) in kept.iter().enumerate() {
+        for (i, (t, c)) in kept.iter().zip(&couple).enumerate() {
             h[i * m + i] = Complex64::new(*t, 0.0);
+            h[l * m + i] = *c;
+            h[i * m + l] = c.conj();
         }
         for j in l..m {
-            for i in 0..=j {
-                let z = at(j, i);
-                h[i * m + j] = z;
-                h[j * m + i] = z.conj();
-            }
             h[j * m + j] = Complex64::new(at(j, j).re, 0.0);
+            if j + 1 < m {
+                let b = Complex64::new(at(j, j + 1).norm(), 0.0);
+                h[j * m + j + 1] = b;
+                h[(j + 1) * m + j] = b;
+            }
         }
         if h.iter().any(|z| !z.re.is_finite() || !z.im.is_finite()) || m < k {
             return Err(Error::NoConvergence { op: OP, batch: 0 });
@@ -272,6 +280,7 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
         v.slice(s![0..keep, ..])?.assign(&x)?;
         v.slice(s![keep, ..])?.assign(&v.slice(s![ncv, ..])?.copy()?)?;
         kept = cols.iter().map(|&i| theta[i]).collect();
+        couple = cols.iter().map(|&i| sv[(m - 1) * m + i] * beta).collect();
     }
     Err(Error::NoConvergence { op: OP, batch: 0 })
 }
