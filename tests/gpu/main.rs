@@ -58,6 +58,7 @@ mod signal;
 mod signal_spectra;
 mod sorting;
 mod sparse;
+mod sparse_solvers;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;
@@ -121,6 +122,7 @@ fn main() {
     signal_spectra::trials(&mut trials);
     sorting::trials(&mut trials);
     sparse::trials(&mut trials);
+    sparse_solvers::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
