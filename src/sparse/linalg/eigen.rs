@@ -133,7 +133,8 @@ fn ritz_vectors<T: ContractElement>(
 /// as the columns of an `(n, k)` array.
 ///
 /// Thick-restart Lanczos (Wu and Simon) with full reorthogonalisation: a basis of
-/// `ncv = min(n, max(2k + 1, 20))` vectors (SciPy's default), each new one orthogonalised
+/// `ncv = min(n, max(2k + 1, k + 32))` vectors (CuPy's choice: more than SciPy's 20,
+/// for fewer restarts on clustered spectra), each new one orthogonalised
 /// against all the others by two classical Gram–Schmidt passes (matrix products with the
 /// basis); at each restart the `k + (ncv - k) / 2` most wanted Ritz vectors are kept,
 /// with their couplings to the next vector as the restarted Lanczos matrix's arrow.
@@ -194,7 +195,7 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
     let tol = if tol == 0.0 { eps } else { tol };
     let eps23 = eps.powf(2.0 / 3.0);
     let maxiter = maxiter.unwrap_or(10 * n).max(1);
-    let ncv = n.min((2 * k + 1).max(20));
+    let ncv = n.min((2 * k + 1).max(k + 32));
     let start: Vec<T> = crate::random::HostGenerator::new(0x5eed)
         .random::<f64>(&[n])?
         .into_iter()
@@ -237,7 +238,9 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
                 break;
             }
         }
-        let beta = if m < ncv { 0.0 } else { at(ncv - 1, ncv).norm() };
+        // A basis of the whole space (ncv = n) leaves no residual: its last vector is
+        // rounding noise.
+        let beta = if m < ncv || ncv == n { 0.0 } else { at(ncv - 1, ncv).norm() };
         // The Lanczos matrix: the kept Ritz values with their couplings to v_l (an arrow),
         // then the tridiagonal of the new steps. The reorthogonalisation's coefficients
         // only clean the basis: they are rounding noise, left out.
