@@ -55,15 +55,28 @@ pub(super) fn sparse_solver_cases(
     if filter("gmres_poisson_f64_256^2") {
         let a = poisson(dev, g);
         let b = DeviceArray::<f64>::ones(dev, &[g * g]).unwrap();
-        let tol = linalg::Tol { rtol: 0.0, atol: 0.0 };
-        cases.push(device_case_reps(dev, "gmres_poisson_f64_256^2", 0.0, 1, 5, || {
-            linalg::gmres(&a, &b, None, tol, Some(5), None, Some(20)).map(drop)
-        }));
+        let tol = linalg::Tol {
+            rtol: 0.0,
+            atol: 0.0,
+        };
+        cases.push(device_case_reps(
+            dev,
+            "gmres_poisson_f64_256^2",
+            0.0,
+            1,
+            5,
+            || linalg::gmres(&a, &b, None, tol, Some(5), None, Some(20)).map(drop),
+        ));
     }
     if filter("eigsh_k6_f64_65536") {
         let a = poisson(dev, g);
-        cases.push(device_case_reps(dev, "eigsh_k6_f64_65536", 0.0, 1, 3, || {
-            linalg::eigsh(&a, 6, linalg::Which::LargestMagnitude, 0.0, None).map(drop)
-        }));
+        cases.push(device_case_reps(
+            dev,
+            "eigsh_k6_f64_65536",
+            0.0,
+            1,
+            3,
+            || linalg::eigsh(&a, 6, linalg::Which::LargestMagnitude, 0.0, None).map(drop),
+        ));
     }
 }

@@ -1,6 +1,8 @@
 //! Sparse triangular solves (cuSPARSE's `SpSV`).
 
-use super::{check, op, with_handle, CsrRef, DnVec, SpMat, SparseElement, SparseHandle, SparseIndex};
+use super::{
+    check, op, with_handle, CsrRef, DnVec, SpMat, SparseElement, SparseHandle, SparseIndex,
+};
 use crate::libs::Workspace;
 use crate::{Device, Result};
 use cudarc::cusparse::sys;
@@ -75,8 +77,11 @@ pub(crate) unsafe fn spsv<T: SparseElement, I: SparseIndex>(
             let vx = DnVec::new::<T>(a.rows, x)?;
             let vy = DnVec::new::<T>(a.rows, y)?;
             let mut d = std::ptr::null_mut();
-            // SAFETY: writes a new descriptor into `d`.
-            check(unsafe { sys::cusparseSpSV_createDescr(&mut d) }, "cusparseSpSV_createDescr")?;
+            check(
+                // SAFETY: writes a new descriptor into `d`.
+                unsafe { sys::cusparseSpSV_createDescr(&mut d) },
+                "cusparseSpSV_createDescr",
+            )?;
             let descr = SpsvDescr(d);
             let mut bytes = 0usize;
             check(

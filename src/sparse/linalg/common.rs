@@ -70,7 +70,7 @@ pub(crate) fn norm_device<T: ContractElement + crate::InexactElement>(
 
 /// Several 0-d device scalars read back in one copy.
 pub(crate) fn read_scalars<T: Element>(s: &[&DeviceArray<T>]) -> Result<Vec<T>> {
-    Ok(crate::stack(s, 0)?.to_host()?)
+    crate::stack(s, 0)?.to_host()
 }
 
 /// The operators and vectors of a square solve `A x = b`: checks the shapes and returns
@@ -131,7 +131,10 @@ pub(crate) fn start<T: ContractElement>(
             let r = b.sub(&a.matvec(&x)?)?;
             Ok((x, r))
         }
-        None => Ok((DeviceArray::zeros(b.device(), &[n])?, b.contiguous()?.copy()?)),
+        None => Ok((
+            DeviceArray::zeros(b.device(), &[n])?,
+            b.contiguous()?.copy()?,
+        )),
     }
 }
 
@@ -199,7 +202,13 @@ mod tests {
 
     #[test]
     fn rotations_zero_the_second_entry() {
-        for (a, b) in [(3.0, 4.0), (-1.0, 2.0), (0.0, -2.0), (5.0, 0.0), (1e-300, 1.0)] {
+        for (a, b) in [
+            (3.0, 4.0),
+            (-1.0, 2.0),
+            (0.0, -2.0),
+            (5.0, 0.0),
+            (1e-300, 1.0),
+        ] {
             let (c, s, r) = sym_ortho(a, b);
             assert!((c * a + s * b - r).abs() <= 1e-12 * r.abs().max(1.0));
             assert!((-s * a + c * b).abs() <= 1e-12 * r.abs().max(1.0));

@@ -114,7 +114,9 @@ pub fn spsolve_triangular<T: SparseElement, I: SparseIndex>(
     let (xp, _xb) = rhs.library_ptr(OP, b.device())?;
     let (yp, _yb) = out.library_ptr(OP, b.device())?;
     let step = (n * std::mem::size_of::<T>()) as u64;
-    let pairs: Vec<(u64, u64)> = (0..k as u64).map(|j| (xp + j * step, yp + j * step)).collect();
+    let pairs: Vec<(u64, u64)> = (0..k as u64)
+        .map(|j| (xp + j * step, yp + j * step))
+        .collect();
     // SAFETY: `a`'s structure was checked at construction and is square; every pair
     // addresses `n` elements inside `rhs` and `out`, which live until the calls are queued.
     unsafe { cusparse::spsv::<T, I>(a.device(), &aref, lower, unit_diagonal, false, &pairs)? };
@@ -206,16 +208,20 @@ where
         }
         Some(NormOrd::Inf) => (false, true),
         Some(NormOrd::NegInf) => (false, false),
-        Some(NormOrd::P(p)) if p == 1.0 => (true, true),
-        Some(NormOrd::P(p)) if p == -1.0 => (true, false),
-        Some(other) => {
-            return Err(Error::invalid(
-                OP,
-                format!("ord {other:?} is not a norm of sparse matrices (None, Fro, Inf, NegInf, 1, -1)"),
-            ))
-        }
+        Some(NormOrd::P(1.0)) => (true, true),
+        Some(NormOrd::P(-1.0)) => (true, false),
+        Some(other) => return Err(Error::invalid(
+            OP,
+            format!(
+                "ord {other:?} is not a norm of sparse matrices (None, Fro, Inf, NegInf, 1, -1)"
+            ),
+        )),
     };
-    let (len, other) = if transpose { (cols, rows) } else { (rows, cols) };
+    let (len, other) = if transpose {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
     if len == 0 {
         return DeviceArray::zeros(dev, &[] as &[usize]);
     }

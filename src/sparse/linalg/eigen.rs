@@ -4,7 +4,9 @@
 use super::common::{conj, from_c64, norm_device, norm_host, to_c64};
 use super::LinearOperator;
 use crate::sparse::SparseElement;
-use crate::{s, Complex64, ContractElement, Device, DeviceArray, Element, Error, InexactElement, Result};
+use crate::{
+    s, Complex64, ContractElement, Device, DeviceArray, Element, Error, InexactElement, Result,
+};
 
 /// Which eigenvalues [`eigsh`] finds (SciPy's `which`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,7 +172,10 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
     const OP: &str = "sparse::linalg::eigsh";
     let (n, cols) = a.shape();
     if n != cols {
-        return Err(Error::invalid(OP, format!("A must be square, got ({n}, {cols})")));
+        return Err(Error::invalid(
+            OP,
+            format!("A must be square, got ({n}, {cols})"),
+        ));
     }
     if k == 0 || k >= n {
         return Err(Error::invalid(
@@ -178,13 +183,16 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
             format!("k must be in 1..n = {n}, got {k} (linalg::eigh finds all of them)"),
         ));
     }
-    if !(tol >= 0.0) {
+    if tol.is_nan() || tol < 0.0 {
         return Err(Error::invalid(OP, format!("tol must be ≥ 0, got {tol}")));
     }
     let dev = a
         .device()
         .ok_or_else(|| {
-            Error::invalid(OP, "the operator names no device (FnOperator::with_device gives one)")
+            Error::invalid(
+                OP,
+                "the operator names no device (FnOperator::with_device gives one)",
+            )
         })?
         .clone();
     let eps = if matches!(T::DTYPE, crate::DType::F32 | crate::DType::C64) {
@@ -203,7 +211,8 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
         .collect();
     let v = DeviceArray::<T>::zeros(&dev, &[ncv + 1, n])?;
     let v0 = DeviceArray::from_slice(&dev, &start)?;
-    v.slice(s![0, ..])?.assign(&v0.mul(T::from_f64(1.0 / norm_host(&v0)?))?)?;
+    v.slice(s![0, ..])?
+        .assign(&v0.mul(T::from_f64(1.0 / norm_host(&v0)?))?)?;
     // Row j: the coefficients of A v_j along v_0..v_{j+1}.
     let hd = DeviceArray::<T>::zeros(&dev, &[ncv, ncv + 1])?;
     let mut kept: Vec<f64> = Vec::new();
@@ -227,20 +236,27 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
         let hh: Vec<Complex64> = hd.to_host()?.into_iter().map(to_c64).collect();
         let at = |j: usize, i: usize| hh[j * (ncv + 1) + i];
         // The projected matrix; a (numerically) zero residual ends the basis early.
-        let scale = kept.iter().fold(0.0f64, |m, t| m.max(t.abs())).max(
-            (l..ncv).fold(0.0f64, |m, j| m.max(at(j, j).norm()).max(at(j, j + 1).norm())),
-        );
+        let scale =
+            kept.iter()
+                .fold(0.0f64, |m, t| m.max(t.abs()))
+                .max((l..ncv).fold(0.0f64, |m, j| {
+                    m.max(at(j, j).norm()).max(at(j, j + 1).norm())
+                }));
         let mut m = ncv;
         for j in l..ncv {
             let b = at(j, j + 1).norm();
-            if !(b > eps * scale) {
+            if b.is_nan() || b <= eps * scale {
                 m = j + 1;
                 break;
             }
         }
         // A basis of the whole space (ncv = n) leaves no residual: its last vector is
         // rounding noise.
-        let beta = if m < ncv || ncv == n { 0.0 } else { at(ncv - 1, ncv).norm() };
+        let beta = if m < ncv || ncv == n {
+            0.0
+        } else {
+            at(ncv - 1, ncv).norm()
+        };
         // The Lanczos matrix: the kept Ritz values with their couplings to v_l (an arrow),
         // then the tridiagonal of the new steps. The reorthogonalisation's coefficients
         // only clean the basis: they are rounding noise, left out.
@@ -270,7 +286,10 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
             let mut wanted: Vec<usize> = order[..k].to_vec();
             wanted.sort_by(|&i, &j| theta[i].total_cmp(&theta[j]));
             let x = ritz_vectors(&dev, &sv, m, &wanted, &v.slice(s![0..m, ..])?)?;
-            let w: Vec<T::Real> = wanted.iter().map(|&i| T::Real::from_f64(theta[i])).collect();
+            let w: Vec<T::Real> = wanted
+                .iter()
+                .map(|&i| T::Real::from_f64(theta[i]))
+                .collect();
             return Ok((DeviceArray::from_slice(&dev, &w)?, x.t().contiguous()?));
         }
         if cycle + 1 == maxiter || m < ncv {
@@ -281,7 +300,8 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
         let cols = &order[..keep];
         let x = ritz_vectors(&dev, &sv, m, cols, &v.slice(s![0..m, ..])?)?;
         v.slice(s![0..keep, ..])?.assign(&x)?;
-        v.slice(s![keep, ..])?.assign(&v.slice(s![ncv, ..])?.copy()?)?;
+        v.slice(s![keep, ..])?
+            .assign(&v.slice(s![ncv, ..])?.copy()?)?;
         kept = cols.iter().map(|&i| theta[i]).collect();
         couple = cols.iter().map(|&i| sv[(m - 1) * m + i] * beta).collect();
     }
@@ -354,12 +374,20 @@ pub fn svds<T: SparseElement + ContractElement + InexactElement>(
     let normal = Normal { a, tall };
     let (w, vecs) = eigsh(&normal, k, Which::LargestAlgebraic, 0.0, None)?;
     let dev = vecs.device().clone();
-    let sv: Vec<f64> = w.to_host()?.into_iter().map(|x| x.to_f64().max(0.0).sqrt()).collect();
+    let sv: Vec<f64> = w
+        .to_host()?
+        .into_iter()
+        .map(|x| x.to_f64().max(0.0).sqrt())
+        .collect();
     // The other side, column by column: A v_i / s_i (or A^H u_i / s_i).
     let mut other = Vec::with_capacity(k);
     for (i, s) in sv.iter().enumerate() {
         let col = vecs.slice(s![.., i])?.contiguous()?;
-        let mapped = if tall { a.matvec(&col)? } else { a.rmatvec(&col)? };
+        let mapped = if tall {
+            a.matvec(&col)?
+        } else {
+            a.rmatvec(&col)?
+        };
         let inv = if *s > 0.0 { 1.0 / s } else { 0.0 };
         other.push(mapped.mul(T::from_f64(inv))?);
     }
@@ -380,9 +408,15 @@ mod tests {
         let c = Complex64::new;
         // [[2, 1-i, 0], [1+i, 3, 2i], [0, -2i, 1]]
         let h = vec![
-            c(2.0, 0.0), c(1.0, -1.0), c(0.0, 0.0),
-            c(1.0, 1.0), c(3.0, 0.0), c(0.0, 2.0),
-            c(0.0, 0.0), c(0.0, -2.0), c(1.0, 0.0),
+            c(2.0, 0.0),
+            c(1.0, -1.0),
+            c(0.0, 0.0),
+            c(1.0, 1.0),
+            c(3.0, 0.0),
+            c(0.0, 2.0),
+            c(0.0, 0.0),
+            c(0.0, -2.0),
+            c(1.0, 0.0),
         ];
         let (w, v) = jacobi_eigh(h.clone(), 3);
         assert!(w.windows(2).all(|p| p[0] <= p[1]));

@@ -2,8 +2,7 @@
 //! and [`cgs`].
 
 use super::common::{
-    check_square, conj, from_c64, info, norm_device, norm_host, precondition, start, target,
-    to_c64,
+    check_square, conj, from_c64, info, norm_device, norm_host, precondition, start, target, to_c64,
 };
 use super::{Info, LinearOperator, Tol};
 use crate::sparse::SparseElement;
@@ -11,7 +10,10 @@ use crate::{s, Complex64, ContractElement, DeviceArray, InexactElement, Result};
 
 /// `conj(basis) w`: the coefficients of `w` along the rows of `basis` (computed as
 /// `conj(basis conj(w))`, so that `basis` itself is never conjugated).
-fn project<T: ContractElement>(basis: &DeviceArray<T>, w: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+fn project<T: ContractElement>(
+    basis: &DeviceArray<T>,
+    w: &DeviceArray<T>,
+) -> Result<DeviceArray<T>> {
     conj(&basis.matmul(&conj(w)?)?)
 }
 
@@ -201,7 +203,10 @@ impl<T: ContractElement> Checkpoint<T> {
             return Ok(Check::Done(x, info(false, self.iterations, self.residual)));
         }
         if residual <= target || last {
-            return Ok(Check::Done(x.clone(), info(residual <= target, it, residual)));
+            return Ok(Check::Done(
+                x.clone(),
+                info(residual <= target, it, residual),
+            ));
         }
         self.x = x.copy()?;
         self.iterations = it;
@@ -220,12 +225,19 @@ fn begin<T: SparseElement + ContractElement>(
     x0: Option<&DeviceArray<T>>,
     tol: Tol,
     m: Option<&dyn LinearOperator<T>>,
-) -> Result<std::result::Result<(DeviceArray<T>, DeviceArray<T>, f64, Checkpoint<T>), (DeviceArray<T>, Info)>>
-{
+) -> Result<
+    std::result::Result<
+        (DeviceArray<T>, DeviceArray<T>, f64, Checkpoint<T>),
+        (DeviceArray<T>, Info),
+    >,
+> {
     let n = check_square(op, a, b, x0, m)?;
     let (target, bnorm) = target(tol, b)?;
     if bnorm == 0.0 || n == 0 {
-        return Ok(Err((DeviceArray::zeros(b.device(), &[n])?, info(true, 0, 0.0))));
+        return Ok(Err((
+            DeviceArray::zeros(b.device(), &[n])?,
+            info(true, 0, 0.0),
+        )));
     }
     let (x, r) = start(a, b, x0, n)?;
     let residual = norm_host(&r)?;
@@ -399,7 +411,14 @@ mod tests {
     fn hessenberg_least_squares_stops_at_the_tolerance() {
         // A happy breakdown: the first column's subdiagonal is 0, so one step solves it.
         let c = |x: f64| Complex64::new(x, 0.0);
-        let h = vec![c(4.0), c(0.0), c(0.0), c(f64::NAN), c(f64::NAN), c(f64::NAN)];
+        let h = vec![
+            c(4.0),
+            c(0.0),
+            c(0.0),
+            c(f64::NAN),
+            c(f64::NAN),
+            c(f64::NAN),
+        ];
         let (k, y, est) = hessenberg_lstsq(&h, 2, 2.0, 1e-12);
         assert_eq!((k, est), (1, 0.0));
         assert_eq!(y, vec![c(0.5)]);

@@ -19,7 +19,10 @@ impl<T: ContractElement + InexactElement> Bidiag<'_, T> {
     /// two norms computed on the device and read back together. Returns `(beta, alpha')`;
     /// after a zero `beta` or `alpha'` the vectors are not finite and the caller stops.
     fn step(&mut self) -> Result<(f64, f64)> {
-        let u = self.a.matvec(&self.v)?.sub(&self.u.mul(T::from_f64(self.alpha))?)?;
+        let u = self
+            .a
+            .matvec(&self.v)?
+            .sub(&self.u.mul(T::from_f64(self.alpha))?)?;
         let beta = norm_device(&u)?;
         self.u = u.div(&beta)?;
         let v = self.a.rmatvec(&self.u)?.sub(&self.v.mul(&beta)?)?;
@@ -50,7 +53,10 @@ fn begin<'a, T: ContractElement + InexactElement>(
         rhs: got.to_vec(),
     };
     if b.shape() != [m] {
-        return Err(mismatch(format!("b must have shape [{m}], got {:?}", b.shape()), b.shape()));
+        return Err(mismatch(
+            format!("b must have shape [{m}], got {:?}", b.shape()),
+            b.shape(),
+        ));
     }
     let (x, r) = match x0 {
         Some(x0) if x0.shape() != [n] => {
@@ -64,7 +70,10 @@ fn begin<'a, T: ContractElement + InexactElement>(
             let r = b.sub(&a.matvec(&x)?)?;
             (x, r)
         }
-        None => (DeviceArray::zeros(b.device(), &[n])?, b.contiguous()?.copy()?),
+        None => (
+            DeviceArray::zeros(b.device(), &[n])?,
+            b.contiguous()?.copy()?,
+        ),
     };
     let bnorm = norm_host(b)?;
     let beta = norm_host(&r)?;
@@ -72,7 +81,11 @@ fn begin<'a, T: ContractElement + InexactElement>(
         let u = r.mul(T::from_f64(1.0 / beta))?;
         let v = a.rmatvec(&u)?;
         let alpha = norm_host(&v)?;
-        let v = if alpha > 0.0 { v.mul(T::from_f64(1.0 / alpha))? } else { v };
+        let v = if alpha > 0.0 {
+            v.mul(T::from_f64(1.0 / alpha))?
+        } else {
+            v
+        };
         (u, v, alpha)
     } else {
         (r, DeviceArray::zeros(b.device(), &[n])?, 0.0)
@@ -155,7 +168,10 @@ pub fn lsqr<T: SparseElement + ContractElement + InexactElement>(
         let arnorm = alpha * tau.abs();
         let converged = rnorm <= target || arnorm <= tol.rtol * anorm2.sqrt() * rnorm;
         if converged || beta == 0.0 || alpha == 0.0 {
-            return Ok((x, info(converged || beta == 0.0 || alpha == 0.0, itn, rnorm)));
+            return Ok((
+                x,
+                info(converged || beta == 0.0 || alpha == 0.0, itn, rnorm),
+            ));
         }
         if !rnorm.is_finite() {
             return Ok((x, info(false, itn, rnorm)));
@@ -169,7 +185,10 @@ fn check_damp(op: &'static str, damp: f64) -> Result<()> {
     if damp >= 0.0 && damp.is_finite() {
         Ok(())
     } else {
-        Err(Error::invalid(op, format!("damp must be finite and ≥ 0, got {damp}")))
+        Err(Error::invalid(
+            op,
+            format!("damp must be finite and ≥ 0, got {damp}"),
+        ))
     }
 }
 
@@ -262,7 +281,10 @@ pub fn lsmr<T: SparseElement + ContractElement + InexactElement>(
         let normar = zetabar.abs();
         let converged = normr <= target || normar <= tol.rtol * norm_a * normr;
         if converged || beta == 0.0 || alpha == 0.0 {
-            return Ok((x, info(converged || beta == 0.0 || alpha == 0.0, itn, normr)));
+            return Ok((
+                x,
+                info(converged || beta == 0.0 || alpha == 0.0, itn, normr),
+            ));
         }
         if !normr.is_finite() {
             return Ok((x, info(false, itn, normr)));
