@@ -58,6 +58,7 @@ mod signal;
 mod signal_spectra;
 mod sorting;
 mod sparse;
+mod sparse_direct;
 mod sparse_solvers;
 mod special;
 #[path = "../support/specs.rs"]
@@ -123,6 +124,7 @@ fn main() {
     sorting::trials(&mut trials);
     sparse::trials(&mut trials);
     sparse_solvers::trials(&mut trials);
+    sparse_direct::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);
