@@ -21,6 +21,7 @@ mod expm;
 mod krylov;
 mod lsq;
 mod minres;
+mod symeig;
 
 pub use direct::{norm, spsolve, spsolve_triangular, SPSOLVE_DENSE_LIMIT};
 pub use eigen::{eigsh, svds, Which};
