@@ -7231,7 +7231,7 @@ pub fn sparse_linalg_direct_182() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_eigen_149() -> Result<(), String> {
+pub fn sparse_linalg_eigen_75() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7246,7 +7246,7 @@ pub fn sparse_linalg_eigen_149() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_eigen_349() -> Result<(), String> {
+pub fn sparse_linalg_eigen_279() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{linalg, CsrMatrix};
         let dev = cuarray::Device::new(0)?;
@@ -7375,7 +7375,7 @@ pub fn sparse_linalg_minres_18() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_140() -> Result<(), String> {
+pub fn sparse_linalg_mod_141() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::linalg::{FnOperator, LinearOperator};
         use cuarray::{Device, DeviceArray};
@@ -7388,7 +7388,7 @@ pub fn sparse_linalg_mod_140() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_247() -> Result<(), String> {
+pub fn sparse_linalg_mod_248() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -8916,8 +8916,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/linalg/direct.rs:68", sparse_linalg_direct_68, 1),
     ("src/sparse/linalg/direct.rs:139", sparse_linalg_direct_139, 1),
     ("src/sparse/linalg/direct.rs:182", sparse_linalg_direct_182, 1),
-    ("src/sparse/linalg/eigen.rs:149", sparse_linalg_eigen_149, 1),
-    ("src/sparse/linalg/eigen.rs:349", sparse_linalg_eigen_349, 1),
+    ("src/sparse/linalg/eigen.rs:75", sparse_linalg_eigen_75, 1),
+    ("src/sparse/linalg/eigen.rs:279", sparse_linalg_eigen_279, 1),
     ("src/sparse/linalg/expm.rs:74", sparse_linalg_expm_74, 1),
     ("src/sparse/linalg/krylov.rs:93", sparse_linalg_krylov_93, 1),
     ("src/sparse/linalg/krylov.rs:264", sparse_linalg_krylov_264, 1),
@@ -8925,8 +8925,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/linalg/lsq.rs:108", sparse_linalg_lsq_108, 1),
     ("src/sparse/linalg/lsq.rs:201", sparse_linalg_lsq_201, 1),
     ("src/sparse/linalg/minres.rs:18", sparse_linalg_minres_18, 1),
-    ("src/sparse/linalg/mod.rs:140", sparse_linalg_mod_140, 1),
-    ("src/sparse/linalg/mod.rs:247", sparse_linalg_mod_247, 1),
+    ("src/sparse/linalg/mod.rs:141", sparse_linalg_mod_141, 1),
+    ("src/sparse/linalg/mod.rs:248", sparse_linalg_mod_248, 1),
     ("src/sparse/mod.rs:10", sparse_mod_10, 1),
     ("src/sparse/mod.rs:32", sparse_mod_32, 1),
     ("src/sparse/mod.rs:66", sparse_mod_66, 1),
