@@ -5,7 +5,8 @@
 //! - `gmres_poisson_f64_256^2`: gmres with `restart = 20`, tolerance 0 and 5 restart
 //!   cycles (100 Arnoldi steps; CuPy's `maxiter=100` counts the steps).
 //! - `eigsh_k6_f64_65536`: the 6 eigenvalues of largest magnitude and their vectors at
-//!   the default tolerance (machine epsilon).
+//!   the default tolerance (machine epsilon); at most 3000 restarts, so that a run that
+//!   stalls fails (NoConvergence) instead of running for the default `10 n`.
 
 use super::{device_case_reps, Case};
 use cuarray::sparse::{linalg, CsrMatrix};
@@ -76,7 +77,7 @@ pub(super) fn sparse_solver_cases(
             0.0,
             1,
             3,
-            || linalg::eigsh(&a, 6, linalg::Which::LargestMagnitude, 0.0, None).map(drop),
+            || linalg::eigsh(&a, 6, linalg::Which::LargestMagnitude, 0.0, Some(3000)).map(drop),
         ));
     }
 }
