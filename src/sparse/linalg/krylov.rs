@@ -132,8 +132,8 @@ pub fn gmres<T: SparseElement + ContractElement + InexactElement>(
     let v = DeviceArray::<T>::zeros(dev, &[restart + 1, n])?;
     // Row j holds column j of the Hessenberg matrix (j + 2 entries used).
     let hd = DeviceArray::<T>::zeros(dev, &[restart, restart + 1])?;
-    let mut iterations = 0;
-    for cycle in 0..=maxiter {
+    let (mut iterations, mut cycle) = (0, 0);
+    loop {
         let residual = norm_host(&r)?;
         if residual <= target {
             return Ok((x, info(true, iterations, residual)));
@@ -169,8 +169,8 @@ pub fn gmres<T: SparseElement + ContractElement + InexactElement>(
         let update = y.matmul(&v.slice(s![0..k, ..])?)?;
         x.add_assign(&precondition(m, &update)?)?;
         r = b.sub(&a.matvec(&x)?)?;
+        cycle += 1;
     }
-    unreachable!("the loop returns at cycle == maxiter")
 }
 
 /// The state of a run checked every few iterations: the last `x` whose residual was
