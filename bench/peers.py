@@ -135,6 +135,7 @@ def cases(p):
     complexes(p)
     matvecs(p)
     linalgs(p)
+    more_linalgs(p)
     sparses(p)
     sweep(p)
     transfers(p)
@@ -796,9 +797,104 @@ def linalgs(p):
         del a, b
 
 
+def more_linalgs(p):
+    """Contractions and the third round's linear algebra (as benches/compare_cases/
+    linalg_more.rs): einsum, tensordot and kron (flops or bytes), the general eigensolver,
+    lu_factor, solve_triangular, expm, and the complex SVD and Hermitian eigensolver. CuPy:
+    cupyx.scipy.linalg for the SciPy names (a case its version lacks is left out);
+    PyTorch: torch.linalg."""
+    xp = p.xp
+    cupy = p.name == "cupy"
+    if cupy:
+        import cupyx.scipy.linalg as sla
+        mod = xp
+    else:
+        import torch
+        mod = torch
+    slow = dict(warmup=2, reps=10)
+
+    def shifted(n):
+        r = rand_matrix(p, (n, n), xp.float64)
+        eye = xp.eye(n, dtype=xp.float64) if cupy else p.eye(n)
+        return r + eye * n
+
+    if wanted("einsum_ij_jk_f32_512x1024x768"):
+        a, b = rand_matrix(p, (512, 1024), xp.float32), rand_matrix(p, (1024, 768), xp.float32)
+        emit(p.name, "einsum_ij_jk_f32_512x1024x768", "device",
+             p.device_time(lambda: mod.einsum("ij,jk->ik", a, b)), flops=2.0 * 512 * 1024 * 768)
+        del a, b
+    if wanted("einsum_bhqd_bhkd_f32_32x16x512x64"):
+        q = rand_matrix(p, (32, 16, 512, 64), xp.float32)
+        k = rand_matrix(p, (32, 16, 512, 64), xp.float32)
+        emit(p.name, "einsum_bhqd_bhkd_f32_32x16x512x64", "device",
+             p.device_time(lambda: mod.einsum("bhqd,bhkd->bhqk", q, k)),
+             flops=2.0 * 32 * 16 * 512 * 512 * 64)
+        del q, k
+    if wanted("tensordot_f32_64x128x256_256x128x96"):
+        a = rand_matrix(p, (64, 128, 256), xp.float32)
+        b = rand_matrix(p, (256, 128, 96), xp.float32)
+        if cupy:
+            f = lambda: xp.tensordot(a, b, axes=([1, 2], [1, 0]))
+        else:
+            f = lambda: torch.tensordot(a, b, dims=([1, 2], [1, 0]))
+        emit(p.name, "tensordot_f32_64x128x256_256x128x96", "device", p.device_time(f),
+             flops=2.0 * 64 * 96 * 128 * 256)
+        del a, b
+    if wanted("kron_f32_64^2"):
+        a, b = rand_matrix(p, (64, 64), xp.float32), rand_matrix(p, (64, 64), xp.float32)
+        emit(p.name, "kron_f32_64^2", "device", p.device_time(lambda: mod.kron(a, b)),
+             (4096 * 4096 + 2 * 64 * 64) * 4)
+        del a, b
+
+    def gaussian(n, dtype):
+        if cupy:
+            return xp.random.standard_normal((n, n), dtype=xp.float32).astype(dtype)
+        return torch.randn(n, n, dtype=torch.float32, device="cuda").to(dtype)
+
+    def gaussian_c64(n):
+        if cupy:
+            re, im = gaussian(n, xp.float32), gaussian(n, xp.float32)
+            return (re + 1j * im).astype(xp.complex64)
+        return torch.complex(gaussian(n, torch.float32), gaussian(n, torch.float32))
+
+    if wanted("eig_f64_2048") and (not cupy or hasattr(xp.linalg, "eig")):
+        a = gaussian(2048, xp.float64)
+        emit(p.name, "eig_f64_2048", "device", p.device_time(lambda: mod.linalg.eig(a), **slow))
+        del a
+    if wanted("lu_factor_f64_4096"):
+        a = shifted(4096)
+        f = (lambda: sla.lu_factor(a)) if cupy else (lambda: torch.linalg.lu_factor(a))
+        emit(p.name, "lu_factor_f64_4096", "device", p.device_time(f, **slow))
+        del a
+    if wanted("solve_triangular_f64_4096x64"):
+        a, b = shifted(4096), rand_matrix(p, (4096, 64), xp.float64)
+        if cupy:
+            f = lambda: sla.solve_triangular(a, b, lower=True)
+        else:
+            f = lambda: torch.linalg.solve_triangular(a, b, upper=False)
+        emit(p.name, "solve_triangular_f64_4096x64", "device", p.device_time(f, **slow))
+        del a, b
+    if wanted("svd_c64_2048"):
+        a = gaussian_c64(2048)
+        emit(p.name, "svd_c64_2048", "device",
+             p.device_time(lambda: mod.linalg.svd(a, full_matrices=False), **slow))
+        del a
+    if wanted("eigh_c64_2048"):
+        g = gaussian_c64(2048)
+        a = (g + g.conj().T) * 0.5
+        emit(p.name, "eigh_c64_2048", "device", p.device_time(lambda: mod.linalg.eigh(a), **slow))
+        del a, g
+    if wanted("expm_f64_1024") and (not cupy or hasattr(sla, "expm")):
+        a = rand_matrix(p, (1024, 1024), xp.float64)
+        f = (lambda: sla.expm(a)) if cupy else (lambda: torch.linalg.matrix_exp(a))
+        emit(p.name, "expm_f64_1024", "device", p.device_time(f, **slow))
+        del a
+
+
 def sparses(p):
     """The sparse cases of benches/compare.rs: SpMV of a CSR matrix of 2^22 rows with 16
-    entries per row (columns (i + j 2^18) mod 2^22), and 500 iterations of cg (tolerance 0)
+    entries per row (columns (i + j 2^18) mod 2^22), SpMM of it with 16 dense columns,
+    SpGEMM of the 2^18-row matrix with 8 entries per row squared, and 500 iterations of cg (tolerance 0)
     on the 5-point Laplacian of a 1024 x 1024 grid (CuPy only: PyTorch has no cg)."""
     import numpy as np
 
@@ -823,6 +919,24 @@ def sparses(p):
         x = rand_matrix(p, (n,), p.xp.float32)
         emit(p.name, "spmv_csr_f32_2^22x16", "device", p.device_time(lambda: a @ x), n * k * 8 + n * 4 + n * 4 * 2)
         del a, x
+    def ring(n, k):
+        e = np.arange(n * k, dtype=np.int64)
+        indptr = (np.arange(n + 1, dtype=np.int64) * k).astype(np.int32)
+        indices = ((e // k + (e % k) * (n // k)) % n).astype(np.int32)
+        return csr(indptr, indices, 1.0 + (e % 7) * 0.125, n, np.float32)
+
+    if wanted("spmm_csr_f32_2^22x16_k16"):
+        n, k, cols = 1 << 22, 16, 16
+        a = ring(n, k)
+        b = rand_matrix(p, (n, cols), p.xp.float32)
+        emit(p.name, "spmm_csr_f32_2^22x16_k16", "device", p.device_time(lambda: a @ b),
+             n * k * 8 + n * 4 + n * cols * 4 * 2)
+        del a, b
+    if wanted("spgemm_csr_f32_2^18x8"):
+        n, k = 1 << 18, 8
+        a = ring(n, k)
+        emit(p.name, "spgemm_csr_f32_2^18x8", "device", p.device_time(lambda: a @ a), 2 * (n * k * 8 + n * 4))
+        del a
     if wanted("cg_poisson_f64_1024^2_500it") and p.name == "cupy":
         import cupy
         import cupyx.scipy.sparse as csp

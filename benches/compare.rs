@@ -35,9 +35,16 @@
 //! (`_alg1`), the triangular solves of `Xgetrs` (`_getrs`) and other diagonal blocks
 //! (`_nb128`, `_nb512`) instead of 256, and the other SVD routines (`_polar`, checked and redone where it fails;
 //! `_qr`; the default is the Jacobi method).
+//! Contractions and the third round's linear algebra (`benches/compare_cases/linalg_more.rs`):
+//! `einsum_ij_jk_f32_512x1024x768`, `einsum_bhqd_bhkd_f32_32x16x512x64`,
+//! `tensordot_f32_64x128x256_256x128x96`, `kron_f32_64^2`, `eig_f64_2048`,
+//! `lu_factor_f64_4096`, `solve_triangular_f64_4096x64`, `svd_c64_2048`, `eigh_c64_2048`,
+//! `expm_f64_1024`.
 //!
 //! Sparse (cuSPARSE): `spmv_csr_f32_2^22x16` (a CSR matrix of 2^22 rows with 16 entries
-//! per row in columns `(i + j 2^18) mod 2^22`, times a vector) and
+//! per row in columns `(i + j 2^18) mod 2^22`, times a vector), `spmm_csr_f32_2^22x16_k16`
+//! (the same matrix times a dense 2^22 x 16 matrix), `spgemm_csr_f32_2^18x8` (the matrix
+//! of 2^18 rows with 8 entries per row in columns `(i + j 2^15) mod 2^18`, squared) and
 //! `cg_poisson_f64_1024^2_500it` (500 iterations of `sparse::linalg::cg` on the 5-point
 //! Laplacian of a 1024 x 1024 grid, tolerance 0 so that every iteration runs);
 //! `gmres_poisson_f64_256^2` and `eigsh_k6_f64_65536` (`benches/compare_cases/sparse_solvers.rs`).
@@ -64,6 +71,8 @@ use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 
 #[path = "compare_cases/ndimage.rs"]
 mod ndimage_cases;
+#[path = "compare_cases/linalg_more.rs"]
+mod linalg_more_cases;
 #[path = "compare_cases/sparse_solvers.rs"]
 mod sparse_solver_cases;
 use std::time::{Duration, Instant};
@@ -1044,6 +1053,36 @@ fn sparse_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
             a.matvec(&x).map(drop)
         }));
     }
+    // The matrix of n rows with k entries per row in columns (i + j n / k) mod n, f32.
+    let ring = |n: usize, k: usize| {
+        let indptr: Vec<i32> = (0..=n).map(|i| (i * k) as i32).collect();
+        let indices: Vec<i32> = (0..n * k)
+            .map(|e| ((e / k + (e % k) * (n / k)) % n) as i32)
+            .collect();
+        let data: Vec<f64> = (0..n * k).map(|e| 1.0 + (e % 7) as f64 * 0.125).collect();
+        let a = upload(&indptr, &indices, &data);
+        let data = a.data().astype::<f32>().unwrap();
+        CsrMatrix::<f32>::from_parts(a.indptr(), a.indices(), &data, (n, n)).unwrap()
+    };
+    if filter("spmm_csr_f32_2^22x16_k16") {
+        let (n, k, cols) = (1usize << 22, 16usize, 16usize);
+        let a = ring(n, k);
+        let b = rand_matrix::<f32>(dev, &[n, cols]);
+        // Bytes: the values and column indices, the offsets, B (gathered) and C.
+        let bytes = (n * k * 8 + n * 4 + n * cols * 4 * 2) as f64;
+        cases.push(device_case(dev, "spmm_csr_f32_2^22x16_k16", bytes, || {
+            a.matmul(&b).map(drop)
+        }));
+    }
+    if filter("spgemm_csr_f32_2^18x8") {
+        let (n, k) = (1usize << 18, 8usize);
+        let a = ring(n, k);
+        // Bytes: both operands read once (the product's size depends on the pattern).
+        let bytes = (2 * (n * k * 8 + n * 4)) as f64;
+        cases.push(device_case(dev, "spgemm_csr_f32_2^18x8", bytes, || {
+            a.matmul_sparse(&a).map(drop)
+        }));
+    }
     if filter("cg_poisson_f64_1024^2_500it") {
         let g = 1024usize;
         let (mut indptr, mut indices, mut data) = (vec![0i32], Vec::new(), Vec::new());
@@ -1072,10 +1111,18 @@ fn sparse_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
         }
         let a = upload(&indptr, &indices, &data);
         let b = DeviceArray::<f64>::ones(dev, &[g * g]).unwrap();
-        let tol = linalg::Tol { rtol: 0.0, atol: 0.0 };
-        cases.push(device_case_reps(dev, "cg_poisson_f64_1024^2_500it", 0.0, 1, 5, || {
-            linalg::cg(&a, &b, None, tol, Some(500), None).map(drop)
-        }));
+        let tol = linalg::Tol {
+            rtol: 0.0,
+            atol: 0.0,
+        };
+        cases.push(device_case_reps(
+            dev,
+            "cg_poisson_f64_1024^2_500it",
+            0.0,
+            1,
+            5,
+            || linalg::cg(&a, &b, None, tol, Some(500), None).map(drop),
+        ));
     }
 }
 
@@ -1443,6 +1490,7 @@ fn main() {
     complex_cases(&dev, &filter, &mut cases);
     matvec_cases(&dev, &filter, &mut cases);
     linalg_cases(&dev, &filter, &mut cases);
+    linalg_more_cases::linalg_more_cases(&dev, &filter, &mut cases);
     sparse_cases(&dev, &filter, &mut cases);
     sparse_solver_cases::sparse_solver_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);

@@ -159,11 +159,11 @@ pub use device::{
     device_count, Device, DeviceBuffer, Event, MemoryPool, MemoryStats, PinnedBuffer, Stream,
     Timer, Timings, TransferStats,
 };
+pub use einsum::{einsum, inner, kron, tensordot, vdot, Axes, ContractElement};
 pub use element::{
     ArithElement, Complex32, Complex64, ComplexElement, DType, Element, FloatElement,
     InexactElement, IntElement, NumElement,
 };
-pub use einsum::{einsum, inner, kron, tensordot, vdot, Axes, ContractElement};
 pub use error::{Error, Result};
 pub use fusion::{fuse, lit, select, Expr, Fused, Reduced};
 pub use graph::Graph;

@@ -231,6 +231,28 @@ impl NpzWriter {
         write_npy(&mut self.zip, a).map_err(|e| e.at(&self.path))
     }
 
+    /// Adds the 0-d byte string `bytes` as `name.npy` (NumPy's `np.array(b"...")`, dtype
+    /// `|S<len>`), as SciPy's sparse files store their format.
+    pub(crate) fn add_bytes(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        self.zip
+            .start_file(format!("{name}.npy"), options)
+            .map_err(|e| file_error(&self.path, e))?;
+        let ts: npyz::TypeStr = format!("|S{}", bytes.len().max(1))
+            .parse()
+            .map_err(|e| file_error(&self.path, e))?;
+        let write = |w: &mut zip::ZipWriter<BufWriter<File>>| -> std::io::Result<()> {
+            npyz::WriteOptions::new_header_only()
+                .dtype(npyz::DType::Plain(ts))
+                .shape(&[])
+                .writer(&mut *w)
+                .write_header_only()?;
+            w.write_all(if bytes.is_empty() { &[0] } else { bytes })
+        };
+        write(&mut self.zip).map_err(|e| file_error(&self.path, e))
+    }
+
     /// Writes the archive's directory and closes the file.
     ///
     /// ```no_run
@@ -346,15 +368,60 @@ impl NpzReader {
     /// `T`; as [`load_npy`] otherwise.
     pub fn load<T: Element>(&mut self, device: &Device, name: &str) -> Result<DeviceArray<T>> {
         let path = self.path.clone();
-        let entry = match self.zip.index_for_name(&format!("{name}.npy")) {
-            Some(i) => i,
-            None => self
-                .zip
-                .index_for_name(name)
-                .ok_or_else(|| file_error(&path, format!("no array named {name:?}")))?,
-        };
+        let entry = self.entry(name)?;
         let file = self.zip.by_index(entry).map_err(|e| file_error(&path, e))?;
         read_npy(device, file).map_err(|e| e.at(&path))
+    }
+
+    /// Whether the archive has an array `name`.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.entry(name).is_ok()
+    }
+
+    fn entry(&self, name: &str) -> Result<usize> {
+        self.zip
+            .index_for_name(&format!("{name}.npy"))
+            .or_else(|| self.zip.index_for_name(name))
+            .ok_or_else(|| file_error(&self.path, format!("no array named {name:?}")))
+    }
+
+    /// The 0-d string array `name` (NumPy's `|S<n>` bytes or `<U<n>` text; trailing
+    /// NULs dropped), as SciPy's sparse files store their format.
+    pub(crate) fn load_string(&mut self, name: &str) -> Result<String> {
+        let path = self.path.clone();
+        let entry = self.entry(name)?;
+        let file = self.zip.by_index(entry).map_err(|e| file_error(&path, e))?;
+        let npy = npyz::NpyFile::new(file).map_err(|e| file_error(&path, e))?;
+        let header = npy.header().clone();
+        let not_string = || file_error(&path, format!("{name:?} is not a 0-d string array"));
+        let npyz::DType::Plain(ts) = header.dtype() else {
+            return Err(not_string());
+        };
+        if !header.shape().is_empty() {
+            return Err(not_string());
+        }
+        let size = ts.num_bytes().ok_or_else(not_string)?;
+        let mut bytes = Vec::new();
+        npy.into_inner()
+            .take(size as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| file_error(&path, e))?;
+        let text: String = match ts.type_char() {
+            TypeChar::ByteStr => bytes.iter().map(|&b| b as char).collect(),
+            TypeChar::UnicodeStr => bytes
+                .chunks_exact(4)
+                .map(|c| {
+                    let v = if ts.endianness() == npyz::Endianness::Big {
+                        u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+                    } else {
+                        u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                    };
+                    char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER)
+                })
+                .collect(),
+            _ => return Err(not_string()),
+        };
+        Ok(text.trim_end_matches('\0').to_string())
     }
 }
 

@@ -162,6 +162,12 @@ pub mod array {
     pub use crate::array::kernel_specs;
 }
 
+/// The linear algebra kernels (eigenvectors of real matrices made complex), for the NVRTC
+/// tier.
+pub mod linalg {
+    pub use crate::linalg::kernel_specs;
+}
+
 /// The statistics kernels (quantile indices and interpolation), for the NVRTC tier.
 pub mod stats {
     pub use crate::stats::kernel_specs;

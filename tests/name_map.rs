@@ -294,7 +294,9 @@ fn numpy_linalg() {
     use cuarray::linalg::cross as _;
     use cuarray::linalg::det as _;
     let _ = cuarray::DeviceArray::<f32>::diagonal;
+    use cuarray::linalg::eig as _;
     use cuarray::linalg::eigh as _;
+    use cuarray::linalg::eigvals as _;
     use cuarray::linalg::eigvalsh as _;
     use cuarray::linalg::inv as _;
     use cuarray::Error as _;
@@ -517,11 +519,19 @@ fn scipy_ndimage() {
 
 #[test]
 fn scipy_sparse() {
+    use cuarray::sparse::bmat as _;
+    use cuarray::sparse::CooMatrix as _;
     use cuarray::sparse::CscMatrix as _;
     use cuarray::sparse::CsrMatrix as _;
     use cuarray::sparse::diags as _;
     use cuarray::sparse::eye as _;
+    use cuarray::sparse::hstack as _;
     use cuarray::sparse::identity as _;
+    use cuarray::sparse::kron as _;
+    use cuarray::sparse::load_npz as _;
+    use cuarray::sparse::random as _;
+    use cuarray::sparse::save_npz as _;
+    use cuarray::sparse::vstack as _;
 }
 
 #[test]

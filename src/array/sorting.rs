@@ -125,7 +125,9 @@ impl<T: Element> DeviceArray<T> {
         axis: isize,
         largest: bool,
     ) -> Result<(DeviceArray<T>, DeviceArray<i64>)> {
-        let order = Order { descending: largest };
+        let order = Order {
+            descending: largest,
+        };
         let p = plan_sort("topk", self.layout(), axis, Some(k), T::DTYPE.size(), true)?;
         if matches!(p.strategy, SortStrategy::Radix { .. })
             && p.n_rows == 1

@@ -64,7 +64,10 @@ pub(crate) struct Term<T: ContractElement> {
 /// bad subscripts (an unknown character, a term count that is not the operand count, a
 /// rank mismatch, an output letter no input has); [`Error::ShapeMismatch`](crate::Error::ShapeMismatch)
 /// naming the letter whose extents differ; a device mismatch.
-pub fn einsum<T: ContractElement>(spec: &str, operands: &[&DeviceArray<T>]) -> Result<DeviceArray<T>> {
+pub fn einsum<T: ContractElement>(
+    spec: &str,
+    operands: &[&DeviceArray<T>],
+) -> Result<DeviceArray<T>> {
     let _range = crate::profile::range("einsum");
     let shapes: Vec<&[usize]> = operands.iter().map(|a| a.shape()).collect();
     let s = parse_einsum(spec, &shapes)?;
@@ -96,7 +99,12 @@ pub fn einsum<T: ContractElement>(spec: &str, operands: &[&DeviceArray<T>]) -> R
     let perm: Vec<usize> = s
         .output
         .iter()
-        .map(|l| t.labels.iter().position(|m| m == l).expect("output label kept"))
+        .map(|l| {
+            t.labels
+                .iter()
+                .position(|m| m == l)
+                .expect("output label kept")
+        })
         .collect();
     Ok(t.a.with_layout(t.a.layout().permute(&perm)?))
 }
@@ -120,7 +128,11 @@ fn diagonal_view<T: ContractElement>(
                 let e = l.shape()[k];
                 let full = sizes[&lab];
                 shape.push(full);
-                strides.push(if e == 1 && full != 1 { 0 } else { l.strides()[k] });
+                strides.push(if e == 1 && full != 1 {
+                    0
+                } else {
+                    l.strides()[k]
+                });
             }
         }
     }
@@ -139,7 +151,8 @@ fn sum_out<T: ContractElement>(t: Term<T>, keep: &BTreeSet<Label>) -> Result<Ter
     if axes.is_empty() {
         return Ok(t);
     }
-    let a = t.a.reduce::<T>(ReduceOp::Sum, Some(&axes), false, None, &[])?;
+    let a =
+        t.a.reduce::<T>(ReduceOp::Sum, Some(&axes), false, None, &[])?;
     let labels = t.labels.into_iter().filter(|l| keep.contains(l)).collect();
     Ok(Term { a, labels })
 }
@@ -148,7 +161,12 @@ fn sum_out<T: ContractElement>(t: Term<T>, keep: &BTreeSet<Label>) -> Result<Ter
 fn positions<T: ContractElement>(t: &Term<T>, labels: &[Label]) -> Vec<usize> {
     labels
         .iter()
-        .map(|l| t.labels.iter().position(|m| m == l).expect("label of the term"))
+        .map(|l| {
+            t.labels
+                .iter()
+                .position(|m| m == l)
+                .expect("label of the term")
+        })
         .collect()
 }
 
@@ -158,7 +176,11 @@ fn by_stride<T: ContractElement>(t: &Term<T>, labels: &[Label]) -> Vec<Label> {
     let mut v = labels.to_vec();
     let st = t.a.layout().strides();
     v.sort_by_key(|l| {
-        let p = t.labels.iter().position(|m| m == l).expect("label of the term");
+        let p = t
+            .labels
+            .iter()
+            .position(|m| m == l)
+            .expect("label of the term");
         std::cmp::Reverse(st[p].unsigned_abs())
     });
     v
@@ -173,9 +195,8 @@ fn as_matrices<T: ContractElement>(
     rows: &[Label],
     cols: &[Label],
 ) -> Result<DeviceArray<T>> {
-    let ext = |ls: &[Label]| -> usize {
-        positions(t, ls).iter().map(|&p| t.a.shape()[p]).product()
-    };
+    let ext =
+        |ls: &[Label]| -> usize { positions(t, ls).iter().map(|&p| t.a.shape()[p]).product() };
     let (nb, nr, nc) = (ext(batch), ext(rows), ext(cols));
     let with_batch = !batch.is_empty();
     let grouped = |first: &[Label], second: &[Label]| -> Result<Option<DeviceArray<T>>> {
@@ -198,8 +219,14 @@ fn as_matrices<T: ContractElement>(
         return Ok(m.with_layout(m.layout().permute(&p)?));
     }
     let order = positions(t, &[batch, rows, cols].concat());
-    let shape: Vec<usize> = if with_batch { vec![nb, nr, nc] } else { vec![nr, nc] };
-    t.a.with_layout(t.a.layout().permute(&order)?).contiguous()?.reshape(&shape)
+    let shape: Vec<usize> = if with_batch {
+        vec![nb, nr, nc]
+    } else {
+        vec![nr, nc]
+    };
+    t.a.with_layout(t.a.layout().permute(&order)?)
+        .contiguous()?
+        .reshape(&shape)
 }
 
 /// The product of two terms keeping the labels in `keep` (and summing the shared others).

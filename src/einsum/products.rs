@@ -38,7 +38,11 @@ pub enum Axes<'a> {
 /// [`Error::InvalidArgument`] for more axes than an operand has, pair lists of different
 /// lengths or a repeated axis; [`Error::AxisOutOfRange`]; [`Error::ShapeMismatch`] naming
 /// both shapes when paired extents differ.
-pub fn tensordot<T: ContractElement>(a: &DeviceArray<T>, b: &DeviceArray<T>, axes: Axes<'_>) -> Result<DeviceArray<T>> {
+pub fn tensordot<T: ContractElement>(
+    a: &DeviceArray<T>,
+    b: &DeviceArray<T>,
+    axes: Axes<'_>,
+) -> Result<DeviceArray<T>> {
     const OP: &str = "tensordot";
     b.used_by(OP, a.device())?;
     let (na, nb) = (a.ndim(), b.ndim());
@@ -60,20 +64,31 @@ pub fn tensordot<T: ContractElement>(a: &DeviceArray<T>, b: &DeviceArray<T>, axe
                 ));
             }
             (
-                x.iter().map(|&k| normalize_axis(OP, k, na)).collect::<Result<_>>()?,
-                y.iter().map(|&k| normalize_axis(OP, k, nb)).collect::<Result<_>>()?,
+                x.iter()
+                    .map(|&k| normalize_axis(OP, k, na))
+                    .collect::<Result<_>>()?,
+                y.iter()
+                    .map(|&k| normalize_axis(OP, k, nb))
+                    .collect::<Result<_>>()?,
             )
         }
     };
     let unique = |v: &[usize]| v.iter().collect::<BTreeSet<_>>().len() == v.len();
     if !unique(&pa) || !unique(&pb) {
-        return Err(Error::invalid(OP, format!("a repeated axis in {pa:?} / {pb:?}")));
+        return Err(Error::invalid(
+            OP,
+            format!("a repeated axis in {pa:?} / {pb:?}"),
+        ));
     }
     for (&i, &j) in pa.iter().zip(&pb) {
         if a.shape()[i] != b.shape()[j] {
             return Err(Error::ShapeMismatch {
                 op: OP,
-                msg: format!("axis {i} of a (extent {}) paired with axis {j} of b (extent {})", a.shape()[i], b.shape()[j]),
+                msg: format!(
+                    "axis {i} of a (extent {}) paired with axis {j} of b (extent {})",
+                    a.shape()[i],
+                    b.shape()[j]
+                ),
                 lhs: a.shape().to_vec(),
                 rhs: b.shape().to_vec(),
             });
@@ -95,8 +110,14 @@ pub fn tensordot<T: ContractElement>(a: &DeviceArray<T>, b: &DeviceArray<T>, axe
         .collect();
     let keep: BTreeSet<Label> = out.iter().copied().collect();
     let t = contract_pair(
-        Term { a: a.clone(), labels: la },
-        Term { a: b.clone(), labels: lb },
+        Term {
+            a: a.clone(),
+            labels: la,
+        },
+        Term {
+            a: b.clone(),
+            labels: lb,
+        },
         &keep,
     )?;
     let perm: Vec<usize> = out

@@ -139,7 +139,10 @@ pub(crate) fn run(
     // An axis of extent 1 is never stepped along: its stride's sign does not matter (a
     // reversed row vector's leading axis has a negative one).
     let unsigned = |sh: &[usize], st: &[isize]| -> Vec<isize> {
-        sh.iter().zip(st).map(|(&n, &s)| if n <= 1 { s.abs() } else { s }).collect()
+        sh.iter()
+            .zip(st)
+            .map(|(&n, &s)| if n <= 1 { s.abs() } else { s })
+            .collect()
     };
     let ist = &unsigned(ish, input.layout().strides())[..];
     let ost = &unsigned(osh, output.layout().strides())[..];

@@ -6,7 +6,6 @@ use super::common::{
     TRIU_BODY,
 };
 use super::cusolver::{with_solver, SolverElement};
-use super::RealElement;
 use crate::array::DeviceArray;
 use crate::device::Device;
 use crate::kernels::abi::Scalar;
@@ -16,9 +15,10 @@ use crate::{Error, Result};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// The lower Cholesky factor `L` of each symmetric positive-definite matrix of `a`
-/// (NumPy's `linalg.cholesky`): `a = L Lᵀ`, a column-major view, exact zeros above the
-/// diagonal. Only the lower triangle of `a` is read, as NumPy.
+/// The lower Cholesky factor `L` of each symmetric (real) or Hermitian (complex)
+/// positive-definite matrix of `a` (NumPy's `linalg.cholesky`): `a = L Lᴴ`, a
+/// column-major view, exact zeros above the diagonal. Only the lower triangle of `a` is
+/// read, as NumPy.
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray, linalg};
@@ -34,7 +34,7 @@ use std::sync::Arc;
 /// leading minor that is not positive (one read of the info array: this waits for the
 /// GPU; [`cholesky_ex`] does not); [`Error::InvalidArgument`] when `a` is not a stack of
 /// square matrices.
-pub fn cholesky<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn cholesky<T: SolverElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     let _range = crate::profile::range("cholesky");
     let (l, info) = cholesky_ex(a)?;
     match first_failure(&info)? {
@@ -63,7 +63,7 @@ pub fn cholesky<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 ///
 /// # Errors
 /// As [`cholesky`], except [`Error::NotPositiveDefinite`].
-pub fn cholesky_ex<T: RealElement>(
+pub fn cholesky_ex<T: SolverElement>(
     a: &DeviceArray<T>,
 ) -> Result<(DeviceArray<T>, DeviceArray<i32>)> {
     let (batch, n) = square("cholesky", a.shape())?;

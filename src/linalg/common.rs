@@ -43,8 +43,58 @@ pub(super) const SMALL_N: usize = 32;
 /// `out = in` on and above the diagonal (C-contiguous output of `s1 x s0` matrices), zero
 /// below.
 pub(super) const TRIU_BODY: &str = "out0 = ((i % s0) >= ((i / s0) % s1)) ? in0 : out0_t(0);";
+/// The complex conjugate (complex types only: the real types take [`COPY_BODY`]).
+pub(super) const CONJ_BODY: &str = "out0 = out0_t(in0.re, -in0.im);";
 /// A stack of `n x n` identities (C-contiguous output; `s0` = n).
 pub(super) const EYES_BODY: &str = "out0 = ((i % s0) == ((i / s0) % s0)) ? out0_t(1) : out0_t(0);";
+
+/// Pushes the specs of the elementwise kernel `op` (`body` over `(inputs, outputs,
+/// scalars)`) in `variants`, each with both index widths (the NVRTC tier).
+pub(super) fn push_specs(
+    out: &mut Vec<crate::KernelSpec>,
+    op: &'static str,
+    body: &'static str,
+    (ins, outs, scalars): (&[DType], &[DType], &[DType]),
+    variants: &[crate::kernels::family::elementwise::Variant],
+) {
+    use crate::kernels::IndexWidth;
+    for &variant in variants {
+        for index in [IndexWidth::I32, IndexWidth::I64] {
+            out.push(crate::KernelSpec::from(crate::ops::elementwise::spec_for(
+                op, body, ins, outs, scalars, variant, index,
+            )));
+        }
+    }
+}
+
+/// The linear algebra layer's own kernels (the triangle copy and the stacks of
+/// identities) for every solver type, in the variants their launches take (the NVRTC
+/// tier).
+pub(super) fn kernel_specs() -> Vec<crate::KernelSpec> {
+    use crate::kernels::family::elementwise::Variant;
+    let mut v = Vec::new();
+    for d in [DType::F32, DType::F64, DType::C64, DType::C128] {
+        let strided = [
+            Variant::Contiguous,
+            Variant::Strided { ndim: 2 },
+            Variant::Strided { ndim: 3 },
+            Variant::Tiled { staged: 0b10 },
+        ];
+        let i64s = [DType::I64, DType::I64];
+        push_specs(&mut v, "triu", TRIU_BODY, (&[d], &[d], &i64s), &strided);
+        push_specs(
+            &mut v,
+            "eyes",
+            EYES_BODY,
+            (&[], &[d], &i64s[..1]),
+            &strided[..3],
+        );
+        if d.is_complex() {
+            push_specs(&mut v, "conj", CONJ_BODY, (&[d], &[d], &[]), &strided);
+        }
+    }
+    v
+}
 
 /// A stack of `rows x cols` matrices, one after the other in a buffer of their own, each
 /// in row-major (C) or column-major (Fortran) order; the batch in C order.
@@ -194,19 +244,49 @@ pub(super) fn copy_stack(
     src: &Operand<'_>,
     stack: &Stack,
 ) -> Result<DeviceBuffer> {
+    copy_stack_conj(device, src, stack, false)
+}
+
+/// [`copy_stack`], conjugating complex values when `conj` (real values are copied).
+pub(super) fn copy_stack_conj(
+    device: &Device,
+    src: &Operand<'_>,
+    stack: &Stack,
+    conj: bool,
+) -> Result<DeviceBuffer> {
     let buf = alloc(device, stack.len(), src.dtype())?;
     if !stack.is_empty() {
         let dst = Operand::new(&buf, Cow::Owned(stack.layout()), src.dtype())?;
-        crate::ops::elementwise::run(
-            device,
-            "copy",
-            COPY_BODY,
-            &[dst],
-            std::slice::from_ref(src),
-            &[],
-        )?;
+        copy_op(device, dst, src, conj)?;
     }
     Ok(buf)
+}
+
+/// `dst = src`, or its complex conjugate when `conj` and the type is complex.
+pub(super) fn copy_op(
+    device: &Device,
+    dst: Operand<'_>,
+    src: &Operand<'_>,
+    conj: bool,
+) -> Result<()> {
+    let (op, body) = if conj && src.dtype().is_complex() {
+        ("conj", CONJ_BODY)
+    } else {
+        ("copy", COPY_BODY)
+    };
+    crate::ops::elementwise::run(device, op, body, &[dst], std::slice::from_ref(src), &[])
+}
+
+/// The conjugate transpose of the matrices of `a` (`Aᴴ`; a view `Aᵀ` for real types, a
+/// new array for complex ones).
+pub(super) fn ct<T: Element>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+    let t = mt(a)?;
+    if !T::DTYPE.is_complex() {
+        return Ok(t);
+    }
+    let out = DeviceArray::<T>::empty(a.device(), t.shape())?;
+    copy_op(a.device(), out.operand()?, &t.operand()?, true)?;
+    Ok(out)
 }
 
 /// A device array of `count` addresses `base + i * stride_bytes` (the pointer arrays of

@@ -5,9 +5,9 @@ use super::common::{
     alloc, check_converged, copy_stack, info_array, square, wrap, Out, Stack, SMALL_N,
 };
 use super::cusolver::{with_solver, SolverElement};
-use super::RealElement;
 use crate::array::DeviceArray;
 use crate::device::Device;
+use crate::element::Element;
 use crate::ops::Operand;
 use crate::shape::Layout;
 #[cfg(doc)]
@@ -15,22 +15,24 @@ use crate::Error;
 use crate::Result;
 use std::sync::Arc;
 
-fn eigh_impl<T: RealElement>(
+fn eigh_impl<T: SolverElement>(
     op: &'static str,
     a: &DeviceArray<T>,
     vectors: bool,
-) -> Result<(DeviceArray<T>, DeviceArray<T>)> {
+) -> Result<(DeviceArray<T::Spectral>, DeviceArray<T>)> {
     let (batch, n) = square(op, a.shape())?;
     let (w, v, info) = run_eigh::<T>(a.device(), &a.operand()?, &batch, n, vectors)?;
     check_converged(op, &wrap(info))?;
     Ok((wrap(w), wrap(v)))
 }
 
-/// The eigenvalues (ascending) and eigenvectors of each symmetric matrix of `a` (NumPy's
-/// `linalg.eigh`, `UPLO='L'`: only the lower triangle is read): `w` `(..., n)` and `v`
-/// `(..., n, n)` whose column `j` is the eigenvector of `w[j]`, so that
-/// `a = v diag(w) vᵀ`. Divide and conquer (`syevd`); the Jacobi method for many matrices
-/// of at most 32 x 32 (`syevjBatched`). Reads the info array (waits for the GPU once).
+/// The eigenvalues (ascending) and eigenvectors of each symmetric (real) or Hermitian
+/// (complex) matrix of `a` (NumPy's `linalg.eigh`, `UPLO='L'`: only the lower triangle is
+/// read): `w` `(..., n)`, real ([`SolverElement::Spectral`]: `f32` for
+/// [`Complex32`](crate::Complex32)), and `v` `(..., n, n)` whose column `j` is the
+/// eigenvector of `w[j]`, so that `a = v diag(w) vᴴ`. Divide and conquer (`syevd`,
+/// `heevd`); the Jacobi method for many matrices of at most 32 x 32 (`syevjBatched`,
+/// `heevjBatched`). Reads the info array (waits for the GPU once).
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray, linalg};
@@ -45,13 +47,15 @@ fn eigh_impl<T: RealElement>(
 /// # Errors
 /// [`Error::NoConvergence`] (NaN or infinite input); [`Error::InvalidArgument`] when `a`
 /// is not a stack of square matrices.
-pub fn eigh<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<T>)> {
+pub fn eigh<T: SolverElement>(
+    a: &DeviceArray<T>,
+) -> Result<(DeviceArray<T::Spectral>, DeviceArray<T>)> {
     let _range = crate::profile::range("eigh");
     eigh_impl("eigh", a, true)
 }
 
-/// The eigenvalues of each symmetric matrix of `a`, ascending (NumPy's
-/// `linalg.eigvalsh`): [`eigh`] without the vectors.
+/// The eigenvalues of each symmetric or Hermitian matrix of `a`, ascending and real
+/// (NumPy's `linalg.eigvalsh`): [`eigh`] without the vectors.
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray, linalg};
@@ -64,7 +68,7 @@ pub fn eigh<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, Devic
 ///
 /// # Errors
 /// As [`eigh`].
-pub fn eigvalsh<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn eigvalsh<T: SolverElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T::Spectral>> {
     Ok(eigh_impl("eigvalsh", a, false)?.0)
 }
 
@@ -87,7 +91,7 @@ pub(crate) fn run_eigh<T: SolverElement>(
     let v_layout = Stack::new(batch, n, n, true).layout();
     let mut w_shape = batch.to_vec();
     w_shape.push(n);
-    let w = alloc(device, count * n, T::DTYPE)?;
+    let w = alloc(device, count * n, <T::Spectral as Element>::DTYPE)?;
     let empty = count * n == 0;
     let info = info_array(device, batch, empty)?;
     if !empty {

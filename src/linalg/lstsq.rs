@@ -1,11 +1,13 @@
 //! Least squares and the pseudo-inverse through the SVD: [`lstsq`], [`pinv`].
 
-use super::common::{full, matrices, mt};
+use super::common::{ct, full, matrices};
+use super::cusolver::SolverElement;
 #[cfg(doc)]
 use super::svd::svd;
 use super::svd::svd_impl;
 use super::RealElement;
 use crate::array::{where_, DeviceArray};
+use crate::element::Element;
 use crate::{Error, Result};
 
 /// `1 / s` where `s > cutoff` (broadcast), else 0: the pseudo-inverse of singular values.
@@ -19,15 +21,21 @@ fn inverse_above<T: RealElement>(
 }
 
 /// What [`lstsq`] returns, NumPy's four results: `(x, residuals, rank, singular_values)`.
-pub type Lstsq<T> = (DeviceArray<T>, DeviceArray<T>, usize, DeviceArray<T>);
+pub type Lstsq<T> = (
+    DeviceArray<T>,
+    DeviceArray<<T as SolverElement>::Spectral>,
+    usize,
+    DeviceArray<<T as SolverElement>::Spectral>,
+);
 
 /// The least-squares solution of `a @ x = b` (NumPy's `linalg.lstsq` with `rcond=None`):
 /// `a` is `(m, n)`, `b` `(m,)` or `(m, k)`. Returns NumPy's four results: `x` (`(n,)` or
 /// `(n, k)`), the residuals (the squared 2-norm of `b - a @ x` per column, shape `(k,)`
 /// or `(1,)`, when the rank is `n` and `m > n`; else an empty array), the rank (singular
-/// values above `eps * max(m, n)` times the largest) and the singular values of `a`.
+/// values above `eps * max(m, n)` times the largest) and the singular values of `a`
+/// (residuals and singular values real for complex types).
 ///
-/// Through the SVD: `x = V diag(1/s) Uᵀ b` over the singular values counted in the rank.
+/// Through the SVD: `x = V diag(1/s) Uᴴ b` over the singular values counted in the rank.
 /// The rank is read back to the host, so this waits for the GPU.
 ///
 /// ```no_run
@@ -45,7 +53,7 @@ pub type Lstsq<T> = (DeviceArray<T>, DeviceArray<T>, usize, DeviceArray<T>);
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not 2-D; [`Error::ShapeMismatch`] when `b`'s
 /// rows are not `a`'s.
-pub fn lstsq<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<Lstsq<T>> {
+pub fn lstsq<T: SolverElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<Lstsq<T>> {
     let _range = crate::profile::range("lstsq");
     let dev = a.device();
     b.used_by("lstsq", dev)?;
@@ -80,22 +88,22 @@ pub fn lstsq<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<L
     let (x, rank) = if k == 0 {
         (DeviceArray::zeros(dev, &[n, kk])?, 0)
     } else {
-        let eps = if T::DTYPE == crate::DType::F32 {
+        let eps = if T::Spectral::DTYPE == crate::DType::F32 {
             f32::EPSILON as f64
         } else {
             f64::EPSILON
         };
-        let cutoff = s.max()?.mul(T::from_f64(eps * m.max(n) as f64))?;
+        let cutoff = s.max()?.mul(T::Spectral::from_f64(eps * m.max(n) as f64))?;
         let rank = s.gt(&cutoff)?.sum()?.to_scalar()? as usize;
         let s_inv = inverse_above(&s, &cutoff)?;
-        // x = Vhᵀ (diag(s_inv) (Uᵀ b)).
-        let utb = u.t().matmul(&b2)?;
-        let scaled = utb.mul(&s_inv.expand_dims(-1)?)?;
-        (vh.t().matmul(&scaled)?, rank)
+        // x = Vhᴴ (diag(s_inv) (Uᴴ b)).
+        let utb = ct(&u)?.matmul(&b2)?;
+        let scaled = utb.mul(&s_inv.astype::<T>()?.expand_dims(-1)?)?;
+        (ct(&vh)?.matmul(&scaled)?, rank)
     };
     let residuals = if rank == n && m > n {
         let r = b2.sub(&a.matmul(&x)?)?;
-        r.mul(&r)?.sum_axis(0)?
+        r.abs()?.square()?.sum_axis(0)?
     } else {
         DeviceArray::zeros(dev, &[0])?
     };
@@ -104,7 +112,7 @@ pub fn lstsq<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<L
 }
 
 /// The Moore-Penrose pseudo-inverse of each matrix of `a` (NumPy's `linalg.pinv` with
-/// its default `rcond = 1e-15`): `Vᵀ diag(1/s) Uᵀ` over the singular values above
+/// its default `rcond = 1e-15`): `V diag(1/s) Uᴴ` over the singular values above
 /// `1e-15` times the largest. Shape `(..., n, m)` for `a` `(..., m, n)`.
 ///
 /// ```no_run
@@ -120,14 +128,14 @@ pub fn lstsq<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<L
 ///
 /// # Errors
 /// As [`svd`].
-pub fn pinv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn pinv<T: SolverElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     let _range = crate::profile::range("pinv");
     let (batch, m, n) = matrices("pinv", a.shape())?;
     if m.min(n) == 0 {
         return DeviceArray::zeros(a.device(), &full(&batch, n, m));
     }
     let (u, s, vh) = svd_impl("pinv", a, false, true)?;
-    let cutoff = s.max_keepdim(-1)?.mul(T::from_f64(1e-15))?;
-    let s_inv = inverse_above(&s, &cutoff)?;
-    mt(&vh)?.mul(&s_inv.expand_dims(-2)?)?.matmul(&mt(&u)?)
+    let cutoff = s.max_keepdim(-1)?.mul(T::Spectral::from_f64(1e-15))?;
+    let s_inv = inverse_above(&s, &cutoff)?.astype::<T>()?;
+    ct(&vh)?.mul(&s_inv.expand_dims(-2)?)?.matmul(&ct(&u)?)
 }

@@ -72,7 +72,10 @@ pub fn lu_solve<T: RealElement>(
         ));
     }
     if b.ndim() == 0 || b.ndim() > 2 {
-        return Err(Error::invalid(OP, format!("b must be (n,) or (n, k), not shape {:?}", b.shape())));
+        return Err(Error::invalid(
+            OP,
+            format!("b must be (n,) or (n, k), not shape {:?}", b.shape()),
+        ));
     }
     if b.shape()[0] != n {
         return Err(Error::ShapeMismatch {
@@ -129,10 +132,15 @@ pub fn lu_solve<T: RealElement>(
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not one square matrix.
-pub fn lu<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<T>, DeviceArray<T>)> {
+pub fn lu<T: RealElement>(
+    a: &DeviceArray<T>,
+) -> Result<(DeviceArray<T>, DeviceArray<T>, DeviceArray<T>)> {
     let (batch, n) = square("lu", a.shape())?;
     if !batch.is_empty() {
-        return Err(Error::invalid("lu", format!("one square matrix, not shape {:?}", a.shape())));
+        return Err(Error::invalid(
+            "lu",
+            format!("one square matrix, not shape {:?}", a.shape()),
+        ));
     }
     let (f, piv) = lu_factor(a)?;
     let piv = piv.to_host()?;
@@ -143,7 +151,9 @@ pub fn lu<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceA
     // Row i of P·A... is row perm[i] of A: P[perm[c], c] = 1.
     let device = a.device();
     let rows = DeviceArray::<i64>::arange(device, 0, n as i64, 1)?.reshape(&[n, 1])?;
-    let p = rows.eq(&DeviceArray::from_host(device, &perm, &[1, n])?)?.astype::<T>()?;
+    let p = rows
+        .eq(&DeviceArray::from_host(device, &perm, &[1, n])?)?
+        .astype::<T>()?;
     let eye = DeviceArray::<T>::eye(device, n)?;
     let l = f.tril(-1)?.add(&eye)?;
     let u = f.triu(0)?;

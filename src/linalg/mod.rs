@@ -16,6 +16,15 @@
 //! # Ok::<(), cuarray::Error>(())
 //! ```
 //!
+//! # Element types
+//! Every function takes `f32` and `f64` ([`RealElement`]); [`solve`], [`inv`], [`det`],
+//! [`slogdet`], [`cholesky`] (Hermitian), [`qr`], [`svd`], [`svdvals`], [`eigh`] and
+//! [`eigvalsh`] (Hermitian), [`lstsq`], [`pinv`], the norms, [`eig`] and [`eigvals`] take
+//! [`Complex32`](crate::Complex32) and [`Complex64`](crate::Complex64) too
+//! ([`SolverElement`]), through cuSOLVER's complex routines. Eigenvalues of Hermitian
+//! matrices, `slogdet`'s `logabsdet`, singular values, norms and `lstsq`'s residuals are
+//! real ([`SolverElement::Spectral`]); `eig`'s results are always complex.
+//!
 //! # Errors and synchronization
 //! A singular matrix given to [`solve`] or [`inv`] is [`Error::Singular`], and a matrix
 //! that is not positive definite given to [`cholesky`] is [`Error::NotPositiveDefinite`],
@@ -48,11 +57,13 @@
 //! Many small matrices (at most 32 x 32) use the batched routines (cuBLAS's batched LU,
 //! `potrfBatched`, `gesvdjBatched`, `syevjBatched`); large ones the 64-bit API (`Xgetrf`,
 //! `Xpotrf`, `Xgeqrf`, `Xsyevd`) and the Jacobi SVD (`gesvdj`, with the QR method
-//! `gesvd` where it does not converge). Workspaces come from the device's memory pool.
+//! `gesvd` where it does not converge). General eigenproblems ([`eig`], [`eigvals`]) take
+//! `Xgeev`, one matrix at a time. Workspaces come from the device's memory pool.
 
 mod cholesky;
 mod common;
 mod cusolver;
+mod eig;
 mod eigh;
 mod lstsq;
 mod lu;
@@ -64,15 +75,16 @@ mod solve;
 mod svd;
 mod triangular;
 
-pub use cholesky::{cholesky, cholesky_ex};
-pub use cusolver::SolverElement;
 pub use crate::einsum::multi_dot;
 pub use crate::stats::cross;
+pub use cholesky::{cholesky, cholesky_ex};
+pub use cusolver::SolverElement;
+pub use eig::{eig, eigvals};
 pub use eigh::{eigh, eigvalsh};
 pub use lstsq::{lstsq, pinv, Lstsq};
 pub use lu::{lu, lu_factor, lu_solve};
-pub use norms::{norm, norm_axes, norm_axis, NormOrd};
 pub use matfun::{expm, matrix_power};
+pub use norms::{norm, norm_axes, norm_axis, NormOrd};
 pub use qr::qr;
 pub use rank::{cond, matrix_rank};
 pub use solve::{det, inv, inv_ex, slogdet, solve, solve_ex};
@@ -80,11 +92,20 @@ pub use svd::{svd, svdvals};
 pub use triangular::{solve_triangular, Trans};
 
 use crate::element::{Element, FloatElement, NumElement};
+
+/// The kernels of the linear algebra functions, for the NVRTC tier.
+#[doc(hidden)]
+pub fn kernel_specs() -> Vec<crate::KernelSpec> {
+    let mut v = common::kernel_specs();
+    v.extend(eig::kernel_specs());
+    v
+}
 #[cfg(doc)]
 use crate::Error;
 
-/// The element types of the functions here: `f32` and `f64` (real types whose sums and
-/// means are of the type itself).
+/// The real element types, `f32` and `f64`: those of the functions here that take no
+/// complex input (the others take any [`SolverElement`], [`Complex32`](crate::Complex32)
+/// and [`Complex64`](crate::Complex64) included).
 pub trait RealElement:
     SolverElement<Spectral = Self> + FloatElement + NumElement + Element<Sum = Self, Mean = Self>
 {

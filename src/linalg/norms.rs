@@ -1,9 +1,10 @@
 //! Norms of vectors and matrices: [`norm`], [`norm_axis`], [`norm_axes`] and their orders
 //! ([`NormOrd`]).
 
+use super::cusolver::SolverElement;
 use super::svd::svdvals;
-use super::RealElement;
 use crate::array::DeviceArray;
+use crate::element::Element;
 use crate::shape::{normalize_axis, IntoAxes};
 use crate::{Error, Result};
 
@@ -49,22 +50,38 @@ impl From<f64> for NormOrd {
     }
 }
 
-fn vector_norm<T: RealElement>(
+/// The magnitudes of `x`'s values: `x` itself (no copy) for real types, `|x|` for complex
+/// ones.
+fn magnitudes<T: SolverElement>(x: &DeviceArray<T>) -> Result<DeviceArray<T::Spectral>> {
+    match x.as_type::<T::Spectral>() {
+        Some(real) => Ok(real),
+        None => x.abs(),
+    }
+}
+
+fn vector_norm<T: SolverElement>(
     x: &DeviceArray<T>,
     ord: Option<NormOrd>,
     axis: isize,
     keepdims: bool,
-) -> Result<DeviceArray<T>> {
+) -> Result<DeviceArray<T::Spectral>> {
     let axes = [axis];
+    let real = |v: f64| T::Spectral::from_f64(v);
     match ord.unwrap_or(NormOrd::P(2.0)) {
-        NormOrd::P(2.0) => x.mul(x)?.sum_axes(&axes[..], keepdims)?.sqrt(),
+        NormOrd::P(2.0) => {
+            let m = magnitudes(x)?;
+            m.mul(&m)?.sum_axes(&axes[..], keepdims)?.sqrt()
+        }
         NormOrd::P(1.0) => x.abs()?.sum_axes(&axes[..], keepdims),
-        NormOrd::P(0.0) => x.ne(T::ZERO)?.astype::<T>()?.sum_axes(&axes[..], keepdims),
+        NormOrd::P(0.0) => magnitudes(x)?
+            .ne(real(0.0))?
+            .astype::<T::Spectral>()?
+            .sum_axes(&axes[..], keepdims),
         NormOrd::P(p) if p.is_finite() => x
             .abs()?
-            .pow(T::from_f64(p))?
+            .pow(real(p))?
             .sum_axes(&axes[..], keepdims)?
-            .pow(T::from_f64(1.0 / p)),
+            .pow(real(1.0 / p)),
         NormOrd::P(p) if p.is_infinite() => vector_norm(x, Some(NormOrd::from(p)), axis, keepdims),
         NormOrd::Inf => x.abs()?.max_axes(&axes[..], keepdims),
         NormOrd::NegInf => x.abs()?.min_axes(&axes[..], keepdims),
@@ -75,14 +92,15 @@ fn vector_norm<T: RealElement>(
     }
 }
 
-fn matrix_norm<T: RealElement>(
+fn matrix_norm<T: SolverElement>(
     x: &DeviceArray<T>,
     ord: Option<NormOrd>,
     (r, c): (usize, usize),
     keepdims: bool,
-) -> Result<DeviceArray<T>> {
+) -> Result<DeviceArray<T::Spectral>> {
+    type R<T> = DeviceArray<<T as SolverElement>::Spectral>;
     let both = [r as isize, c as isize];
-    let drop_both = |y: DeviceArray<T>| -> Result<DeviceArray<T>> {
+    let drop_both = |y: R<T>| -> Result<R<T>> {
         if keepdims {
             Ok(y)
         } else {
@@ -91,7 +109,7 @@ fn matrix_norm<T: RealElement>(
         }
     };
     // Absolute sums along `along`, then the max or min over `over` (both kept).
-    let sums = |along: usize, over: usize, largest: bool| -> Result<DeviceArray<T>> {
+    let sums = |along: usize, over: usize, largest: bool| -> Result<R<T>> {
         let s = x.abs()?.sum_keepdim(along as isize)?;
         let y = if largest {
             s.max_keepdim(over as isize)?
@@ -101,24 +119,26 @@ fn matrix_norm<T: RealElement>(
         drop_both(y)
     };
     // Singular values of the matrices in axes (r, c), moved last.
-    let singular =
-        |f: &dyn Fn(&DeviceArray<T>) -> Result<DeviceArray<T>>| -> Result<DeviceArray<T>> {
-            let nd = x.ndim();
-            let mut perm: Vec<isize> = (0..nd)
-                .filter(|&d| d != r && d != c)
-                .map(|d| d as isize)
-                .collect();
-            perm.extend(both);
-            let s = svdvals(&x.permute(&perm[..])?)?;
-            let y = f(&s)?;
-            if !keepdims {
-                return Ok(y);
-            }
-            let (lo, hi) = (r.min(c), r.max(c));
-            y.expand_dims(lo as isize)?.expand_dims(hi as isize)
-        };
+    let singular = |f: &dyn Fn(&R<T>) -> Result<R<T>>| -> Result<R<T>> {
+        let nd = x.ndim();
+        let mut perm: Vec<isize> = (0..nd)
+            .filter(|&d| d != r && d != c)
+            .map(|d| d as isize)
+            .collect();
+        perm.extend(both);
+        let s = svdvals(&x.permute(&perm[..])?)?;
+        let y = f(&s)?;
+        if !keepdims {
+            return Ok(y);
+        }
+        let (lo, hi) = (r.min(c), r.max(c));
+        y.expand_dims(lo as isize)?.expand_dims(hi as isize)
+    };
     match ord.unwrap_or(NormOrd::Fro) {
-        NormOrd::Fro => x.mul(x)?.sum_axes(&both[..], keepdims)?.sqrt(),
+        NormOrd::Fro => {
+            let m = magnitudes(x)?;
+            m.mul(&m)?.sum_axes(&both[..], keepdims)?.sqrt()
+        }
         NormOrd::Nuc => singular(&|s| s.sum_axis(-1)),
         NormOrd::Inf => sums(c, r, true),
         NormOrd::NegInf => sums(c, r, false),
@@ -140,7 +160,8 @@ fn matrix_norm<T: RealElement>(
 /// of the flattened array (the Frobenius norm of a matrix), for any shape; with an
 /// `ord`, the vector norm of a 1-D `a` or the matrix norm of a 2-D one. A 0-d array on
 /// the device; never waits for the GPU (except the `Nuc`, `2` and `-2` matrix norms, which
-/// take an SVD).
+/// take an SVD). Real for complex input ([`SolverElement::Spectral`]): the norms of the
+/// magnitudes, and the singular values of the complex matrix.
 ///
 /// ```no_run
 /// use cuarray::linalg::{norm, NormOrd};
@@ -155,9 +176,15 @@ fn matrix_norm<T: RealElement>(
 /// # Errors
 /// [`Error::InvalidArgument`] for an `ord` with an array that is neither 1-D nor 2-D, or
 /// an order that does not apply (`Fro` for a vector, `P(3.0)` for a matrix).
-pub fn norm<T: RealElement>(a: &DeviceArray<T>, ord: Option<NormOrd>) -> Result<DeviceArray<T>> {
+pub fn norm<T: SolverElement>(
+    a: &DeviceArray<T>,
+    ord: Option<NormOrd>,
+) -> Result<DeviceArray<T::Spectral>> {
     match (ord, a.ndim()) {
-        (None, _) => a.mul(a)?.sum()?.sqrt(),
+        (None, _) => {
+            let m = magnitudes(a)?;
+            m.mul(&m)?.sum()?.sqrt()
+        }
         (Some(_), 1) => vector_norm(a, ord, 0, false),
         (Some(_), 2) => matrix_norm(a, ord, (0, 1), false),
         (Some(o), d) => Err(Error::invalid(
@@ -182,11 +209,11 @@ pub fn norm<T: RealElement>(a: &DeviceArray<T>, ord: Option<NormOrd>) -> Result<
 ///
 /// # Errors
 /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for a matrix-only order.
-pub fn norm_axis<T: RealElement>(
+pub fn norm_axis<T: SolverElement>(
     a: &DeviceArray<T>,
     ord: Option<NormOrd>,
     axis: isize,
-) -> Result<DeviceArray<T>> {
+) -> Result<DeviceArray<T::Spectral>> {
     let ax = normalize_axis("norm", axis, a.ndim())?;
     vector_norm(a, ord, ax as isize, false)
 }
@@ -207,12 +234,12 @@ pub fn norm_axis<T: RealElement>(
 /// # Errors
 /// [`Error::AxisOutOfRange`]; [`Error::InvalidArgument`] for other than one or two
 /// distinct axes, or an order that does not apply.
-pub fn norm_axes<T: RealElement>(
+pub fn norm_axes<T: SolverElement>(
     a: &DeviceArray<T>,
     ord: Option<NormOrd>,
     axes: impl IntoAxes,
     keepdims: bool,
-) -> Result<DeviceArray<T>> {
+) -> Result<DeviceArray<T::Spectral>> {
     let axes = axes.axes();
     let ax: Vec<usize> = axes
         .iter()

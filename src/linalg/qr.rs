@@ -2,7 +2,6 @@
 
 use super::common::{alloc, copy_stack, matrices, scratch_info, wrap, Out, Stack, TRIU_BODY};
 use super::cusolver::{with_solver, SolverElement};
-use super::RealElement;
 use crate::array::DeviceArray;
 use crate::device::Device;
 use crate::kernels::abi::Scalar;
@@ -15,9 +14,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The reduced QR factorisation of each `m x n` matrix of `a` (NumPy's `linalg.qr`, mode
-/// `"reduced"`): `Q` `(..., m, k)` with orthonormal columns (a column-major view) and `R`
-/// `(..., k, n)` upper triangular (C-contiguous), `k = min(m, n)`, `a = Q R`. Householder
-/// QR (`geqrf` + `orgqr`). Never waits for the GPU.
+/// `"reduced"`): `Q` `(..., m, k)` with orthonormal columns (unitary for complex types;
+/// a column-major view) and `R` `(..., k, n)` upper triangular (C-contiguous),
+/// `k = min(m, n)`, `a = Q R`. Householder QR (`geqrf` + `orgqr`, `ungqr` for complex
+/// types). Never waits for the GPU.
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray, linalg};
@@ -32,7 +32,7 @@ use std::sync::Arc;
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for an array of fewer than two dimensions.
-pub fn qr<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<T>)> {
+pub fn qr<T: SolverElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<T>)> {
     let (batch, m, n) = matrices("qr", a.shape())?;
     let (q, r) = run_qr::<T>(a.device(), &a.operand()?, &batch, (m, n))?;
     Ok((wrap(q), wrap(r)))

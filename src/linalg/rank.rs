@@ -24,7 +24,10 @@ use crate::{Error, Result};
 pub fn matrix_rank<T: RealElement>(a: &DeviceArray<T>, tol: Option<f64>) -> Result<usize> {
     const OP: &str = "matrix_rank";
     if tol.is_some_and(|t| t < 0.0 || t.is_nan()) {
-        return Err(Error::invalid(OP, format!("tol = {tol:?}: a non-negative number")));
+        return Err(Error::invalid(
+            OP,
+            format!("tol = {tol:?}: a non-negative number"),
+        ));
     }
     let s: Vec<f64> = match a.ndim() {
         0 | 1 => {
@@ -83,7 +86,11 @@ pub fn cond<T: RealElement>(a: &DeviceArray<T>, p: Option<NormOrd>) -> Result<De
                 hi.div(&lo)
             }
         }
-        Some(o) => norm_axes(a, Some(o), &[-2, -1], false)?
-            .mul(&norm_axes(&inv(a)?, Some(o), &[-2, -1], false)?),
+        Some(o) => norm_axes(a, Some(o), &[-2, -1], false)?.mul(&norm_axes(
+            &inv(a)?,
+            Some(o),
+            &[-2, -1],
+            false,
+        )?),
     }
 }

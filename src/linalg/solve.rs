@@ -11,7 +11,6 @@ use super::common::{
     square, wrap, Out, Stack, EYES_BODY, SMALL_N,
 };
 use super::cusolver::{self as solver, with_solver, SolverElement};
-use super::RealElement;
 use crate::array::{where_, DeviceArray};
 use crate::device::{Device, DeviceBuffer};
 use crate::element::DType;
@@ -49,7 +48,7 @@ use std::sync::Arc;
 /// array: this waits for the GPU; [`solve_ex`] does not);
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices;
 /// [`Error::ShapeMismatch`] when `b` does not fit.
-pub fn solve<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn solve<T: SolverElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     let _range = crate::profile::range("solve");
     if let Some(x) = solve_blocked(a, b)? {
         return Ok(x);
@@ -61,7 +60,7 @@ pub fn solve<T: RealElement>(a: &DeviceArray<T>, b: &DeviceArray<T>) -> Result<D
 
 /// The checked solve of one large factorisation by blocked triangular solves
 /// ([`solve_blocks`]), or `None` where the plan does not take them.
-fn solve_blocked<T: RealElement>(
+fn solve_blocked<T: SolverElement>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
 ) -> Result<Option<DeviceArray<T>>> {
@@ -83,7 +82,7 @@ fn solve_blocked<T: RealElement>(
 
 /// `solve`'s right-hand sides as matrices (a vector becomes one column), whether they
 /// were a vector, and the plan.
-fn solve_operands<T: RealElement>(
+fn solve_operands<T: SolverElement>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
 ) -> Result<(DeviceArray<T>, bool, SolvePlan)> {
@@ -99,7 +98,7 @@ fn solve_operands<T: RealElement>(
 }
 
 /// A solution in the form of the right-hand sides: without the one column of a vector.
-fn solve_result<T: RealElement>(x: Out, vector: bool) -> Result<DeviceArray<T>> {
+fn solve_result<T: SolverElement>(x: Out, vector: bool) -> Result<DeviceArray<T>> {
     let x = wrap::<T>(x);
     if vector {
         x.squeeze_axis(-1)
@@ -125,7 +124,7 @@ fn solve_result<T: RealElement>(x: Out, vector: bool) -> Result<DeviceArray<T>> 
 ///
 /// # Errors
 /// As [`solve`], except [`Error::Singular`].
-pub fn solve_ex<T: RealElement>(
+pub fn solve_ex<T: SolverElement>(
     a: &DeviceArray<T>,
     b: &DeviceArray<T>,
 ) -> Result<(DeviceArray<T>, DeviceArray<i32>)> {
@@ -155,7 +154,7 @@ pub fn solve_ex<T: RealElement>(
 /// [`Error::Singular`] naming the batch index and the zero pivot (waits for the GPU once;
 /// [`inv_ex`] does not); [`Error::InvalidArgument`] when `a` is not a stack of square
 /// matrices.
-pub fn inv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn inv<T: SolverElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     let _range = crate::profile::range("inv");
     let (x, info) = inv_ex(a)?;
     check_singular("inv", &info)?;
@@ -176,7 +175,7 @@ pub fn inv<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 ///
 /// # Errors
 /// As [`inv`], except [`Error::Singular`].
-pub fn inv_ex<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<i32>)> {
+pub fn inv_ex<T: SolverElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<i32>)> {
     let (batch, n) = square("inv", a.shape())?;
     let p = SolvePlan {
         n,
@@ -192,7 +191,7 @@ pub fn inv_ex<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, Dev
 /// The LU factors' diagonal `(batch..., n)`, the sign of the row permutation
 /// `(batch...)` and whether the factorisation met no zero pivot `(batch...)` (past one,
 /// some routines divide by it, and the diagonal may hold infinities or NaN).
-fn lu_diagonal<T: RealElement>(
+fn lu_diagonal<T: SolverElement>(
     op: &'static str,
     a: &DeviceArray<T>,
 ) -> Result<(DeviceArray<T>, DeviceArray<T>, DeviceArray<bool>)> {
@@ -233,14 +232,16 @@ fn lu_diagonal<T: RealElement>(
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices.
-pub fn det<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn det<T: SolverElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
     let (diag, sign, regular) = lu_diagonal("det", a)?;
     where_(&regular, diag.prod_axis(-1)?.mul(&sign)?, T::ZERO)
 }
 
 /// The sign and the natural logarithm of the absolute value of each determinant (NumPy's
-/// `linalg.slogdet`), without the overflow of [`det`]: `det = sign * exp(logabsdet)`. A
-/// singular matrix gives `(0, -inf)`, as NumPy. Never waits for the GPU.
+/// `linalg.slogdet`), without the overflow of [`det`]: `det = sign * exp(logabsdet)`. For
+/// complex types the sign is a complex number of absolute value 1 and `logabsdet` is
+/// real ([`SolverElement::Spectral`]), as NumPy. A singular matrix gives `(0, -inf)`, as
+/// NumPy. Never waits for the GPU.
 ///
 /// ```no_run
 /// use cuarray::{Device, DeviceArray, linalg};
@@ -254,13 +255,21 @@ pub fn det<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] when `a` is not a stack of square matrices.
-pub fn slogdet<T: RealElement>(a: &DeviceArray<T>) -> Result<(DeviceArray<T>, DeviceArray<T>)> {
+pub fn slogdet<T: SolverElement>(
+    a: &DeviceArray<T>,
+) -> Result<(DeviceArray<T>, DeviceArray<T::Spectral>)> {
     let (diag, sign, regular) = lu_diagonal("slogdet", a)?;
-    let sign = diag.sign()?.prod_axis(-1)?.mul(&sign)?;
-    let logabs = diag.abs()?.log()?.sum_axis(-1)?;
+    let abs = diag.abs()?;
+    // Each pivot's sign d / |d| (±1 for real types, on the unit circle for complex ones).
+    let sign = diag.div(&abs.astype::<T>()?)?.prod_axis(-1)?.mul(&sign)?;
+    let logabs = abs.log()?.sum_axis(-1)?;
     Ok((
         where_(&regular, &sign, T::ZERO)?,
-        where_(&regular, &logabs, T::from_f64(f64::NEG_INFINITY))?,
+        where_(
+            &regular,
+            &logabs,
+            <T::Spectral as crate::element::Element>::from_f64(f64::NEG_INFINITY),
+        )?,
     ))
 }
 

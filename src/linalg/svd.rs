@@ -3,16 +3,14 @@
 //! `Xgesvd`).
 
 use super::common::{
-    alloc, argument_error, check_converged, copy_stack, first_failure, info_array, matrices, mt,
-    wrap, Out, Stack, EYES_BODY, SMALL_N,
+    alloc, argument_error, check_converged, copy_op, copy_stack_conj, ct, first_failure,
+    info_array, matrices, wrap, Out, Stack, CONJ_BODY, EYES_BODY, SMALL_N,
 };
 use super::cusolver::{with_solver, SolverElement};
-use super::RealElement;
 use crate::array::DeviceArray;
 use crate::device::{Device, DeviceBuffer};
-use crate::element::DType;
+use crate::element::{DType, Element};
 use crate::kernels::abi::Scalar;
-use crate::ops::catalogue::COPY_BODY;
 use crate::ops::Operand;
 use crate::shape::{c_strides, Layout};
 #[cfg(doc)]
@@ -24,17 +22,21 @@ use std::sync::Arc;
 /// SVD with the Jacobi method (large matrices with vectors: the polar decomposition in
 /// f64, checked, see `polar_by_default`), and the QR method for what it leaves unconverged
 /// (one read of the info array); `U` and `Vh` are empty stacks without `vectors`.
-pub(super) fn svd_impl<T: RealElement>(
+pub(super) fn svd_impl<T: SolverElement>(
     op: &'static str,
     a: &DeviceArray<T>,
     full_matrices: bool,
     vectors: bool,
-) -> Result<(DeviceArray<T>, DeviceArray<T>, DeviceArray<T>)> {
+) -> Result<Svd<T>> {
     let (batch, m, n) = matrices(op, a.shape())?;
     if T::DTYPE == crate::DType::F32 && polar_by_default((m, n), full_matrices, vectors) {
         // Faster than f32's own routines there, and more accurate.
         let (u, s, vh) = svd_impl::<f64>(op, &a.astype::<f64>()?, full_matrices, vectors)?;
-        return Ok((u.astype::<T>()?, s.astype::<T>()?, vh.astype::<T>()?));
+        return Ok((
+            u.astype::<T>()?,
+            s.astype::<T::Spectral>()?,
+            vh.astype::<T>()?,
+        ));
     }
     let dev = a.device();
     let operand = a.operand()?;
@@ -46,28 +48,34 @@ pub(super) fn svd_impl<T: RealElement>(
         // redo failures by the Jacobi method.
         let (u, s, vh) = (
             wrap::<T>(out.u.clone()),
-            wrap::<T>(out.s.clone()),
+            wrap::<T::Spectral>(out.s.clone()),
             wrap::<T>(out.vh.clone()),
         );
-        let eps = if T::DTYPE == crate::DType::F32 {
+        let eps = if T::Spectral::DTYPE == crate::DType::F32 {
             f32::EPSILON as f64
         } else {
             f64::EPSILON
         };
-        let tol = T::from_f64(10.0 * (m + n) as f64 * eps);
-        let fro = |x: &DeviceArray<T>| x.mul(x)?.sum_axes(&[-2isize, -1][..], false)?.sqrt();
+        let tol = T::Spectral::from_f64(10.0 * (m + n) as f64 * eps);
+        let fro = |x: &DeviceArray<T>| {
+            x.abs()?
+                .square()?
+                .sum_axes(&[-2isize, -1][..], false)?
+                .sqrt()
+        };
+        let s = s.astype::<T>()?;
         let residual = fro(&u.mul(&s.expand_dims(-2)?)?.matmul(&vh)?.sub(a)?)?;
         let bad = residual
             .gt(&fro(a)?.mul(tol)?)?
             .logical_or(&residual.isnan()?)?;
         let eye = |k: usize| DeviceArray::<T>::eye(dev, k);
-        let du = fro(&mt(&u)?.matmul(&u)?.sub(&eye(u.shape()[u.ndim() - 1])?)?)?;
+        let du = fro(&ct(&u)?.matmul(&u)?.sub(&eye(u.shape()[u.ndim() - 1])?)?)?;
         let dv = fro(&vh
-            .matmul(&mt(&vh)?)?
+            .matmul(&ct(&vh)?)?
             .sub(&eye(vh.shape()[vh.ndim() - 2])?)?)?;
-        // Entries of UᵀU - I are sums of m products: their Frobenius norm grows as
+        // Entries of UᴴU - I are sums of m products: their Frobenius norm grows as
         // sqrt(k), which the bound per column takes out.
-        let cols = T::from_f64((10.0 * (m + n) as f64 * eps) * (m.min(n) as f64).sqrt());
+        let cols = T::Spectral::from_f64((10.0 * (m + n) as f64 * eps) * (m.min(n) as f64).sqrt());
         let bad = bad
             .logical_or(&du.gt(cols)?)?
             .logical_or(&dv.gt(cols)?)?
@@ -121,15 +129,18 @@ pub(super) fn svd_impl<T: RealElement>(
 
 /// The singular value decomposition of each `m x n` matrix of `a` (NumPy's
 /// `linalg.svd`): `U` `(..., m, m)` or `(..., m, k)`, the singular values `S` `(..., k)`
-/// in descending order, `Vh` `(..., n, n)` or `(..., k, n)`, with `k = min(m, n)` and
-/// `a = U diag(S) Vh` (`full_matrices` chooses the square or the economy-size factors).
+/// in descending order (real: [`SolverElement::Spectral`], `f32` for
+/// [`Complex32`](crate::Complex32)), `Vh` `(..., n, n)` or `(..., k, n)`, with
+/// `k = min(m, n)` and `a = U diag(S) Vh` (`full_matrices` chooses the square or the
+/// economy-size factors; `U` and `Vh` unitary for complex types).
 ///
 /// Many matrices of at most 32 x 32 take the batched Jacobi method (`gesvdjBatched`).
 /// Matrices of at least 512 x 512 (economy size, or square) go through the polar
 /// decomposition (`Xgesvdp`) in f64, f32 ones included: their factors are checked
 /// (`U S Vh = A`, orthonormal `U` and `Vh`, three products) and a matrix that fails is
 /// redone by the Jacobi method. (f32 2048 x 2048 on an H200: 85 ms, where PyTorch's takes
-/// 221 and CuPy's `gesvd` 312.) Others take the Jacobi method (`gesvdj`). A matrix where
+/// 221 and CuPy's `gesvd` 312.) Others, and every complex matrix, take the Jacobi method
+/// (`gesvdj`). A matrix where
 /// it does not converge is redone by the QR method (`gesvd`), as PyTorch does; that check
 /// reads the info array, which waits for the GPU.
 ///
@@ -146,10 +157,11 @@ pub(super) fn svd_impl<T: RealElement>(
 /// # Errors
 /// [`Error::NoConvergence`] when the QR method does not converge either (NaN or infinite
 /// input); [`Error::InvalidArgument`] for an array of fewer than two dimensions.
-pub fn svd<T: RealElement>(
+#[allow(clippy::type_complexity)]
+pub fn svd<T: SolverElement>(
     a: &DeviceArray<T>,
     full_matrices: bool,
-) -> Result<(DeviceArray<T>, DeviceArray<T>, DeviceArray<T>)> {
+) -> Result<(DeviceArray<T>, DeviceArray<T::Spectral>, DeviceArray<T>)> {
     let _range = crate::profile::range("svd");
     svd_impl("svd", a, full_matrices, true)
 }
@@ -168,9 +180,16 @@ pub fn svd<T: RealElement>(
 ///
 /// # Errors
 /// As [`svd`].
-pub fn svdvals<T: RealElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+pub fn svdvals<T: SolverElement>(a: &DeviceArray<T>) -> Result<DeviceArray<T::Spectral>> {
     Ok(svd_impl("svdvals", a, false, false)?.1)
 }
+
+/// The factors of [`svd`]: `U`, the singular values (real), `Vh`.
+type Svd<T> = (
+    DeviceArray<T>,
+    DeviceArray<<T as SolverElement>::Spectral>,
+    DeviceArray<T>,
+);
 
 use crate::tuning::svd_algorithm;
 pub(super) use crate::tuning::SvdAlgorithm;
@@ -212,16 +231,19 @@ pub(crate) fn run_svd<T: SolverElement>(
     vectors: bool,
 ) -> Result<SvdOut> {
     let count: usize = batch.iter().product();
-    let size = std::mem::size_of::<T>();
+    let (size, ssize) = (std::mem::size_of::<T>(), std::mem::size_of::<T::Spectral>());
     let k = m.min(n);
     // Aᵀ, column-major (n x m): A in C order as it lies. Its SVD Aᵀ = U' S V'ᵀ gives
-    // A = V' S U'ᵀ: U = V' (m x ., column-major) and Vh = U'ᵀ (row-major).
+    // A = V' S U'ᵀ: U = V' (m x ., column-major) and Vh = U'ᵀ (row-major). Complex
+    // matrices are conjugated on the way (Aᴴ = U' S V'ᴴ gives A = V' S U'ᴴ): U = V' again
+    // and Vh = conj(U')ᵀ, U' conjugated in place afterwards.
+    let conj = T::DTYPE.is_complex();
     let small = count > 1 && m <= SMALL_N && n <= SMALL_N;
     let econ = !full && !small;
     let (ucols, vrows) = if full { (m, n) } else { (k, k) };
     // Per matrix: U' (n x [n or k]) and V' (m x [m or k]) as the routine writes them.
     let (up_cols, vp_cols) = if econ { (k, k) } else { (n, m) };
-    let s = alloc(device, count * k, T::DTYPE)?;
+    let s = alloc(device, count * k, T::Spectral::DTYPE)?;
     let up = alloc(device, count * n * up_cols, T::DTYPE)?;
     let vp = alloc(device, count * m * vp_cols, T::DTYPE)?;
     let info = info_array(device, batch, count * k == 0)?;
@@ -301,13 +323,13 @@ pub(crate) fn run_svd<T: SolverElement>(
                     )?;
                     let src = Operand::new(&tmp, Cow::Borrowed(&c), T::DTYPE)?;
                     let dst = Operand::new(&o.buf, Cow::Borrowed(&o.layout), T::DTYPE)?;
-                    crate::ops::elementwise::run(device, "copy", COPY_BODY, &[dst], &[src], &[])?;
+                    copy_op(device, dst, &src, false)?;
                 }
             }
         }
         return Ok(out);
     }
-    let work = copy_stack(device, a, &Stack::new(batch, m, n, false))?;
+    let work = copy_stack_conj(device, a, &Stack::new(batch, m, n, false), conj)?;
     if small {
         with_solver(device, |dn| {
             // SAFETY: `work` holds count n x m matrices, `s` count * k values, `up` count
@@ -324,6 +346,7 @@ pub(crate) fn run_svd<T: SolverElement>(
                 )
             }
         })?;
+        conj_up::<T>(device, &out, count * n * up_cols, vectors)?;
         return Ok(out);
     }
     with_solver(device, |dn| {
@@ -337,7 +360,7 @@ pub(crate) fn run_svd<T: SolverElement>(
                     econ,
                     (n, m),
                     work.device_ptr() + (i * n * m * size) as u64,
-                    out.s.buf.device_ptr() + (i * k * size) as u64,
+                    out.s.buf.device_ptr() + (i * k * ssize) as u64,
                     (
                         out.vh.buf.device_ptr() + (i * n * up_cols * size) as u64,
                         out.u.buf.device_ptr() + (i * m * vp_cols * size) as u64,
@@ -349,7 +372,26 @@ pub(crate) fn run_svd<T: SolverElement>(
         }
         Ok(())
     })?;
+    conj_up::<T>(device, &out, count * n * up_cols, vectors)?;
     Ok(out)
+}
+
+/// Conjugates, in place, the `len` values of `U'` (the buffer of `Vh`) of a complex SVD
+/// of `Aᴴ` with vectors, so that `Vh` views `conj(U')ᵀ`; nothing for real types.
+fn conj_up<T: SolverElement>(
+    device: &Device,
+    out: &SvdOut,
+    len: usize,
+    vectors: bool,
+) -> Result<()> {
+    if !T::DTYPE.is_complex() || !vectors || len == 0 {
+        return Ok(());
+    }
+    let l = Layout::contiguous(&[len]);
+    let dst = Operand::new(&out.vh.buf, Cow::Borrowed(&l), T::DTYPE)?;
+    let src = Operand::new(&out.vh.buf, Cow::Borrowed(&l), T::DTYPE)?;
+    // Each element is read and written by the same thread: in place is safe.
+    crate::ops::elementwise::run(device, "conj", CONJ_BODY, &[dst], &[src], &[])
 }
 
 /// Redoes the SVD of matrix `i` of `a` into `out` with `algo` (the QR method when the
@@ -386,11 +428,13 @@ pub(crate) fn run_svd_one<T: SolverElement>(
     };
     let a_i = a.with_layout(pick(a.layout()))?;
     // The tall orientation, column-major: `aᵀ` (n x m) when n >= m, which is `a` copied
-    // in C order; else `a` (m x n), copied in Fortran order.
+    // in C order (`aᴴ` for complex types, conjugated on the way); else `a` (m x n),
+    // copied in Fortran order.
     let wide = n >= m;
+    let complex = T::DTYPE.is_complex();
     let (rows, cols) = if wide { (n, m) } else { (m, n) };
-    let work = copy_stack(device, &a_i, &Stack::new(&[], m, n, !wide))?;
-    let s = alloc(device, k, T::DTYPE)?;
+    let work = copy_stack_conj(device, &a_i, &Stack::new(&[], m, n, !wide), wide && complex)?;
+    let s = alloc(device, k, T::Spectral::DTYPE)?;
     let info_i = out.info.buf.device_ptr() + (i * 4) as u64;
     let econ = !full;
     let ucols_t = if full { rows } else { k };
@@ -441,13 +485,20 @@ pub(crate) fn run_svd_one<T: SolverElement>(
             }
         }
     })?;
-    let copy = |dst_buf: &DeviceBuffer, dst: Layout, src_buf: &DeviceBuffer, src: Layout| {
+    // Copies a factor, conjugated when `conj` (complex types).
+    let copy = |dst_buf: &DeviceBuffer, dst: Layout, src_buf: &DeviceBuffer, src: Layout, conj| {
         let d = Operand::new(dst_buf, Cow::Owned(dst), T::DTYPE)?;
         let s = Operand::new(src_buf, Cow::Owned(src), T::DTYPE)?;
-        crate::ops::elementwise::run(device, "copy", COPY_BODY, &[d], &[s], &[])
+        copy_op(device, d, &s, conj)
     };
     let s_dst = Layout::from_parts(vec![k], vec![1], i * k);
-    copy(&out.s.buf, s_dst, &s, Layout::contiguous(&[k]))?;
+    let sd = T::Spectral::DTYPE;
+    copy_op(
+        device,
+        Operand::new(&out.s.buf, Cow::Owned(s_dst), sd)?,
+        &Operand::new(&s, Cow::Owned(Layout::contiguous(&[k])), sd)?,
+        false,
+    )?;
     if !vectors {
         return Ok(());
     }
@@ -469,16 +520,25 @@ pub(crate) fn run_svd_one<T: SolverElement>(
             (_, true) => Layout::from_parts(vec![r, c], vec![1, cols as isize], 0),
         }
     };
+    // The QR method writes Vᴴ_t, the others V_t: a transpose of either is conjugated for
+    // complex types.
+    let qr = matches!(algo, SvdAlgorithm::Qr);
     if wide {
-        // aᵀ = U_t S Vᵀ_t: U = (Vᵀ_t)ᵀ, Vh = U_tᵀ.
-        copy(&out.u.buf, u_dst, &v_t, second(ur, uc, true))?;
+        // aᴴ = U_t S Vᴴ_t: U = (Vᴴ_t)ᴴ, Vh = U_tᴴ.
+        copy(&out.u.buf, u_dst, &v_t, second(ur, uc, true), complex && qr)?;
         let vh_src = Layout::from_parts(vec![vr, vc], vec![rows as isize, 1], 0);
-        copy(&out.vh.buf, vh_dst, &u_t, vh_src)?;
+        copy(&out.vh.buf, vh_dst, &u_t, vh_src, complex)?;
     } else {
-        // a = U_t S Vᵀ_t.
+        // a = U_t S Vᴴ_t.
         let u_src = Layout::from_parts(vec![ur, uc], vec![1, rows as isize], 0);
-        copy(&out.u.buf, u_dst, &u_t, u_src)?;
-        copy(&out.vh.buf, vh_dst, &v_t, second(vr, vc, false))?;
+        copy(&out.u.buf, u_dst, &u_t, u_src, false)?;
+        copy(
+            &out.vh.buf,
+            vh_dst,
+            &v_t,
+            second(vr, vc, false),
+            complex && !qr,
+        )?;
     }
     Ok(())
 }

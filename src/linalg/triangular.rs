@@ -51,10 +51,16 @@ pub fn solve_triangular<T: RealElement>(
     let device = a.device();
     b.used_by(OP, device)?;
     if a.ndim() != 2 || a.shape()[0] != a.shape()[1] {
-        return Err(Error::invalid(OP, format!("a must be one square matrix, not shape {:?}", a.shape())));
+        return Err(Error::invalid(
+            OP,
+            format!("a must be one square matrix, not shape {:?}", a.shape()),
+        ));
     }
     if b.ndim() == 0 || b.ndim() > 2 {
-        return Err(Error::invalid(OP, format!("b must be (n,) or (n, k), not shape {:?}", b.shape())));
+        return Err(Error::invalid(
+            OP,
+            format!("b must be (n,) or (n, k), not shape {:?}", b.shape()),
+        ));
     }
     let n = a.shape()[0];
     if b.shape()[0] != n {
@@ -70,9 +76,14 @@ pub fn solve_triangular<T: RealElement>(
     if n == 0 || k == 0 {
         return Ok(x);
     }
-    let a = if a.layout().is_c_contiguous() { a.clone() } else { a.contiguous()? };
+    let a = if a.layout().is_c_contiguous() {
+        a.clone()
+    } else {
+        a.contiguous()?
+    };
     let int = |v: usize| {
-        i32::try_from(v).map_err(|_| Error::invalid(OP, format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
+        i32::try_from(v)
+            .map_err(|_| Error::invalid(OP, format!("dimension {v} exceeds cuBLAS's 32-bit limit")))
     };
     // Row-major a and x are, to column-major cuBLAS, aᵀ and xᵀ (k x n): a x = b is
     // xᵀ aᵀ = bᵀ, a solve from the right with aᵀ, whose stored triangle is the other one.

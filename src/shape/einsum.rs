@@ -56,7 +56,10 @@ fn parse_term(op: &'static str, term: &str) -> Result<(Vec<Label>, Option<usize>
         if !c.is_ascii_alphabetic() {
             return Err(Error::invalid(
                 op,
-                format!("'{term}': unknown subscript '{}' (letters a-z, A-Z and '...')", c as char),
+                format!(
+                    "'{term}': unknown subscript '{}' (letters a-z, A-Z and '...')",
+                    c as char
+                ),
             ));
         }
         labels.push(c as Label);
@@ -217,7 +220,10 @@ pub fn parse_einsum(spec: &str, shapes: &[&[usize]]) -> Result<EinsumSpec> {
                 if !sizes.contains_key(&l) {
                     return Err(Error::invalid(
                         OP,
-                        format!("output '{r}' has '{}', which no input term has", label_name(l)),
+                        format!(
+                            "output '{r}' has '{}', which no input term has",
+                            label_name(l)
+                        ),
                     ));
                 }
             }
@@ -386,8 +392,14 @@ mod tests {
     fn ellipsis() {
         let s = parse_einsum("...ij,...jk", &[&[5, 2, 3], &[7, 5, 3, 4]]).unwrap();
         assert_eq!(s.inputs[0], vec![ELLIPSIS + 1, 'i' as Label, 'j' as Label]);
-        assert_eq!(s.inputs[1], vec![ELLIPSIS, ELLIPSIS + 1, 'j' as Label, 'k' as Label]);
-        assert_eq!(s.output, vec![ELLIPSIS, ELLIPSIS + 1, 'i' as Label, 'k' as Label]);
+        assert_eq!(
+            s.inputs[1],
+            vec![ELLIPSIS, ELLIPSIS + 1, 'j' as Label, 'k' as Label]
+        );
+        assert_eq!(
+            s.output,
+            vec![ELLIPSIS, ELLIPSIS + 1, 'i' as Label, 'k' as Label]
+        );
         let s = parse_einsum("i...,i...", &[&[2, 3], &[2, 1]]).unwrap();
         assert_eq!(s.output, vec![ELLIPSIS]);
         assert_eq!(s.sizes[&ELLIPSIS], 3);
@@ -404,7 +416,8 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        let e = |spec: &str, shapes: &[&[usize]]| parse_einsum(spec, shapes).unwrap_err().to_string();
+        let e =
+            |spec: &str, shapes: &[&[usize]]| parse_einsum(spec, shapes).unwrap_err().to_string();
         assert!(e("ij,jk", &[&[2, 3]]).contains("2 input term(s) for 1 operand"));
         assert!(e("i1", &[&[2, 3]]).contains("unknown subscript '1'"));
         assert!(e("ijk", &[&[2, 3]]).contains("3 letter(s)"));
@@ -429,7 +442,10 @@ mod tests {
     #[test]
     fn greedy_prefers_small_intermediates() {
         let s = parse_einsum("ij,jk,kl->il", &[&[1000, 10], &[10, 1000], &[1000, 10]]).unwrap();
-        assert_eq!(greedy_path(&s.inputs, &s.output, &s.sizes), vec![(1, 2), (0, 1)]);
+        assert_eq!(
+            greedy_path(&s.inputs, &s.output, &s.sizes),
+            vec![(1, 2), (0, 1)]
+        );
         let s = parse_einsum("i,i,i", &[&[4], &[4], &[4]]).unwrap();
         assert_eq!(greedy_path(&s.inputs, &s.output, &s.sizes).len(), 2);
     }

@@ -25,10 +25,12 @@ use crate::{s, Device, DeviceArray, Error, Result};
 /// ```
 #[derive(Clone, Debug)]
 pub struct CsrMatrix<T: SparseElement, I: SparseIndex = i32> {
-    indptr: DeviceArray<I>,
-    indices: DeviceArray<I>,
-    data: DeviceArray<T>,
-    shape: (usize, usize),
+    pub(super) indptr: DeviceArray<I>,
+    pub(super) indices: DeviceArray<I>,
+    pub(super) data: DeviceArray<T>,
+    pub(super) shape: (usize, usize),
+    /// Columns known sorted within each row without duplicates.
+    pub(super) canonical: bool,
 }
 
 /// A sparse matrix in compressed sparse column form (SciPy's `csc_matrix`): column `j`'s
@@ -38,7 +40,7 @@ pub struct CsrMatrix<T: SparseElement, I: SparseIndex = i32> {
 #[derive(Clone, Debug)]
 pub struct CscMatrix<T: SparseElement, I: SparseIndex = i32> {
     /// The CSR form of the transpose (shape reversed).
-    inner: CsrMatrix<T, I>,
+    pub(super) inner: CsrMatrix<T, I>,
 }
 
 fn index_of<I: SparseIndex>(v: usize) -> I {
@@ -79,14 +81,17 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
             indices: DeviceArray::from_slice(device, &indices)?,
             data: DeviceArray::from_slice(device, &h.data)?,
             shape,
+            canonical: true,
         })
     }
 
     /// The `(m, n)` matrix of the device arrays `indptr` (`m + 1` row offsets),
     /// `indices` (column of each entry) and `data`, checked on the device: `indptr` starts
     /// at 0, never decreases and ends at `data`'s length, and every column index is in
-    /// `0..n`. The structure need not be sorted within rows (SciPy's non-canonical form).
-    /// Non-contiguous arrays are copied; contiguous ones are shared.
+    /// `0..n`. The structure need not be sorted within rows (SciPy's non-canonical form);
+    /// whether it is sorted without duplicates is checked too
+    /// ([`has_canonical_format`](Self::has_canonical_format)). Non-contiguous arrays are
+    /// copied; contiguous ones are shared.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] naming what is wrong (a length, the first or last
@@ -150,12 +155,15 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
                 ));
             }
         }
-        Ok(CsrMatrix {
+        let mut a = CsrMatrix {
             indptr: indptr.contiguous()?,
             indices: indices.contiguous()?,
             data: data.contiguous()?,
             shape,
-        })
+            canonical: false,
+        };
+        a.canonical = a.triplets()?.is_canonical()?;
+        Ok(a)
     }
 
     /// The sparse form of the 2-D array `a`: its nonzero entries, in row order
@@ -182,6 +190,7 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
                 indices: DeviceArray::zeros(dev, &[0])?,
                 data: DeviceArray::zeros(dev, &[0])?,
                 shape: (m, n),
+                canonical: true,
             });
         }
         let a = a.contiguous()?;
@@ -209,6 +218,7 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
             indices,
             data,
             shape: (m, n),
+            canonical: true,
         })
     }
 
@@ -299,7 +309,7 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
     }
 
     /// The structure as cuSPARSE sees it, and the arrays to keep alive for the call.
-    fn library_ref(
+    pub(super) fn library_ref(
         &self,
         op: &'static str,
     ) -> Result<(CsrRef, [std::sync::Arc<crate::device::DeviceBuffer>; 3])> {

@@ -470,5 +470,164 @@ pub(crate) unsafe fn dense_to_csr<T: SparseElement, I: SparseIndex>(
     })
 }
 
+/// A SpGEMM descriptor, destroyed when dropped.
+struct SpGemmDescr(sys::cusparseSpGEMMDescr_t);
+
+impl SpGemmDescr {
+    fn new() -> Result<Self> {
+        let mut d = std::ptr::null_mut();
+        check(
+            // SAFETY: writes a new descriptor into `d`.
+            unsafe { sys::cusparseSpGEMM_createDescr(&mut d) },
+            "cusparseSpGEMM_createDescr",
+        )?;
+        Ok(SpGemmDescr(d))
+    }
+}
+
+impl Drop for SpGemmDescr {
+    fn drop(&mut self) {
+        // SAFETY: created by `cusparseSpGEMM_createDescr`, destroyed once.
+        let _ = unsafe { sys::cusparseSpGEMM_destroyDescr(self.0) };
+    }
+}
+
+/// `c = a b` for CSR `a` (`rows x k`) and `b` (`k x cols`), both with at least one
+/// entry (cuSPARSE's `SpGEMM`, default algorithm): writes the `rows + 1` offsets of `c`
+/// at `c_indptr`, then calls `alloc` with the product's number of entries for the
+/// addresses of its column indices and values (arrays it keeps alive), and fills them.
+/// Reading the count back waits for the device; both workspaces come from the pool.
+///
+/// # Safety
+/// `a` and `b` address valid CSR structures of their sizes on `device` with
+/// `a.cols == b.rows`; `c_indptr` addresses `a.rows + 1` indices of type `I`; `alloc`
+/// returns addresses of that many entries on `device`.
+pub(crate) unsafe fn spgemm<T: SparseElement, I: SparseIndex>(
+    device: &Device,
+    a: &CsrRef,
+    b: &CsrRef,
+    c_indptr: u64,
+    alloc: impl FnOnce(usize) -> Result<(u64, u64)>,
+) -> Result<usize> {
+    with_handle::<SparseHandle, _>(device, |h| {
+        let sa = SpMat::csr::<T, I>(a)?;
+        let sb = SpMat::csr::<T, I>(b)?;
+        let c = CsrRef {
+            rows: a.rows,
+            cols: b.cols,
+            nnz: 0,
+            indptr: c_indptr,
+            indices: 0,
+            data: 0,
+        };
+        let sc = SpMat::csr::<T, I>(&c)?;
+        let desc = SpGemmDescr::new()?;
+        let (alpha, beta) = (T::ONE, T::ZERO);
+        let (pa, pb) = (
+            &alpha as *const T as *const c_void,
+            &beta as *const T as *const c_void,
+        );
+        let n = op(false);
+        let alg = sys::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
+        let mut bytes1 = 0usize;
+        let estimate = |bytes: &mut usize, buf: *mut c_void| {
+            check(
+                // SAFETY: live descriptors over the caller's arrays; host scalars of the
+                // compute type; `buf` is null (a size query) or holds `bytes` and lives
+                // until the last call is queued.
+                unsafe {
+                    sys::cusparseSpGEMM_workEstimation(
+                        h.handle,
+                        n,
+                        n,
+                        pa,
+                        sa.0,
+                        sb.0,
+                        pb,
+                        sc.0,
+                        T::SPARSE_TYPE,
+                        alg,
+                        desc.0,
+                        bytes,
+                        buf,
+                    )
+                },
+                "cusparseSpGEMM_workEstimation",
+            )
+        };
+        estimate(&mut bytes1, std::ptr::null_mut())?;
+        let ws1 = Workspace::new(device, bytes1, 0)?;
+        estimate(&mut bytes1, ws1.device_ptr())?;
+        let compute = |bytes: &mut usize, buf: *mut c_void| {
+            check(
+                // SAFETY: as in `estimate`; the work estimation has run.
+                unsafe {
+                    sys::cusparseSpGEMM_compute(
+                        h.handle,
+                        n,
+                        n,
+                        pa,
+                        sa.0,
+                        sb.0,
+                        pb,
+                        sc.0,
+                        T::SPARSE_TYPE,
+                        alg,
+                        desc.0,
+                        bytes,
+                        buf,
+                    )
+                },
+                "cusparseSpGEMM_compute",
+            )
+        };
+        let mut bytes2 = 0usize;
+        compute(&mut bytes2, std::ptr::null_mut())?;
+        let ws2 = Workspace::new(device, bytes2, 0)?;
+        compute(&mut bytes2, ws2.device_ptr())?;
+        let (mut r, mut cc, mut nnz) = (0i64, 0i64, 0i64);
+        check(
+            // SAFETY: reads the descriptor's sizes into three host integers.
+            unsafe { sys::cusparseSpMatGetSize(sc.0, &mut r, &mut cc, &mut nnz) },
+            "cusparseSpMatGetSize",
+        )?;
+        let nnz = nnz.max(0) as usize;
+        let (indices, data) = alloc(nnz)?;
+        check(
+            // SAFETY: `alloc`'s arrays hold `nnz` entries each and outlive the call.
+            unsafe {
+                sys::cusparseCsrSetPointers(
+                    sc.0,
+                    c_indptr as *mut c_void,
+                    indices as *mut c_void,
+                    data as *mut c_void,
+                )
+            },
+            "cusparseCsrSetPointers",
+        )?;
+        check(
+            // SAFETY: as above; the descriptor holds the computed product.
+            unsafe {
+                sys::cusparseSpGEMM_copy(
+                    h.handle,
+                    n,
+                    n,
+                    pa,
+                    sa.0,
+                    sb.0,
+                    pb,
+                    sc.0,
+                    T::SPARSE_TYPE,
+                    alg,
+                    desc.0,
+                )
+            },
+            "cusparseSpGEMM_copy",
+        )?;
+        drop((ws1, ws2));
+        Ok(nnz)
+    })
+}
+
 mod spsv;
 pub(crate) use spsv::spsv;

@@ -1,7 +1,9 @@
-//! Sparse matrices on cuSPARSE (SciPy's `scipy.sparse`): [`CsrMatrix`] and [`CscMatrix`]
-//! for `f32`, `f64`, `Complex32` and `Complex64` with `i32` or `i64` indices, their
-//! products with dense vectors and matrices (cuSPARSE's `SpMV` and `SpMM`), and the
-//! iterative solvers of [`linalg`].
+//! Sparse matrices on cuSPARSE (SciPy's `scipy.sparse`): [`CsrMatrix`], [`CscMatrix`]
+//! and [`CooMatrix`] for `f32`, `f64`, `Complex32` and `Complex64` with `i32` or `i64`
+//! indices, conversions among them, their products with dense vectors and matrices
+//! (cuSPARSE's `SpMV` and `SpMM`) and with each other (`SpGEMM`), sums, elementwise
+//! products, [`bmat`], [`kron`], [`random`], SciPy's `.npz` files ([`save_npz`],
+//! [`load_npz`]) and the iterative solvers of [`linalg`].
 //!
 //! Construction from host triplets assembles the structure on the host (sorted,
 //! duplicates summed); construction from device arrays checks the structure on the
@@ -17,12 +19,20 @@
 //! ```
 
 mod assemble;
+mod construct;
+mod coo;
 mod csr;
 mod cusparse;
 pub mod linalg;
+mod npz;
+mod ops;
+mod structure;
 
+pub use construct::{bmat, hstack, kron, random, vstack};
+pub use coo::CooMatrix;
 pub use csr::{CscMatrix, CsrMatrix};
 pub use cusparse::{SparseElement, SparseIndex};
+pub use npz::{load_npz, save_npz};
 
 use crate::{Device, DeviceArray, Result};
 

@@ -192,8 +192,16 @@ const SPECS: &[(&str, &str, &[&[usize]])] = &[
     ("ij,kj->ik", "ij,kj->ik", &[&[7, 13], &[5, 13]]),
     ("ji,jk->ik", "ji,jk->ik", &[&[13, 7], &[13, 5]]),
     ("bij,bjk->bik", "bij,bjk->bik", &[&[3, 7, 9], &[3, 9, 5]]),
-    ("bhqd,bhkd->bhqk", "bhqd,bhkd->bhqk", &[&[2, 3, 5, 8], &[2, 3, 7, 8]]),
-    ("...ij,...jk->...ik", "xij,xjk->xik", &[&[4, 3, 6], &[4, 6, 2]]),
+    (
+        "bhqd,bhkd->bhqk",
+        "bhqd,bhkd->bhqk",
+        &[&[2, 3, 5, 8], &[2, 3, 7, 8]],
+    ),
+    (
+        "...ij,...jk->...ik",
+        "xij,xjk->xik",
+        &[&[4, 3, 6], &[4, 6, 2]],
+    ),
     ("...ij,...jk", "xij,xjk->xik", &[&[4, 3, 6], &[4, 6, 2]]),
     ("ii->", "ii->", &[&[9, 9]]),
     ("ii", "ii->", &[&[9, 9]]),
@@ -214,11 +222,23 @@ const SPECS: &[(&str, &str, &[&[usize]])] = &[
     ("ij,j", "ij,j->i", &[&[7, 9], &[1]]),
     ("ba,ab", "ba,ab->", &[&[4, 3], &[3, 4]]),
     ("Ba,aB", "Ba,aB->", &[&[4, 3], &[3, 4]]),
-    ("ij,jk,kl->il", "ij,jk,kl->il", &[&[5, 30], &[30, 4], &[4, 6]]),
+    (
+        "ij,jk,kl->il",
+        "ij,jk,kl->il",
+        &[&[5, 30], &[30, 4], &[4, 6]],
+    ),
     ("ij,jk,kl", "ij,jk,kl->il", &[&[5, 30], &[30, 4], &[4, 6]]),
-    ("ab,bc,cd,de->ae", "ab,bc,cd,de->ae", &[&[3, 4], &[4, 5], &[5, 6], &[6, 2]]),
+    (
+        "ab,bc,cd,de->ae",
+        "ab,bc,cd,de->ae",
+        &[&[3, 4], &[4, 5], &[5, 6], &[6, 2]],
+    ),
     ("i,i,i->", "i,i,i->", &[&[11], &[11], &[11]]),
-    ("ijk,jl,kl->il", "ijk,jl,kl->il", &[&[3, 4, 5], &[4, 6], &[5, 6]]),
+    (
+        "ijk,jl,kl->il",
+        "ijk,jl,kl->il",
+        &[&[3, 4, 5], &[4, 6], &[5, 6]],
+    ),
     ("ij,jk->", "ij,jk->", &[&[4, 5], &[5, 3]]),
     ("ijk,ikl->jl", "ijk,ikl->jl", &[&[3, 4, 5], &[3, 5, 2]]),
     ("iij,jk->ik", "iij,jk->ik", &[&[4, 4, 3], &[3, 5]]),
@@ -270,16 +290,28 @@ fn products<T: E>(dev: &Device, rng: &mut Rng) -> TResult {
     let ha = random::<T>(rng, &[3, 4, 5]);
     let hb = random::<T>(rng, &[4, 5, 2]);
     let (a, b) = (upload::<T>(dev, &ha, true)?, upload::<T>(dev, &hb, false)?);
-    check("tensordot N(2)", &tensordot(&a, &b, Axes::N(2))?, &reference("ijk,jkl->il", &[&ha, &hb]))?;
+    check(
+        "tensordot N(2)",
+        &tensordot(&a, &b, Axes::N(2))?,
+        &reference("ijk,jkl->il", &[&ha, &hb]),
+    )?;
     check(
         "tensordot pairs",
         &tensordot(&a, &b, Axes::Pairs(&[1], &[0]))?,
         &reference("ijk,jmn->ikmn", &[&ha, &hb]),
     )?;
-    check("tensordot N(0)", &tensordot(&a, &b, Axes::N(0))?, &reference("ijk,lmn->ijklmn", &[&ha, &hb]))?;
+    check(
+        "tensordot N(0)",
+        &tensordot(&a, &b, Axes::N(0))?,
+        &reference("ijk,lmn->ijklmn", &[&ha, &hb]),
+    )?;
     let hc = random::<T>(rng, &[6, 5]);
     let c = upload::<T>(dev, &hc, false)?;
-    check("inner", &inner(&a, &c)?, &reference("ijk,lk->ijl", &[&ha, &hc]))?;
+    check(
+        "inner",
+        &inner(&a, &c)?,
+        &reference("ijk,lk->ijl", &[&ha, &hc]),
+    )?;
     // vdot conjugates the first operand.
     let hx = random::<T>(rng, &[4, 5]);
     let hy = random::<T>(rng, &[20]);
@@ -287,14 +319,27 @@ fn products<T: E>(dev: &Device, rng: &mut Rng) -> TResult {
         v: hx.v.iter().map(|z| z.conj()).collect(),
         shape: vec![20],
     };
-    let got = vdot(&upload::<T>(dev, &hx, true)?, &upload::<T>(dev, &hy, false)?)?;
+    let got = vdot(
+        &upload::<T>(dev, &hx, true)?,
+        &upload::<T>(dev, &hy, false)?,
+    )?;
     check("vdot", &got, &reference("i,i->", &[&hxc, &hy]))?;
     // kron of (2, 3) and (4, 1, 5): a gets a leading 1.
     let hk = random::<T>(rng, &[2, 3]);
     let hl = random::<T>(rng, &[4, 1, 5]);
-    let k = kron(&upload::<T>(dev, &hk, true)?, &upload::<T>(dev, &hl, false)?)?;
+    let k = kron(
+        &upload::<T>(dev, &hk, true)?,
+        &upload::<T>(dev, &hl, false)?,
+    )?;
     let r = reference("jk,ilm->iljkm", &[&hk, &hl]); // (4, 1, 2, 3, 5) -> (4, 2, 15)
-    check("kron", &k, &H { v: r.v, shape: vec![4, 2, 15] })?;
+    check(
+        "kron",
+        &k,
+        &H {
+            v: r.v,
+            shape: vec![4, 2, 15],
+        },
+    )?;
     // multi_dot with vector ends.
     let h1 = random::<T>(rng, &[30]);
     let h2 = random::<T>(rng, &[30, 7]);
@@ -306,8 +351,15 @@ fn products<T: E>(dev: &Device, rng: &mut Rng) -> TResult {
         &upload::<T>(dev, &h3, false)?,
         &upload::<T>(dev, &h4, false)?,
     ])?;
-    check("multi_dot", &m, &reference("i,ij,jk,k->", &[&h1, &h2, &h3, &h4]))?;
-    ensure!(tensordot(&a, &b, Axes::Pairs(&[0], &[0])).is_err(), "tensordot with 3 vs 4");
+    check(
+        "multi_dot",
+        &m,
+        &reference("i,ij,jk,k->", &[&h1, &h2, &h3, &h4]),
+    )?;
+    ensure!(
+        tensordot(&a, &b, Axes::Pairs(&[0], &[0])).is_err(),
+        "tensordot with 3 vs 4"
+    );
     ensure!(multi_dot(&[&a]).is_err(), "multi_dot of one array");
     Ok(())
 }
@@ -321,23 +373,27 @@ pub fn trials(out: &mut Vec<Trial>) {
         )*};
     }
     per_dtype!(f32, f64, Complex32, Complex64);
-    add_gpu(out, "einsum/specs/f16/contiguous_and_strided".into(), |dev, rng| {
-        // Small contractions only: f16 rounds each product.
-        let _ = specs::<half::f16>;
-        for &(spec, rspec, shapes) in &SPECS[..8] {
-            let hs: Vec<H> = shapes.iter().map(|s| random::<half::f16>(rng, s)).collect();
-            let ds = hs
-                .iter()
-                .map(|h| upload::<half::f16>(dev, h, false))
-                .collect::<cuarray::Result<Vec<_>>>()?;
-            let refs: Vec<&DeviceArray<half::f16>> = ds.iter().collect();
-            check(
-                &format!("einsum('{spec}')"),
-                &einsum(spec, &refs)?,
-                &reference(rspec, &hs.iter().collect::<Vec<_>>()),
-            )?;
-        }
-        Ok(())
-    });
+    add_gpu(
+        out,
+        "einsum/specs/f16/contiguous_and_strided".into(),
+        |dev, rng| {
+            // Small contractions only: f16 rounds each product.
+            let _ = specs::<half::f16>;
+            for &(spec, rspec, shapes) in &SPECS[..8] {
+                let hs: Vec<H> = shapes.iter().map(|s| random::<half::f16>(rng, s)).collect();
+                let ds = hs
+                    .iter()
+                    .map(|h| upload::<half::f16>(dev, h, false))
+                    .collect::<cuarray::Result<Vec<_>>>()?;
+                let refs: Vec<&DeviceArray<half::f16>> = ds.iter().collect();
+                check(
+                    &format!("einsum('{spec}')"),
+                    &einsum(spec, &refs)?,
+                    &reference(rspec, &hs.iter().collect::<Vec<_>>()),
+                )?;
+            }
+            Ok(())
+        },
+    );
     add_gpu(out, "einsum/errors/f32/bad_specs".into(), bad_specs);
 }

@@ -41,14 +41,24 @@ fn mm(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
 }
 
 fn eye(n: usize) -> Vec<f64> {
-    (0..n * n).map(|k| if k / n == k % n { 1.0 } else { 0.0 }).collect()
+    (0..n * n)
+        .map(|k| if k / n == k % n { 1.0 } else { 0.0 })
+        .collect()
 }
 
 fn close(what: &str, got: &[f64], want: &[f64], rel: f64) -> TResult {
     let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-    ensure!(got.len() == want.len(), "{what}: {} elements, expected {}", got.len(), want.len());
+    ensure!(
+        got.len() == want.len(),
+        "{what}: {} elements, expected {}",
+        got.len(),
+        want.len()
+    );
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        ensure!((g - w).abs() <= rel * scale, "{what}: element {i} is {g}, expected {w}");
+        ensure!(
+            (g - w).abs() <= rel * scale,
+            "{what}: element {i} is {g}, expected {w}"
+        );
     }
     Ok(())
 }
@@ -56,7 +66,11 @@ fn close(what: &str, got: &[f64], want: &[f64], rel: f64) -> TResult {
 /// Host exp(A): Taylor to 40 terms of A / 2^s (norm below 1/2), squared s times.
 fn host_expm(a: &[f64], n: usize) -> Vec<f64> {
     let norm = a.iter().map(|x| x.abs()).sum::<f64>();
-    let s = if norm > 0.5 { (norm / 0.5).log2().ceil() as i32 } else { 0 };
+    let s = if norm > 0.5 {
+        (norm / 0.5).log2().ceil() as i32
+    } else {
+        0
+    };
     let x: Vec<f64> = a.iter().map(|v| v / 2f64.powi(s)).collect();
     let mut term = eye(n);
     let mut sum = eye(n);
@@ -73,21 +87,33 @@ fn host_expm(a: &[f64], n: usize) -> Vec<f64> {
 fn power<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     for n in [1usize, 5, 37] {
         // Entries scaled so that powers stay near 1 in size.
-        let a: Vec<f64> = (0..n * n).map(|_| rng.range(-1.0, 1.0) / (n as f64).sqrt()).collect();
+        let a: Vec<f64> = (0..n * n)
+            .map(|_| rng.range(-1.0, 1.0) / (n as f64).sqrt())
+            .collect();
         let d = up::<T>(dev, &a, &[n, n])?;
         for p in [0i64, 1, 2, 5, 8] {
             let mut want = eye(n);
             for _ in 0..p {
                 want = mm(&want, &a, n);
             }
-            close(&format!("matrix_power n={n} p={p}"), &down(&linalg::matrix_power(&d, p)?)?, &want, tol::<T>() * 10.0)?;
+            close(
+                &format!("matrix_power n={n} p={p}"),
+                &down(&linalg::matrix_power(&d, p)?)?,
+                &want,
+                tol::<T>() * 10.0,
+            )?;
         }
         // A well-conditioned matrix for the negative powers: I + A / 4.
         let b: Vec<f64> = eye(n).iter().zip(&a).map(|(i, x)| i + x / 4.0).collect();
         let db = up::<T>(dev, &b, &[n, n])?;
         let m3 = linalg::matrix_power(&db, -3)?;
         let back = linalg::matrix_power(&db, 3)?.matmul(&m3)?;
-        close(&format!("matrix_power n={n} p=-3"), &down(&back)?, &eye(n), tol::<T>() * 10.0)?;
+        close(
+            &format!("matrix_power n={n} p=-3"),
+            &down(&back)?,
+            &eye(n),
+            tol::<T>() * 10.0,
+        )?;
     }
     // A batch of 3 matrices, transposed views.
     let a: Vec<f64> = (0..3 * 16).map(|_| rng.range(-0.5, 0.5)).collect();
@@ -96,9 +122,17 @@ fn power<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     for b in 0..3 {
         let t: Vec<f64> = (0..16).map(|k| a[b * 16 + (k % 4) * 4 + k / 4]).collect();
         let want = mm(&mm(&t, &t, 4), &t, 4);
-        close("matrix_power batch", &got[b * 16..(b + 1) * 16], &want, tol::<T>() * 10.0)?;
+        close(
+            "matrix_power batch",
+            &got[b * 16..(b + 1) * 16],
+            &want,
+            tol::<T>() * 10.0,
+        )?;
     }
-    ensure!(linalg::matrix_power(&up::<T>(dev, &[1.0; 6], &[2, 3])?, 2).is_err(), "non-square accepted");
+    ensure!(
+        linalg::matrix_power(&up::<T>(dev, &[1.0; 6], &[2, 3])?, 2).is_err(),
+        "non-square accepted"
+    );
     Ok(())
 }
 
@@ -106,16 +140,30 @@ fn expm<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     for (n, scale) in [(1usize, 0.3), (3, 0.1), (6, 1.0), (20, 3.0), (33, 0.05)] {
         let a: Vec<f64> = (0..n * n).map(|_| rng.range(-scale, scale)).collect();
         let got = down(&linalg::expm(&up::<T>(dev, &a, &[n, n])?)?)?;
-        close(&format!("expm n={n} scale={scale}"), &got, &host_expm(&a, n), tol::<T>() * 20.0)?;
+        close(
+            &format!("expm n={n} scale={scale}"),
+            &got,
+            &host_expm(&a, n),
+            tol::<T>() * 20.0,
+        )?;
     }
     // Nilpotent: exp = I + A exactly.
-    let got = down(&linalg::expm(&up::<T>(dev, &[0.0, 2.0, 0.0, 0.0], &[2, 2])?)?)?;
+    let got = down(&linalg::expm(&up::<T>(
+        dev,
+        &[0.0, 2.0, 0.0, 0.0],
+        &[2, 2],
+    )?)?)?;
     close("expm nilpotent", &got, &[1.0, 2.0, 0.0, 1.0], tol::<T>())?;
     // A batch: each matrix its own exponential.
     let a: Vec<f64> = (0..2 * 9).map(|_| rng.range(-2.0, 2.0)).collect();
     let got = down(&linalg::expm(&up::<T>(dev, &a, &[2, 3, 3])?)?)?;
     for b in 0..2 {
-        close("expm batch", &got[b * 9..(b + 1) * 9], &host_expm(&a[b * 9..(b + 1) * 9], 3), tol::<T>() * 20.0)?;
+        close(
+            "expm batch",
+            &got[b * 9..(b + 1) * 9],
+            &host_expm(&a[b * 9..(b + 1) * 9], 3),
+            tol::<T>() * 20.0,
+        )?;
     }
     Ok(())
 }
@@ -133,23 +181,49 @@ fn rank_cond<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
             }
         }
         let r = linalg::matrix_rank(&up::<T>(dev, &a, &[m, n])?, None)?;
-        ensure!(r == k, "matrix_rank of a ({m}, {n}) product of rank {k}: {r}");
+        ensure!(
+            r == k,
+            "matrix_rank of a ({m}, {n}) product of rank {k}: {r}"
+        );
     }
-    ensure!(linalg::matrix_rank(&up::<T>(dev, &[0.0, 0.0], &[2])?, None)? == 0, "rank of a zero vector");
+    ensure!(
+        linalg::matrix_rank(&up::<T>(dev, &[0.0, 0.0], &[2])?, None)? == 0,
+        "rank of a zero vector"
+    );
     // Known singular values: a diagonal with a row swap.
     let a = [0.0, 0.5, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 2.0];
     let d = up::<T>(dev, &a, &[3, 3])?;
     let c2 = down(&linalg::cond(&d, None)?)?;
     close("cond 2", &c2, &[8.0], tol::<T>())?;
-    close("cond -2", &down(&linalg::cond(&d, Some(NormOrd::P(-2.0)))?)?, &[0.125], tol::<T>())?;
+    close(
+        "cond -2",
+        &down(&linalg::cond(&d, Some(NormOrd::P(-2.0)))?)?,
+        &[0.125],
+        tol::<T>(),
+    )?;
     // Frobenius: |A|_F |A^-1|_F.
     let fro = (0.25f64 + 16.0 + 4.0).sqrt() * (4.0f64 + 1.0 / 16.0 + 0.25).sqrt();
-    close("cond fro", &down(&linalg::cond(&d, Some(NormOrd::Fro))?)?, &[fro], tol::<T>())?;
+    close(
+        "cond fro",
+        &down(&linalg::cond(&d, Some(NormOrd::Fro))?)?,
+        &[fro],
+        tol::<T>(),
+    )?;
     // 1-norm: max column sum of A (4) times that of A^-1 (2).
-    close("cond 1", &down(&linalg::cond(&d, Some(NormOrd::P(1.0)))?)?, &[8.0], tol::<T>())?;
+    close(
+        "cond 1",
+        &down(&linalg::cond(&d, Some(NormOrd::P(1.0)))?)?,
+        &[8.0],
+        tol::<T>(),
+    )?;
     // A batch of two.
     let two = up::<T>(dev, &[2.0, 0.0, 0.0, 1.0, 3.0, 0.0, 0.0, 0.3], &[2, 2, 2])?;
-    close("cond batch", &down(&linalg::cond(&two, None)?)?, &[2.0, 10.0], tol::<T>())?;
+    close(
+        "cond batch",
+        &down(&linalg::cond(&two, None)?)?,
+        &[2.0, 10.0],
+        tol::<T>(),
+    )?;
     Ok(())
 }
 
@@ -157,7 +231,9 @@ fn triangular<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     use cuarray::linalg::{solve_triangular, Trans};
     for (n, k) in [(1usize, 1usize), (7, 0), (33, 1), (130, 5), (517, 64)] {
         // A well-conditioned triangle (diagonal away from zero); junk in the other one.
-        let mut a: Vec<f64> = (0..n * n).map(|_| rng.range(-1.0, 1.0) / n as f64).collect();
+        let mut a: Vec<f64> = (0..n * n)
+            .map(|_| rng.range(-1.0, 1.0) / n as f64)
+            .collect();
         for i in 0..n {
             a[i * n + i] = 1.0 + rng.unit();
         }
@@ -173,7 +249,11 @@ fn triangular<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
                     let at = |i: usize, j: usize| -> f64 {
                         let (r, c) = if trans == Trans::N { (i, j) } else { (j, i) };
                         if r == c {
-                            if unit { 1.0 } else { a[r * n + c] }
+                            if unit {
+                                1.0
+                            } else {
+                                a[r * n + c]
+                            }
                         } else if (r > c) == lower {
                             a[r * n + c]
                         } else {
@@ -197,7 +277,13 @@ fn triangular<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     // A transposed view for a: the upper triangle of aᵀ is the lower of a.
     let a = [2.0, 0.0, 1.0, 4.0];
     let da = up::<T>(dev, &a, &[2, 2])?.t();
-    let x = down(&solve_triangular(&da, &up::<T>(dev, &[4.0, 8.0], &[2])?, false, Trans::N, false)?)?;
+    let x = down(&solve_triangular(
+        &da,
+        &up::<T>(dev, &[4.0, 8.0], &[2])?,
+        false,
+        Trans::N,
+        false,
+    )?)?;
     close("solve_triangular of a view", &x, &[1.0, 2.0], tol::<T>())?;
     ensure!(
         solve_triangular(&da, &up::<T>(dev, &[1.0; 3], &[3])?, true, Trans::N, false).is_err(),
@@ -217,7 +303,10 @@ fn lu_family<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
         // P_l A: the swaps in order.
         let mut pa = a.clone();
         for (i, &p) in piv.iter().enumerate() {
-            ensure!(p >= i as i64 && (p as usize) < n, "lu_factor n={n}: pivot {p} at {i}");
+            ensure!(
+                p >= i as i64 && (p as usize) < n,
+                "lu_factor n={n}: pivot {p} at {i}"
+            );
             for j in 0..n {
                 pa.swap(i * n + j, p as usize * n + j);
             }
@@ -229,13 +318,29 @@ fn lu_family<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
                 _ => 0.0,
             })
             .collect();
-        let u: Vec<f64> = (0..n * n).map(|k| if k / n <= k % n { f[k] } else { 0.0 }).collect();
-        close(&format!("lu_factor n={n}: L U = P A"), &mm(&l, &u, n), &pa, tol::<T>() * 10.0)?;
+        let u: Vec<f64> = (0..n * n)
+            .map(|k| if k / n <= k % n { f[k] } else { 0.0 })
+            .collect();
+        close(
+            &format!("lu_factor n={n}: L U = P A"),
+            &mm(&l, &u, n),
+            &pa,
+            tol::<T>() * 10.0,
+        )?;
         let (p, l2, u2) = linalg::lu(&da)?;
         let back = down(&p.matmul(&l2)?.matmul(&u2)?)?;
-        close(&format!("lu n={n}: P L U = A"), &back, &a, tol::<T>() * 10.0)?;
+        close(
+            &format!("lu n={n}: P L U = A"),
+            &back,
+            &a,
+            tol::<T>() * 10.0,
+        )?;
         // lu_solve on a well-conditioned matrix: A + n I.
-        let w: Vec<f64> = a.iter().enumerate().map(|(k, x)| if k / n == k % n { x + n as f64 } else { *x }).collect();
+        let w: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(k, x)| if k / n == k % n { x + n as f64 } else { *x })
+            .collect();
         let dw = up::<T>(dev, &w, &[n, n])?;
         let fw = linalg::lu_factor(&dw)?;
         for k in [1usize, 3] {
@@ -245,7 +350,11 @@ fn lu_family<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
             for i in 0..n {
                 for c in 0..k {
                     let s: f64 = (0..n).map(|j| w[i * n + j] * x[j * k + c]).sum();
-                    ensure!((s - b[i * k + c]).abs() <= tol::<T>() * 10.0, "lu_solve n={n} k={k}: residual {}", s - b[i * k + c]);
+                    ensure!(
+                        (s - b[i * k + c]).abs() <= tol::<T>() * 10.0,
+                        "lu_solve n={n} k={k}: residual {}",
+                        s - b[i * k + c]
+                    );
                 }
             }
         }
@@ -253,14 +362,30 @@ fn lu_family<T: RealElement>(dev: &Device, rng: &mut Rng) -> TResult {
     // A batch of 3 factorised at once: each as alone.
     let a: Vec<f64> = (0..3 * 25).map(|_| rng.range(-1.0, 1.0)).collect();
     let (fb, pb) = linalg::lu_factor(&up::<T>(dev, &a, &[3, 5, 5])?)?;
-    ensure!(fb.shape() == [3, 5, 5] && pb.shape() == [3, 5], "lu_factor batch shapes {:?} {:?}", fb.shape(), pb.shape());
+    ensure!(
+        fb.shape() == [3, 5, 5] && pb.shape() == [3, 5],
+        "lu_factor batch shapes {:?} {:?}",
+        fb.shape(),
+        pb.shape()
+    );
     let (fb, pb) = (down(&fb)?, pb.to_host()?);
     for b in 0..3 {
         let (f1, p1) = linalg::lu_factor(&up::<T>(dev, &a[b * 25..(b + 1) * 25], &[5, 5])?)?;
-        close("lu_factor batch", &fb[b * 25..(b + 1) * 25], &down(&f1)?, tol::<T>())?;
-        ensure!(pb[b * 5..(b + 1) * 5] == p1.to_host()?[..], "lu_factor batch pivots of matrix {b}");
+        close(
+            "lu_factor batch",
+            &fb[b * 25..(b + 1) * 25],
+            &down(&f1)?,
+            tol::<T>(),
+        )?;
+        ensure!(
+            pb[b * 5..(b + 1) * 5] == p1.to_host()?[..],
+            "lu_factor batch pivots of matrix {b}"
+        );
     }
-    ensure!(linalg::lu(&up::<T>(dev, &[1.0; 6], &[2, 3])?).is_err(), "lu of a (2, 3)");
+    ensure!(
+        linalg::lu(&up::<T>(dev, &[1.0; 6], &[2, 3])?).is_err(),
+        "lu of a (2, 3)"
+    );
     Ok(())
 }
 

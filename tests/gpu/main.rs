@@ -20,9 +20,9 @@ mod copies;
 mod creation;
 mod cupy_kernels;
 mod device;
-mod einsum;
 #[path = "../support/dists.rs"]
 mod dists;
+mod einsum;
 mod ergonomics;
 mod fft;
 mod files;
@@ -35,6 +35,8 @@ mod indexing;
 mod interop;
 mod large;
 mod linalg;
+mod linalg_complex;
+mod linalg_eig;
 mod linalg_more;
 mod linalg_solver;
 mod manipulation;
@@ -60,6 +62,7 @@ mod sorting;
 mod sparse;
 mod sparse_direct;
 mod sparse_solvers;
+mod sparse_ops;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;
@@ -85,6 +88,8 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     selfcheck::trials(&mut trials);
     linalg_more::trials(&mut trials);
+    linalg_eig::trials(&mut trials);
+    linalg_complex::trials(&mut trials);
     einsum::trials(&mut trials);
     advanced_indexing::trials(&mut trials);
     index_helpers::trials(&mut trials);
@@ -125,6 +130,7 @@ fn main() {
     sparse::trials(&mut trials);
     sparse_solvers::trials(&mut trials);
     sparse_direct::trials(&mut trials);
+    sparse_ops::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);
     multi::trials(&mut trials);

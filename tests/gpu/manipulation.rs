@@ -425,8 +425,8 @@ fn pad_values(dev: &Device, _rng: &mut Rng) -> TResult {
         1.0,
         2.0,
         4.0,
-        7.0,
-        10.0,
+        2.25,
+        0.5,
     ];
     ensure!(
         r.len() == 8 && r.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-12),

@@ -620,6 +620,11 @@ pub fn trials(out: &mut Vec<Trial>) {
         "nvrtc/array/i64/unravel_ravel_sets".to_string(),
         cuarray::testing::array::kernel_specs,
     );
+    group(
+        out,
+        "nvrtc/linalg/all/triu_eyes_eig_vectors".to_string(),
+        cuarray::testing::linalg::kernel_specs,
+    );
     out.push(nvrtc_trial(
         "nvrtc/errors/f32/broken_body_gives_compile_error",
         compile_error,

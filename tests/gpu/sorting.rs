@@ -161,8 +161,16 @@ fn check_all<T: TElem>(what: &str, a: &DeviceArray<T>, h: &HostNd<T>, axis: usiz
             v.shape()
         );
         let got_v = v.to_host()?;
-        crate::common::check_eq(&format!("{what}: topk({k}, {desc}) values"), &got_v, &wv.data)?;
-        check_zero_signs(&format!("{what}: topk({k}, {desc}) values"), &got_v, &wv.data)?;
+        crate::common::check_eq(
+            &format!("{what}: topk({k}, {desc}) values"),
+            &got_v,
+            &wv.data,
+        )?;
+        check_zero_signs(
+            &format!("{what}: topk({k}, {desc}) values"),
+            &got_v,
+            &wv.data,
+        )?;
         let got = i.to_host()?;
         ensure!(
             got == wi.data,
@@ -197,23 +205,43 @@ fn signed_zeros<T: TElem>(dev: &Device, _rng: &mut Rng) -> TResult {
     let f = |x: f64| T::from_val(Val::F(x));
     let nan = f64::NAN;
     let inf = f64::INFINITY;
-    let x: Vec<T> = [3.0, nan, -0.0, 1.0, 0.0, nan, -inf, inf, -0.0, 2.0].map(f).to_vec();
-    let want: Vec<T> = [-inf, -0.0, 0.0, -0.0, 1.0, 2.0, 3.0, inf, nan, nan].map(f).to_vec();
+    let x: Vec<T> = [3.0, nan, -0.0, 1.0, 0.0, nan, -inf, inf, -0.0, 2.0]
+        .map(f)
+        .to_vec();
+    let want: Vec<T> = [-inf, -0.0, 0.0, -0.0, 1.0, 2.0, 3.0, inf, nan, nan]
+        .map(f)
+        .to_vec();
     let a = DeviceArray::from_slice(dev, &x)?;
     let got = a.sort(0)?.to_host()?;
     crate::common::check_eq("numpy example: sort", &got, &want)?;
     check_zero_signs("numpy example: sort", &got, &want)?;
     let got = a.argsort(0)?.to_host()?;
-    ensure!(got == vec![6, 2, 4, 8, 3, 9, 0, 7, 1, 5], "numpy example: argsort {got:?}");
+    ensure!(
+        got == vec![6, 2, 4, 8, 3, 9, 0, 7, 1, 5],
+        "numpy example: argsort {got:?}"
+    );
     // 7001 repeats of the example: the one-sweep radix sort.
     let reps = 7001;
     let long: Vec<T> = (0..reps).flat_map(|_| x.iter().copied()).collect();
     let h = HostNd::new(long.clone(), &[long.len()]);
-    check_all("numpy example x 7001", &DeviceArray::from_slice(dev, &long)?, &h, 0)?;
+    check_all(
+        "numpy example x 7001",
+        &DeviceArray::from_slice(dev, &long)?,
+        &h,
+        0,
+    )?;
     // Along axis 0 of (10, 3): each column a rotation of the example.
-    let cols: Vec<T> = (0..10).flat_map(|i| (0..3).map(move |c| (i + 3 * c) % 10)).map(|j| x[j]).collect();
+    let cols: Vec<T> = (0..10)
+        .flat_map(|i| (0..3).map(move |c| (i + 3 * c) % 10))
+        .map(|j| x[j])
+        .collect();
     let h = HostNd::new(cols.clone(), &[10, 3]);
-    check_all("numpy example, columns", &DeviceArray::from_host(dev, &cols, &[10, 3])?, &h, 0)
+    check_all(
+        "numpy example, columns",
+        &DeviceArray::from_host(dev, &cols, &[10, 3])?,
+        &h,
+        0,
+    )
 }
 
 /// Rows of every group size and past a block, 1-D and segmented radix sorts.

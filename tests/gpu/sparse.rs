@@ -10,7 +10,7 @@ use cuarray::{Complex32, Device, DeviceArray, Error};
 use libtest_mimic::Trial;
 
 /// An element as a complex number in f64, and back.
-trait Val: SparseElement {
+pub(crate) trait Val: SparseElement {
     fn of(re: f64, im: f64) -> Self;
     fn parts(self) -> (f64, f64);
     const TOL: f64;
@@ -43,11 +43,11 @@ impl Val for Complex32 {
     const TOL: f64 = 1e-4;
 }
 
-fn mulc(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+pub(crate) fn mulc(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
 }
 
-fn close<T: Val>(what: &str, got: &[T], want: &[(f64, f64)]) -> TResult {
+pub(crate) fn close<T: Val>(what: &str, got: &[T], want: &[(f64, f64)]) -> TResult {
     if got.len() != want.len() {
         return Err(format!("{what}: {} values, want {}", got.len(), want.len()).into());
     }
@@ -64,7 +64,7 @@ fn close<T: Val>(what: &str, got: &[T], want: &[(f64, f64)]) -> TResult {
 }
 
 /// Random triplets of an (m, n) matrix with duplicates and rows left empty.
-fn triplets<T: Val>(
+pub(crate) fn triplets<T: Val>(
     rng: &mut Rng,
     m: usize,
     n: usize,
@@ -86,7 +86,13 @@ fn triplets<T: Val>(
     (r, c, v)
 }
 
-fn host_dense<T: Val>(m: usize, n: usize, r: &[usize], c: &[usize], v: &[T]) -> Vec<(f64, f64)> {
+pub(crate) fn host_dense<T: Val>(
+    m: usize,
+    n: usize,
+    r: &[usize],
+    c: &[usize],
+    v: &[T],
+) -> Vec<(f64, f64)> {
     let mut d = vec![(0.0, 0.0); m * n];
     for k in 0..v.len() {
         let e = &mut d[r[k] * n + c[k]];
@@ -97,7 +103,7 @@ fn host_dense<T: Val>(m: usize, n: usize, r: &[usize], c: &[usize], v: &[T]) -> 
     d
 }
 
-fn idx<I: SparseIndex>(v: &[usize]) -> Vec<I> {
+pub(crate) fn idx<I: SparseIndex>(v: &[usize]) -> Vec<I> {
     v.iter().map(|&x| I::from_u64_wrapping(x as u64)).collect()
 }
 
@@ -162,7 +168,11 @@ fn products<T: Val, I: SparseIndex>(dev: &Device, m: usize, n: usize, count: usi
     Ok(())
 }
 
-fn expect_invalid(what: &str, r: cuarray::Result<impl std::fmt::Debug>, needle: &str) -> TResult {
+pub(crate) fn expect_invalid(
+    what: &str,
+    r: cuarray::Result<impl std::fmt::Debug>,
+    needle: &str,
+) -> TResult {
     match r {
         Err(e @ (Error::InvalidArgument { .. } | Error::ShapeMismatch { .. }))
             if e.to_string().contains(needle) =>
@@ -417,6 +427,9 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial("sparse/validation/f64/i32/errors", validation));
     out.push(gpu_trial("sparse/eye_diags/f64/i64/square", eye_and_diags));
     out.push(gpu_trial("sparse/cg/f64/i32/poisson_12x12", cg_poisson));
-    out.push(gpu_trial_exclusive("sparse/capture/f32/i32/spmv_spmm", captured));
+    out.push(gpu_trial_exclusive(
+        "sparse/capture/f32/i32/spmv_spmm",
+        captured,
+    ));
     out.push(gpu_trial("sparse/csc/f64/i64/from_parts", csc_and_i64));
 }

@@ -2,7 +2,7 @@
 //! references in f64 (complex): spsolve_triangular (both triangles, unit diagonal, 2-D
 //! right-hand sides), spsolve, norm, expm_multiply, eigsh (every `Which`, a complex
 //! Hermitian matrix unitarily similar to Poisson), svds (tall and wide), the adjoint
-//! products of CSR, CSC and dense operators; and the errors.
+//! products of CSR, CSC, COO and dense operators; and the errors.
 
 use crate::common::{gpu_trial, Rng, TResult};
 use crate::sparse_solvers::{
@@ -33,6 +33,16 @@ fn adjoints<T: Scalar>(dev: &Device) -> TResult {
     expect_close(
         "csc rmatvec",
         &host_vec(&LinearOperator::rmatvec(&csc, &x)?)?,
+        &want,
+        tol,
+    )?;
+    let ri: Vec<i32> = mat.r.iter().map(|&v| v as i32).collect();
+    let ci: Vec<i32> = mat.c.iter().map(|&v| v as i32).collect();
+    let vals: Vec<T> = mat.v.iter().map(|&z| T::of(z)).collect();
+    let coo = cuarray::sparse::CooMatrix::<T, i32>::from_triplets(dev, &ri, &ci, &vals, (13, 7))?;
+    expect_close(
+        "coo rmatvec",
+        &host_vec(&LinearOperator::rmatvec(&coo, &x)?)?,
         &want,
         tol,
     )?;
@@ -172,10 +182,10 @@ fn triangular_other_ignored(dev: &Device) -> TResult {
     Ok(())
 }
 
-fn spsolve<T: Scalar + cuarray::linalg::RealElement>(dev: &Device) -> TResult {
+fn spsolve<T: Scalar + cuarray::linalg::SolverElement>(dev: &Device) -> TResult {
     let mut rng = Rng::for_name(&format!("sparse_direct/spsolve/{}", T::NAME));
-    let mat = matrix("convdiff", false);
-    let xs = random_vec(&mut rng, mat.n, false);
+    let mat = matrix("convdiff", T::COMPLEX);
+    let xs = random_vec(&mut rng, mat.n, T::COMPLEX);
     let b = dev_vec::<T>(dev, &mat.matvec(&xs))?;
     let x = linalg::spsolve(&mat.csr::<T>(dev)?, &b)?;
     expect_close("spsolve", &host_vec(&x)?, &xs, T::ERR * 1e-2)?;
@@ -506,6 +516,14 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial(
         "sparse_direct/spsolve/f32/convdiff_10x10",
         spsolve::<f32>,
+    ));
+    out.push(gpu_trial(
+        "sparse_direct/spsolve/c128/convdiff_10x10",
+        spsolve::<Complex64>,
+    ));
+    out.push(gpu_trial(
+        "sparse_direct/spsolve/c64/convdiff_10x10",
+        spsolve::<Complex32>,
     ));
     out.push(gpu_trial(
         "sparse_direct/spsolve_triangular/f64/full_matrix",

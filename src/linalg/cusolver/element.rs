@@ -2,8 +2,9 @@
 //! (`S`/`D`) entry points of the routines that have no 64-bit form, and to cuBLAS's batched
 //! LU, triangular solve and matrix product.
 
-use crate::element::{FloatElement, NumElement};
+use crate::element::{ArithElement, ComplexElement, Element, FloatElement, InexactElement};
 use crate::libs::blas::GemmElement;
+use crate::{Complex32, Complex64};
 use cudarc::cublas::sys as cb;
 use cudarc::cusolver::sys;
 use std::ffi::c_int;
@@ -12,14 +13,25 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// Element types of the linear algebra functions ([`crate::linalg`]): `f32` and `f64`,
-/// through cuSOLVER's single- and double-precision routines.
+/// Element types of the linear algebra functions ([`crate::linalg`]): `f32`, `f64`,
+/// [`Complex32`] and [`Complex64`], through cuSOLVER's single- and double-precision real
+/// and complex routines.
 ///
-/// `Spectral` is the type of singular values and eigenvalues (the type itself for real
-/// types; the complex types will name their real part).
-pub trait SolverElement: GemmElement + NumElement + sealed::Sealed {
+/// `Spectral` is the type of singular values and of the eigenvalues of symmetric or
+/// Hermitian matrices (the type itself for real types, the part type for complex ones);
+/// `Complex` is the type of the eigenvalues and eigenvectors of general matrices
+/// ([`eig`](crate::linalg::eig)): the complex type of the same precision.
+pub trait SolverElement:
+    GemmElement
+    + InexactElement
+    + ArithElement<Real = <Self as SolverElement>::Spectral>
+    + Element<Sum = Self, Mean = Self>
+    + sealed::Sealed
+{
     /// The real type of singular values and eigenvalues.
-    type Spectral: SolverElement + FloatElement;
+    type Spectral: SolverElement<Spectral = Self::Spectral> + FloatElement;
+    /// The complex type of the same precision (the type itself for complex types).
+    type Complex: SolverElement<Spectral = Self::Spectral> + ComplexElement<Real = Self::Spectral>;
     /// cuSOLVER's name for the type (the 64-bit API's `dataType` and `computeType`).
     #[doc(hidden)]
     const SOLVER_TYPE: sys::cudaDataType;
@@ -272,14 +284,15 @@ pub trait SolverElement: GemmElement + NumElement + sealed::Sealed {
 }
 
 macro_rules! solver_element {
-    ($t:ty, $cuda:ident, orgqr: $orgqr:ident, $orgqr_bs:ident, gesvdj: $gesvdj:ident,
+    ($t:ty, $s:ty, $c:ty, $cuda:ident, orgqr: $orgqr:ident, $orgqr_bs:ident, gesvdj: $gesvdj:ident,
      $gesvdj_bs:ident, gesvdj_batched: $gesvdjb:ident, $gesvdjb_bs:ident,
      syevj_batched: $syevjb:ident, $syevjb_bs:ident, potrf_batched: $potrfb:ident,
      getrf_batched: $getrfb:ident, getrs_batched: $getrsb:ident,
      trsm_batched: $trsmb:ident, gemm: $gemm:ident) => {
         impl sealed::Sealed for $t {}
         impl SolverElement for $t {
-            type Spectral = $t;
+            type Spectral = $s;
+            type Complex = $c;
             const SOLVER_TYPE: sys::cudaDataType = sys::cudaDataType::$cuda;
             unsafe fn orgqr_buffer_size(
                 h: sys::cusolverDnHandle_t,
@@ -292,7 +305,7 @@ macro_rules! solver_element {
                 lwork: *mut c_int,
             ) -> sys::cusolverStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { sys::$orgqr_bs(h, m, n, k, a, lda, tau, lwork) }
+                unsafe { sys::$orgqr_bs(h, m, n, k, a.cast(), lda, tau.cast(), lwork) }
             }
             unsafe fn orgqr(
                 h: sys::cusolverDnHandle_t,
@@ -307,7 +320,20 @@ macro_rules! solver_element {
                 info: *mut c_int,
             ) -> sys::cusolverStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { sys::$orgqr(h, m, n, k, a, lda, tau, work, lwork, info) }
+                unsafe {
+                    sys::$orgqr(
+                        h,
+                        m,
+                        n,
+                        k,
+                        a.cast(),
+                        lda,
+                        tau.cast(),
+                        work.cast(),
+                        lwork,
+                        info,
+                    )
+                }
             }
             unsafe fn gesvdj_buffer_size(
                 h: sys::cusolverDnHandle_t,
@@ -317,7 +343,7 @@ macro_rules! solver_element {
                 n: c_int,
                 a: *const $t,
                 lda: c_int,
-                s: *const $t,
+                s: *const $s,
                 u: *const $t,
                 ldu: c_int,
                 v: *const $t,
@@ -328,7 +354,20 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdj_bs(
-                        h, jobz, econ, m, n, a, lda, s, u, ldu, v, ldv, lwork, params,
+                        h,
+                        jobz,
+                        econ,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        lwork,
+                        params,
                     )
                 }
             }
@@ -340,7 +379,7 @@ macro_rules! solver_element {
                 n: c_int,
                 a: *mut $t,
                 lda: c_int,
-                s: *mut $t,
+                s: *mut $s,
                 u: *mut $t,
                 ldu: c_int,
                 v: *mut $t,
@@ -353,7 +392,22 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdj(
-                        h, jobz, econ, m, n, a, lda, s, u, ldu, v, ldv, work, lwork, info, params,
+                        h,
+                        jobz,
+                        econ,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        work.cast(),
+                        lwork,
+                        info,
+                        params,
                     )
                 }
             }
@@ -364,7 +418,7 @@ macro_rules! solver_element {
                 n: c_int,
                 a: *const $t,
                 lda: c_int,
-                s: *const $t,
+                s: *const $s,
                 u: *const $t,
                 ldu: c_int,
                 v: *const $t,
@@ -376,7 +430,20 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdjb_bs(
-                        h, jobz, m, n, a, lda, s, u, ldu, v, ldv, lwork, params, batch,
+                        h,
+                        jobz,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        lwork,
+                        params,
+                        batch,
                     )
                 }
             }
@@ -387,7 +454,7 @@ macro_rules! solver_element {
                 n: c_int,
                 a: *mut $t,
                 lda: c_int,
-                s: *mut $t,
+                s: *mut $s,
                 u: *mut $t,
                 ldu: c_int,
                 v: *mut $t,
@@ -401,7 +468,22 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$gesvdjb(
-                        h, jobz, m, n, a, lda, s, u, ldu, v, ldv, work, lwork, info, params, batch,
+                        h,
+                        jobz,
+                        m,
+                        n,
+                        a.cast(),
+                        lda,
+                        s,
+                        u.cast(),
+                        ldu,
+                        v.cast(),
+                        ldv,
+                        work.cast(),
+                        lwork,
+                        info,
+                        params,
+                        batch,
                     )
                 }
             }
@@ -412,13 +494,13 @@ macro_rules! solver_element {
                 n: c_int,
                 a: *const $t,
                 lda: c_int,
-                w: *const $t,
+                w: *const $s,
                 lwork: *mut c_int,
                 params: sys::syevjInfo_t,
                 batch: c_int,
             ) -> sys::cusolverStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { sys::$syevjb_bs(h, jobz, uplo, n, a, lda, w, lwork, params, batch) }
+                unsafe { sys::$syevjb_bs(h, jobz, uplo, n, a.cast(), lda, w, lwork, params, batch) }
             }
             unsafe fn syevj_batched(
                 h: sys::cusolverDnHandle_t,
@@ -427,7 +509,7 @@ macro_rules! solver_element {
                 n: c_int,
                 a: *mut $t,
                 lda: c_int,
-                w: *mut $t,
+                w: *mut $s,
                 work: *mut $t,
                 lwork: c_int,
                 info: *mut c_int,
@@ -437,7 +519,18 @@ macro_rules! solver_element {
                 // SAFETY: the caller's contract.
                 unsafe {
                     sys::$syevjb(
-                        h, jobz, uplo, n, a, lda, w, work, lwork, info, params, batch,
+                        h,
+                        jobz,
+                        uplo,
+                        n,
+                        a.cast(),
+                        lda,
+                        w,
+                        work.cast(),
+                        lwork,
+                        info,
+                        params,
+                        batch,
                     )
                 }
             }
@@ -451,7 +544,7 @@ macro_rules! solver_element {
                 batch: c_int,
             ) -> sys::cusolverStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { sys::$potrfb(h, uplo, n, a, lda, info, batch) }
+                unsafe { sys::$potrfb(h, uplo, n, a.cast(), lda, info, batch) }
             }
             unsafe fn getrf_batched(
                 h: cb::cublasHandle_t,
@@ -463,7 +556,7 @@ macro_rules! solver_element {
                 batch: c_int,
             ) -> cb::cublasStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { cb::$getrfb(h, n, a, lda, piv, info, batch) }
+                unsafe { cb::$getrfb(h, n, a.cast(), lda, piv, info, batch) }
             }
             unsafe fn getrs_batched(
                 h: cb::cublasHandle_t,
@@ -479,7 +572,21 @@ macro_rules! solver_element {
                 batch: c_int,
             ) -> cb::cublasStatus_t {
                 // SAFETY: the caller's contract.
-                unsafe { cb::$getrsb(h, trans, n, nrhs, a, lda, piv, b, ldb, info, batch) }
+                unsafe {
+                    cb::$getrsb(
+                        h,
+                        trans,
+                        n,
+                        nrhs,
+                        a.cast(),
+                        lda,
+                        piv,
+                        b.cast(),
+                        ldb,
+                        info,
+                        batch,
+                    )
+                }
             }
             unsafe fn trsm_batched(
                 h: cb::cublasHandle_t,
@@ -493,7 +600,7 @@ macro_rules! solver_element {
                 ldb: c_int,
                 batch: c_int,
             ) -> cb::cublasStatus_t {
-                let one: $t = 1.0;
+                let one = <$t as Element>::ONE;
                 // SAFETY: the caller's contract; `one` outlives the call.
                 unsafe {
                     cb::$trsmb(
@@ -504,10 +611,10 @@ macro_rules! solver_element {
                         diag,
                         m,
                         n,
-                        &one,
-                        a,
+                        (&one as *const $t).cast(),
+                        a.cast(),
                         lda,
-                        b,
+                        b.cast(),
                         ldb,
                         batch,
                     )
@@ -522,12 +629,28 @@ macro_rules! solver_element {
                 beta: f64,
                 c: (*mut $t, c_int),
             ) -> cb::cublasStatus_t {
-                let (alpha, beta) = (alpha as $t, beta as $t);
+                let (alpha, beta) = (
+                    <$t as Element>::from_f64(alpha),
+                    <$t as Element>::from_f64(beta),
+                );
                 let nn = cb::cublasOperation_t::CUBLAS_OP_N;
                 // SAFETY: the caller's contract; alpha and beta outlive the call.
                 unsafe {
                     cb::$gemm(
-                        h, nn, nn, m, n, k, &alpha, a.0, a.1, b.0, b.1, &beta, c.0, c.1,
+                        h,
+                        nn,
+                        nn,
+                        m,
+                        n,
+                        k,
+                        (&alpha as *const $t).cast(),
+                        a.0.cast(),
+                        a.1,
+                        b.0.cast(),
+                        b.1,
+                        (&beta as *const $t).cast(),
+                        c.0.cast(),
+                        c.1,
                     )
                 }
             }
@@ -535,17 +658,31 @@ macro_rules! solver_element {
     };
 }
 
-solver_element!(f32, CUDA_R_32F, orgqr: cusolverDnSorgqr, cusolverDnSorgqr_bufferSize,
+solver_element!(f32, f32, Complex32, CUDA_R_32F, orgqr: cusolverDnSorgqr, cusolverDnSorgqr_bufferSize,
     gesvdj: cusolverDnSgesvdj, cusolverDnSgesvdj_bufferSize,
     gesvdj_batched: cusolverDnSgesvdjBatched, cusolverDnSgesvdjBatched_bufferSize,
     syevj_batched: cusolverDnSsyevjBatched, cusolverDnSsyevjBatched_bufferSize,
     potrf_batched: cusolverDnSpotrfBatched,
     getrf_batched: cublasSgetrfBatched, getrs_batched: cublasSgetrsBatched,
     trsm_batched: cublasStrsmBatched, gemm: cublasSgemm_v2);
-solver_element!(f64, CUDA_R_64F, orgqr: cusolverDnDorgqr, cusolverDnDorgqr_bufferSize,
+solver_element!(f64, f64, Complex64, CUDA_R_64F, orgqr: cusolverDnDorgqr, cusolverDnDorgqr_bufferSize,
     gesvdj: cusolverDnDgesvdj, cusolverDnDgesvdj_bufferSize,
     gesvdj_batched: cusolverDnDgesvdjBatched, cusolverDnDgesvdjBatched_bufferSize,
     syevj_batched: cusolverDnDsyevjBatched, cusolverDnDsyevjBatched_bufferSize,
     potrf_batched: cusolverDnDpotrfBatched,
     getrf_batched: cublasDgetrfBatched, getrs_batched: cublasDgetrsBatched,
     trsm_batched: cublasDtrsmBatched, gemm: cublasDgemm_v2);
+solver_element!(Complex32, f32, Complex32, CUDA_C_32F, orgqr: cusolverDnCungqr, cusolverDnCungqr_bufferSize,
+    gesvdj: cusolverDnCgesvdj, cusolverDnCgesvdj_bufferSize,
+    gesvdj_batched: cusolverDnCgesvdjBatched, cusolverDnCgesvdjBatched_bufferSize,
+    syevj_batched: cusolverDnCheevjBatched, cusolverDnCheevjBatched_bufferSize,
+    potrf_batched: cusolverDnCpotrfBatched,
+    getrf_batched: cublasCgetrfBatched, getrs_batched: cublasCgetrsBatched,
+    trsm_batched: cublasCtrsmBatched, gemm: cublasCgemm_v2);
+solver_element!(Complex64, f64, Complex64, CUDA_C_64F, orgqr: cusolverDnZungqr, cusolverDnZungqr_bufferSize,
+    gesvdj: cusolverDnZgesvdj, cusolverDnZgesvdj_bufferSize,
+    gesvdj_batched: cusolverDnZgesvdjBatched, cusolverDnZgesvdjBatched_bufferSize,
+    syevj_batched: cusolverDnZheevjBatched, cusolverDnZheevjBatched_bufferSize,
+    potrf_batched: cusolverDnZpotrfBatched,
+    getrf_batched: cublasZgetrfBatched, getrs_batched: cublasZgetrsBatched,
+    trsm_batched: cublasZtrsmBatched, gemm: cublasZgemm_v2);

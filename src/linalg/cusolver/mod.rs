@@ -5,24 +5,25 @@
 //! element type.
 //!
 //! - Large single matrices use the 64-bit API (`cusolverDnX*`: `Xgetrf`/`Xgetrs`,
-//!   `Xpotrf`, `Xgeqrf`, `Xgesvd`, `Xgesvdp`, `Xsyevd`), whose kernels are the fastest
+//!   `Xpotrf`, `Xgeqrf`, `Xgesvd`, `Xgesvdp`, `Xsyevd`, `Xgeev`), whose kernels are the fastest
 //!   cuSOLVER has (PyTorch's `Xpotrf` runs twice as fast as CuPy's `Dpotrf`); they take
 //!   the element type as a `cudaDataType`, so one generic wrapper serves every type.
 //! - Routines without a 64-bit form (`orgqr`, the Jacobi SVD and eigensolvers, the
 //!   batched Cholesky) and cuBLAS's batched LU (`getrfBatched`/`getrsBatched`) are typed:
-//!   [`SolverElement`] maps each to its `S`/`D` entry point (and later `C`/`Z`).
+//!   [`SolverElement`] maps each to its `S`/`D`/`C`/`Z` entry point.
 //!
 //! Device workspaces come from the memory pool ([`Workspace`]), host workspaces are a
 //! `Vec` (cuSOLVER uses them during the call only). The handle is a device extension,
 //! bound to the stream of the call, like cuBLAS's.
 //!
 //! The wrappers are grouped by routine family: `lu` (with cuBLAS's batched LU, triangular
-//! solve and matrix product), `cholesky`, `qr`, `svd` and `eigh`; `element` maps each type
+//! solve and matrix product), `cholesky`, `qr`, `svd`, `eigh` and `geev`; `element` maps each type
 //! to its typed entry points.
 
 mod cholesky;
 mod eigh;
 mod element;
+mod geev;
 mod lu;
 mod qr;
 mod svd;

@@ -2,7 +2,7 @@
 //! `SpSV`), [`spsolve`] and [`norm`].
 
 use crate::array::same_device;
-use crate::linalg::{NormOrd, RealElement};
+use crate::linalg::{NormOrd, SolverElement};
 use crate::sparse::cusparse::{self, CsrRef};
 use crate::sparse::{CsrMatrix, SparseElement, SparseIndex};
 use crate::{DeviceArray, Error, FloatElement, Result};
@@ -129,7 +129,8 @@ pub fn spsolve_triangular<T: SparseElement, I: SparseIndex>(
 
 /// Solves `A x = b` for a square sparse `A` (SciPy's `spsolve`), `b` 1-D or 2-D.
 ///
-/// Backed by a dense LU factorisation (cuSOLVER's `getrf` / `getrs`, as
+/// For `f32`, `f64`, `Complex32` and `Complex64`. Backed by a dense LU factorisation
+/// (cuSOLVER's `getrf` / `getrs`, as
 /// [`linalg::solve`](crate::linalg::solve)) of `A` made dense, for `n` up to
 /// [`SPSOLVE_DENSE_LIMIT`] (4096: 128 MiB of `f64`): cuarray has no sparse direct
 /// factorisation. Larger systems are an error pointing to the iterative solvers
@@ -149,7 +150,7 @@ pub fn spsolve_triangular<T: SparseElement, I: SparseIndex>(
 /// # Errors
 /// [`Error::ShapeMismatch`] when `A` is not square or `b` does not have `n` rows;
 /// [`Error::InvalidArgument`] when `n` exceeds [`SPSOLVE_DENSE_LIMIT`]; [`Error::Singular`].
-pub fn spsolve<T: SparseElement + RealElement, I: SparseIndex>(
+pub fn spsolve<T: SparseElement + SolverElement, I: SparseIndex>(
     a: &CsrMatrix<T, I>,
     b: &DeviceArray<T>,
 ) -> Result<DeviceArray<T>> {
@@ -210,12 +211,14 @@ where
         Some(NormOrd::NegInf) => (false, false),
         Some(NormOrd::P(1.0)) => (true, true),
         Some(NormOrd::P(-1.0)) => (true, false),
-        Some(other) => return Err(Error::invalid(
-            OP,
-            format!(
+        Some(other) => {
+            return Err(Error::invalid(
+                OP,
+                format!(
                 "ord {other:?} is not a norm of sparse matrices (None, Fro, Inf, NegInf, 1, -1)"
             ),
-        )),
+            ))
+        }
     };
     let (len, other) = if transpose {
         (cols, rows)

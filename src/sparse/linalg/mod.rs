@@ -30,7 +30,7 @@ pub use krylov::{bicgstab, cgs, gmres};
 pub use lsq::{lsmr, lsqr};
 pub use minres::minres;
 
-use super::{CscMatrix, CsrMatrix, SparseElement, SparseIndex};
+use super::{CooMatrix, CscMatrix, CsrMatrix, SparseElement, SparseIndex};
 use crate::{ContractElement, DeviceArray, Error, Result};
 use common::{conj, norm_host};
 
@@ -100,6 +100,22 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
     }
     fn device(&self) -> Option<&crate::Device> {
         Some(CscMatrix::device(self))
+    }
+}
+
+impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CooMatrix<T, I> {
+    fn shape(&self) -> (usize, usize) {
+        CooMatrix::shape(self)
+    }
+    fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        CooMatrix::matvec(self, x)
+    }
+    /// `A^H x` through the CSR form.
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        LinearOperator::rmatvec(&self.to_csr()?, x)
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(CooMatrix::device(self))
     }
 }
 

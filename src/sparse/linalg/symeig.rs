@@ -13,7 +13,10 @@ pub(crate) fn eigh(mut a: Vec<f64>, n: usize) -> Option<(Vec<f64>, Vec<f64>)> {
     }
     // Householder: A = H A H, Q = Q H for H = I - 2 v v^T zeroing A[k+2.., k].
     for k in 0..n.saturating_sub(2) {
-        let norm = (k + 1..n).map(|i| a[i * n + k] * a[i * n + k]).sum::<f64>().sqrt();
+        let norm = (k + 1..n)
+            .map(|i| a[i * n + k] * a[i * n + k])
+            .sum::<f64>()
+            .sqrt();
         if norm == 0.0 {
             continue;
         }
@@ -132,12 +135,18 @@ mod tests {
         for j in 0..n {
             for i in 0..n {
                 let av: f64 = (0..n).map(|k| a[i * n + k] * v[k * n + j]).sum();
-                assert!((av - w[j] * v[i * n + j]).abs() < 1e-12 * scale * n as f64, "pair {j}");
+                assert!(
+                    (av - w[j] * v[i * n + j]).abs() < 1e-12 * scale * n as f64,
+                    "pair {j}"
+                );
             }
             for k in 0..n {
                 let dot: f64 = (0..n).map(|i| v[i * n + j] * v[i * n + k]).sum();
                 let want = if j == k { 1.0 } else { 0.0 };
-                assert!((dot - want).abs() < 1e-12 * n as f64, "orthonormality {j} {k}");
+                assert!(
+                    (dot - want).abs() < 1e-12 * n as f64,
+                    "orthonormality {j} {k}"
+                );
             }
         }
     }

@@ -601,7 +601,11 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
     };
     let mut v = Vec::new();
     for (threads, ipt) in ROW_VARIANTS {
-        for (desc, ok, oi) in [(false, true, false), (false, false, true), (true, true, true)] {
+        for (desc, ok, oi) in [
+            (false, true, false),
+            (false, false, true),
+            (true, true, true),
+        ] {
             v.push(SortSpec {
                 kernel: SortKernel::Rows {
                     threads,
