@@ -952,6 +952,28 @@ def sparses(p):
         emit(p.name, "cg_poisson_f64_1024^2_500it", "device",
              p.device_time(lambda: cla.cg(a, b, maxiter=500, **zero), warmup=1, reps=5))
         del a, b
+    if (wanted("gmres_poisson_f64_256^2") or wanted("eigsh_k6_f64_65536")) and p.name == "cupy":
+        # benches/compare_cases/sparse_solvers.rs: the 5-point Laplacian of a 256 x 256 grid.
+        import cupy
+        import cupyx.scipy.sparse as csp
+        import cupyx.scipy.sparse.linalg as cla
+        import inspect
+        g = 256
+        one = csp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(g, g), format="csr")
+        eye = csp.identity(g, format="csr")
+        a = (csp.kron(one, eye) + csp.kron(eye, one)).tocsr()
+        if wanted("gmres_poisson_f64_256^2"):
+            b = cupy.ones(g * g, dtype=cupy.float64)
+            rel = "rtol" if "rtol" in inspect.signature(cla.gmres).parameters else "tol"
+            zero = {rel: 0.0, "atol": 0.0}
+            # restart 20, 100 Arnoldi steps (CuPy's maxiter counts steps; cuarray's cycles).
+            emit(p.name, "gmres_poisson_f64_256^2", "device",
+                 p.device_time(lambda: cla.gmres(a, b, restart=20, maxiter=100, **zero), warmup=1, reps=5))
+            del b
+        if wanted("eigsh_k6_f64_65536"):
+            emit(p.name, "eigsh_k6_f64_65536", "device",
+                 p.device_time(lambda: cla.eigsh(a, k=6, which="LM", tol=0), warmup=1, reps=3))
+        del a
 
 
 def matvecs(p):

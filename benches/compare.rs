@@ -46,7 +46,8 @@
 //! (the same matrix times a dense 2^22 x 16 matrix), `spgemm_csr_f32_2^18x8` (the matrix
 //! of 2^18 rows with 8 entries per row in columns `(i + j 2^15) mod 2^18`, squared) and
 //! `cg_poisson_f64_1024^2_500it` (500 iterations of `sparse::linalg::cg` on the 5-point
-//! Laplacian of a 1024 x 1024 grid, tolerance 0 so that every iteration runs).
+//! Laplacian of a 1024 x 1024 grid, tolerance 0 so that every iteration runs);
+//! `gmres_poisson_f64_256^2` and `eigsh_k6_f64_65536` (`benches/compare_cases/sparse_solvers.rs`).
 //!
 //! Image processing (`benches/compare_cases/ndimage.rs`): `ndimage_gaussian_f32_4096^2_s3`,
 //! `ndimage_uniform_f32_4096^2_9`, `ndimage_sobel_f32_4096^2`, `ndimage_median_f32_4096^2_5x5`,
@@ -72,6 +73,8 @@ use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 mod ndimage_cases;
 #[path = "compare_cases/linalg_more.rs"]
 mod linalg_more_cases;
+#[path = "compare_cases/sparse_solvers.rs"]
+mod sparse_solver_cases;
 use std::time::{Duration, Instant};
 
 struct Case {
@@ -1489,6 +1492,7 @@ fn main() {
     linalg_cases(&dev, &filter, &mut cases);
     linalg_more_cases::linalg_more_cases(&dev, &filter, &mut cases);
     sparse_cases(&dev, &filter, &mut cases);
+    sparse_solver_cases::sparse_solver_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);
     transfer_cases(&dev, &filter, &mut cases);
     pinned_cases(&dev, &filter, &mut cases);

@@ -536,7 +536,21 @@ fn scipy_sparse() {
 
 #[test]
 fn scipy_sparse_linalg() {
+    use cuarray::Error::NoConvergence as _;
+    use cuarray::sparse::linalg::bicgstab as _;
     use cuarray::sparse::linalg::cg as _;
+    use cuarray::sparse::linalg::cgs as _;
+    use cuarray::sparse::linalg::eigsh as _;
+    use cuarray::sparse::linalg::Which as _;
+    use cuarray::sparse::linalg::expm_multiply as _;
+    use cuarray::sparse::linalg::gmres as _;
     use cuarray::sparse::linalg::LinearOperator as _;
     use cuarray::sparse::linalg::FnOperator as _;
+    use cuarray::sparse::linalg::lsmr as _;
+    use cuarray::sparse::linalg::lsqr as _;
+    use cuarray::sparse::linalg::minres as _;
+    use cuarray::sparse::linalg::norm as _;
+    use cuarray::sparse::linalg::spsolve as _;
+    use cuarray::sparse::linalg::spsolve_triangular as _;
+    use cuarray::sparse::linalg::svds as _;
 }

@@ -628,3 +628,6 @@ pub(crate) unsafe fn spgemm<T: SparseElement, I: SparseIndex>(
         Ok(nnz)
     })
 }
+
+mod spsv;
+pub(crate) use spsv::spsv;

@@ -7269,7 +7269,192 @@ pub fn sparse_csr_17() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_86() -> Result<(), String> {
+pub fn sparse_linalg_direct_68() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{linalg, CsrMatrix};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        // [[2, 0], [1, 4]]
+        let l = CsrMatrix::<f64>::from_triplets(&dev, &[0, 1, 1], &[0, 0, 1], &[2.0, 1.0, 4.0], (2, 2))?;
+        let b = DeviceArray::from_slice(&dev, &[2.0, 9.0])?;
+        let x = linalg::spsolve_triangular(&l, &b, true, false)?;
+        assert_eq!(x.to_host()?, vec![1.0, 2.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_direct_140() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{linalg, CsrMatrix};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = CsrMatrix::<f64>::from_triplets(&dev, &[0, 0, 1, 1], &[0, 1, 0, 1], &[3.0, 1.0, 1.0, 2.0], (2, 2))?;
+        let b = DeviceArray::from_slice(&dev, &[9.0, 8.0])?;
+        assert_eq!(linalg::spsolve(&a, &b)?.to_host()?, vec![2.0, 3.0]);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_direct_183() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{linalg, CsrMatrix};
+        use cuarray::linalg::NormOrd;
+        let dev = cuarray::Device::new(0)?;
+        let a = CsrMatrix::<f64>::from_triplets(&dev, &[0, 1, 1], &[0, 0, 1], &[3.0, -4.0, 1.0], (2, 2))?;
+        assert_eq!(linalg::norm(&a, Some(NormOrd::P(1.0)))?.to_scalar()?, 7.0);
+        assert_eq!(linalg::norm(&a, Some(NormOrd::Inf))?.to_scalar()?, 5.0);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_eigen_75() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let main = DeviceArray::from_slice(&dev, &[2.0f64])?;
+        let off = DeviceArray::from_slice(&dev, &[-1.0f64])?;
+        let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (100, 100))?;
+        let (w, v) = linalg::eigsh(&a, 3, linalg::Which::LargestAlgebraic, 0.0, None)?;
+        assert_eq!((w.shape(), v.shape()), (&[3][..], &[100, 3][..]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_eigen_279() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{linalg, CsrMatrix};
+        let dev = cuarray::Device::new(0)?;
+        let a = CsrMatrix::<f64>::from_triplets(&dev, &[0, 1, 2, 3], &[0, 1, 2, 0], &[3.0, 2.0, 1.0, 4.0], (4, 3))?;
+        let (u, s, vh) = linalg::svds(&a, 2)?;
+        assert_eq!((u.shape(), s.shape(), vh.shape()), (&[4, 2][..], &[2][..], &[2, 3][..]));
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_expm_74() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let a = sparse::eye::<f64, i32>(&dev, 3, 0)?;
+        let b = DeviceArray::from_slice(&dev, &[1.0, 2.0, 3.0])?;
+        let y = linalg::expm_multiply(&a, &b)?.to_host()?; // e · b
+        assert!((y[0] - std::f64::consts::E).abs() < 1e-12);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_krylov_93() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let main = DeviceArray::from_slice(&dev, &[3.0f64])?;
+        let lower = DeviceArray::from_slice(&dev, &[-1.5f64])?;
+        let upper = DeviceArray::from_slice(&dev, &[-0.5f64])?;
+        // A non-symmetric tridiagonal matrix (1-D convection-diffusion).
+        let a = sparse::diags::<f64, i32>(&dev, &[&lower, &main, &upper], &[-1, 0, 1], (200, 200))?;
+        let b = DeviceArray::<f64>::ones(&dev, &[200])?;
+        let tol = linalg::Tol { rtol: 1e-10, atol: 0.0 };
+        let (x, info) = linalg::gmres(&a, &b, None, tol, None, None, Some(30))?;
+        assert!(info.converged);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_krylov_264() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let main = DeviceArray::from_slice(&dev, &[3.0f64])?;
+        let lower = DeviceArray::from_slice(&dev, &[-1.5f64])?;
+        let upper = DeviceArray::from_slice(&dev, &[-0.5f64])?;
+        let a = sparse::diags::<f64, i32>(&dev, &[&lower, &main, &upper], &[-1, 0, 1], (200, 200))?;
+        let b = DeviceArray::<f64>::ones(&dev, &[200])?;
+        let (x, info) = linalg::bicgstab(&a, &b, None, linalg::Tol::default(), None, None)?;
+        assert!(info.converged);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_krylov_328() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        let main = DeviceArray::from_slice(&dev, &[3.0f64])?;
+        let off = DeviceArray::from_slice(&dev, &[-1.0f64])?;
+        let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (100, 100))?;
+        let b = DeviceArray::<f64>::ones(&dev, &[100])?;
+        let (x, info) = linalg::cgs(&a, &b, None, linalg::Tol::default(), None, None)?;
+        assert!(info.converged);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_lsq_108() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{linalg, CsrMatrix};
+        use cuarray::Device;
+        let dev = Device::new(0)?;
+        // The line through (0, 1), (1, 3), (2, 5): intercept 1, slope 2.
+        let a = CsrMatrix::<f64>::from_triplets(&dev, &[0, 1, 1, 2, 2], &[0, 0, 1, 0, 1],
+            &[1.0, 1.0, 1.0, 1.0, 2.0], (3, 2))?;
+        let b = cuarray::DeviceArray::from_slice(&dev, &[1.0, 3.0, 5.0])?;
+        let tol = linalg::Tol { rtol: 1e-10, atol: 0.0 };
+        let (x, info) = linalg::lsqr(&a, &b, None, tol, None, 0.0)?;
+        assert!(info.converged);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_lsq_201() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{linalg, CsrMatrix};
+        use cuarray::Device;
+        let dev = Device::new(0)?;
+        let a = CsrMatrix::<f64>::from_triplets(&dev, &[0, 1, 1, 2, 2], &[0, 0, 1, 0, 1],
+            &[1.0, 1.0, 1.0, 1.0, 2.0], (3, 2))?;
+        let b = cuarray::DeviceArray::from_slice(&dev, &[1.0, 3.0, 5.0])?;
+        let tol = linalg::Tol { rtol: 1e-10, atol: 0.0 };
+        let (x, info) = linalg::lsmr(&a, &b, None, tol, None, 0.0)?;
+        assert!(info.converged);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_minres_18() -> Result<(), String> {
+    fn run() -> Result<(), impl std::fmt::Debug> {
+        use cuarray::sparse::{self, linalg};
+        use cuarray::{Device, DeviceArray};
+        let dev = Device::new(0)?;
+        // An indefinite tridiagonal matrix: diagonal -3, 3, -3, ..., off-diagonals 1.
+        let d: Vec<f64> = (0..100).map(|i| if i % 2 == 0 { -3.0 } else { 3.0 }).collect();
+        let main = DeviceArray::from_slice(&dev, &d)?;
+        let off = DeviceArray::from_slice(&dev, &[1.0f64])?;
+        let a = sparse::diags::<f64, i32>(&dev, &[&off, &main, &off], &[-1, 0, 1], (100, 100))?;
+        let b = DeviceArray::<f64>::ones(&dev, &[100])?;
+        let (x, info) = linalg::minres(&a, &b, None, linalg::Tol::default(), None, None)?;
+        assert!(info.converged);
+        Ok::<(), cuarray::Error>(())
+    }
+    run().outcome()
+}
+
+pub fn sparse_linalg_mod_157() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::linalg::{FnOperator, LinearOperator};
         use cuarray::{Device, DeviceArray};
@@ -7282,7 +7467,7 @@ pub fn sparse_linalg_mod_86() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_186() -> Result<(), String> {
+pub fn sparse_linalg_mod_264() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -8875,8 +9060,20 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/construct.rs:237", sparse_construct_237, 1),
     ("src/sparse/coo.rs:18", sparse_coo_18, 1),
     ("src/sparse/csr.rs:17", sparse_csr_17, 1),
-    ("src/sparse/linalg/mod.rs:86", sparse_linalg_mod_86, 1),
-    ("src/sparse/linalg/mod.rs:186", sparse_linalg_mod_186, 1),
+    ("src/sparse/linalg/direct.rs:68", sparse_linalg_direct_68, 1),
+    ("src/sparse/linalg/direct.rs:140", sparse_linalg_direct_140, 1),
+    ("src/sparse/linalg/direct.rs:183", sparse_linalg_direct_183, 1),
+    ("src/sparse/linalg/eigen.rs:75", sparse_linalg_eigen_75, 1),
+    ("src/sparse/linalg/eigen.rs:279", sparse_linalg_eigen_279, 1),
+    ("src/sparse/linalg/expm.rs:74", sparse_linalg_expm_74, 1),
+    ("src/sparse/linalg/krylov.rs:93", sparse_linalg_krylov_93, 1),
+    ("src/sparse/linalg/krylov.rs:264", sparse_linalg_krylov_264, 1),
+    ("src/sparse/linalg/krylov.rs:328", sparse_linalg_krylov_328, 1),
+    ("src/sparse/linalg/lsq.rs:108", sparse_linalg_lsq_108, 1),
+    ("src/sparse/linalg/lsq.rs:201", sparse_linalg_lsq_201, 1),
+    ("src/sparse/linalg/minres.rs:18", sparse_linalg_minres_18, 1),
+    ("src/sparse/linalg/mod.rs:157", sparse_linalg_mod_157, 1),
+    ("src/sparse/linalg/mod.rs:264", sparse_linalg_mod_264, 1),
     ("src/sparse/mod.rs:12", sparse_mod_12, 1),
     ("src/sparse/mod.rs:42", sparse_mod_42, 1),
     ("src/sparse/mod.rs:76", sparse_mod_76, 1),

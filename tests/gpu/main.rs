@@ -60,6 +60,8 @@ mod signal;
 mod signal_spectra;
 mod sorting;
 mod sparse;
+mod sparse_direct;
+mod sparse_solvers;
 mod sparse_ops;
 mod special;
 #[path = "../support/specs.rs"]
@@ -126,6 +128,8 @@ fn main() {
     signal_spectra::trials(&mut trials);
     sorting::trials(&mut trials);
     sparse::trials(&mut trials);
+    sparse_solvers::trials(&mut trials);
+    sparse_direct::trials(&mut trials);
     sparse_ops::trials(&mut trials);
     sets::trials(&mut trials);
     indexing::trials(&mut trials);

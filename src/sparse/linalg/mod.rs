@@ -1,14 +1,38 @@
-//! Iterative solvers of sparse systems (SciPy's `scipy.sparse.linalg`): the
-//! [`LinearOperator`] trait every solver takes (sparse matrices, dense 2-D arrays and
-//! closures, [`FnOperator`]) and [`cg`].
+//! Sparse linear algebra (SciPy's `scipy.sparse.linalg`): the [`LinearOperator`] trait
+//! the iterative solvers take (sparse matrices, dense 2-D arrays and closures,
+//! [`FnOperator`]); [`cg`], [`gmres`], [`bicgstab`], [`cgs`] and [`minres`] for square
+//! systems, [`lsqr`] and [`lsmr`] for least squares; [`spsolve_triangular`] (cuSPARSE's
+//! `SpSV`) and [`spsolve`]; [`eigsh`] and [`svds`] for extreme eigenpairs and singular
+//! triplets; [`norm`] and [`expm_multiply`].
 //!
-//! The solvers keep every scalar of the iteration (inner products, step lengths) on the
-//! device as 0-d arrays; the residual norm is read back to the host only every
-//! [`tuning::solver_check_interval`](crate::tuning::solver_check_interval) iterations
-//! (10 by default), so the iterations between checks are queued without waiting.
+//! [`cg`], [`bicgstab`] and [`cgs`] keep every scalar of the iteration (inner products,
+//! step lengths) on the device as 0-d arrays; the residual norm is read back to the host
+//! only every [`tuning::solver_check_interval`](crate::tuning::solver_check_interval)
+//! iterations (10 by default), so the iterations between checks are queued without
+//! waiting. [`gmres`] and [`eigsh`] read back once per restart cycle (the small
+//! projected problem is solved on the host); [`minres`], [`lsqr`] and [`lsmr`] read
+//! their recurrence's scalars back once per iteration (their plane rotations run on the
+//! host). A solver that does not converge says so in its [`Info`] after `maxiter`.
+
+mod common;
+mod direct;
+mod eigen;
+mod expm;
+mod krylov;
+mod lsq;
+mod minres;
+mod symeig;
+
+pub use direct::{norm, spsolve, spsolve_triangular, SPSOLVE_DENSE_LIMIT};
+pub use eigen::{eigsh, svds, Which};
+pub use expm::expm_multiply;
+pub use krylov::{bicgstab, cgs, gmres};
+pub use lsq::{lsmr, lsqr};
+pub use minres::minres;
 
 use super::{CooMatrix, CscMatrix, CsrMatrix, SparseElement, SparseIndex};
 use crate::{ContractElement, DeviceArray, Error, Result};
+use common::{conj, norm_host};
 
 /// A linear map `x -> A x` of shape `(m, n)`, as SciPy's `LinearOperator`.
 pub trait LinearOperator<T: crate::Element> {
@@ -32,6 +56,13 @@ pub trait LinearOperator<T: crate::Element> {
             "this operator has no adjoint (FnOperator::with_rmatvec gives one)",
         ))
     }
+
+    /// The device the operator computes on, where it knows it (sparse matrices and dense
+    /// arrays do; an [`FnOperator`] when given one by [`FnOperator::with_device`]).
+    /// Solvers that start from no vector of the caller's ([`eigsh`], [`svds`]) need it.
+    fn device(&self) -> Option<&crate::Device> {
+        None
+    }
 }
 
 impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CsrMatrix<T, I> {
@@ -40,6 +71,13 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CsrMatrix<T, I> {
     }
     fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         CsrMatrix::matvec(self, x)
+    }
+    /// `A^H x`: the transposed SpMV (conjugating `x` and the result for complex types).
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        conj(&self.product("CsrMatrix::rmatvec", true, &conj(x)?)?)
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(CsrMatrix::device(self))
     }
 }
 
@@ -50,6 +88,19 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CscMatrix<T, I> {
     fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         CscMatrix::matvec(self, x)
     }
+    /// `A^H x`: the SpMV of the CSR form of `A^T` (conjugating `x` and the result for
+    /// complex types).
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        let at = self.t();
+        if T::DTYPE.is_complex() {
+            conj(&at.matvec(&conj(x)?)?)
+        } else {
+            at.matvec(x)
+        }
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(CscMatrix::device(self))
+    }
 }
 
 impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CooMatrix<T, I> {
@@ -58,6 +109,13 @@ impl<T: SparseElement, I: SparseIndex> LinearOperator<T> for CooMatrix<T, I> {
     }
     fn matvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
         CooMatrix::matvec(self, x)
+    }
+    /// `A^H x` through the CSR form.
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        LinearOperator::rmatvec(&self.to_csr()?, x)
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(CooMatrix::device(self))
     }
 }
 
@@ -76,6 +134,19 @@ impl<T: ContractElement> LinearOperator<T> for DeviceArray<T> {
             ));
         }
         self.matmul(x)
+    }
+    /// `A^H x`: `conj(x^T A)`, one matrix product.
+    fn rmatvec(&self, x: &DeviceArray<T>) -> Result<DeviceArray<T>> {
+        if self.ndim() != 2 {
+            return Err(Error::invalid(
+                "LinearOperator::rmatvec",
+                format!("a dense operator must be 2-D, got shape {:?}", self.shape()),
+            ));
+        }
+        conj(&conj(x)?.matmul(self)?)
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        Some(DeviceArray::device(self))
     }
 }
 
@@ -96,6 +167,7 @@ pub struct FnOperator<T: crate::Element> {
     shape: (usize, usize),
     matvec: MapFn<T>,
     rmatvec: Option<MapFn<T>>,
+    device: Option<crate::Device>,
 }
 
 impl<T: crate::Element> FnOperator<T> {
@@ -108,6 +180,7 @@ impl<T: crate::Element> FnOperator<T> {
             shape,
             matvec: Box::new(f),
             rmatvec: None,
+            device: None,
         }
     }
 
@@ -117,6 +190,13 @@ impl<T: crate::Element> FnOperator<T> {
         f: impl Fn(&DeviceArray<T>) -> Result<DeviceArray<T>> + Send + Sync + 'static,
     ) -> Self {
         self.rmatvec = Some(Box::new(f));
+        self
+    }
+
+    /// The same operator, naming the device it computes on (for [`eigsh`] and [`svds`],
+    /// which start from no vector of the caller's).
+    pub fn with_device(mut self, device: &crate::Device) -> Self {
+        self.device = Some(device.clone());
         self
     }
 }
@@ -136,6 +216,9 @@ impl<T: crate::Element> LinearOperator<T> for FnOperator<T> {
                 "no adjoint was given (FnOperator::with_rmatvec)",
             )),
         }
+    }
+    fn device(&self) -> Option<&crate::Device> {
+        self.device.as_ref()
     }
 }
 
@@ -167,11 +250,6 @@ pub struct Info {
     pub iterations: usize,
     /// The residual norm `‖b - A x‖` of the returned `x` (as the iteration updates it).
     pub residual: f64,
-}
-
-/// `‖v‖` read back to the host (the one synchronisation of a convergence check).
-fn norm_host<T: ContractElement>(v: &DeviceArray<T>) -> Result<f64> {
-    Ok(crate::vdot(v, v)?.to_scalar()?.to_f64().max(0.0).sqrt())
 }
 
 /// Solves `A x = b` for a Hermitian (real: symmetric) positive definite `A` by the
