@@ -69,12 +69,24 @@ mod signal_cases;
 use cuarray::{Device, DeviceArray};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 
-#[path = "compare_cases/ndimage.rs"]
-mod ndimage_cases;
+#[path = "compare_cases/fft.rs"]
+mod fft_rows;
 #[path = "compare_cases/linalg_more.rs"]
 mod linalg_more_cases;
+#[path = "compare_cases/linalg.rs"]
+mod linalg_rows;
+#[path = "compare_cases/ndimage.rs"]
+mod ndimage_cases;
+#[path = "compare_cases/random.rs"]
+mod random_rows;
+#[path = "compare_cases/sorting.rs"]
+mod sorting_rows;
+#[path = "compare_cases/sparse.rs"]
+mod sparse_rows;
 #[path = "compare_cases/sparse_solvers.rs"]
 mod sparse_solver_cases;
+#[path = "compare_cases/special_stats.rs"]
+mod special_stats_rows;
 use std::time::{Duration, Instant};
 
 struct Case {
@@ -204,96 +216,6 @@ fn sweep_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case
 
 /// Calls a repetition of the back-to-back cases (`*_x20`) queues between its events.
 const BACK_TO_BACK: usize = 20;
-
-/// Random numbers (write-only: bytes = the output): uniform, standard normal and
-/// exponential (scale 1) f32 and integers in [0, 1000) as i32, 2^28 of each; and the
-/// wall time of a 1000-value uniform call (against `bare_cudarc_launch_add_1000`).
-fn random_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    let n = 1usize << 28;
-    let mut rng = cuarray::random::Generator::new(dev, 1);
-    if filter("uniform_f32_2^28") {
-        cases.push(device_case(dev, "uniform_f32_2^28", (n * 4) as f64, || {
-            rng.random::<f32>(&[n]).map(drop)
-        }));
-    }
-    if filter("normal_f32_2^28") {
-        cases.push(device_case(dev, "normal_f32_2^28", (n * 4) as f64, || {
-            rng.standard_normal::<f32>(&[n]).map(drop)
-        }));
-    }
-    if filter("exponential_f32_2^28") {
-        cases.push(device_case(
-            dev,
-            "exponential_f32_2^28",
-            (n * 4) as f64,
-            || rng.exponential(1.0f32, &[n]).map(drop),
-        ));
-    }
-    if filter("integers_i32_2^28") {
-        cases.push(device_case(
-            dev,
-            "integers_i32_2^28",
-            (n * 4) as f64,
-            || rng.integers(0i32, 1000, &[n]).map(drop),
-        ));
-    }
-    if filter("uniform_f32_1000_wall") {
-        cases.push(wall_case(dev, "uniform_f32_1000_wall", || {
-            rng.random::<f32>(&[1000]).map(drop)
-        }));
-    }
-    distribution_cases(dev, filter, cases);
-}
-
-/// NumPy's distributions, 2^24 samples each (bytes = the output): gamma k = 2.5 f32,
-/// poisson lam = 10 and binomial n = 100 p = 0.3 (i64), beta(2, 5) f32, choice of 2^24
-/// from 1000 with p (i64), and choice of 2^20 of 2^24 without replacement (i64).
-fn distribution_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    let n = 1usize << 24;
-    let mut rng = cuarray::random::Generator::new(dev, 3);
-    if filter("gamma_f32_2^24") {
-        cases.push(device_case(dev, "gamma_f32_2^24", (n * 4) as f64, || {
-            rng.standard_gamma::<f32>(2.5, &[n]).map(drop)
-        }));
-    }
-    if filter("poisson_i64_2^24") {
-        cases.push(device_case(dev, "poisson_i64_2^24", (n * 8) as f64, || {
-            rng.poisson(10.0, &[n]).map(drop)
-        }));
-    }
-    if filter("binomial_i64_2^24") {
-        cases.push(device_case(
-            dev,
-            "binomial_i64_2^24",
-            (n * 8) as f64,
-            || rng.binomial(100, 0.3, &[n]).map(drop),
-        ));
-    }
-    if filter("beta_f32_2^24") {
-        cases.push(device_case(dev, "beta_f32_2^24", (n * 4) as f64, || {
-            rng.beta::<f32>(2.0, 5.0, &[n]).map(drop)
-        }));
-    }
-    if filter("choice_p_i64_2^24_of_1000") {
-        let w: Vec<f64> = (1..=1000).map(|i| i as f64).collect();
-        let s: f64 = w.iter().sum();
-        let p = DeviceArray::from_slice(dev, &w.iter().map(|v| v / s).collect::<Vec<_>>()).unwrap();
-        cases.push(device_case(
-            dev,
-            "choice_p_i64_2^24_of_1000",
-            (n * 8) as f64,
-            || rng.choice(1000, &[n], true, Some(&p)).map(drop),
-        ));
-    }
-    if filter("choice_noreplace_i64_2^20_of_2^24") {
-        cases.push(device_case(
-            dev,
-            "choice_noreplace_i64_2^20_of_2^24",
-            ((1usize << 20) * 8) as f64,
-            || rng.choice(n, &[1 << 20], false, None).map(drop),
-        ));
-    }
-}
 
 /// Matrix-vector products of an 8192 x 8192 matrix: memory-bound, bytes = the matrix.
 fn matvec_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
@@ -510,225 +432,6 @@ fn ceilings(filter: &dyn Fn(&str) -> bool) -> Vec<Case> {
     out
 }
 
-/// FFTs on cuFFT (bytes = input read once + output written once): c64 `fft` of 2^24,
-/// `fft2` c64 8192 x 8192, `rfft` f32 2^24, a batch of 4096 rows of 4096 c64 along the last
-/// axis; the wall time of a cached-plan c64 `fft` of 1024 points beside a bare cuFFT
-/// execution of the same plan (`bare_cufft_c2c_1024_wall`): the difference is cuarray's
-/// host overhead.
-fn fft_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    use cuarray::fft::{self, Norm};
-    use cuarray::Complex32;
-    let c64 = |shape: &[usize]| {
-        rand_matrix::<f32>(dev, shape)
-            .astype::<Complex32>()
-            .unwrap()
-    };
-    let n = 1usize << 24;
-    if filter("fft_c64_2^24") {
-        let a = c64(&[n]);
-        cases.push(device_case(dev, "fft_c64_2^24", (2 * n * 8) as f64, || {
-            fft::fft(&a, None, -1, Norm::Backward).map(drop)
-        }));
-    }
-    if filter("fft2_c64_8192x8192") {
-        let a = c64(&[8192, 8192]);
-        let m = 8192 * 8192;
-        cases.push(device_case(
-            dev,
-            "fft2_c64_8192x8192",
-            (2 * m * 8) as f64,
-            || fft::fft2(&a, None, &[-2, -1], Norm::Backward).map(drop),
-        ));
-    }
-    if filter("rfft_f32_2^24") {
-        let a = rand_matrix::<f32>(dev, &[n]);
-        let bytes = (n * 4 + (n / 2 + 1) * 8) as f64;
-        cases.push(device_case(dev, "rfft_f32_2^24", bytes, || {
-            fft::rfft(&a, None, -1, Norm::Backward).map(drop)
-        }));
-    }
-    if filter("fft_c64_4096x4096_rows") {
-        let a = c64(&[4096, 4096]);
-        cases.push(device_case(
-            dev,
-            "fft_c64_4096x4096_rows",
-            (2 * n * 8) as f64,
-            || fft::fft(&a, None, -1, Norm::Backward).map(drop),
-        ));
-    }
-    if filter("fft_c64_1024_wall") {
-        let a = c64(&[1024]);
-        cases.push(wall_case(dev, "fft_c64_1024_wall", || {
-            fft::fft(&a, None, -1, Norm::Backward).map(drop)
-        }));
-    }
-    if filter("bare_cufft_c2c_1024_wall") {
-        use cudarc::cufft::{result as cf, sys};
-        let ctx = CudaContext::new(0).unwrap();
-        let stream = ctx.new_stream().unwrap();
-        let src = stream.alloc_zeros::<f32>(2048).unwrap();
-        let mut dst = stream.alloc_zeros::<f32>(2048).unwrap();
-        let plan = cf::plan_1d(1024, sys::cufftType::CUFFT_C2C, 1).unwrap();
-        use cudarc::driver::{DevicePtr, DevicePtrMut};
-        let (i, _g1) = src.device_ptr(&stream);
-        let (o, _g2) = dst.device_ptr_mut(&stream);
-        // SAFETY: the plan belongs to this thread's current context; the stream is live.
-        unsafe { cf::set_stream(plan, stream.cu_stream() as sys::cudaStream_t) }.unwrap();
-        let exec = || {
-            // SAFETY: both buffers hold 1024 complex values (2048 floats) of this context.
-            unsafe { cf::exec_c2c(plan, i as *mut _, o as *mut _, -1) }.unwrap();
-        };
-        for _ in 0..200 {
-            exec();
-        }
-        stream.synchronize().unwrap();
-        let mut runs = Vec::new();
-        for _ in 0..7 {
-            let t = Instant::now();
-            for _ in 0..2000 {
-                exec();
-            }
-            stream.synchronize().unwrap();
-            runs.push(t.elapsed() / 2000);
-        }
-        runs.sort();
-        cases.push(Case {
-            name: "bare_cufft_c2c_1024_wall".into(),
-            bytes: 0.0,
-            median: runs[3],
-            kind: "wall",
-        });
-        // SAFETY: the plan is destroyed once, after its last use.
-        let _ = unsafe { cf::destroy(plan) };
-    }
-}
-
-/// `cuarray::special` on 2^26 f32 (values in [-0.5, 0.5), shifted into (0, 1) for ndtri),
-/// softmax and logsumexp over the rows of 4096 x 4096 f32. Peers: cupyx.scipy.special and
-/// torch.special / torch.softmax / torch.logsumexp.
-fn special_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    use cuarray::special;
-    let n = 1usize << 26;
-    type SpecialFn = fn(&DeviceArray<f32>) -> cuarray::Result<DeviceArray<f32>>;
-    let unary: [(&str, SpecialFn); 6] = [
-        ("special_erf_f32_2^26", special::erf),
-        ("special_erfinv_f32_2^26", special::erfinv),
-        ("special_gammaln_f32_2^26", special::gammaln),
-        ("special_digamma_f32_2^26", special::digamma),
-        ("special_i0e_f32_2^26", special::i0e),
-        ("special_ndtri_f32_2^26", special::ndtri),
-    ];
-    if unary.iter().any(|(name, _)| filter(name)) {
-        let a = rand_matrix::<f32>(dev, &[n]);
-        let p = (&a + 0.5f32).unwrap();
-        for (name, f) in unary {
-            if filter(name) {
-                let x = if name.contains("ndtri") { &p } else { &a };
-                cases.push(device_case(dev, name, (2 * n * 4) as f64, || {
-                    f(x).map(drop)
-                }));
-            }
-        }
-    }
-    if filter("special_softmax_rows_4096^2") || filter("special_logsumexp_rows_4096^2") {
-        let m = rand_matrix::<f32>(dev, &[4096, 4096]);
-        let bytes = (4096 * 4096 * 4) as f64;
-        if filter("special_softmax_rows_4096^2") {
-            cases.push(device_case(
-                dev,
-                "special_softmax_rows_4096^2",
-                2.0 * bytes,
-                || special::softmax(&m, -1).map(drop),
-            ));
-        }
-        if filter("special_logsumexp_rows_4096^2") {
-            cases.push(device_case(
-                dev,
-                "special_logsumexp_rows_4096^2",
-                bytes,
-                || special::logsumexp(&m, &[-1], false).map(drop),
-            ));
-        }
-    }
-}
-
-/// Statistics on 2^26 f32 (values in [-0.5, 0.5)): the median, three percentiles (25, 50,
-/// 75), nansum, digitize into 1000 increasing bins; the median along axis 1 of 4096 x 4096.
-/// Peers: cupy.median / percentile / nansum / digitize, torch.median / quantile / nansum /
-/// bucketize (torch.median returns the lower middle element, not NumPy's mean of the two).
-fn stats_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    use cuarray::QuantileMethod;
-    let n = 1usize << 26;
-    let names = [
-        "stats_median_f32_2^26",
-        "stats_percentile3_f32_2^26",
-        "stats_nansum_f32_2^26",
-        "stats_digitize_f32_2^26_1000bins",
-    ];
-    if names.iter().any(|c| filter(c)) {
-        let a = rand_matrix::<f32>(dev, &[n]);
-        let bytes = (n * 4) as f64;
-        if filter(names[0]) {
-            cases.push(device_case(dev, names[0], bytes, || a.median().map(drop)));
-        }
-        if filter(names[1]) {
-            cases.push(device_case(dev, names[1], bytes, || {
-                cuarray::percentile(&a, &[25.0, 50.0, 75.0], None, false, QuantileMethod::Linear)
-                    .map(drop)
-            }));
-        }
-        if filter(names[2]) {
-            cases.push(device_case(dev, names[2], bytes, || a.nansum().map(drop)));
-        }
-        if filter(names[3]) {
-            let bins = DeviceArray::<f32>::linspace(dev, -0.5, 0.5, 1000).unwrap();
-            cases.push(device_case(dev, names[3], bytes + (n * 8) as f64, || {
-                cuarray::digitize(&a, &bins, false).map(drop)
-            }));
-        }
-    }
-    if filter("stats_histogram_f32_2^26_1000edges") || filter("stats_interp_f32_2^26_in_2^16") {
-        let a = rand_matrix::<f32>(dev, &[n]);
-        if filter("stats_histogram_f32_2^26_1000edges") {
-            let edges = DeviceArray::<f32>::linspace(dev, -0.5, 0.5, 1000).unwrap();
-            cases.push(device_case(
-                dev,
-                "stats_histogram_f32_2^26_1000edges",
-                (n * 4) as f64,
-                || cuarray::histogram_with(&a, &edges, None, false).map(drop),
-            ));
-        }
-        if filter("stats_interp_f32_2^26_in_2^16") {
-            let xp = DeviceArray::<f32>::linspace(dev, -0.5, 0.5, 1 << 16).unwrap();
-            let fp = xp.sin().unwrap();
-            cases.push(device_case(
-                dev,
-                "stats_interp_f32_2^26_in_2^16",
-                (n * 8) as f64,
-                || cuarray::interp(&a, &xp, &fp, None, None).map(drop),
-            ));
-        }
-    }
-    if filter("stats_cov_f32_256x65536") {
-        let m = rand_matrix::<f32>(dev, &[256, 65536]);
-        cases.push(device_case(
-            dev,
-            "stats_cov_f32_256x65536",
-            (256 * 65536 * 4) as f64,
-            || cuarray::cov(&m, true, None).map(drop),
-        ));
-    }
-    if filter("stats_median_axis1_4096^2") {
-        let m = rand_matrix::<f32>(dev, &[4096, 4096]);
-        cases.push(device_case(
-            dev,
-            "stats_median_axis1_4096^2",
-            (4096 * 4096 * 4) as f64,
-            || m.median_axis(1).map(drop),
-        ));
-    }
-}
-
 fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     let n = 1usize << 28;
     if filter("sum_f32_2^28") || filter("argmax_f32_2^28") {
@@ -788,125 +491,6 @@ fn reduce_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
     if filter("sum_f32_1000_wall") {
         let a = rand_matrix::<f32>(dev, &[1000]);
         cases.push(wall_case(dev, "sum_f32_1000_wall", || a.sum().map(drop)));
-    }
-}
-
-/// Sorting, selection and indexing, on standard-normal f32 data from cuarray's
-/// generator (bytes = inputs read once and outputs written once): sort and argsort of
-/// 2^26, argsort along the rows of 4096 x 4096, masked_select of 2^26 with half the mask
-/// set (the count's read included), take of 2^26 random i64 indices from 2^26, topk 100 of
-/// 2^24, searchsorted of 2^20 values in a sorted 2^24; advanced indexing: `a[idx]` and
-/// `a[idx] = v` of 2^20 rows of 64 f32 by 2^20 random indices, `m[i, j]` of 2^22 points of
-/// an 8192^2 f32.
-fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    let mut rng = cuarray::random::Generator::new(dev, 17);
-    let n = 1usize << 26;
-    if filter("sort_f32_2^26") || filter("argsort_f32_2^26") {
-        let a = rng.standard_normal::<f32>(&[n]).unwrap();
-        if filter("sort_f32_2^26") {
-            cases.push(device_case(dev, "sort_f32_2^26", (n * 8) as f64, || {
-                a.sort(0).map(drop)
-            }));
-        }
-        if filter("argsort_f32_2^26") {
-            cases.push(device_case(
-                dev,
-                "argsort_f32_2^26",
-                (n * 12) as f64,
-                || a.argsort(0).map(drop),
-            ));
-        }
-    }
-    if filter("sort_f32_2^26_equal") {
-        // Every key equal: the ranking's worst case for conflicts between lanes.
-        let c = DeviceArray::<f32>::full(dev, &[n], 1.5).unwrap();
-        cases.push(device_case(
-            dev,
-            "sort_f32_2^26_equal",
-            (n * 8) as f64,
-            || c.sort(0).map(drop),
-        ));
-    }
-    if filter("argsort_rows_f32_4096x4096") {
-        let m = rng.standard_normal::<f32>(&[4096, 4096]).unwrap();
-        let bytes = (4096 * 4096 * 12) as f64;
-        cases.push(device_case(
-            dev,
-            "argsort_rows_f32_4096x4096",
-            bytes,
-            || m.argsort(1).map(drop),
-        ));
-    }
-    if filter("masked_select_f32_2^26") {
-        let a = rng.standard_normal::<f32>(&[n]).unwrap();
-        let mask = rng.bernoulli(0.5, &[n]).unwrap();
-        let bytes = (n * 5 + n / 2 * 4) as f64;
-        cases.push(device_case(dev, "masked_select_f32_2^26", bytes, || {
-            a.masked_select(&mask).map(drop)
-        }));
-    }
-    if filter("take_f32_2^26") {
-        let a = rng.standard_normal::<f32>(&[n]).unwrap();
-        let idx = rng.integers::<i64>(0, n as i64, &[n]).unwrap();
-        cases.push(device_case(dev, "take_f32_2^26", (n * 16) as f64, || {
-            a.take(&idx, None).map(drop)
-        }));
-    }
-    // Advanced indexing: rows of 256 bytes gathered and scattered, and m[i, j] points.
-    if filter("index_rows_f32_2^20x64") || filter("index_put_rows_f32_2^20x64") {
-        let rows = 1usize << 20;
-        let a = rng.standard_normal::<f32>(&[rows, 64]).unwrap();
-        let idx = rng.integers::<i64>(0, rows as i64, &[rows]).unwrap();
-        let bytes = (rows * 64 * 8 + rows * 8) as f64;
-        if filter("index_rows_f32_2^20x64") {
-            cases.push(device_case(dev, "index_rows_f32_2^20x64", bytes, || {
-                a.index(cuarray::ix![&idx]).map(drop)
-            }));
-        }
-        if filter("index_put_rows_f32_2^20x64") {
-            let v = rng.standard_normal::<f32>(&[rows, 64]).unwrap();
-            cases.push(device_case(
-                dev,
-                "index_put_rows_f32_2^20x64",
-                bytes,
-                || a.index_put(cuarray::ix![&idx], &v),
-            ));
-        }
-    }
-    if filter("index_points_f32_8192^2_2^22") {
-        let m = rng.standard_normal::<f32>(&[8192, 8192]).unwrap();
-        let k = 1usize << 22;
-        let i = rng.integers::<i64>(0, 8192, &[k]).unwrap();
-        let j = rng.integers::<i64>(0, 8192, &[k]).unwrap();
-        cases.push(device_case(
-            dev,
-            "index_points_f32_8192^2_2^22",
-            (k * 20) as f64,
-            || m.index(cuarray::ix![&i, &j]).map(drop),
-        ));
-    }
-    if filter("topk_f32_2^24_k100") {
-        let a = rng.standard_normal::<f32>(&[1 << 24]).unwrap();
-        cases.push(device_case(
-            dev,
-            "topk_f32_2^24_k100",
-            (4usize << 24) as f64,
-            || a.topk(100, 0, true).map(drop),
-        ));
-    }
-    if filter("searchsorted_f32_2^20_in_2^24") {
-        let s = rng
-            .standard_normal::<f32>(&[1 << 24])
-            .unwrap()
-            .sort(0)
-            .unwrap();
-        let v = rng.standard_normal::<f32>(&[1 << 20]).unwrap();
-        cases.push(device_case(
-            dev,
-            "searchsorted_f32_2^20_in_2^24",
-            (12usize << 20) as f64,
-            || cuarray::searchsorted(&s, &v, false).map(drop),
-        ));
     }
 }
 
@@ -1015,230 +599,6 @@ fn fusion_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Cas
                 (&(&a * &b)? + &c).map(drop)
             }));
         }
-    }
-}
-
-/// The sparse cases (the same matrices in `bench/peers.py`).
-fn sparse_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    use cuarray::sparse::{linalg, CsrMatrix};
-    let upload = |indptr: &[i32], indices: &[i32], data: &[f64]| {
-        let n = indptr.len() - 1;
-        CsrMatrix::from_parts(
-            &DeviceArray::from_slice(dev, indptr).unwrap(),
-            &DeviceArray::from_slice(dev, indices).unwrap(),
-            &DeviceArray::from_slice(dev, data).unwrap(),
-            (n, n),
-        )
-        .unwrap()
-    };
-    if filter("spmv_csr_f32_2^22x16") {
-        let (n, k) = (1usize << 22, 16usize);
-        let indptr: Vec<i32> = (0..=n).map(|i| (i * k) as i32).collect();
-        let indices: Vec<i32> = (0..n * k)
-            .map(|e| ((e / k + (e % k) * (n / k)) % n) as i32)
-            .collect();
-        let data: Vec<f64> = (0..n * k).map(|e| 1.0 + (e % 7) as f64 * 0.125).collect();
-        let a = upload(&indptr, &indices, &data);
-        let a = CsrMatrix::<f32>::from_parts(
-            a.indptr(),
-            a.indices(),
-            &a.data().astype::<f32>().unwrap(),
-            (n, n),
-        )
-        .unwrap();
-        let x = rand_matrix::<f32>(dev, &[n]);
-        // Bytes: the values and column indices, the offsets, x (gathered) and y.
-        let bytes = (n * k * 8 + n * 4 + n * 4 * 2) as f64;
-        cases.push(device_case(dev, "spmv_csr_f32_2^22x16", bytes, || {
-            a.matvec(&x).map(drop)
-        }));
-    }
-    // The matrix of n rows with k entries per row in columns (i + j n / k) mod n, f32.
-    let ring = |n: usize, k: usize| {
-        let indptr: Vec<i32> = (0..=n).map(|i| (i * k) as i32).collect();
-        let indices: Vec<i32> = (0..n * k)
-            .map(|e| ((e / k + (e % k) * (n / k)) % n) as i32)
-            .collect();
-        let data: Vec<f64> = (0..n * k).map(|e| 1.0 + (e % 7) as f64 * 0.125).collect();
-        let a = upload(&indptr, &indices, &data);
-        let data = a.data().astype::<f32>().unwrap();
-        CsrMatrix::<f32>::from_parts(a.indptr(), a.indices(), &data, (n, n)).unwrap()
-    };
-    if filter("spmm_csr_f32_2^22x16_k16") {
-        let (n, k, cols) = (1usize << 22, 16usize, 16usize);
-        let a = ring(n, k);
-        let b = rand_matrix::<f32>(dev, &[n, cols]);
-        // Bytes: the values and column indices, the offsets, B (gathered) and C.
-        let bytes = (n * k * 8 + n * 4 + n * cols * 4 * 2) as f64;
-        cases.push(device_case(dev, "spmm_csr_f32_2^22x16_k16", bytes, || {
-            a.matmul(&b).map(drop)
-        }));
-    }
-    if filter("spgemm_csr_f32_2^18x8") {
-        let (n, k) = (1usize << 18, 8usize);
-        let a = ring(n, k);
-        // Bytes: both operands read once (the product's size depends on the pattern).
-        let bytes = (2 * (n * k * 8 + n * 4)) as f64;
-        cases.push(device_case(dev, "spgemm_csr_f32_2^18x8", bytes, || {
-            a.matmul_sparse(&a).map(drop)
-        }));
-    }
-    if filter("cg_poisson_f64_1024^2_500it") {
-        let g = 1024usize;
-        let (mut indptr, mut indices, mut data) = (vec![0i32], Vec::new(), Vec::new());
-        for i in 0..g {
-            for j in 0..g {
-                let k = (i * g + j) as i32;
-                let mut push = |c: i32, v: f64| {
-                    indices.push(c);
-                    data.push(v);
-                };
-                if i > 0 {
-                    push(k - g as i32, -1.0);
-                }
-                if j > 0 {
-                    push(k - 1, -1.0);
-                }
-                push(k, 4.0);
-                if j + 1 < g {
-                    push(k + 1, -1.0);
-                }
-                if i + 1 < g {
-                    push(k + g as i32, -1.0);
-                }
-                indptr.push(indices.len() as i32);
-            }
-        }
-        let a = upload(&indptr, &indices, &data);
-        let b = DeviceArray::<f64>::ones(dev, &[g * g]).unwrap();
-        let tol = linalg::Tol {
-            rtol: 0.0,
-            atol: 0.0,
-        };
-        cases.push(device_case_reps(
-            dev,
-            "cg_poisson_f64_1024^2_500it",
-            0.0,
-            1,
-            5,
-            || linalg::cg(&a, &b, None, tol, Some(500), None).map(drop),
-        ));
-    }
-}
-
-/// A random-ish matrix (not zeros: zeros run faster than real data on tensor cores).
-/// The linear algebra cases: well-conditioned inputs (a diagonal shift of `n`; symmetric
-/// where the routine needs it), the same in `bench/peers.py`.
-fn linalg_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
-    use cuarray::linalg;
-    use cuarray::tuning::{set_getrf_algorithm, set_solve_block, set_svd_algorithm, SvdAlgorithm};
-    let shifted = |n: usize, batch: usize, symmetric: bool| -> DeviceArray<f64> {
-        let shape = if batch > 1 {
-            vec![batch, n, n]
-        } else {
-            vec![n, n]
-        };
-        let r = rand_matrix::<f64>(dev, &shape);
-        let r = if symmetric {
-            let rt = if batch > 1 {
-                r.permute(&[0, 2, 1][..]).unwrap()
-            } else {
-                r.t()
-            };
-            ((&r + &rt).unwrap() * 0.5).unwrap()
-        } else {
-            r
-        };
-        let eye = DeviceArray::<f64>::eye(dev, n).unwrap();
-        (&r + &(&eye * n as f64).unwrap()).unwrap()
-    };
-    let slow = |name: &str, f: &mut dyn FnMut() -> cuarray::Result<()>| {
-        device_case_reps(dev, name, 0.0, 2, 10, f)
-    };
-    if filter("solve_f64_4096x64") {
-        let a = shifted(4096, 1, false);
-        let b = rand_matrix::<f64>(dev, &[4096, 64]);
-        cases.push(slow("solve_f64_4096x64", &mut || {
-            linalg::solve(&a, &b).map(drop)
-        }));
-        cases.push(slow("solve_f64_4096x64_ex", &mut || {
-            linalg::solve_ex(&a, &b).map(drop)
-        }));
-        set_getrf_algorithm(1);
-        cases.push(slow("solve_f64_4096x64_alg1", &mut || {
-            linalg::solve(&a, &b).map(drop)
-        }));
-        set_getrf_algorithm(0);
-        for (nb, name) in [
-            (0, "solve_f64_4096x64_getrs"),
-            (128, "solve_f64_4096x64_nb128"),
-            (512, "solve_f64_4096x64_nb512"),
-        ] {
-            set_solve_block(nb);
-            cases.push(slow(name, &mut || linalg::solve(&a, &b).map(drop)));
-        }
-        set_solve_block(256);
-    }
-    if filter("cholesky_f64_4096") {
-        let a = shifted(4096, 1, true);
-        cases.push(slow("cholesky_f64_4096", &mut || {
-            linalg::cholesky(&a).map(drop)
-        }));
-        cases.push(slow("cholesky_f64_4096_ex", &mut || {
-            linalg::cholesky_ex(&a).map(drop)
-        }));
-    }
-    // Gaussian matrices for the SVD and the eigensolver (each library's generator: the
-    // same distribution, so the same spectra statistically); the golden-ratio matrices
-    // of `rand_matrix` are rank deficient in f32, which no routine is timed for.
-    let mut rng = cuarray::random::Generator::new(dev, 5);
-    if filter("svd_f32_2048") {
-        let a = rng.standard_normal::<f32>(&[2048, 2048]).unwrap();
-        cases.push(slow("svd_f32_2048", &mut || {
-            linalg::svd(&a, false).map(drop)
-        }));
-        set_svd_algorithm(SvdAlgorithm::Polar);
-        cases.push(slow("svd_f32_2048_polar", &mut || {
-            linalg::svd(&a, false).map(drop)
-        }));
-        set_svd_algorithm(SvdAlgorithm::Qr);
-        cases.push(slow("svd_f32_2048_qr", &mut || {
-            linalg::svd(&a, false).map(drop)
-        }));
-        set_svd_algorithm(SvdAlgorithm::Jacobi);
-        cases.push(slow("svd_f32_2048_jacobi", &mut || {
-            linalg::svd(&a, false).map(drop)
-        }));
-        // The same matrix in f64: the default (the polar decomposition, checked) and the
-        // Jacobi method.
-        let a64 = a.astype::<f64>().unwrap();
-        set_svd_algorithm(SvdAlgorithm::Auto);
-        cases.push(slow("svd_f64_2048", &mut || {
-            linalg::svd(&a64, false).map(drop)
-        }));
-        set_svd_algorithm(SvdAlgorithm::Jacobi);
-        cases.push(slow("svd_f64_2048_jacobi", &mut || {
-            linalg::svd(&a64, false).map(drop)
-        }));
-        set_svd_algorithm(SvdAlgorithm::Auto);
-    }
-    if filter("eigh_f32_2048") {
-        let g = rng.standard_normal::<f32>(&[2048, 2048]).unwrap();
-        let a = ((&g + &g.t()).unwrap() * 0.5f32).unwrap();
-        cases.push(slow("eigh_f32_2048", &mut || linalg::eigh(&a).map(drop)));
-    }
-    if filter("solve_batched_f32_10000x8x8") {
-        let a = shifted(8, 10000, false).astype::<f32>().unwrap();
-        let b = rand_matrix::<f32>(dev, &[10000, 8, 1]);
-        cases.push(device_case(dev, "solve_batched_f32_10000x8x8", 0.0, || {
-            linalg::solve(&a, &b).map(drop)
-        }));
-        cases.push(device_case(
-            dev,
-            "solve_batched_f32_10000x8x8_ex",
-            0.0,
-            || linalg::solve_ex(&a, &b).map(drop),
-        ));
     }
 }
 
@@ -1428,8 +788,8 @@ fn main() {
     }
     user_cases(&dev, &filter, &mut cases);
     fusion_cases(&dev, &filter, &mut cases);
-    special_cases(&dev, &filter, &mut cases);
-    stats_cases(&dev, &filter, &mut cases);
+    special_stats_rows::special_cases(&dev, &filter, &mut cases);
+    special_stats_rows::stats_cases(&dev, &filter, &mut cases);
     ndimage_cases::ndimage_cases(&dev, &filter, &mut cases);
     signal_cases::signal_cases(&dev, &filter, &mut cases);
     let side = 8192usize;
@@ -1483,15 +843,15 @@ fn main() {
         ));
     }
     reduce_cases(&dev, &filter, &mut cases);
-    sort_cases(&dev, &filter, &mut cases);
-    random_cases(&dev, &filter, &mut cases);
-    fft_cases(&dev, &filter, &mut cases);
+    sorting_rows::sort_cases(&dev, &filter, &mut cases);
+    random_rows::random_cases(&dev, &filter, &mut cases);
+    fft_rows::fft_cases(&dev, &filter, &mut cases);
     matmul_cases(&dev, &filter, &mut cases);
     complex_cases(&dev, &filter, &mut cases);
     matvec_cases(&dev, &filter, &mut cases);
-    linalg_cases(&dev, &filter, &mut cases);
+    linalg_rows::linalg_cases(&dev, &filter, &mut cases);
     linalg_more_cases::linalg_more_cases(&dev, &filter, &mut cases);
-    sparse_cases(&dev, &filter, &mut cases);
+    sparse_rows::sparse_cases(&dev, &filter, &mut cases);
     sparse_solver_cases::sparse_solver_cases(&dev, &filter, &mut cases);
     sweep_cases(&dev, &filter, &mut cases);
     transfer_cases(&dev, &filter, &mut cases);
