@@ -145,7 +145,11 @@ pub(crate) fn lanes(src: &mut String, pad: &str, vec: usize) {
 /// unrolling it `vec` times multiplies its registers (fewer threads a multiprocessor)
 /// and its compile time for nothing.
 pub(crate) fn lanes_unrolled(src: &mut String, pad: &str, vec: usize, unroll: bool) {
-    let pragma = if unroll { "#pragma unroll" } else { "#pragma unroll 1" };
+    let pragma = if unroll {
+        "#pragma unroll"
+    } else {
+        "#pragma unroll 1"
+    };
     let _ = writeln!(src, "{pragma}\n{pad}for (int e = 0; e < {vec}; ++e) {{");
 }
 
@@ -165,6 +169,8 @@ mod tests {
         assert!(has_loop("for (int i = 0; i < n; ++i) s += x;"));
         assert!(has_loop("while(k) k--;"));
         assert!(has_loop("do { k--; } while (k);"));
-        assert!(!has_loop("z = a * x + y; format_for(x); doubled = fort + 1;"));
+        assert!(!has_loop(
+            "z = a * x + y; format_for(x); doubled = fort + 1;"
+        ));
     }
 }

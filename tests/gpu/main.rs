@@ -61,8 +61,8 @@ mod signal_spectra;
 mod sorting;
 mod sparse;
 mod sparse_direct;
-mod sparse_solvers;
 mod sparse_ops;
+mod sparse_solvers;
 mod special;
 #[path = "../support/specs.rs"]
 mod specs;

@@ -138,7 +138,12 @@ impl ElementwiseSpec {
         for k in 0..nout {
             let _ = writeln!(src, "            cuarray_vec<out{k}_t, {vec}> v_out{k};");
         }
-        emit::lanes_unrolled(src, "            ", vec as usize, !emit::has_loop(&self.body));
+        emit::lanes_unrolled(
+            src,
+            "            ",
+            vec as usize,
+            !emit::has_loop(&self.body),
+        );
         let _ = writeln!(
             src,
             "                const I i = {base} + e;\n                (void)i;"
