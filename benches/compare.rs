@@ -68,10 +68,10 @@ mod signal_cases;
 use cuarray::{Device, DeviceArray};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 
-#[path = "compare_cases/ndimage.rs"]
-mod ndimage_cases;
 #[path = "compare_cases/linalg_more.rs"]
 mod linalg_more_cases;
+#[path = "compare_cases/ndimage.rs"]
+mod ndimage_cases;
 use std::time::{Duration, Instant};
 
 struct Case {

@@ -49,9 +49,9 @@ fn numpy() {
     let _ = |a: &DeviceArray<i32>| a.bitwise_or(a);
     let _ = |a: &DeviceArray<i32>| a.right_shift(a);
     let _ = |a: &DeviceArray<i32>| a.bitwise_xor(a);
-    use cuarray::DType::Bool as _;
     use cuarray::broadcast_arrays as _;
     use cuarray::broadcast_shapes as _;
+    use cuarray::DType::Bool as _;
     let _ = |a: &DeviceArray<f32>| a.broadcast_to(&[1]);
     use cuarray::DType::I8 as _;
     let _ = cuarray::DeviceArray::<f32>::cbrt;
@@ -60,8 +60,8 @@ fn numpy() {
     use cuarray::choose as _;
     let _ = cuarray::DeviceArray::<f32>::clip;
     use cuarray::column_stack as _;
-    use cuarray::DType::C64 as _;
     use cuarray::ComplexElement as _;
+    use cuarray::DType::C64 as _;
     let _ = cuarray::DeviceArray::<f32>::compress;
     use cuarray::concatenate as _;
     let _ = DeviceArray::<Complex32>::conj;
@@ -89,12 +89,12 @@ fn numpy() {
     use cuarray::digitize as _;
     let _ = |a: &DeviceArray<f32>| a.div(a);
     let _ = cuarray::DeviceArray::<f32>::dot;
-    use cuarray::DType::F64 as _;
     use cuarray::dsplit as _;
     use cuarray::dstack as _;
-    use cuarray::DType as _;
     use cuarray::ediff1d as _;
     use cuarray::einsum as _;
+    use cuarray::DType as _;
+    use cuarray::DType::F64 as _;
     let _ = |d: &Device| DeviceArray::<f32>::empty(d, &[1]);
     use cuarray::empty_like as _;
     let _ = |a: &DeviceArray<f32>| a.eq(a);
@@ -128,26 +128,26 @@ fn numpy() {
     let _ = |a: &DeviceArray<f32>| a.ge(a);
     let _ = |a: &DeviceArray<f32>| a.heaviside(a);
     use cuarray::histogram as _;
-    use cuarray::histogram_with as _;
     use cuarray::histogram2d as _;
     use cuarray::histogram_bin_edges as _;
+    use cuarray::histogram_with as _;
     use cuarray::hsplit as _;
     use cuarray::hstack as _;
     let _ = |a: &DeviceArray<f32>| a.hypot(a);
     use cuarray::special::i0 as _;
     let _ = DeviceArray::<Complex32>::imag;
-    use cuarray::s as _;
     use cuarray::indices as _;
-    use cuarray::InexactElement as _;
     use cuarray::inner as _;
+    use cuarray::s as _;
+    use cuarray::InexactElement as _;
     let _ = cuarray::DeviceArray::<f32>::insert;
+    use cuarray::interp as _;
+    use cuarray::intersect1d as _;
+    use cuarray::isclose as _;
     use cuarray::DType::I16 as _;
     use cuarray::DType::I32 as _;
     use cuarray::DType::I64 as _;
     use cuarray::IntElement as _;
-    use cuarray::interp as _;
-    use cuarray::intersect1d as _;
-    use cuarray::isclose as _;
     let _ = cuarray::DeviceArray::<f32>::isfinite;
     use cuarray::isin as _;
     let _ = cuarray::DeviceArray::<f32>::isinf;
@@ -228,13 +228,13 @@ fn numpy() {
     let _ = cuarray::DeviceArray::<f32>::rint;
     let _ = cuarray::DeviceArray::<f32>::roll;
     let _ = cuarray::DeviceArray::<f32>::rot90;
-    use cuarray::vstack as _;
     use cuarray::save_npy as _;
     use cuarray::savez as _;
-    use cuarray::NpzWriter as _;
     use cuarray::searchsorted as _;
     use cuarray::setdiff1d as _;
     use cuarray::setxor1d as _;
+    use cuarray::vstack as _;
+    use cuarray::NpzWriter as _;
     let _ = cuarray::DeviceArray::<f32>::shape;
     let _ = cuarray::DeviceArray::<f32>::sign;
     let _ = cuarray::DeviceArray::<f32>::signbit;
@@ -267,10 +267,6 @@ fn numpy() {
     use cuarray::trim_zeros as _;
     let _ = cuarray::DeviceArray::<f32>::triu;
     use cuarray::triu_indices as _;
-    use cuarray::DType::U8 as _;
-    use cuarray::DType::U64 as _;
-    use cuarray::DType::U16 as _;
-    use cuarray::DType::U32 as _;
     use cuarray::union1d as _;
     use cuarray::unique as _;
     use cuarray::unique_all as _;
@@ -278,9 +274,13 @@ fn numpy() {
     use cuarray::unique_inverse as _;
     use cuarray::unravel_index as _;
     use cuarray::vander as _;
+    use cuarray::DType::U16 as _;
+    use cuarray::DType::U32 as _;
+    use cuarray::DType::U64 as _;
+    use cuarray::DType::U8 as _;
     let _ = cuarray::DeviceArray::<f32>::var;
-    use cuarray::vdot as _;
     use cuarray::fuse as _;
+    use cuarray::vdot as _;
     use cuarray::vsplit as _;
     use cuarray::where_ as _;
     let _ = |d: &Device| DeviceArray::<f32>::zeros(d, &[1]);
@@ -299,22 +299,22 @@ fn numpy_linalg() {
     use cuarray::linalg::eigvals as _;
     use cuarray::linalg::eigvalsh as _;
     use cuarray::linalg::inv as _;
-    use cuarray::Error as _;
     use cuarray::linalg::lstsq as _;
+    use cuarray::Error as _;
     let _ = cuarray::DeviceArray::<f32>::matmul;
-    use cuarray::linalg::norm_axes as _;
     use cuarray::linalg::matrix_power as _;
     use cuarray::linalg::matrix_rank as _;
     use cuarray::linalg::multi_dot as _;
     use cuarray::linalg::norm as _;
+    use cuarray::linalg::norm_axes as _;
     use cuarray::linalg::norm_axis as _;
-    use cuarray::outer as _;
     use cuarray::linalg::pinv as _;
     use cuarray::linalg::qr as _;
     use cuarray::linalg::slogdet as _;
     use cuarray::linalg::solve as _;
     use cuarray::linalg::svd as _;
     use cuarray::linalg::svdvals as _;
+    use cuarray::outer as _;
     use cuarray::tensordot as _;
     let _ = cuarray::DeviceArray::<f32>::trace;
 }
@@ -520,9 +520,6 @@ fn scipy_ndimage() {
 #[test]
 fn scipy_sparse() {
     use cuarray::sparse::bmat as _;
-    use cuarray::sparse::CooMatrix as _;
-    use cuarray::sparse::CscMatrix as _;
-    use cuarray::sparse::CsrMatrix as _;
     use cuarray::sparse::diags as _;
     use cuarray::sparse::eye as _;
     use cuarray::sparse::hstack as _;
@@ -532,11 +529,14 @@ fn scipy_sparse() {
     use cuarray::sparse::random as _;
     use cuarray::sparse::save_npz as _;
     use cuarray::sparse::vstack as _;
+    use cuarray::sparse::CooMatrix as _;
+    use cuarray::sparse::CscMatrix as _;
+    use cuarray::sparse::CsrMatrix as _;
 }
 
 #[test]
 fn scipy_sparse_linalg() {
     use cuarray::sparse::linalg::cg as _;
-    use cuarray::sparse::linalg::LinearOperator as _;
     use cuarray::sparse::linalg::FnOperator as _;
+    use cuarray::sparse::linalg::LinearOperator as _;
 }

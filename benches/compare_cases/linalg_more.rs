@@ -24,41 +24,64 @@ pub fn linalg_more_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mu
         (&r + &(&eye * n as f64).unwrap()).unwrap()
     };
     if filter("einsum_ij_jk_f32_512x1024x768") {
-        let (a, b) = (rand_matrix::<f32>(dev, &[512, 1024]), rand_matrix::<f32>(dev, &[1024, 768]));
+        let (a, b) = (
+            rand_matrix::<f32>(dev, &[512, 1024]),
+            rand_matrix::<f32>(dev, &[1024, 768]),
+        );
         let flops = 2.0 * 512.0 * 1024.0 * 768.0;
-        cases.push(device_case(dev, "einsum_ij_jk_f32_512x1024x768", -flops, || {
-            einsum("ij,jk->ik", &[&a, &b]).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "einsum_ij_jk_f32_512x1024x768",
+            -flops,
+            || einsum("ij,jk->ik", &[&a, &b]).map(drop),
+        ));
     }
     if filter("einsum_bhqd_bhkd_f32_32x16x512x64") {
         let q = rand_matrix::<f32>(dev, &[32, 16, 512, 64]);
         let k = rand_matrix::<f32>(dev, &[32, 16, 512, 64]);
         let flops = 2.0 * 32.0 * 16.0 * 512.0 * 512.0 * 64.0;
-        cases.push(device_case(dev, "einsum_bhqd_bhkd_f32_32x16x512x64", -flops, || {
-            einsum("bhqd,bhkd->bhqk", &[&q, &k]).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "einsum_bhqd_bhkd_f32_32x16x512x64",
+            -flops,
+            || einsum("bhqd,bhkd->bhqk", &[&q, &k]).map(drop),
+        ));
     }
     if filter("tensordot_f32_64x128x256_256x128x96") {
         let a = rand_matrix::<f32>(dev, &[64, 128, 256]);
         let b = rand_matrix::<f32>(dev, &[256, 128, 96]);
         let flops = 2.0 * 64.0 * 96.0 * 128.0 * 256.0;
-        cases.push(device_case(dev, "tensordot_f32_64x128x256_256x128x96", -flops, || {
-            tensordot(&a, &b, Axes::Pairs(&[1, 2], &[1, 0])).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "tensordot_f32_64x128x256_256x128x96",
+            -flops,
+            || tensordot(&a, &b, Axes::Pairs(&[1, 2], &[1, 0])).map(drop),
+        ));
     }
     if filter("kron_f32_64^2") {
-        let (a, b) = (rand_matrix::<f32>(dev, &[64, 64]), rand_matrix::<f32>(dev, &[64, 64]));
+        let (a, b) = (
+            rand_matrix::<f32>(dev, &[64, 64]),
+            rand_matrix::<f32>(dev, &[64, 64]),
+        );
         let bytes = (4096.0 * 4096.0 + 2.0 * 64.0 * 64.0) * 4.0;
-        cases.push(device_case(dev, "kron_f32_64^2", bytes, || kron(&a, &b).map(drop)));
+        cases.push(device_case(dev, "kron_f32_64^2", bytes, || {
+            kron(&a, &b).map(drop)
+        }));
     }
     let mut rng = cuarray::random::Generator::new(dev, 7);
     if filter("eig_f64_2048") {
-        let a = rng.standard_normal::<f32>(&[2048, 2048]).unwrap().astype::<f64>().unwrap();
+        let a = rng
+            .standard_normal::<f32>(&[2048, 2048])
+            .unwrap()
+            .astype::<f64>()
+            .unwrap();
         cases.push(slow("eig_f64_2048", &mut || linalg::eig(&a).map(drop)));
     }
     if filter("lu_factor_f64_4096") {
         let a = shifted(4096);
-        cases.push(slow("lu_factor_f64_4096", &mut || linalg::lu_factor(&a).map(drop)));
+        cases.push(slow("lu_factor_f64_4096", &mut || {
+            linalg::lu_factor(&a).map(drop)
+        }));
     }
     if filter("solve_triangular_f64_4096x64") {
         let (a, b) = (shifted(4096), rand_matrix::<f64>(dev, &[4096, 64]));
@@ -74,11 +97,14 @@ pub fn linalg_more_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mu
     };
     if filter("svd_c64_2048") {
         let a = gaussian_c64(2048);
-        cases.push(slow("svd_c64_2048", &mut || linalg::svd(&a, false).map(drop)));
+        cases.push(slow("svd_c64_2048", &mut || {
+            linalg::svd(&a, false).map(drop)
+        }));
     }
     if filter("eigh_c64_2048") {
         let g = gaussian_c64(2048);
-        let a = ((&g + &g.conj().unwrap().t()).unwrap() * cuarray::Complex32::new(0.5, 0.0)).unwrap();
+        let a =
+            ((&g + &g.conj().unwrap().t()).unwrap() * cuarray::Complex32::new(0.5, 0.0)).unwrap();
         cases.push(slow("eigh_c64_2048", &mut || linalg::eigh(&a).map(drop)));
     }
     if filter("expm_f64_1024") {

@@ -5,7 +5,9 @@ use crate::array::DeviceArray;
 use crate::element::Element;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
-use crate::kernels::family::ndimage::{NdShape, NdSpec, WindowOp, MAX_RANK, TAPS};
+use crate::kernels::family::ndimage::{
+    select_spec, NdShape, NdSpec, WindowOp, MAX_RANK, NET_MAX, NET_MAX_RANK, TAPS,
+};
 use crate::{Error, Result};
 
 /// Blocks per multiprocessor the grids are capped at (the kernels loop over the rest).
@@ -146,11 +148,22 @@ pub(crate) fn window<T: Element, U: Element>(
         return Ok(());
     }
     let device = x.device();
-    let spec = NdSpec {
-        shape: NdShape::Window,
-        op: w.op,
-        input: T::DTYPE,
-        output: U::DTYPE,
+    let wsize: usize = w.shape.iter().product();
+    // Small box windows of rank filters select in registers through a sorting network.
+    let net = w.op == WindowOp::Rank
+        && w.footprint.is_none()
+        && T::DTYPE == U::DTYPE
+        && (1..=NET_MAX_RANK).contains(&rank)
+        && wsize <= NET_MAX;
+    let spec = if net {
+        select_spec(T::DTYPE, rank, wsize, w.kth)
+    } else {
+        NdSpec {
+            shape: NdShape::Window,
+            op: w.op,
+            input: T::DTYPE,
+            output: U::DTYPE,
+        }
     };
     let mut geom = [0i64; 4 + 3 * MAX_RANK];
     geom[0] = rank as i64;
@@ -178,6 +191,19 @@ pub(crate) fn window<T: Element, U: Element>(
         debug_assert!(a.layout().is_c_contiguous() && a.shape() == w.shape.as_slice());
     }
     let mut args = KernelArgs::new();
+    if net {
+        args.ptr(xo.ptr())
+            .ptr(oo.ptr())
+            .i64s(&geom)
+            .i64(mode.code())
+            .push_f64(mode.cval());
+        // SAFETY: the arguments follow the select wrapper's parameter list (two pointers,
+        // the nd_geom struct, a long long, a double). `x` and `out` are C-contiguous
+        // operands of `size` elements of the geometry's shape; the kernel gathers the
+        // `wsize` elements of each box (the spec's count) with every index mapped into the
+        // shape or replaced by cval.
+        return unsafe { args.launch(device, &f, grid.max(1)) };
+    }
     args.ptr(xo.ptr())
         .ptr(oo.ptr())
         .i64s(&geom)

@@ -26,6 +26,10 @@ pub(crate) const TAPS: usize = 128;
 pub(crate) const MAX_RANK: usize = 8;
 /// Most window elements a rank filter selects among (`ND_RANK_MAX`).
 pub(crate) const RANK_MAX: usize = 256;
+/// Most window elements a selection network ([`NdShape::Select`]) takes.
+pub(crate) const NET_MAX: usize = 64;
+/// Largest rank of a selection network's window.
+pub(crate) const NET_MAX_RANK: usize = 3;
 
 /// What a filter computes over its window (`ND_SUM` .. `ND_RANK`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -64,6 +68,18 @@ pub(crate) enum NdShape {
     },
     /// An n-d window, a thread an output.
     Window,
+    /// A rank filter over a box window of `count` elements (at most [`NET_MAX`]) of an
+    /// array of rank `rank` (at most [`NET_MAX_RANK`]), a thread an output: the window in
+    /// registers, then the comparators of a sorting network that the `kth` smallest
+    /// depends on ([`select_network`]).
+    Select {
+        /// The rank of the array and window.
+        rank: u8,
+        /// The window's element count.
+        count: u8,
+        /// The element selected (0 is the smallest).
+        kth: u8,
+    },
     /// A step of connected-component labelling (`nd_label<STEP>`, 0..=4).
     Label {
         /// The step.
@@ -166,6 +182,10 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
             output: dtype,
         });
     }
+    for (rank, count) in [(1, 7), (2, 9), (2, 25), (3, 27), (2, NET_MAX)] {
+        v.push(select_spec(dtype, rank, count, count / 2));
+    }
+    v.push(select_spec(dtype, 2, 25, 1));
     for what in 0..5 {
         v.push(measure_spec(dtype, what));
     }
@@ -182,6 +202,67 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
         v.push(edt_spec());
     }
     v
+}
+
+/// The rank filter of a box window of `count` elements (`count <= NET_MAX`) on arrays of
+/// `rank` (`1..=NET_MAX_RANK`) selecting the `kth` smallest.
+pub(crate) fn select_spec(dtype: DType, rank: usize, count: usize, kth: usize) -> NdSpec {
+    debug_assert!((1..=NET_MAX_RANK).contains(&rank) && count <= NET_MAX && kth < count);
+    NdSpec {
+        shape: NdShape::Select {
+            rank: rank as u8,
+            count: count as u8,
+            kth: kth as u8,
+        },
+        op: WindowOp::Rank,
+        input: dtype,
+        output: dtype,
+    }
+}
+
+/// The comparators `(a, b)` (`a < b`: the smaller value goes to `a`) of Batcher's odd-even
+/// merge sort of `n` values that position `k` depends on, in order: after them, position
+/// `k` holds the `k`-th smallest. Comparators with an end at or past `n` are dropped (the
+/// network of the next power of two with infinite values there, which never move).
+pub(crate) fn select_network(n: usize, k: usize) -> Vec<(usize, usize)> {
+    let mut all = Vec::new();
+    let mut p = 1;
+    while p < n {
+        let mut kk = p;
+        while kk >= 1 {
+            let mut j = kk % p;
+            while j + kk < n {
+                for i in 0..kk.min(n - j - kk) {
+                    if (i + j) / (2 * p) == (i + j + kk) / (2 * p) {
+                        all.push((i + j, i + j + kk));
+                    }
+                }
+                j += 2 * kk;
+            }
+            kk /= 2;
+        }
+        p *= 2;
+    }
+    // Backwards from position k: a comparator matters when either end is still needed,
+    // and then both of its inputs are.
+    let mut need = vec![false; n.max(1)];
+    if k < n {
+        need[k] = true;
+    }
+    let mut kept: Vec<(usize, usize)> = all
+        .into_iter()
+        .rev()
+        .filter(|&(a, b)| {
+            let keep = need[a] || need[b];
+            if keep {
+                need[a] = true;
+                need[b] = true;
+            }
+            keep
+        })
+        .collect();
+    kept.reverse();
+    kept
 }
 
 /// Step `step` of connected-component labelling.
@@ -238,7 +319,7 @@ pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
 impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
         match self.shape {
-            NdShape::Line { .. } | NdShape::Window => &["ndimage.cuh"],
+            NdShape::Line { .. } | NdShape::Window | NdShape::Select { .. } => &["ndimage.cuh"],
             NdShape::Interp { .. } | NdShape::Prefilter => &["ndimage.cuh", "ndimage_interp.cuh"],
             _ => &["ndimage.cuh", "ndimage_label.cuh"],
         }
@@ -248,6 +329,7 @@ impl Family for NdSpec {
         let variant = match self.shape {
             NdShape::Line { wx } => format!("line{wx}"),
             NdShape::Window => "window".to_string(),
+            NdShape::Select { rank, count, kth } => format!("select{rank}x{count}k{kth}"),
             NdShape::Label { step } => format!("label{step}"),
             NdShape::Edt => "edt".to_string(),
             NdShape::Measure { what } => format!("measure{what}"),
@@ -310,6 +392,25 @@ impl Family for NdSpec {
                     src,
                     "    nd_window<in_t, out_t, acc_t, {op}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
                 );
+            }
+            NdShape::Select { rank, count, kth } => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const nd_geom g",
+                    "const long long mode",
+                    "const double cval",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < g.size;\n         t += (long long)gridDim.x * blockDim.x) {{\n        acc_t v[{count}];\n        nd_gather_box<in_t, acc_t, {rank}, {count}>(in, g, t, (int)mode, acc_t(cval), v);"
+                );
+                for (a, b) in select_network(count as usize, kth as usize) {
+                    let _ = writeln!(src, "        ND_CS({a}, {b});");
+                }
+                let _ = writeln!(src, "        out[t] = nd_out<out_t>(v[{kth}]);\n    }}\n}}");
             }
             NdShape::Label { step } => {
                 let params = [
@@ -419,6 +520,49 @@ mod tests {
                 assert!(symbols.insert(sym));
             }
         }
+    }
+
+    /// Runs the network on `v` and returns position `k`.
+    fn select(v: &[u32], k: usize) -> u32 {
+        let mut v = v.to_vec();
+        for (a, b) in select_network(v.len(), k) {
+            assert!(a < b && b < v.len());
+            if v[b] < v[a] {
+                v.swap(a, b);
+            }
+        }
+        v[k]
+    }
+
+    #[test]
+    fn selection_networks_select_the_kth_smallest() {
+        // Every 0-1 input (the 0-1 principle) for small sizes, random permutations beyond.
+        for n in 1..=14usize {
+            for k in 0..n {
+                for bits in 0u32..(1 << n) {
+                    let v: Vec<u32> = (0..n).map(|i| (bits >> i) & 1).collect();
+                    let ones = bits.count_ones() as usize;
+                    assert_eq!(select(&v, k), u32::from(k >= n - ones), "n {n} k {k} {v:?}");
+                }
+            }
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [15usize, 25, 27, 49, 63, 64] {
+            for _ in 0..200 {
+                let mut v: Vec<u32> = (0..n as u32).collect();
+                for i in (1..n).rev() {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    v.swap(i, (state >> 33) as usize % (i + 1));
+                }
+                for k in [0, n / 2, n - 1] {
+                    assert_eq!(select(&v, k), k as u32);
+                }
+            }
+        }
+        // A minimum needs only the comparators into position 0: n - 1 of them.
+        assert_eq!(select_network(25, 0).len(), 24);
     }
 
     #[test]
