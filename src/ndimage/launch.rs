@@ -508,7 +508,8 @@ pub(crate) fn interp<S: Element, T: Element>(
         }
         None => None,
     };
-    let spec = crate::kernels::family::ndimage::interp_spec(T::DTYPE, coords.is_none(), order);
+    let spec =
+        crate::kernels::family::ndimage::interp_spec(T::DTYPE, coords.is_none(), order, rank);
     let f = kernel(device, &spec)?;
     let (xo, oo) = (x.operand()?, out.operand()?);
     let mut args = KernelArgs::new();
@@ -525,28 +526,4 @@ pub(crate) fn interp<S: Element, T: Element>(
     // input index is mapped into the input's shape (C-contiguous, non-empty) or replaced
     // by cval.
     unsafe { args.launch(device, &f, grid(device, out.size())) }
-}
-
-/// The B-spline prefilter of `order` (2..=5) along `axis` of the C-contiguous f64 `c`, in
-/// place; `wrap` picks the periodic initialisation (else the mirrored one).
-pub(crate) fn prefilter(c: &DeviceArray<f64>, axis: usize, order: u8, wrap: bool) -> Result<()> {
-    debug_assert!(c.layout().is_c_contiguous() && (2..=5).contains(&order));
-    let device = c.device();
-    let (outer, n, inner) = split_axis(c.shape(), axis);
-    if outer * n * inner == 0 || n == 1 {
-        return Ok(());
-    }
-    let f = kernel(device, &crate::kernels::family::ndimage::prefilter_spec())?;
-    let co = c.operand()?;
-    let mut args = KernelArgs::new();
-    args.ptr(co.ptr())
-        .i64(outer as i64)
-        .i64(n as i64)
-        .i64(inner as i64)
-        .i64(i64::from(order))
-        .i64(i64::from(wrap));
-    // SAFETY: the arguments follow the prefilter wrapper (a pointer, five long longs); each
-    // of the outer * inner threads touches the n elements of its own line of `c`, which
-    // holds outer * n * inner.
-    unsafe { args.launch(device, &f, grid(device, outer * inner)) }
 }

@@ -26,6 +26,8 @@ pub(crate) const TAPS: usize = 128;
 pub(crate) const MAX_RANK: usize = 8;
 /// Most window elements a rank filter selects among (`ND_RANK_MAX`).
 pub(crate) const RANK_MAX: usize = 256;
+/// Ranks the resampling kernels are specialised for (larger ones take the run-time rank).
+pub(crate) const INTERP_RANKS: usize = 2;
 /// Most window elements a selection network ([`NdShape::Select`]) takes.
 pub(crate) const NET_MAX: usize = 64;
 /// Largest rank of a selection network's window.
@@ -92,16 +94,17 @@ pub(crate) enum NdShape {
         /// What is gathered.
         what: u8,
     },
-    /// Resampling (`nd_interp<in_t, out_t, AFFINE, ORDER>`).
+    /// Resampling (`nd_interp<in_t, out_t, AFFINE, ORDER, RANK>`).
     Interp {
         /// Coordinates from an affine map of the output index (else from an array).
         affine: bool,
         /// The spline order (0 to 5; from 2 on, the input is the prefiltered f64
         /// coefficients).
         order: u8,
+        /// The rank, compile-time (1 to [`INTERP_RANKS`]), or 0: any rank up to
+        /// [`MAX_RANK`], read at run time.
+        rank: u8,
     },
-    /// The B-spline prefilter along one axis (`nd_spline_prefilter`, f64 in place).
-    Prefilter,
 }
 
 /// One ndimage kernel.
@@ -191,11 +194,14 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
     }
     for affine in [false, true] {
         for order in 0..6 {
-            v.push(interp_spec(dtype, affine, order));
+            // Every specialised rank for the float types; one for the rest (the
+            // template is the same).
+            for rank in 0..=INTERP_RANKS {
+                if rank == 0 || rank == 2 || matches!(dtype, DType::F32 | DType::F64) {
+                    v.push(interp_spec(dtype, affine, order, rank));
+                }
+            }
         }
-    }
-    if dtype == DType::F64 {
-        v.push(prefilter_spec());
     }
     if dtype == DType::Bool {
         v.extend((0..5).map(label_spec));
@@ -286,23 +292,19 @@ pub(crate) fn edt_spec() -> NdSpec {
 }
 
 /// Resampling into an array of `dtype`: from an array of `dtype` at orders 0 and 1, from
-/// the f64 spline coefficients at orders 2 to 5.
-pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8) -> NdSpec {
+/// the f64 spline coefficients at orders 2 to 5; arrays of `rank` (the kernel is
+/// specialised up to [`INTERP_RANKS`], beyond it reads the rank at run time).
+pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8, rank: usize) -> NdSpec {
+    let rank = if rank <= INTERP_RANKS { rank as u8 } else { 0 };
     NdSpec {
-        shape: NdShape::Interp { affine, order },
+        shape: NdShape::Interp {
+            affine,
+            order,
+            rank,
+        },
         op: WindowOp::Sum,
         input: if order > 1 { DType::F64 } else { dtype },
         output: dtype,
-    }
-}
-
-/// The B-spline prefilter pass.
-pub(crate) fn prefilter_spec() -> NdSpec {
-    NdSpec {
-        shape: NdShape::Prefilter,
-        op: WindowOp::Sum,
-        input: DType::F64,
-        output: DType::F64,
     }
 }
 
@@ -320,7 +322,7 @@ impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
         match self.shape {
             NdShape::Line { .. } | NdShape::Window | NdShape::Select { .. } => &["ndimage.cuh"],
-            NdShape::Interp { .. } | NdShape::Prefilter => &["ndimage.cuh", "ndimage_interp.cuh"],
+            NdShape::Interp { .. } => &["ndimage.cuh", "ndimage_interp.cuh"],
             _ => &["ndimage.cuh", "ndimage_label.cuh"],
         }
     }
@@ -333,10 +335,13 @@ impl Family for NdSpec {
             NdShape::Label { step } => format!("label{step}"),
             NdShape::Edt => "edt".to_string(),
             NdShape::Measure { what } => format!("measure{what}"),
-            NdShape::Interp { affine, order } => {
-                format!("{}{order}", if affine { "affine" } else { "map" })
+            NdShape::Interp {
+                affine,
+                order,
+                rank,
+            } => {
+                format!("{}{order}r{rank}", if affine { "affine" } else { "map" })
             }
-            NdShape::Prefilter => "prefilter".to_string(),
         };
         emit::symbol(
             "nd",
@@ -465,7 +470,11 @@ impl Family for NdSpec {
                     "    nd_measure<in_t, {what}>(in, labels, lut, nlut, a0, a1, p0, p1, aux0, aux1, g);\n}}"
                 );
             }
-            NdShape::Interp { affine, order } => {
+            NdShape::Interp {
+                affine,
+                order,
+                rank,
+            } => {
                 let params = [
                     "const in_t* in",
                     "out_t* out",
@@ -479,23 +488,7 @@ impl Family for NdSpec {
                 emit::open(src, BLOCK, &self.symbol(), &params);
                 let _ = writeln!(
                     src,
-                    "    nd_interp<in_t, out_t, {affine}, {order}>(in, out, coords, a, (int)mode, cval, shift);\n}}"
-                );
-            }
-            NdShape::Prefilter => {
-                let params = [
-                    "double* c",
-                    "const long long outer",
-                    "const long long n",
-                    "const long long inner",
-                    "const long long order",
-                    "const long long wrap",
-                ]
-                .map(String::from);
-                emit::open(src, BLOCK, &self.symbol(), &params);
-                let _ = writeln!(
-                    src,
-                    "    nd_spline_prefilter(c, outer, n, inner, (int)order, wrap != 0);\n}}"
+                    "    nd_interp<in_t, out_t, {affine}, {order}, {rank}>(in, out, coords, a, (int)mode, cval, shift);\n}}"
                 );
             }
         }
