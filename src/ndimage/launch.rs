@@ -316,9 +316,15 @@ pub(crate) fn edt_pass(
     if n > i32::MAX as usize {
         return Err(Error::invalid(op, "an axis of 2^31 elements or more"));
     }
-    let v = DeviceArray::<i32>::alloc_for(op, device, &[lines, n])?;
-    let z = DeviceArray::<f64>::alloc_for(op, device, &[lines, n + 1])?;
-    let h = DeviceArray::<f64>::alloc_for(op, device, &[lines, n])?;
+    // The scratch of a line (20 n + 8 bytes) in shared memory where a block of at least one
+    // line fits the default 48 KB (lines of up to 2457 elements): every step of the
+    // serial envelope then reads and writes shared memory instead of global memory.
+    let per_line = 20 * n + 8;
+    let in_shared = (SHARED_DEFAULT / per_line).min(256);
+    let scratch = if in_shared == 0 { lines } else { 0 };
+    let v = DeviceArray::<i32>::alloc_for(op, device, &[scratch, n])?;
+    let z = DeviceArray::<f64>::alloc_for(op, device, &[scratch, n + 1])?;
+    let h = DeviceArray::<f64>::alloc_for(op, device, &[scratch, n])?;
     let fk = kernel(device, &crate::kernels::family::ndimage::edt_spec())?;
     let (fo, vo, zo, ho) = (f.operand()?, v.operand()?, z.operand()?, h.operand()?);
     let mut args = KernelArgs::new();
@@ -328,13 +334,34 @@ pub(crate) fn edt_pass(
         .i64(inner as i64)
         .push_f64(s2)
         .i64(i64::from(first))
+        .i64(i64::from(in_shared > 0))
         .ptr(vo.ptr())
         .ptr(zo.ptr())
         .ptr(ho.ptr());
-    // SAFETY: the arguments follow the EDT wrapper (a pointer, three long longs, a double,
-    // a long long, three pointers). `f` holds outer * n * inner elements; each of the
-    // `lines` threads uses its own n, n + 1 and n scratch values of `v`, `z` and `h`,
-    // which hold lines times as many.
+    if in_shared > 0 {
+        let block = in_shared.min(lines);
+        let grid = lines
+            .div_ceil(block)
+            .min((device.multiprocessor_count() * BLOCKS_PER_SM * 32) as usize)
+            as u32;
+        let shared = (block * per_line) as u32;
+        // SAFETY: the arguments follow the EDT wrapper (a pointer, three long longs, a
+        // double, two long longs, three pointers). `f` holds outer * n * inner elements;
+        // each of the `block` threads of a block uses its own n + 1, n and n scratch
+        // values of the block's `shared` bytes (block * (20 n + 8)); the global scratch
+        // arrays are empty and not read.
+        return unsafe {
+            args.launch_with(
+                device,
+                &fk,
+                (grid.max(1), 1, 1),
+                (block as u32, 1, 1),
+                shared,
+            )
+        };
+    }
+    // SAFETY: as above, with each of the `lines` threads using its own n, n + 1 and n
+    // scratch values of `v`, `z` and `h`, which hold lines times as many.
     unsafe { args.launch(device, &fk, grid(device, lines)) }
 }
 

@@ -438,6 +438,7 @@ impl Family for NdSpec {
                     "const long long inner",
                     "const double s2",
                     "const long long first",
+                    "const long long shared",
                     "int* vb",
                     "double* zb",
                     "double* hb",
@@ -446,7 +447,7 @@ impl Family for NdSpec {
                 emit::open(src, BLOCK, &self.symbol(), &params);
                 let _ = writeln!(
                     src,
-                    "    nd_edt(f, outer, n, inner, s2, first != 0, vb, zb, hb);\n}}"
+                    "    nd_edt(f, outer, n, inner, s2, first != 0, shared != 0, vb, zb, hb);\n}}"
                 );
             }
             NdShape::Measure { what } => {
