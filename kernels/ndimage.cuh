@@ -265,3 +265,48 @@ __device__ __forceinline__ void nd_window(const in_t* __restrict__ in, out_t* __
         out[t] = nd_out<out_t>(acc);
     }
 }
+
+// The N elements of the box window around output t (a rank of RANK, every element of the
+// window, last axis fastest) into v, values past the edge mapped by the mode or `fill`.
+// RANK and N are compile-time, so that v lives in registers; the selection network that
+// follows is rendered with the kernel (NdShape::Select), its comparator indices constant.
+template <typename in_t, typename acc_t, int RANK, int N>
+__device__ __forceinline__ void nd_gather_box(const in_t* __restrict__ in, const nd_geom& g, long long t,
+                                              int mode, acc_t fill, acc_t (&v)[N]) {
+    long long idx[RANK];
+    long long rem = t;
+#pragma unroll
+    for (int d = RANK - 1; d >= 0; --d) {
+        idx[d] = rem % g.shape[d] + g.start[d];
+        rem /= g.shape[d];
+    }
+    int wi[RANK];
+#pragma unroll
+    for (int d = 0; d < RANK; ++d) wi[d] = 0;
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+        long long off = 0;
+        bool outside = false;
+#pragma unroll
+        for (int d = 0; d < RANK; ++d) {
+            const long long m = nd_index(idx[d] + wi[d], g.shape[d], mode);
+            outside |= m < 0;
+            off = off * g.shape[d] + (m < 0 ? 0 : m);
+        }
+        v[e] = outside ? fill : nd_in<acc_t>(in[off]);
+#pragma unroll
+        for (int d = RANK - 1; d >= 0; --d) {
+            if (++wi[d] < g.wshape[d]) break;
+            wi[d] = 0;
+        }
+    }
+}
+
+// A compare-exchange of the selection network: the smaller value to v[a], the larger to
+// v[b] (a < b), ordered by `<` as the quickselect of nd_select.
+#define ND_CS(a, b)                                      \
+    {                                                    \
+        const acc_t lo_ = v[b] < v[a] ? v[b] : v[a];     \
+        v[b] = v[b] < v[a] ? v[a] : v[b];                \
+        v[a] = lo_;                                      \
+    }

@@ -1,5 +1,6 @@
 // cuarray ndimage_interp.cuh: resampling at mapped coordinates (map_coordinates,
-// affine_transform, zoom, shift, rotate), spline orders 0 and 1, scipy.ndimage's rules.
+// affine_transform, zoom, shift, rotate), spline orders 0 to 5 (from 2 on, of the
+// prefiltered f64 coefficients), scipy.ndimage's rules.
 // After ndimage.cuh (nd_index).
 //
 // Interpolation modes (nd_imode): 0 reflect, 1 constant, 2 nearest, 3 mirror, 4 wrap,
@@ -141,124 +142,69 @@ __device__ __forceinline__ void nd_spline_weights(double x, double* w) {
     for (int i = 0; i < ORDER; ++i) w[ORDER] -= w[i];
 }
 
-// The B-spline prefilter of `order` (2..=5) along the axis of the C-contiguous f64 array
-// `c` seen as (outer, n, inner), in place, one thread a line (SciPy's NI_SplineFilter1D):
-// the gain, then per pole a causal and an anticausal pass, initialised for a mirrored
-// (WRAP false) or periodic (WRAP true) signal.
-__device__ __forceinline__ void nd_spline_prefilter(double* c, long long outer, long long n, long long inner,
-                                                    int order, bool wrap) {
-    double poles[2];
-    int np = order / 2;
-    switch (order) {
-    case 2: poles[0] = -0.171572875253809902396622551580603843; break;
-    case 3: poles[0] = -0.267949192431122706472553658494127633; break;
-    case 4:
-        poles[0] = -0.361341225900220177092212841325675255;
-        poles[1] = -0.013725429297339121360331226939128204;
-        break;
-    default:
-        poles[0] = -0.430575347099973791851434783493520110;
-        poles[1] = -0.043096288203264653822712376822550182;
-        break;
-    }
-    if (n <= 1) return;
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < outer * inner;
-         t += (long long)gridDim.x * blockDim.x) {
-        double* line = c + (t / inner) * n * inner + t % inner;
-#define ND_C(k) line[(k) * inner]
-        double gain = 1.0;
-        for (int p = 0; p < np; ++p) gain *= (1.0 - poles[p]) * (1.0 - 1.0 / poles[p]);
-        for (long long i = 0; i < n; ++i) ND_C(i) *= gain;
-        for (int p = 0; p < np; ++p) {
-            const double z = poles[p];
-            if (wrap) {
-                double zi = z;
-                for (long long i = 1; i < n; ++i) {
-                    ND_C(0) += zi * ND_C(n - i);
-                    zi *= z;
-                }
-                ND_C(0) /= 1.0 - zi;
-            } else {
-                double zi = z;
-                const double zn1 = pow(z, (double)(n - 1));
-                double c0 = ND_C(0) + zn1 * ND_C(n - 1);
-                for (long long i = 1; i < n - 1; ++i) {
-                    c0 += zi * (ND_C(i) + zn1 * ND_C(n - 1 - i));
-                    zi *= z;
-                }
-                ND_C(0) = c0 / (1.0 - zn1 * zn1);
-            }
-            for (long long i = 1; i < n; ++i) ND_C(i) += z * ND_C(i - 1);
-            if (wrap) {
-                double zi = z;
-                for (long long i = 0; i < n - 1; ++i) {
-                    ND_C(n - 1) += zi * ND_C(i);
-                    zi *= z;
-                }
-                ND_C(n - 1) *= z / (zi - 1.0);
-            } else {
-                ND_C(n - 1) = (z * ND_C(n - 2) + ND_C(n - 1)) * z / (z * z - 1.0);
-            }
-            for (long long i = n - 2; i >= 0; --i) ND_C(i) = z * (ND_C(i + 1) - ND_C(i));
-        }
-#undef ND_C
-    }
-}
-
 // One output element a thread: its coordinate from `coords` (AFFINE false: rank values,
 // the k-th at coords[k * size + t]) or from the affine map of its index, moved by `shift`
 // (the padding of a prefiltered input), then the tensor product of the B-spline weights
-// of ORDER over the ORDER + 1 taps of each axis.
-template <typename in_t, typename out_t, bool AFFINE, int ORDER>
+// of ORDER over the ORDER + 1 taps of each axis. RANK > 0: the rank is RANK (compile-time,
+// so that the per-axis arrays and the taps unroll into registers); 0: `a.rank`.
+template <typename in_t, typename out_t, bool AFFINE, int ORDER, int RANK>
 __device__ __forceinline__ void nd_interp(const in_t* __restrict__ in, out_t* __restrict__ out,
                                           const double* __restrict__ coords, const nd_affine& a, int mode,
                                           double cval, double shift) {
-    const int rank = (int)a.rank;
-    long long st[ND_AFF_MAX];
+    constexpr int RM = RANK > 0 ? RANK : ND_AFF_MAX;
+    const int rank = RANK > 0 ? RANK : (int)a.rank;
+    int taps = 1;
+#pragma unroll
+    for (int d = 0; d < rank; ++d) taps *= ORDER + 1;
+    long long st[RM];
     st[rank - 1] = 1;
+#pragma unroll
     for (int d = rank - 2; d >= 0; --d) st[d] = st[d + 1] * a.in_shape[d + 1];
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < a.size;
          t += (long long)gridDim.x * blockDim.x) {
-        double c[ND_AFF_MAX];
+        double c[RM];
         if constexpr (AFFINE) {
-            double o[ND_AFF_MAX];
+            double o[RM];
             long long rem = t;
-            for (int d = rank - 1; d >= 0; --d) {
+#pragma unroll
+            for (int d = rank - 1; d > 0; --d) {
                 o[d] = (double)(rem % a.out_shape[d]);
                 rem /= a.out_shape[d];
             }
+            o[0] = (double)rem;  // t < size: the first index is what remains
             // Rounded as SciPy's loop (no fused multiply-add), so that coordinates agree
             // to the last bit.
+#pragma unroll
             for (int d = 0; d < rank; ++d) {
                 double v = 0.0;
+#pragma unroll
                 for (int k = 0; k < rank; ++k) v = __dadd_rn(v, __dmul_rn(o[k], a.m[d * rank + k]));
                 c[d] = __dadd_rn(v, a.off[d]);
             }
         } else {
+#pragma unroll
             for (int d = 0; d < rank; ++d) c[d] = coords[d * a.size + t];
         }
-        long long start[ND_AFF_MAX];
-        double wts[ND_AFF_MAX][ORDER + 1];
+        long long start[RM];
+        double wts[RM][ORDER + 1];
         bool constant = false;
-        int taps = 1;
+#pragma unroll
         for (int d = 0; d < rank; ++d) {
             const double cc = nd_map_coord(c[d] + shift, a.in_shape[d], mode);
-            if (mode != 5 && cc <= -1.0) {
-                constant = true;
-                break;
-            }
+            constant |= mode != 5 && cc <= -1.0;
             start[d] = (long long)floor((ORDER & 1) ? cc : cc + 0.5) - ORDER / 2;
             nd_spline_weights<ORDER>(cc, wts[d]);
-            taps *= ORDER + 1;
         }
         double v = cval;
         if (!constant) {
             v = 0.0;
+#pragma unroll
             for (int e = 0; e < taps; ++e) {
                 double w = 1.0;
                 long long off = 0;
                 bool outside = false;
                 int rest = e;
+#pragma unroll
                 for (int d = rank - 1; d >= 0; --d) {
                     const int k = rest % (ORDER + 1);
                     rest /= ORDER + 1;

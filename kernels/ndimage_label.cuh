@@ -85,19 +85,32 @@ __device__ __forceinline__ void nd_label(const bool* __restrict__ mask, int* p, 
 // ---- exact Euclidean distance transform (Felzenszwalb-Huttenlocher) --------------------
 // One thread a line of the (outer, n, inner) array `f` of squared distances: f(x) becomes
 // min over q of f(q) + s2 (x - q)^2 (the lower envelope of parabolas; infinite values
-// are no sites). `v`, `z` and `h` are n, n + 1 and n scratch values of each line.
+// are no sites). `v`, `z` and `h` are n, n + 1 and n scratch values of each line: in
+// dynamic shared memory when `shared` (each block's blockDim.x lines: the z of every line,
+// then the h, then the v), else the t-th of `vb`, `zb` and `hb` in global memory.
 // The first pass reads the mask as 0 / 1 values: 0 is a site (distance 0), anything else
 // infinitely far.
 __device__ __forceinline__ void nd_edt(double* f, long long outer, long long n, long long inner, double s2,
-                                       bool first, int* vb, double* zb, double* hb) {
+                                       bool first, bool shared, int* vb, double* zb, double* hb) {
+    extern __shared__ __align__(16) unsigned char nd_smem[];
     const double inf = 1.0 / 0.0;
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < outer * inner;
          t += (long long)gridDim.x * blockDim.x) {
         const long long o = t / inner, i = t % inner;
         double* line = f + o * n * inner + i;
-        int* v = vb + t * n;
-        double* z = zb + t * (n + 1);
-        double* h = hb + t * n;
+        int* v;
+        double* z;
+        double* h;
+        if (shared) {
+            double* zs = reinterpret_cast<double*>(nd_smem);
+            z = zs + threadIdx.x * (n + 1);
+            h = zs + blockDim.x * (n + 1) + threadIdx.x * n;
+            v = reinterpret_cast<int*>(zs + blockDim.x * (2 * n + 1)) + threadIdx.x * n;
+        } else {
+            v = vb + t * n;
+            z = zb + t * (n + 1);
+            h = hb + t * n;
+        }
         int k = -1;
         for (long long q = 0; q < n; ++q) {
             double fq = line[q * inner];

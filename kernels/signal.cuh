@@ -8,7 +8,8 @@
 //                (2 m - 1 + blockDim.x * CONV_PER) * sizeof(T) bytes.
 //   conv_nd:     the same sum over every axis of rank <= 8 arrays at any strides, x
 //                outside its extent taken as `fill` (boundary 0), wrapped (1) or
-//                mirrored with the edge repeated (2, "symm"); one thread per output.
+//                mirrored with the edge repeated (2, "symm"); one thread per output,
+//                the rank compile-time up to 3.
 // Launch: 256 threads per block; both loop grid-stride (over tiles, over outputs).
 
 #define CONV_PER 4
@@ -69,26 +70,59 @@ __device__ __forceinline__ long long conv_fold(long long g, long long n, long lo
     return g >= n ? p - 1 - g : g;
 }
 
-template <typename T>
+// RANK > 0: the rank is RANK (compile-time, so that the per-axis indices live in
+// registers); 0: `s.rank`. Outputs whose every tap lies inside x step through x and v by
+// strides, without the boundary test; the sum runs in the same order either way.
+template <typename T, int RANK>
 __device__ __forceinline__ void conv_nd(const T* x, const T* v, T* out, const ConvNdShape& s,
                                         T fill) {
+    constexpr int RM = RANK > 0 ? RANK : 8;
+    const int rank = RANK > 0 ? RANK : (int)s.rank;
     const long long step = (long long)gridDim.x * blockDim.x;
     long long vtotal = 1;
-    for (int d = 0; d < s.rank; ++d) vtotal *= s.vs[d];
+#pragma unroll
+    for (int d = 0; d < rank; ++d) vtotal *= s.vs[d];
     for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < s.total; o += step) {
-        long long idx[8];
+        long long idx[RM];
         long long rem = o;
-        for (int d = (int)s.rank - 1; d >= 0; --d) {
+#pragma unroll
+        for (int d = rank - 1; d >= 0; --d) {
             idx[d] = rem % s.out[d] + s.start[d];
             rem /= s.out[d];
         }
-        long long j[8];
-        for (int d = 0; d < s.rank; ++d) j[d] = 0;
+        long long j[RM];
+        bool inside = true;
+        long long xi = 0, vi = 0;  // the offsets of the current tap's x and v
+#pragma unroll
+        for (int d = 0; d < rank; ++d) {
+            j[d] = 0;
+            inside &= idx[d] - (s.vs[d] - 1) >= 0 && idx[d] < s.xs[d];
+            xi += idx[d] * s.xst[d];
+        }
         T acc = T(0);
+        if (inside) {
+            for (long long q = 0; q < vtotal; ++q) {
+                acc += x[xi] * v[vi];
+#pragma unroll
+                for (int d = rank - 1; d >= 0; --d) {
+                    if (++j[d] < s.vs[d]) {
+                        xi -= s.xst[d];
+                        vi += s.vst[d];
+                        break;
+                    }
+                    j[d] = 0;
+                    xi += (s.vs[d] - 1) * s.xst[d];
+                    vi -= (s.vs[d] - 1) * s.vst[d];
+                }
+            }
+            out[o] = acc;
+            continue;
+        }
         for (long long q = 0; q < vtotal; ++q) {
             long long xo = 0, vo = 0;
             bool outside = false;
-            for (int d = 0; d < s.rank; ++d) {
+#pragma unroll
+            for (int d = 0; d < rank; ++d) {
                 long long g = idx[d] - j[d];
                 if (g < 0 || g >= s.xs[d]) {
                     if (s.boundary == 0) {
@@ -103,7 +137,8 @@ __device__ __forceinline__ void conv_nd(const T* x, const T* v, T* out, const Co
             const T xv = outside ? fill : x[xo];
             acc += xv * v[vo];
             // Odometer over the taps, last axis fastest.
-            for (int d = (int)s.rank - 1; d >= 0; --d) {
+#pragma unroll
+            for (int d = rank - 1; d >= 0; --d) {
                 if (++j[d] < s.vs[d]) break;
                 j[d] = 0;
             }

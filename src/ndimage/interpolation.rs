@@ -1,7 +1,8 @@
 //! Resampling (`scipy.ndimage`'s `_interpolation`): values at mapped coordinates, one
 //! thread an output element, B-spline orders 0 (nearest) to 5 with SciPy's boundary
-//! rules. Orders 2 to 5 first compute the f64 spline coefficients (SciPy's prefilter: one
-//! recursive pass per axis and pole, a thread a line); they support the modes `Mirror`,
+//! rules. Orders 2 to 5 first compute the f64 spline coefficients (SciPy's prefilter: the
+//! inverse B-spline filter along each axis, run as one separable filter pass per axis of
+//! its impulse response truncated below 1e-17); they support the modes `Mirror`,
 //! `Constant`, `GridWrap` and `GridConstant` so far (the input padded by 12 on every side
 //! for `GridConstant`, as SciPy), and the other modes are an error naming `order`.
 //!
@@ -16,6 +17,7 @@ use super::launch;
 use super::{per_axis, Mode};
 use crate::array::{DeviceArray, PadMode};
 use crate::element::NumElement;
+use crate::kernels::family::ndimage::WindowOp;
 use crate::shape::normalize_axis;
 use crate::{Error, Result};
 
@@ -55,10 +57,68 @@ fn coefficients<T: NumElement>(
             .pad(&widths, PadMode::Constant(mode.cval()))?
             .contiguous()?;
     }
+    // SciPy's recursion with the mirrored (periodic for GridWrap) initial values filters
+    // the signal extended that way: the same taps over that extension.
+    let ext = if matches!(mode, Mode::GridWrap) {
+        Mode::Wrap
+    } else {
+        Mode::Mirror
+    };
+    let taps = spline_taps(order);
+    let half = (taps.len() / 2) as isize;
     for axis in 0..c.ndim() {
-        launch::prefilter(&c, axis, order, matches!(mode, Mode::GridWrap))?;
+        if c.shape()[axis] <= 1 {
+            continue;
+        }
+        let out = DeviceArray::<f64>::alloc_for("spline_filter", c.device(), c.shape())?;
+        launch::line(
+            "spline_filter",
+            &c,
+            &out,
+            axis,
+            WindowOp::Sum,
+            &taps,
+            taps.len(),
+            -half,
+            ext,
+        )?;
+        c = out;
     }
     Ok((c, npad))
+}
+
+/// The poles of the B-spline prefilter of `order` (2..=5), as SciPy's.
+fn spline_poles(order: u8) -> &'static [f64] {
+    match order {
+        2 => &[-0.171_572_875_253_809_9],
+        3 => &[-0.267_949_192_431_122_7],
+        4 => &[-0.361_341_225_900_220_2, -0.013_725_429_297_339_121],
+        _ => &[-0.430_575_347_099_973_8, -0.043_096_288_203_264_65],
+    }
+}
+
+/// The impulse response of the B-spline prefilter of `order` (2..=5), symmetric, of odd
+/// length: per pole `z`, SciPy's gain `(1 - z)(1 - 1/z)` times the causal and anticausal
+/// passes `-z / ((1 - z q^-1)(1 - z q))`, whose response is `-z z^|j| / (1 - z^2)`; the
+/// poles' responses convolved, each cut where `|z|^j` falls below 1e-17 (at most 121
+/// taps, order 5).
+pub(crate) fn spline_taps(order: u8) -> Vec<f64> {
+    let mut h = vec![1.0f64];
+    for &z in spline_poles(order) {
+        let k = (1e-17f64.ln() / z.abs().ln()).ceil() as usize;
+        let scale = (1.0 - z) * (1.0 - 1.0 / z) * -z / (1.0 - z * z);
+        let p: Vec<f64> = (0..=2 * k)
+            .map(|j| scale * z.powi((j as i32 - k as i32).abs()))
+            .collect();
+        let mut next = vec![0.0; h.len() + p.len() - 1];
+        for (i, &a) in h.iter().enumerate() {
+            for (j, &b) in p.iter().enumerate() {
+                next[i + j] += a * b;
+            }
+        }
+        h = next;
+    }
+    h
 }
 
 /// Resamples `input` into `out` (from `coords`, or the affine map) at `order`.
@@ -442,6 +502,63 @@ pub fn spline_filter<T: NumElement>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SciPy's recursive prefilter of one line with the mirrored initial values.
+    fn recursive(c: &mut [f64], order: u8) {
+        let n = c.len();
+        for &z in spline_poles(order) {
+            let gain = (1.0 - z) * (1.0 - 1.0 / z);
+            c.iter_mut().for_each(|v| *v *= gain);
+            let zn1 = z.powi(n as i32 - 1);
+            let mut c0 = c[0] + zn1 * c[n - 1];
+            let mut zi = z;
+            for i in 1..n - 1 {
+                c0 += zi * (c[i] + zn1 * c[n - 1 - i]);
+                zi *= z;
+            }
+            c[0] = c0 / (1.0 - zn1 * zn1);
+            for i in 1..n {
+                c[i] += z * c[i - 1];
+            }
+            c[n - 1] = (z * c[n - 2] + c[n - 1]) * z / (z * z - 1.0);
+            for i in (0..n - 1).rev() {
+                c[i] = z * (c[i + 1] - c[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn spline_taps_equal_the_recursive_prefilter() {
+        for order in 2..=5u8 {
+            let h = spline_taps(order);
+            assert!(h.len() % 2 == 1 && h.len() <= 128, "{}", h.len());
+            assert!((h.iter().sum::<f64>() - 1.0).abs() < 1e-14);
+            for n in [2usize, 3, 7, 40, 300] {
+                let x: Vec<f64> = (0..n).map(|i| ((i * 37 % 11) as f64) - 4.5).collect();
+                let mut want = x.clone();
+                recursive(&mut want, order);
+                let half = (h.len() / 2) as isize;
+                let p = 2 * n as isize - 2;
+                for (i, w) in want.iter().enumerate() {
+                    let got: f64 = h
+                        .iter()
+                        .enumerate()
+                        .map(|(j, t)| {
+                            let mut m = (i as isize + j as isize - half).rem_euclid(p);
+                            if m >= n as isize {
+                                m = p - m;
+                            }
+                            t * x[m as usize]
+                        })
+                        .sum();
+                    assert!(
+                        (got - w).abs() < 1e-13,
+                        "order {order} n {n} i {i}: {got} {w}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn rotation_is_scipys() {

@@ -5,7 +5,9 @@ use crate::array::DeviceArray;
 use crate::element::Element;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
-use crate::kernels::family::ndimage::{NdShape, NdSpec, WindowOp, MAX_RANK, TAPS};
+use crate::kernels::family::ndimage::{
+    select_spec, NdShape, NdSpec, WindowOp, MAX_RANK, NET_MAX, NET_MAX_RANK, TAPS,
+};
 use crate::{Error, Result};
 
 /// Blocks per multiprocessor the grids are capped at (the kernels loop over the rest).
@@ -146,11 +148,22 @@ pub(crate) fn window<T: Element, U: Element>(
         return Ok(());
     }
     let device = x.device();
-    let spec = NdSpec {
-        shape: NdShape::Window,
-        op: w.op,
-        input: T::DTYPE,
-        output: U::DTYPE,
+    let wsize: usize = w.shape.iter().product();
+    // Small box windows of rank filters select in registers through a sorting network.
+    let net = w.op == WindowOp::Rank
+        && w.footprint.is_none()
+        && T::DTYPE == U::DTYPE
+        && (1..=NET_MAX_RANK).contains(&rank)
+        && wsize <= NET_MAX;
+    let spec = if net {
+        select_spec(T::DTYPE, rank, wsize, w.kth)
+    } else {
+        NdSpec {
+            shape: NdShape::Window,
+            op: w.op,
+            input: T::DTYPE,
+            output: U::DTYPE,
+        }
     };
     let mut geom = [0i64; 4 + 3 * MAX_RANK];
     geom[0] = rank as i64;
@@ -178,6 +191,19 @@ pub(crate) fn window<T: Element, U: Element>(
         debug_assert!(a.layout().is_c_contiguous() && a.shape() == w.shape.as_slice());
     }
     let mut args = KernelArgs::new();
+    if net {
+        args.ptr(xo.ptr())
+            .ptr(oo.ptr())
+            .i64s(&geom)
+            .i64(mode.code())
+            .push_f64(mode.cval());
+        // SAFETY: the arguments follow the select wrapper's parameter list (two pointers,
+        // the nd_geom struct, a long long, a double). `x` and `out` are C-contiguous
+        // operands of `size` elements of the geometry's shape; the kernel gathers the
+        // `wsize` elements of each box (the spec's count) with every index mapped into the
+        // shape or replaced by cval.
+        return unsafe { args.launch(device, &f, grid.max(1)) };
+    }
     args.ptr(xo.ptr())
         .ptr(oo.ptr())
         .i64s(&geom)
@@ -290,9 +316,15 @@ pub(crate) fn edt_pass(
     if n > i32::MAX as usize {
         return Err(Error::invalid(op, "an axis of 2^31 elements or more"));
     }
-    let v = DeviceArray::<i32>::alloc_for(op, device, &[lines, n])?;
-    let z = DeviceArray::<f64>::alloc_for(op, device, &[lines, n + 1])?;
-    let h = DeviceArray::<f64>::alloc_for(op, device, &[lines, n])?;
+    // The scratch of a line (20 n + 8 bytes) in shared memory where a block of at least one
+    // line fits the default 48 KB (lines of up to 2457 elements): every step of the
+    // serial envelope then reads and writes shared memory instead of global memory.
+    let per_line = 20 * n + 8;
+    let in_shared = (SHARED_DEFAULT / per_line).min(256);
+    let scratch = if in_shared == 0 { lines } else { 0 };
+    let v = DeviceArray::<i32>::alloc_for(op, device, &[scratch, n])?;
+    let z = DeviceArray::<f64>::alloc_for(op, device, &[scratch, n + 1])?;
+    let h = DeviceArray::<f64>::alloc_for(op, device, &[scratch, n])?;
     let fk = kernel(device, &crate::kernels::family::ndimage::edt_spec())?;
     let (fo, vo, zo, ho) = (f.operand()?, v.operand()?, z.operand()?, h.operand()?);
     let mut args = KernelArgs::new();
@@ -302,13 +334,34 @@ pub(crate) fn edt_pass(
         .i64(inner as i64)
         .push_f64(s2)
         .i64(i64::from(first))
+        .i64(i64::from(in_shared > 0))
         .ptr(vo.ptr())
         .ptr(zo.ptr())
         .ptr(ho.ptr());
-    // SAFETY: the arguments follow the EDT wrapper (a pointer, three long longs, a double,
-    // a long long, three pointers). `f` holds outer * n * inner elements; each of the
-    // `lines` threads uses its own n, n + 1 and n scratch values of `v`, `z` and `h`,
-    // which hold lines times as many.
+    if in_shared > 0 {
+        let block = in_shared.min(lines);
+        let grid = lines
+            .div_ceil(block)
+            .min((device.multiprocessor_count() * BLOCKS_PER_SM * 32) as usize)
+            as u32;
+        let shared = (block * per_line) as u32;
+        // SAFETY: the arguments follow the EDT wrapper (a pointer, three long longs, a
+        // double, two long longs, three pointers). `f` holds outer * n * inner elements;
+        // each of the `block` threads of a block uses its own n + 1, n and n scratch
+        // values of the block's `shared` bytes (block * (20 n + 8)); the global scratch
+        // arrays are empty and not read.
+        return unsafe {
+            args.launch_with(
+                device,
+                &fk,
+                (grid.max(1), 1, 1),
+                (block as u32, 1, 1),
+                shared,
+            )
+        };
+    }
+    // SAFETY: as above, with each of the `lines` threads using its own n, n + 1 and n
+    // scratch values of `v`, `z` and `h`, which hold lines times as many.
     unsafe { args.launch(device, &fk, grid(device, lines)) }
 }
 
@@ -482,7 +535,8 @@ pub(crate) fn interp<S: Element, T: Element>(
         }
         None => None,
     };
-    let spec = crate::kernels::family::ndimage::interp_spec(T::DTYPE, coords.is_none(), order);
+    let spec =
+        crate::kernels::family::ndimage::interp_spec(T::DTYPE, coords.is_none(), order, rank);
     let f = kernel(device, &spec)?;
     let (xo, oo) = (x.operand()?, out.operand()?);
     let mut args = KernelArgs::new();
@@ -499,28 +553,4 @@ pub(crate) fn interp<S: Element, T: Element>(
     // input index is mapped into the input's shape (C-contiguous, non-empty) or replaced
     // by cval.
     unsafe { args.launch(device, &f, grid(device, out.size())) }
-}
-
-/// The B-spline prefilter of `order` (2..=5) along `axis` of the C-contiguous f64 `c`, in
-/// place; `wrap` picks the periodic initialisation (else the mirrored one).
-pub(crate) fn prefilter(c: &DeviceArray<f64>, axis: usize, order: u8, wrap: bool) -> Result<()> {
-    debug_assert!(c.layout().is_c_contiguous() && (2..=5).contains(&order));
-    let device = c.device();
-    let (outer, n, inner) = split_axis(c.shape(), axis);
-    if outer * n * inner == 0 || n == 1 {
-        return Ok(());
-    }
-    let f = kernel(device, &crate::kernels::family::ndimage::prefilter_spec())?;
-    let co = c.operand()?;
-    let mut args = KernelArgs::new();
-    args.ptr(co.ptr())
-        .i64(outer as i64)
-        .i64(n as i64)
-        .i64(inner as i64)
-        .i64(i64::from(order))
-        .i64(i64::from(wrap));
-    // SAFETY: the arguments follow the prefilter wrapper (a pointer, five long longs); each
-    // of the outer * inner threads touches the n elements of its own line of `c`, which
-    // holds outer * n * inner.
-    unsafe { args.launch(device, &f, grid(device, outer * inner)) }
 }

@@ -188,7 +188,13 @@ pub(crate) fn direct<T: SignalFloat>(
         return conv_rows(op, &rows, v, out_shape[0], start[0])?.reshape(out_shape);
     }
     let spec = SignalSpec {
-        kernel: SignalKernel::ConvNd,
+        kernel: SignalKernel::ConvNd {
+            rank: if out_shape.len() <= crate::kernels::family::signal::CONV_RANKS {
+                out_shape.len() as u8
+            } else {
+                0
+            },
+        },
         dtype: T::DTYPE,
     };
     let f = kernel(device, &spec)?;

@@ -462,7 +462,9 @@ fn kernel_sizes(op: &'static str, ks: &[usize], nd: usize) -> Result<Vec<usize>>
 
 /// The median filter (SciPy's `medfilt`): each output the median of the `kernel_size`
 /// window around it (one odd size for every axis or one per axis; empty: 3), the input
-/// zero-padded at its edges. Windows are gathered, then each row's median taken.
+/// zero-padded at its edges. Windows of up to 256 elements run as
+/// [`crate::ndimage::median_filter`] with a constant 0 outside (as SciPy does), larger
+/// ones gather their windows and take each row's median.
 ///
 /// ```no_run
 /// use cuarray::{signal, DeviceArray};
@@ -493,11 +495,16 @@ fn medfilt_impl<T: SignalFloat>(
     if x.size() == 0 {
         return x.copy();
     }
+    let count: usize = k.iter().product();
+    if count <= crate::kernels::family::ndimage::RANK_MAX {
+        // The zero-padded median is ndimage's median filter with a constant 0 outside.
+        return crate::ndimage::median_filter(x, &k, crate::ndimage::Mode::Constant(0.0));
+    }
     let pad: Vec<(usize, usize)> = k.iter().map(|&v| (v / 2, v / 2)).collect();
     let p = x.pad(&pad, PadMode::Constant(T::from_f64(0.0)))?;
     let w = p.sliding_window_view(&k, None)?; // (x.shape.., k..)
     let mut shape = x.shape().to_vec();
-    shape.push(k.iter().product());
+    shape.push(count);
     w.contiguous()?.reshape(&shape[..])?.median_axis(-1)
 }
 

@@ -5462,7 +5462,7 @@ pub fn ndimage_filters_780() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_106() -> Result<(), String> {
+pub fn ndimage_interpolation_166() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5475,7 +5475,7 @@ pub fn ndimage_interpolation_106() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_150() -> Result<(), String> {
+pub fn ndimage_interpolation_210() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5488,7 +5488,7 @@ pub fn ndimage_interpolation_150() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_214() -> Result<(), String> {
+pub fn ndimage_interpolation_274() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5500,7 +5500,7 @@ pub fn ndimage_interpolation_214() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_273() -> Result<(), String> {
+pub fn ndimage_interpolation_333() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5511,7 +5511,7 @@ pub fn ndimage_interpolation_273() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_324() -> Result<(), String> {
+pub fn ndimage_interpolation_384() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5524,7 +5524,7 @@ pub fn ndimage_interpolation_324() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_interpolation_419() -> Result<(), String> {
+pub fn ndimage_interpolation_479() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage::{self, Mode}, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -6802,7 +6802,7 @@ pub fn shape_slice_202() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_280() -> Result<(), String> {
+pub fn signal_convolve_286() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -6818,7 +6818,7 @@ pub fn signal_convolve_280() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_333() -> Result<(), String> {
+pub fn signal_convolve_339() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -6832,7 +6832,7 @@ pub fn signal_convolve_333() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_468() -> Result<(), String> {
+pub fn signal_convolve_474() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Mode};
         use cuarray::DeviceArray;
@@ -6846,7 +6846,7 @@ pub fn signal_convolve_468() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_497() -> Result<(), String> {
+pub fn signal_convolve_503() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Mode};
         use cuarray::DeviceArray;
@@ -6859,7 +6859,7 @@ pub fn signal_convolve_497() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_651() -> Result<(), String> {
+pub fn signal_convolve_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Boundary, Mode};
         use cuarray::DeviceArray;
@@ -6873,7 +6873,7 @@ pub fn signal_convolve_651() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_677() -> Result<(), String> {
+pub fn signal_convolve_683() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Boundary, Mode};
         use cuarray::DeviceArray;
@@ -7075,7 +7075,7 @@ pub fn signal_misc_402() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_misc_467() -> Result<(), String> {
+pub fn signal_misc_469() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -7086,7 +7086,7 @@ pub fn signal_misc_467() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_misc_650() -> Result<(), String> {
+pub fn signal_misc_657() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -7098,7 +7098,7 @@ pub fn signal_misc_650() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_misc_741() -> Result<(), String> {
+pub fn signal_misc_748() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{signal, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -8910,12 +8910,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/filters.rs:646", ndimage_filters_646, 1),
     ("src/ndimage/filters.rs:748", ndimage_filters_748, 1),
     ("src/ndimage/filters.rs:780", ndimage_filters_780, 1),
-    ("src/ndimage/interpolation.rs:106", ndimage_interpolation_106, 1),
-    ("src/ndimage/interpolation.rs:150", ndimage_interpolation_150, 1),
-    ("src/ndimage/interpolation.rs:214", ndimage_interpolation_214, 1),
-    ("src/ndimage/interpolation.rs:273", ndimage_interpolation_273, 1),
-    ("src/ndimage/interpolation.rs:324", ndimage_interpolation_324, 1),
-    ("src/ndimage/interpolation.rs:419", ndimage_interpolation_419, 1),
+    ("src/ndimage/interpolation.rs:166", ndimage_interpolation_166, 1),
+    ("src/ndimage/interpolation.rs:210", ndimage_interpolation_210, 1),
+    ("src/ndimage/interpolation.rs:274", ndimage_interpolation_274, 1),
+    ("src/ndimage/interpolation.rs:333", ndimage_interpolation_333, 1),
+    ("src/ndimage/interpolation.rs:384", ndimage_interpolation_384, 1),
+    ("src/ndimage/interpolation.rs:479", ndimage_interpolation_479, 1),
     ("src/ndimage/measurements.rs:25", ndimage_measurements_25, 1),
     ("src/ndimage/measurements.rs:68", ndimage_measurements_68, 1),
     ("src/ndimage/measurements.rs:233", ndimage_measurements_233, 1),
@@ -9024,12 +9024,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
-    ("src/signal/convolve.rs:280", signal_convolve_280, 1),
-    ("src/signal/convolve.rs:333", signal_convolve_333, 1),
-    ("src/signal/convolve.rs:468", signal_convolve_468, 1),
-    ("src/signal/convolve.rs:497", signal_convolve_497, 1),
-    ("src/signal/convolve.rs:651", signal_convolve_651, 1),
-    ("src/signal/convolve.rs:677", signal_convolve_677, 1),
+    ("src/signal/convolve.rs:286", signal_convolve_286, 1),
+    ("src/signal/convolve.rs:339", signal_convolve_339, 1),
+    ("src/signal/convolve.rs:474", signal_convolve_474, 1),
+    ("src/signal/convolve.rs:503", signal_convolve_503, 1),
+    ("src/signal/convolve.rs:657", signal_convolve_657, 1),
+    ("src/signal/convolve.rs:683", signal_convolve_683, 1),
     ("src/signal/design.rs:166", signal_design_166, 1),
     ("src/signal/design.rs:218", signal_design_218, 1),
     ("src/signal/design.rs:496", signal_design_496, 1),
@@ -9045,9 +9045,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/signal/misc.rs:276", signal_misc_276, 1),
     ("src/signal/misc.rs:356", signal_misc_356, 1),
     ("src/signal/misc.rs:402", signal_misc_402, 1),
-    ("src/signal/misc.rs:467", signal_misc_467, 1),
-    ("src/signal/misc.rs:650", signal_misc_650, 1),
-    ("src/signal/misc.rs:741", signal_misc_741, 1),
+    ("src/signal/misc.rs:469", signal_misc_469, 1),
+    ("src/signal/misc.rs:657", signal_misc_657, 1),
+    ("src/signal/misc.rs:748", signal_misc_748, 1),
     ("src/signal/mod.rs:17", signal_mod_17, 1),
     ("src/signal/spectral.rs:174", signal_spectral_174, 1),
     ("src/signal/spectral.rs:254", signal_spectral_254, 1),

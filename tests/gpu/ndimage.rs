@@ -547,6 +547,9 @@ fn ranks<T: NumElement>(dev: &Device, rng: &mut Rng) -> TResult {
         (&[11, 13], &[5, 5]),
         (&[11, 13], &[2, 3]),
         (&[5, 6, 7], &[3, 3, 3]),
+        // Beyond the selection networks (64 elements): the quickselect path.
+        (&[11, 13], &[9, 9]),
+        (&[3, 4, 5, 6], &[3, 1, 3, 3]),
     ] {
         let img = Img::random::<T>(rng, shape);
         let x = img.upload::<T>(dev, shape.len() == 2)?;

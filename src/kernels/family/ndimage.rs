@@ -26,6 +26,12 @@ pub(crate) const TAPS: usize = 128;
 pub(crate) const MAX_RANK: usize = 8;
 /// Most window elements a rank filter selects among (`ND_RANK_MAX`).
 pub(crate) const RANK_MAX: usize = 256;
+/// Ranks the resampling kernels are specialised for (larger ones take the run-time rank).
+pub(crate) const INTERP_RANKS: usize = 2;
+/// Most window elements a selection network ([`NdShape::Select`]) takes.
+pub(crate) const NET_MAX: usize = 64;
+/// Largest rank of a selection network's window.
+pub(crate) const NET_MAX_RANK: usize = 3;
 
 /// What a filter computes over its window (`ND_SUM` .. `ND_RANK`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -64,6 +70,18 @@ pub(crate) enum NdShape {
     },
     /// An n-d window, a thread an output.
     Window,
+    /// A rank filter over a box window of `count` elements (at most [`NET_MAX`]) of an
+    /// array of rank `rank` (at most [`NET_MAX_RANK`]), a thread an output: the window in
+    /// registers, then the comparators of a sorting network that the `kth` smallest
+    /// depends on ([`select_network`]).
+    Select {
+        /// The rank of the array and window.
+        rank: u8,
+        /// The window's element count.
+        count: u8,
+        /// The element selected (0 is the smallest).
+        kth: u8,
+    },
     /// A step of connected-component labelling (`nd_label<STEP>`, 0..=4).
     Label {
         /// The step.
@@ -76,16 +94,17 @@ pub(crate) enum NdShape {
         /// What is gathered.
         what: u8,
     },
-    /// Resampling (`nd_interp<in_t, out_t, AFFINE, ORDER>`).
+    /// Resampling (`nd_interp<in_t, out_t, AFFINE, ORDER, RANK>`).
     Interp {
         /// Coordinates from an affine map of the output index (else from an array).
         affine: bool,
         /// The spline order (0 to 5; from 2 on, the input is the prefiltered f64
         /// coefficients).
         order: u8,
+        /// The rank, compile-time (1 to [`INTERP_RANKS`]), or 0: any rank up to
+        /// [`MAX_RANK`], read at run time.
+        rank: u8,
     },
-    /// The B-spline prefilter along one axis (`nd_spline_prefilter`, f64 in place).
-    Prefilter,
 }
 
 /// One ndimage kernel.
@@ -166,22 +185,90 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
             output: dtype,
         });
     }
+    for (rank, count) in [(1, 7), (2, 9), (2, 25), (3, 27), (2, NET_MAX)] {
+        v.push(select_spec(dtype, rank, count, count / 2));
+    }
+    v.push(select_spec(dtype, 2, 25, 1));
     for what in 0..5 {
         v.push(measure_spec(dtype, what));
     }
     for affine in [false, true] {
         for order in 0..6 {
-            v.push(interp_spec(dtype, affine, order));
+            // Every specialised rank for the float types; one for the rest (the
+            // template is the same).
+            for rank in 0..=INTERP_RANKS {
+                if rank == 0 || rank == 2 || matches!(dtype, DType::F32 | DType::F64) {
+                    v.push(interp_spec(dtype, affine, order, rank));
+                }
+            }
         }
-    }
-    if dtype == DType::F64 {
-        v.push(prefilter_spec());
     }
     if dtype == DType::Bool {
         v.extend((0..5).map(label_spec));
         v.push(edt_spec());
     }
     v
+}
+
+/// The rank filter of a box window of `count` elements (`count <= NET_MAX`) on arrays of
+/// `rank` (`1..=NET_MAX_RANK`) selecting the `kth` smallest.
+pub(crate) fn select_spec(dtype: DType, rank: usize, count: usize, kth: usize) -> NdSpec {
+    debug_assert!((1..=NET_MAX_RANK).contains(&rank) && count <= NET_MAX && kth < count);
+    NdSpec {
+        shape: NdShape::Select {
+            rank: rank as u8,
+            count: count as u8,
+            kth: kth as u8,
+        },
+        op: WindowOp::Rank,
+        input: dtype,
+        output: dtype,
+    }
+}
+
+/// The comparators `(a, b)` (`a < b`: the smaller value goes to `a`) of Batcher's odd-even
+/// merge sort of `n` values that position `k` depends on, in order: after them, position
+/// `k` holds the `k`-th smallest. Comparators with an end at or past `n` are dropped (the
+/// network of the next power of two with infinite values there, which never move).
+pub(crate) fn select_network(n: usize, k: usize) -> Vec<(usize, usize)> {
+    let mut all = Vec::new();
+    let mut p = 1;
+    while p < n {
+        let mut kk = p;
+        while kk >= 1 {
+            let mut j = kk % p;
+            while j + kk < n {
+                for i in 0..kk.min(n - j - kk) {
+                    if (i + j) / (2 * p) == (i + j + kk) / (2 * p) {
+                        all.push((i + j, i + j + kk));
+                    }
+                }
+                j += 2 * kk;
+            }
+            kk /= 2;
+        }
+        p *= 2;
+    }
+    // Backwards from position k: a comparator matters when either end is still needed,
+    // and then both of its inputs are.
+    let mut need = vec![false; n.max(1)];
+    if k < n {
+        need[k] = true;
+    }
+    let mut kept: Vec<(usize, usize)> = all
+        .into_iter()
+        .rev()
+        .filter(|&(a, b)| {
+            let keep = need[a] || need[b];
+            if keep {
+                need[a] = true;
+                need[b] = true;
+            }
+            keep
+        })
+        .collect();
+    kept.reverse();
+    kept
 }
 
 /// Step `step` of connected-component labelling.
@@ -205,23 +292,19 @@ pub(crate) fn edt_spec() -> NdSpec {
 }
 
 /// Resampling into an array of `dtype`: from an array of `dtype` at orders 0 and 1, from
-/// the f64 spline coefficients at orders 2 to 5.
-pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8) -> NdSpec {
+/// the f64 spline coefficients at orders 2 to 5; arrays of `rank` (the kernel is
+/// specialised up to [`INTERP_RANKS`], beyond it reads the rank at run time).
+pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8, rank: usize) -> NdSpec {
+    let rank = if rank <= INTERP_RANKS { rank as u8 } else { 0 };
     NdSpec {
-        shape: NdShape::Interp { affine, order },
+        shape: NdShape::Interp {
+            affine,
+            order,
+            rank,
+        },
         op: WindowOp::Sum,
         input: if order > 1 { DType::F64 } else { dtype },
         output: dtype,
-    }
-}
-
-/// The B-spline prefilter pass.
-pub(crate) fn prefilter_spec() -> NdSpec {
-    NdSpec {
-        shape: NdShape::Prefilter,
-        op: WindowOp::Sum,
-        input: DType::F64,
-        output: DType::F64,
     }
 }
 
@@ -238,8 +321,8 @@ pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
 impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
         match self.shape {
-            NdShape::Line { .. } | NdShape::Window => &["ndimage.cuh"],
-            NdShape::Interp { .. } | NdShape::Prefilter => &["ndimage.cuh", "ndimage_interp.cuh"],
+            NdShape::Line { .. } | NdShape::Window | NdShape::Select { .. } => &["ndimage.cuh"],
+            NdShape::Interp { .. } => &["ndimage.cuh", "ndimage_interp.cuh"],
             _ => &["ndimage.cuh", "ndimage_label.cuh"],
         }
     }
@@ -248,13 +331,17 @@ impl Family for NdSpec {
         let variant = match self.shape {
             NdShape::Line { wx } => format!("line{wx}"),
             NdShape::Window => "window".to_string(),
+            NdShape::Select { rank, count, kth } => format!("select{rank}x{count}k{kth}"),
             NdShape::Label { step } => format!("label{step}"),
             NdShape::Edt => "edt".to_string(),
             NdShape::Measure { what } => format!("measure{what}"),
-            NdShape::Interp { affine, order } => {
-                format!("{}{order}", if affine { "affine" } else { "map" })
+            NdShape::Interp {
+                affine,
+                order,
+                rank,
+            } => {
+                format!("{}{order}r{rank}", if affine { "affine" } else { "map" })
             }
-            NdShape::Prefilter => "prefilter".to_string(),
         };
         emit::symbol(
             "nd",
@@ -311,6 +398,25 @@ impl Family for NdSpec {
                     "    nd_window<in_t, out_t, acc_t, {op}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
                 );
             }
+            NdShape::Select { rank, count, kth } => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const nd_geom g",
+                    "const long long mode",
+                    "const double cval",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < g.size;\n         t += (long long)gridDim.x * blockDim.x) {{\n        acc_t v[{count}];\n        nd_gather_box<in_t, acc_t, {rank}, {count}>(in, g, t, (int)mode, acc_t(cval), v);"
+                );
+                for (a, b) in select_network(count as usize, kth as usize) {
+                    let _ = writeln!(src, "        ND_CS({a}, {b});");
+                }
+                let _ = writeln!(src, "        out[t] = nd_out<out_t>(v[{kth}]);\n    }}\n}}");
+            }
             NdShape::Label { step } => {
                 let params = [
                     "const bool* mask",
@@ -332,6 +438,7 @@ impl Family for NdSpec {
                     "const long long inner",
                     "const double s2",
                     "const long long first",
+                    "const long long shared",
                     "int* vb",
                     "double* zb",
                     "double* hb",
@@ -340,7 +447,7 @@ impl Family for NdSpec {
                 emit::open(src, BLOCK, &self.symbol(), &params);
                 let _ = writeln!(
                     src,
-                    "    nd_edt(f, outer, n, inner, s2, first != 0, vb, zb, hb);\n}}"
+                    "    nd_edt(f, outer, n, inner, s2, first != 0, shared != 0, vb, zb, hb);\n}}"
                 );
             }
             NdShape::Measure { what } => {
@@ -364,7 +471,11 @@ impl Family for NdSpec {
                     "    nd_measure<in_t, {what}>(in, labels, lut, nlut, a0, a1, p0, p1, aux0, aux1, g);\n}}"
                 );
             }
-            NdShape::Interp { affine, order } => {
+            NdShape::Interp {
+                affine,
+                order,
+                rank,
+            } => {
                 let params = [
                     "const in_t* in",
                     "out_t* out",
@@ -378,23 +489,7 @@ impl Family for NdSpec {
                 emit::open(src, BLOCK, &self.symbol(), &params);
                 let _ = writeln!(
                     src,
-                    "    nd_interp<in_t, out_t, {affine}, {order}>(in, out, coords, a, (int)mode, cval, shift);\n}}"
-                );
-            }
-            NdShape::Prefilter => {
-                let params = [
-                    "double* c",
-                    "const long long outer",
-                    "const long long n",
-                    "const long long inner",
-                    "const long long order",
-                    "const long long wrap",
-                ]
-                .map(String::from);
-                emit::open(src, BLOCK, &self.symbol(), &params);
-                let _ = writeln!(
-                    src,
-                    "    nd_spline_prefilter(c, outer, n, inner, (int)order, wrap != 0);\n}}"
+                    "    nd_interp<in_t, out_t, {affine}, {order}, {rank}>(in, out, coords, a, (int)mode, cval, shift);\n}}"
                 );
             }
         }
@@ -419,6 +514,49 @@ mod tests {
                 assert!(symbols.insert(sym));
             }
         }
+    }
+
+    /// Runs the network on `v` and returns position `k`.
+    fn select(v: &[u32], k: usize) -> u32 {
+        let mut v = v.to_vec();
+        for (a, b) in select_network(v.len(), k) {
+            assert!(a < b && b < v.len());
+            if v[b] < v[a] {
+                v.swap(a, b);
+            }
+        }
+        v[k]
+    }
+
+    #[test]
+    fn selection_networks_select_the_kth_smallest() {
+        // Every 0-1 input (the 0-1 principle) for small sizes, random permutations beyond.
+        for n in 1..=14usize {
+            for k in 0..n {
+                for bits in 0u32..(1 << n) {
+                    let v: Vec<u32> = (0..n).map(|i| (bits >> i) & 1).collect();
+                    let ones = bits.count_ones() as usize;
+                    assert_eq!(select(&v, k), u32::from(k >= n - ones), "n {n} k {k} {v:?}");
+                }
+            }
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [15usize, 25, 27, 49, 63, 64] {
+            for _ in 0..200 {
+                let mut v: Vec<u32> = (0..n as u32).collect();
+                for i in (1..n).rev() {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    v.swap(i, (state >> 33) as usize % (i + 1));
+                }
+                for k in [0, n / 2, n - 1] {
+                    assert_eq!(select(&v, k), k as u32);
+                }
+            }
+        }
+        // A minimum needs only the comparators into position 0: n - 1 of them.
+        assert_eq!(select_network(25, 0).len(), 24);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! - [`SignalKernel::Conv1d`]: `(out, x, v, rows, n, m, nout, start)`, contiguous rows,
 //!   one shared-memory tile of `256 * CONV_PER` outputs per block iteration;
 //! - [`SignalKernel::ConvNd`]: `(out, x, v, ConvNdShape, fill)`, any rank up to 8 at any
-//!   strides, with the fill / wrap / symmetric boundaries;
+//!   strides (compiled for the rank up to [`CONV_RANKS`]), with the fill / wrap /
+//!   symmetric boundaries;
 //! - [`SignalKernel::Iir`]: the three stages of a cascade of IIR sections run as a chunked
 //!   scan over its state (`IirStage`), the order and section count compiled in:
 //!   `ChunkEnd (e, x, coef, rows, n, c, nch)`, `Carry (start, e, coef, zi, rows, c, nch)`,
@@ -27,7 +28,10 @@ pub enum SignalKernel {
     /// Tiled 1-D convolution of contiguous rows.
     Conv1d,
     /// Direct n-d convolution with a boundary rule.
-    ConvNd,
+    ConvNd {
+        /// The rank, compile-time (1 to [`CONV_RANKS`]), or 0: read at run time.
+        rank: u8,
+    },
     /// One stage of a cascade of `sections` IIR sections of order `order`.
     Iir {
         /// Which stage.
@@ -38,6 +42,9 @@ pub enum SignalKernel {
         sections: u8,
     },
 }
+
+/// Ranks the direct n-d convolution is specialised for (larger ones read it at run time).
+pub(crate) const CONV_RANKS: usize = 3;
 
 /// The stages of the chunked IIR scan (`signal.cuh`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +64,7 @@ impl SignalKernel {
     fn name(self) -> &'static str {
         match self {
             SignalKernel::Conv1d => "conv1d",
-            SignalKernel::ConvNd => "convnd",
+            SignalKernel::ConvNd { .. } => "convnd",
             SignalKernel::Iir { stage, .. } => match stage {
                 IirStage::ChunkEnd => "iir_end",
                 IirStage::Carry => "iir_carry",
@@ -84,7 +91,8 @@ impl From<SignalSpec> for KernelSpec {
 
 /// Every spec of the family for `dtype` (the NVRTC tier compiles them all).
 pub fn specs_for(dtype: DType) -> Vec<SignalSpec> {
-    let mut kernels = vec![SignalKernel::Conv1d, SignalKernel::ConvNd];
+    let mut kernels = vec![SignalKernel::Conv1d];
+    kernels.extend((0..=CONV_RANKS as u8).map(|rank| SignalKernel::ConvNd { rank }));
     for (order, sections) in [(1, 1), (2, 1), (2, 4), (8, 1), (3, 2)] {
         for stage in [IirStage::ChunkEnd, IirStage::Carry, IirStage::Apply] {
             kernels.push(SignalKernel::Iir {
@@ -110,6 +118,7 @@ impl Family for SignalSpec {
             SignalKernel::Iir {
                 order, sections, ..
             } => format!("n{order}k{sections}"),
+            SignalKernel::ConvNd { rank } => format!("direct_r{rank}"),
             _ => "direct".to_string(),
         };
         emit::symbol(
@@ -134,7 +143,9 @@ impl Family for SignalSpec {
                 "const long long nout",
                 "const long long start",
             ]),
-            SignalKernel::ConvNd => params.extend(["const ConvNdShape s", "const double fill"]),
+            SignalKernel::ConvNd { .. } => {
+                params.extend(["const ConvNdShape s", "const double fill"])
+            }
             SignalKernel::Iir { stage, .. } => {
                 params = match stage {
                     IirStage::ChunkEnd => vec!["T* p_e", "const T* p_x", "const T* p_coef"],
@@ -166,8 +177,11 @@ impl Family for SignalSpec {
                 src,
                 "    conv1d_tile<T>(p_x, p_v, p_out, rows, n, m, nout, start);\n}}"
             ),
-            SignalKernel::ConvNd => {
-                writeln!(src, "    conv_nd<T>(p_x, p_v, p_out, s, (T)fill);\n}}")
+            SignalKernel::ConvNd { rank } => {
+                writeln!(
+                    src,
+                    "    conv_nd<T, {rank}>(p_x, p_v, p_out, s, (T)fill);\n}}"
+                )
             }
             SignalKernel::Iir {
                 stage,
