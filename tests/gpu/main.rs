@@ -67,6 +67,7 @@ mod specs;
 mod statistics;
 #[path = "../support/stats.rs"]
 mod stats;
+mod stats_binning;
 mod streams;
 mod transfer;
 mod user;
@@ -119,6 +120,7 @@ fn main() {
     fusion::trials(&mut trials);
     special::trials(&mut trials);
     statistics::trials(&mut trials);
+    stats_binning::trials(&mut trials);
     ndimage::trials(&mut trials);
     ndimage_measure::trials(&mut trials);
     ndimage_interp::trials(&mut trials);
