@@ -19,7 +19,6 @@
 use super::DeviceArray;
 use crate::element::Element;
 use crate::kernels::family::select::Flag;
-use crate::kernels::family::sort::ROW_MAX;
 use crate::ops::select::{plan_select, Target};
 use crate::ops::sort::{
     plan_sort, run, search, topk_hist, topk_select, topk_tiles, Order, SortPlan, SortStrategy,
@@ -129,11 +128,9 @@ impl<T: Element> DeviceArray<T> {
             descending: largest,
         };
         let p = plan_sort("topk", self.layout(), axis, Some(k), T::DTYPE.size(), true)?;
-        if matches!(p.strategy, SortStrategy::Radix { .. })
-            && p.n_rows == 1
-            && k <= ROW_MAX
-            && k * 8 <= p.len
-        {
+        // Selection reads the row once per key byte and sorts only the k candidates: cheaper
+        // than sorting the row (with its indices) whenever k is at most an eighth of it.
+        if matches!(p.strategy, SortStrategy::Radix { .. }) && p.n_rows == 1 && k * 8 <= p.len {
             return self.topk_select(&p, order);
         }
         let (v, i) = self.sorted("topk", axis, Some(k), order, true, true)?;
