@@ -19,6 +19,7 @@
 use super::DeviceArray;
 use crate::element::Element;
 use crate::kernels::family::select::Flag;
+use crate::kernels::family::sort::ROW_MAX;
 use crate::ops::select::{plan_select, Target};
 use crate::ops::sort::{
     plan_sort, run, search, topk_hist, topk_select, topk_tiles, Order, SortPlan, SortStrategy,
@@ -130,7 +131,13 @@ impl<T: Element> DeviceArray<T> {
         let p = plan_sort("topk", self.layout(), axis, Some(k), T::DTYPE.size(), true)?;
         // Selection reads the row once per key byte and sorts only the k candidates: cheaper
         // than sorting the row (with its indices) whenever k is at most an eighth of it.
-        if matches!(p.strategy, SortStrategy::Radix { .. }) && p.n_rows == 1 && k * 8 <= p.len {
+        // Its write pass sums, per tile holding candidates, the counts of the tiles before
+        // it: past ROW_MAX candidates (most tiles hold some) only for up to 16384 tiles.
+        if matches!(p.strategy, SortStrategy::Radix { .. })
+            && p.n_rows == 1
+            && k * 8 <= p.len
+            && (k <= ROW_MAX || topk_tiles(&p) <= 16384)
+        {
             return self.topk_select(&p, order);
         }
         let (v, i) = self.sorted("topk", axis, Some(k), order, true, true)?;
