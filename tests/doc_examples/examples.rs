@@ -2569,7 +2569,7 @@ pub fn array_sorting_112() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_205() -> Result<(), String> {
+pub fn array_sorting_209() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1])?;
@@ -2579,7 +2579,7 @@ pub fn array_sorting_205() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_250() -> Result<(), String> {
+pub fn array_sorting_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 2.0, 3.0])?;
@@ -8497,8 +8497,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/sorting.rs:72", array_sorting_72, 1),
     ("src/array/sorting.rs:93", array_sorting_93, 1),
     ("src/array/sorting.rs:112", array_sorting_112, 1),
-    ("src/array/sorting.rs:205", array_sorting_205, 1),
-    ("src/array/sorting.rs:250", array_sorting_250, 1),
+    ("src/array/sorting.rs:209", array_sorting_209, 1),
+    ("src/array/sorting.rs:254", array_sorting_254, 1),
     ("src/array/transfer.rs:29", array_transfer_29, 1),
     ("src/array/transfer.rs:83", array_transfer_83, 1),
     ("src/array/transfer.rs:137", array_transfer_137, 1),
