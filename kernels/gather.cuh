@@ -18,6 +18,8 @@
 //   histogram: NumPy's uniform-bins rule: bin floor((x - lo) / (hi - lo) * bins) in the
 //              compute type C, corrected against the edges (x == hi falls in the last bin;
 //              NaN and x outside [lo, hi] are not counted).
+//   histogram_edges: NumPy's rule for any increasing edges (a binary search per value),
+//              counting or summing f64 weights, counters and edges in shared memory.
 //   hist_edges: edges[i] = i * ((hi - lo) / bins) + lo in double (no fused multiply-add,
 //              as NumPy's linspace), edges[bins] = hi.
 
@@ -208,6 +210,53 @@ __device__ __forceinline__ void histogram(const T* __restrict__ x, const Indexer
         __syncthreads();
         for (I i = threadIdx.x; i < bins; i += blockDim.x) {
             if (cuarray_bins[i]) atomicAdd(&out[i], (unsigned long long)cuarray_bins[i]);
+        }
+    }
+}
+
+// Counts (or sums of the f64 `w`, contiguous in the input's C order, when WEIGHTED) per
+// bin of the increasing `edges` (bins + 1 of them): bin k holds edges[k] <= x <
+// edges[k + 1], the last bin also its right edge; NaN and x outside are not counted. A
+// binary search per element over the edges, in shared memory with the block's counters
+// when SHARED (dynamic shared memory: the counters, A = u32 or f64, then the edges), else
+// in global memory with global atomics. A (the output) and S (the shared counters) are
+// `unsigned long long` and `unsigned int` for counts, both `double` for sums of weights.
+template <typename T, typename A, typename S, int ND, typename I, bool SHARED, bool WEIGHTED>
+__device__ __forceinline__ void histogram_edges(const T* __restrict__ x, const double* __restrict__ w,
+                                                const Indexer<1, ND, I>& ix, I n,
+                                                const T* __restrict__ edges_g, I bins, A* __restrict__ out) {
+    extern __shared__ __align__(16) unsigned char cuarray_hist_smem[];
+    S* cnt = reinterpret_cast<S*>(cuarray_hist_smem);
+    const T* e = edges_g;
+    if (SHARED) {
+        // The counters first (8-byte aligned), then the edges from the next 16-byte boundary.
+        T* se = reinterpret_cast<T*>(cuarray_hist_smem + (((unsigned long long)bins * sizeof(S) + 15ull) & ~15ull));
+        for (I i = threadIdx.x; i < bins; i += blockDim.x) cnt[i] = S(0);
+        for (I i = threadIdx.x; i <= bins; i += blockDim.x) se[i] = edges_g[i];
+        __syncthreads();
+        e = se;
+    }
+    const T first = e[0], last = e[bins];
+    const I step = (I)gridDim.x * (I)blockDim.x;
+    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
+        const T v = x[cuarray_flat_offset<1, ND, I>(ix, 0, p)];
+        if (!(v >= first && v <= last)) continue;
+        // The last k < bins with e[k] <= v: e[lo] <= v < e[hi] (e[bins] counts as above).
+        I lo = 0, hi = bins;
+        while (hi - lo > 1) {
+            const I mid = lo + ((hi - lo) >> 1);
+            if (e[mid] <= v) lo = mid;
+            else hi = mid;
+        }
+        S add = S(1);
+        if constexpr (WEIGHTED) add = S(w[p]);
+        if (SHARED) atomicAdd(&cnt[lo], add);
+        else atomicAdd(&out[lo], (A)add);
+    }
+    if (SHARED) {
+        __syncthreads();
+        for (I i = threadIdx.x; i < bins; i += blockDim.x) {
+            if (cnt[i] != S(0)) atomicAdd(&out[i], (A)cnt[i]);
         }
     }
 }

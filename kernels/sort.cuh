@@ -844,12 +844,13 @@ __device__ __forceinline__ void radix_pass(
 
 // For each of the n values (flat index p through `ix`, operand 0; output operand 1), the
 // first position i of the sorted array a[0 .. m) (stride sa) with key(a[i]) >= key(v)
-// (left) or > key(v) (RIGHT), in key order (NaN last, -0.0 == +0.0). Each block first
-// loads S evenly spaced splitters a[j * step] into shared memory and narrows every search
-// there, so that only the last log2(step) probes read global memory.
-template <typename T, int ND, typename I, bool RIGHT>
-__device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa, const T* __restrict__ v,
-                                              long long* __restrict__ out, const Indexer<2, ND, I>& ix, I n) {
+// (left) or > key(v) (RIGHT), in key order (NaN last, -0.0 == +0.0), handed with the
+// offsets and the value to `emit(off, v, i)`. Each block first loads S evenly spaced
+// splitters a[j * step] into shared memory and narrows every search there, so that only
+// the last log2(step) probes read global memory.
+template <typename T, int ND, typename I, bool RIGHT, class Emit>
+__device__ __forceinline__ void cuarray_search_each(const T* __restrict__ a, I m, I sa, const T* __restrict__ v,
+                                                    const Indexer<2, ND, I>& ix, I n, Emit emit) {
     typedef typename cuarray_sort_key<T>::K K;
     constexpr int S = 1024;
     __shared__ K sp[S];
@@ -861,7 +862,8 @@ __device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa
     for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += stride) {
         I off[2];
         cuarray_flat_offsets<2, ND, I>(ix, p, off);
-        const K key = cuarray_key_of<T, true, false>(v[off[0]]);
+        const T val = v[off[0]];
+        const K key = cuarray_key_of<T, true, false>(val);
         // J: the splitters before the answer.
         int jl = 0, jh = ns;
         while (jl < jh) {
@@ -879,8 +881,50 @@ __device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa
             if (go_right) lo = mid + 1;
             else hi = mid;
         }
-        out[off[1]] = (long long)lo;
+        emit(off, val, lo);
     }
+}
+
+// searchsorted: the position of each value into the i64 `out` (operand 1).
+template <typename T, int ND, typename I, bool RIGHT>
+__device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa, const T* __restrict__ v,
+                                              long long* __restrict__ out, const Indexer<2, ND, I>& ix, I n) {
+    cuarray_search_each<T, ND, I, RIGHT>(a, m, sa, v, ix, n,
+                                         [&](const I* off, T, I pos) { out[off[1]] = (long long)pos; });
+}
+
+// NumPy's interp: the value at each x (operand 0) of the piecewise-linear function through
+// (xp[i * sxp], fp[i * sfp]), i < m (xp increasing), into `out` (operand 1), in double:
+// NaN for NaN, `left` (has_left, else fp[0]) below xp[0], `right` (has_right, else
+// fp[m - 1]) above xp[m - 1] (fp[m - 1] at it), NumPy's slope rules in between. One pass:
+// the position of x among xp (searchsorted right) and the two neighbouring points.
+template <typename T, int ND, typename I>
+__device__ __forceinline__ void interp_sorted(const T* __restrict__ xp, I m, I sxp, const T* __restrict__ fp, I sfp,
+                                              const T* __restrict__ v, T* __restrict__ out,
+                                              const Indexer<2, ND, I>& ix, I n, int has_left, int has_right,
+                                              double left, double right) {
+    cuarray_search_each<T, ND, I, true>(xp, m, sxp, v, ix, n, [&](const I* off, T val, I pos) {
+        const double x = double(val);
+        const I lo = pos > 0 ? pos - 1 : (I)0, hi = pos < m ? pos : m - 1;
+        const double x0 = double(xp[lo * sxp]), f0 = double(fp[lo * sfp]);
+        double r;
+        if (x != x) {
+            r = x;
+        } else if (pos == 0) {
+            r = has_left ? left : f0;
+        } else if (pos == m) {
+            r = (x == x0) ? f0 : (has_right ? right : f0);
+        } else {
+            const double x1 = double(xp[hi * sxp]), f1 = double(fp[hi * sfp]);
+            const double slope = (f1 - f0) / (x1 - x0);
+            r = slope * (x - x0) + f0;
+            if (r != r) {
+                r = slope * (x - x1) + f1;
+                if (r != r && f0 == f1) r = f0;
+            }
+        }
+        out[off[1]] = T(r);
+    });
 }
 
 // ---- top-k by radix selection -------------------------------------------------------------

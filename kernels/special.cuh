@@ -6,8 +6,10 @@
 // Two sources: CUDA's math library (NVRTC built-ins: erff, erfinvf, lgammaf, j0f,
 // cyl_bessel_i0f, normcdfinvf, ...) where it has the function, in the input's precision;
 // and ports of the Cephes algorithms as SciPy (xsf) has them (digamma, i0e, i1e, k0, k0e,
-// k1, k1e, zeta, gammainc, gammaincc, beta, betaln, log_ndtr), always evaluated in double
-// and rounded once to the input's type, as SciPy does for float32.
+// k1, k1e, zeta, gammainc, gammaincc, beta, betaln, log_ndtr), evaluated in double and
+// rounded once to the input's type, as SciPy does for float32; except i0e and digamma,
+// which f32 (and narrower) inputs evaluate in float where that keeps a few ulps (as
+// PyTorch does), at memory speed.
 //
 // Everything here is inline or a template, so a kernel that calls none of it carries
 // none of it; coefficient tables are locals of the functions that use them.
@@ -24,28 +26,30 @@
 __device__ __forceinline__ bool cuarray_sp_isnan(double x) { return x != x; }
 __device__ __forceinline__ bool cuarray_sp_isinf(double x) { return x == CUARRAY_SP_INF || x == -CUARRAY_SP_INF; }
 
-// Cephes polevl: c[0] x^(N-1) + ... + c[N-1].
-template <int N> __device__ __forceinline__ double cuarray_sp_polevl(double x, const double (&c)[N]) {
-    double a = c[0];
+// Cephes polevl: c[S] x^(N-1-S) + ... + c[N-1], in the type R.
+template <int S = 0, typename R, int N> __device__ __forceinline__ R cuarray_sp_polevl(R x, const double (&c)[N]) {
+    R a = R(c[S]);
 #pragma unroll
-    for (int i = 1; i < N; ++i) a = a * x + c[i];
+    for (int i = S + 1; i < N; ++i) a = a * x + R(c[i]);
     return a;
 }
 
-// Cephes chbevl: the Chebyshev series of N terms at x.
-template <int N> __device__ __forceinline__ double cuarray_sp_chbevl(double x, const double (&c)[N]) {
-    double b0 = c[0], b1 = 0.0, b2 = 0.0;
+// Cephes chbevl: the Chebyshev series of N terms at x, in the type R (from c[S]: a float
+// evaluation skips the leading terms too small to reach its precision).
+template <int S = 0, typename R, int N> __device__ __forceinline__ R cuarray_sp_chbevl(R x, const double (&c)[N]) {
+    R b0 = R(c[S]), b1 = R(0), b2 = R(0);
 #pragma unroll
-    for (int i = 1; i < N; ++i) {
+    for (int i = S + 1; i < N; ++i) {
         b2 = b1;
         b1 = b0;
-        b0 = x * b1 - b2 + c[i];
+        b0 = x * b1 - b2 + R(c[i]);
     }
-    return 0.5 * (b0 - b2);
+    return R(0.5) * (b0 - b2);
 }
 
 // ---- Bessel functions: Cephes i0/i1 exponentially scaled, k0/k1 -----------------------
-__device__ __forceinline__ double cuarray_sp_i0e(double x) {
+// exp(-|x|) i0(x), in R (float: f32 and narrower inputs; double).
+template <typename R> __device__ __forceinline__ R cuarray_sp_i0e_r(R x) {
     const double A[30] = {
         -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
         1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
@@ -67,10 +71,14 @@ __device__ __forceinline__ double cuarray_sp_i0e(double x) {
         3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
         2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
         8.04490411014108831608E-1};
+    // In float the terms below A[8] and B[12] are under its precision (max relative
+    // error 4e-7 against SciPy over all x, as with every term).
+    constexpr bool F = sizeof(R) < sizeof(double);
     x = fabs(x);
-    if (x <= 8.0) return cuarray_sp_chbevl(x / 2.0 - 2.0, A);
-    return cuarray_sp_chbevl(32.0 / x - 2.0, B) / sqrt(x);
+    if (x <= R(8)) return cuarray_sp_chbevl<F ? 8 : 0>(x / R(2) - R(2), A);
+    return cuarray_sp_chbevl<F ? 12 : 0>(R(32) / x - R(2), B) / sqrt(x);
 }
+__device__ __forceinline__ double cuarray_sp_i0e(double x) { return cuarray_sp_i0e_r<double>(x); }
 
 __device__ __forceinline__ double cuarray_sp_i1e(double x) {
     const double A[29] = {
@@ -218,72 +226,95 @@ __device__ __forceinline__ double cuarray_sp_zeta(double x, double q) {
 
 // ---- digamma (Cephes psi with Boost's rational form on [1, 2], and SciPy's series
 // around the negative root) -------------------------------------------------------------
-__device__ __forceinline__ double cuarray_sp_psi(double x) {
-    double y = 0.0;
+// In R: double for f64 (Cephes as SciPy has it), float for f32 and narrower inputs where
+// no cancellation can occur (x > -0.804, cuarray_sp_digamma_r): there the reflection term
+// is pi cos(pi x) / sin(pi x) (exact argument reduction) and the distance to the positive
+// root is taken in double.
+template <typename R> __device__ __forceinline__ R cuarray_sp_psi_r(R x) {
+    constexpr bool F = sizeof(R) < sizeof(double);
+    R y = R(0);
     if (cuarray_sp_isnan(x)) return x;
-    if (x == CUARRAY_SP_INF) return x;
-    if (x == -CUARRAY_SP_INF) return CUARRAY_SP_NAN;
-    if (x == 0.0) return copysign(CUARRAY_SP_INF, -x);
-    if (x < 0.0) {
-        double q;
-        const double r = modf(x, &q);
-        if (r == 0.0) return CUARRAY_SP_NAN;
-        y = -CUARRAY_SP_PI / tan(CUARRAY_SP_PI * r);
-        x = 1.0 - x;
+    if (x == R(CUARRAY_SP_INF)) return x;
+    if (x == R(-CUARRAY_SP_INF)) return R(CUARRAY_SP_NAN);
+    if (x == R(0)) return copysign(R(CUARRAY_SP_INF), -x);
+    if (x < R(0)) {
+        if constexpr (F) {
+            if (x == floor(x)) return R(CUARRAY_SP_NAN);
+            y = R(-CUARRAY_SP_PI) * cospif(x) / sinpif(x);
+        } else {
+            double q;
+            const double r = modf(x, &q);
+            if (r == 0.0) return CUARRAY_SP_NAN;
+            y = -CUARRAY_SP_PI / tan(CUARRAY_SP_PI * r);
+        }
+        x = R(1) - x;
     }
-    if (x <= 10.0 && x == floor(x)) {
+    if (x <= R(10) && x == floor(x)) {
         const int n = (int)x;
-        for (int i = 1; i < n; i++) y += 1.0 / i;
-        return y - CUARRAY_SP_EULER;
+        for (int i = 1; i < n; i++) y += R(1) / R(i);
+        return y - R(CUARRAY_SP_EULER);
     }
-    if (x < 1.0) {
-        y -= 1.0 / x;
-        x += 1.0;
-    } else if (x < 10.0) {
-        while (x > 2.0) {
-            x -= 1.0;
-            y += 1.0 / x;
+    if (x < R(1)) {
+        y -= R(1) / x;
+        x += R(1);
+    } else if (x < R(10)) {
+        while (x > R(2)) {
+            x -= R(1);
+            y += R(1) / x;
         }
     }
-    if (1.0 <= x && x <= 2.0) {
+    if (R(1) <= x && x <= R(2)) {
         const double P[6] = {-0.0020713321167745952, -0.045251321448739056, -0.28919126444774784,
                              -0.65031853770896507, -0.32555031186804491, 0.25479851061131551};
         const double Q[7] = {-0.55789841321675513e-6, 0.0021284987017821144, 0.054151797245674225,
                              0.43593529692665969, 1.4606242909763515, 2.0767117023730469, 1.0};
-        double g = x - 1569415565.0 / 1073741824.0;
+        double g = double(x) - 1569415565.0 / 1073741824.0;
         g -= (381566830.0 / 1073741824.0) / 1073741824.0;
         g -= 0.9016312093258695918615325266959189453125e-19;
-        const double r = cuarray_sp_polevl(x - 1.0, P) / cuarray_sp_polevl(x - 1.0, Q);
-        return y + g * 0.99558162689208984 + g * r;
+        const R r = cuarray_sp_polevl(x - R(1), P) / cuarray_sp_polevl(x - R(1), Q);
+        return y + R(g) * R(0.99558162689208984) + R(g) * r;
     }
     // Asymptotic series.
     const double A[7] = {8.33333333333333333333E-2, -2.10927960927960927961E-2,
                          7.57575757575757575758E-3, -4.16666666666666666667E-3,
                          3.96825396825396825397E-3, -8.33333333333333333333E-3,
                          8.33333333333333333333E-2};
-    double t = 0.0;
-    if (x < 1.0e17) {
-        const double z = 1.0 / (x * x);
+    R t = R(0);
+    if (x < R(1.0e17)) {
+        const R z = R(1) / (x * x);
         t = z * cuarray_sp_polevl(z, A);
     }
-    return y + log(x) - 0.5 / x - t;
+    return y + log(x) - R(0.5) / x - t;
 }
-__device__ __forceinline__ double cuarray_sp_digamma(double x) {
+__device__ __forceinline__ double cuarray_sp_psi(double x) { return cuarray_sp_psi_r<double>(x); }
+// Near the negative root r: SciPy sums the Taylor series sum zeta(n + 1, r) (-(x - r))^n
+// (up to 99 terms, each a Hurwitz zeta). The same series with its two leading terms of
+// each zeta summed in closed form, psi(x) = psi(r) + sum_k z / ((k + r)(k + x)) for
+// z = x - r: the k = 0, 1 terms exactly, the rest (k >= 2) as the power series
+// z sum_n zeta(n + 2, r + 2) (-z)^n, whose ratio |z| / 1.496 < 0.2 makes 20 terms reach
+// double precision (within 4e-16 of mpmath over |z| < 0.3, SciPy's window). Every term
+// has one sign, so float evaluates it to a few ulps with its first 12 terms (z in double).
+template <typename R> __device__ __forceinline__ R cuarray_sp_digamma_r(R x) {
+    constexpr bool F = sizeof(R) < sizeof(double);
     const double negroot = -0.504083008264455409, negrootval = 7.2897639029768949e-17;
-    if (fabs(x - negroot) < 0.3) {
-        // Taylor series around the negative root: sum zeta(n + 1, root) (-(x - root))^n.
-        double res = negrootval, coeff = -1.0;
-        const double z = x - negroot;
-        for (int n = 1; n < 100; n++) {
-            coeff *= -z;
-            const double term = coeff * cuarray_sp_zeta(n + 1, negroot);
-            res += term;
-            if (fabs(term) < 2.220446049250313e-16 * fabs(res)) break;
-        }
-        return res;
+    const double dz = double(x) - negroot;
+    if (fabs(dz) < 0.3) {
+        // zeta(n + 2, negroot + 2), highest n first.
+        const double C[20] = {
+            0.00021230094089949746, 0.0003175891442401357, 0.0004750983849279136, 0.0007107361968853116,
+            0.0010632734592477785, 0.001590746648516227, 0.002380069950809624, 0.0035615020417106053,
+            0.005330509396838975, 0.007981037191019603, 0.011956729288150052, 0.017931311290499935,
+            0.026938776410793626, 0.040595095830363755, 0.06150600545373637, 0.09410557231158634,
+            0.1466662943236801, 0.23722825947363896, 0.41728953034468597, 0.9381979690834112};
+        const R z = R(dz), r = R(negroot);
+        return R(negrootval) + z / (r * x) + z / (R(1.0 + negroot) * (R(1) + x)) +
+               z * cuarray_sp_polevl<F ? 8 : 0>(-z, C);
     }
-    return cuarray_sp_psi(x);
+    // Below the window, reflection cancels near the other negative roots: double.
+    if (F && x < R(negroot)) return R(cuarray_sp_psi_r<double>(double(x)));
+    return cuarray_sp_psi_r<R>(x);
 }
+__device__ __forceinline__ double cuarray_sp_digamma(double x) { return cuarray_sp_digamma_r<double>(x); }
 
 // ---- log Gamma with its sign, Gamma, beta (Cephes beta.c) ------------------------------
 __device__ __forceinline__ double cuarray_sp_lgam_sgn(double x, int* sgn) {
@@ -608,12 +639,13 @@ __device__ __forceinline__ double cuarray_sp_log_ndtr(double x) {
     if (x < -1.0) return log(erfcx(-t) / 2) - t * t;
     return log1p(-erfc(t) / 2);
 }
-__device__ __forceinline__ double cuarray_sp_i0e_d(double x) { return cuarray_sp_isnan(x) ? x : cuarray_sp_i0e(x); }
 __device__ __forceinline__ double cuarray_sp_i1e_d(double x) { return cuarray_sp_isnan(x) ? x : cuarray_sp_i1e(x); }
-CUARRAY_SPECIAL1_D(digamma, cuarray_sp_digamma)
+// digamma in float for f32 and narrower inputs where that is accurate (see above).
+CUARRAY_SPECIAL1(digamma, cuarray_sp_digamma_r<T>(a))
 CUARRAY_SPECIAL1_D(log_ndtr, cuarray_sp_log_ndtr)
-CUARRAY_SPECIAL1_D(i0e, cuarray_sp_i0e_d)
 CUARRAY_SPECIAL1_D(i1e, cuarray_sp_i1e_d)
+// i0e in the input's precision (float for f32 and narrower, as PyTorch's).
+CUARRAY_SPECIAL1(i0e, a != a ? a : cuarray_sp_i0e_r<T>(a))
 CUARRAY_SPECIAL1_D(k0, cuarray_sp_k0)
 CUARRAY_SPECIAL1_D(k0e, cuarray_sp_k0e)
 CUARRAY_SPECIAL1_D(k1, cuarray_sp_k1)

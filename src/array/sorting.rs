@@ -129,10 +129,14 @@ impl<T: Element> DeviceArray<T> {
             descending: largest,
         };
         let p = plan_sort("topk", self.layout(), axis, Some(k), T::DTYPE.size(), true)?;
+        // Selection reads the row once per key byte and sorts only the k candidates: cheaper
+        // than sorting the row (with its indices) whenever k is at most an eighth of it.
+        // Its write pass sums, per tile holding candidates, the counts of the tiles before
+        // it: past ROW_MAX candidates (most tiles hold some) only for up to 16384 tiles.
         if matches!(p.strategy, SortStrategy::Radix { .. })
             && p.n_rows == 1
-            && k <= ROW_MAX
             && k * 8 <= p.len
+            && (k <= ROW_MAX || topk_tiles(&p) <= 16384)
         {
             return self.topk_select(&p, order);
         }

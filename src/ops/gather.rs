@@ -4,7 +4,9 @@
 
 use super::Operand;
 use crate::kernels::cache::kernel;
-use crate::kernels::family::gather::{GatherKernel, GatherSpec, SHARED_BINS};
+use crate::kernels::family::gather::{
+    hist_edges_smem, GatherKernel, GatherSpec, HIST_EDGES_SMEM, SHARED_BINS,
+};
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
 use crate::shape::collapse;
@@ -214,6 +216,86 @@ pub(crate) fn count(
             bins,
             histogram,
             shared,
+        )
+    }
+}
+
+/// Counts of the elements of `x` per bin of the `bins + 1` increasing `edges` (NumPy's
+/// `histogram` with edges: NaN and values outside are not counted, the last bin is closed)
+/// into the zeroed u64 `out` of `bins` elements, or with `weights` (`n` contiguous f64
+/// values in `x`'s C order) their sums into the zeroed f64 `out`. One pass: a binary
+/// search per element, counters and edges in shared memory when they fit.
+pub(crate) fn count_edges(
+    device: &Device,
+    x: &Operand<'_>,
+    weights: Option<&Operand<'_>>,
+    edges: &Operand<'_>,
+    out: &Operand<'_>,
+) -> Result<()> {
+    const OP: &str = "histogram_with";
+    let _range = crate::profile::range(OP);
+    let n = x.layout().size();
+    let bins = edges.layout().size().saturating_sub(1);
+    let contiguous =
+        |o: &Operand<'_>, len: usize| o.layout().is_c_contiguous() && o.layout().size() == len;
+    let weighted = weights.is_some();
+    let out_ok = if weighted {
+        out.dtype() == crate::DType::F64
+    } else {
+        matches!(out.dtype(), crate::DType::I64 | crate::DType::U64)
+    };
+    if bins == 0
+        || edges.dtype() != x.dtype()
+        || !contiguous(edges, bins + 1)
+        || !out_ok
+        || !contiguous(out, bins)
+        || weights.is_some_and(|w| w.dtype() != crate::DType::F64 || !contiguous(w, n))
+    {
+        return Err(Error::invalid(
+            OP,
+            "the edges, weights and counts must be contiguous: edges of the input's dtype, \
+             f64 weights, i64 counts or f64 sums",
+        ));
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let s = space(OP, x.layout().shape(), &[x.layout().strides()], 0)?;
+    let smem = hist_edges_smem(x.dtype(), bins, weighted);
+    let shared = smem <= HIST_EDGES_SMEM;
+    let spec = GatherSpec {
+        kernel: GatherKernel::HistEdges { shared, weighted },
+        dtype: x.dtype(),
+        nd: s.dims.len() as u8,
+        index: s.index,
+    };
+    super::real_only("gather", &[spec.dtype])?;
+    let f = kernel(device, &spec)?;
+    // Shared counters: as many resident blocks as the shared memory allows (each flushes
+    // its `bins` counters once), at most 8 of 256 threads per multiprocessor.
+    let per_sm = if shared {
+        (160 * 1024 / smem.max(1)).clamp(1, 8) as u32
+    } else {
+        8
+    };
+    let grid = grid_for(n, device.multiprocessor_count() * per_sm);
+    // SAFETY: `f` is `spec`'s kernel (just above), a HistEdges one of `x`'s dtype, whose
+    // `shared` flag is set only when its shared memory fits HIST_EDGES_SMEM; `s` collapses
+    // `x`'s own shape and strides, so its offsets stay inside `x` (checked by its
+    // `Operand`); the edges (bins + 1, of x's dtype), `out` (bins, 8-byte) and the
+    // weights (n f64) were checked contiguous of those sizes above.
+    unsafe {
+        spec.launch_hist_edges(
+            device,
+            &f,
+            grid,
+            x,
+            (&s.dims, &s.strides),
+            n,
+            weights,
+            edges,
+            bins,
+            out,
         )
     }
 }

@@ -649,6 +649,95 @@ pub(crate) fn search(
     }
 }
 
+/// NumPy's interp: for each element of `values` (any layout), the value at it of the
+/// piecewise-linear function through the points of the 1-D `xp` (increasing) and `fp` (of
+/// `xp`'s length, at least 1), into the C-contiguous `out` of the values' shape and dtype;
+/// `left` / `right` below and above `xp`. One pass: a right search and the neighbours.
+pub(crate) fn interp(
+    device: &Device,
+    (xp, fp): (&Operand<'_>, &Operand<'_>),
+    values: &Operand<'_>,
+    out: &Operand<'_>,
+    (left, right): (Option<f64>, Option<f64>),
+) -> Result<()> {
+    let _range = crate::profile::range("interp");
+    let n = values.layout().size();
+    if n == 0 {
+        return Ok(());
+    }
+    let m = xp.layout().size();
+    let dtype = values.dtype();
+    if m == 0
+        || xp.layout().ndim() != 1
+        || fp.layout().shape() != xp.layout().shape()
+        || [xp.dtype(), fp.dtype(), out.dtype()]
+            .iter()
+            .any(|&d| d != dtype)
+        || out.layout().shape() != values.layout().shape()
+        || !out.layout().is_c_contiguous()
+    {
+        return Err(Error::invalid(
+            "interp",
+            "xp and fp must be 1-D of one non-zero length, and every operand of one dtype",
+        ));
+    }
+    let shape = values.layout().shape();
+    let c = collapse(shape, &[values.layout().strides(), &c_strides(shape)]);
+    let (dims, strides) = if c.shape.is_empty() {
+        (vec![1], vec![vec![0], vec![0]])
+    } else {
+        (c.shape, c.strides)
+    };
+    if dims.len() > MAX_DIMS {
+        return Err(Error::invalid(
+            "interp",
+            "too many dimensions after merging (make the values contiguous first)",
+        ));
+    }
+    let (sxp, sfp) = (xp.layout().strides()[0], fp.layout().strides()[0]);
+    let reach: usize = dims
+        .iter()
+        .zip(&strides[0])
+        .map(|(&e, &s)| e.saturating_sub(1) * s.unsigned_abs())
+        .sum::<usize>()
+        .max(m * sxp.unsigned_abs().max(sfp.unsigned_abs()));
+    let spec = SortSpec {
+        kernel: SortKernel::Interp {
+            nd: dims.len() as u8,
+        },
+        dtype,
+        descending: false,
+        values: false,
+        out_keys: true,
+        out_idx: false,
+        min_blocks: 0,
+        index: index_width(n.max(m), reach.max(n)),
+    };
+    super::real_only("interp", &[dtype])?;
+    let f = kernel(device, &spec)?;
+    let grid = n
+        .div_ceil(f.block_threads as usize)
+        .min((device.multiprocessor_count() * f.blocks_per_sm) as usize) as u32;
+    // SAFETY: `f` is `spec`'s kernel (just above), an Interp one of the values' dtype,
+    // which `xp`, `fp` and `out` share (checked above); `m >= 1` points of `xp` and `fp`,
+    // 1-D, lie inside their buffers by their own `Operand`s at their strides; `dims` and
+    // `strides` collapse the values' own layout and `out`'s C-contiguous one of the same
+    // shape (checked above).
+    unsafe {
+        spec.launch_interp(
+            device,
+            &f,
+            grid,
+            (xp, sxp, fp, sfp, m),
+            values,
+            out,
+            (&dims, &strides),
+            n,
+            (left, right),
+        )
+    }
+}
+
 /// Top-k by radix selection over the single row of `p` (`p.n_rows == 1`): the histogram of
 /// digit `pass` (most significant first) into `hist` (u64, key bytes x 256, zero before the
 /// first pass).

@@ -11,7 +11,8 @@ use crate::ops::elementwise::{spec_for, Variant};
 pub enum Source {
     /// CUDA's math library (an NVRTC built-in), in the input's precision.
     CudaMath,
-    /// A port of the Cephes algorithm as SciPy has it, evaluated in double.
+    /// A port of the Cephes algorithm as SciPy has it, evaluated in double (i0e and
+    /// digamma: in float for `f32` and narrower inputs, within a few ulps).
     Cephes,
     /// A short formula written here (SciPy's definition), in the input's precision.
     Formula,

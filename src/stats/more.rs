@@ -5,6 +5,7 @@ use crate::array::DeviceArray;
 use crate::element::{DType, FloatElement, IntElement};
 use crate::kernels::abi::Scalar;
 use crate::libs::blas::GemmElement;
+use crate::ops::gather;
 use crate::shape::{normalize_axis, SliceElem};
 use crate::{Error, Result};
 
@@ -149,26 +150,14 @@ pub(crate) const HIST_BIN_BODY: &str = "long long i = in0 - 1; \
 if (in1 == in2) i = s0 - 1; \
 out0 = (in1 != in1 || i < 0 || i >= s0) ? s0 : i;";
 
-/// Body of `interp`: `in0` x, `in1` the count of `xp <= x`, `in2`/`in3` the neighbouring
-/// `xp`, `in4`/`in5` the neighbouring `fp`; `s0` `xp`'s length, `s1`/`s2` whether `left`
-/// / `right` are given, `s3`/`s4` their values.
-pub(crate) const INTERP_BODY: &str = "const double x = double(in0); double r; \
-if (x != x) { r = x; } \
-else if (in1 == 0) { r = s1 ? s3 : double(in4); } \
-else if (in1 == s0) { r = (x == double(in2)) ? double(in4) : (s2 ? s4 : double(in4)); } \
-else { const double x0 = double(in2), x1 = double(in3), f0 = double(in4), f1 = double(in5); \
-const double slope = (f1 - f0) / (x1 - x0); r = slope * (x - x0) + f0; \
-if (r != r) { r = slope * (x - x1) + f1; if (r != r && f0 == f1) r = f0; } } \
-out0 = out0_t(r);";
-
 /// A histogram of `a` (flattened) over the increasing bin `edges` (NumPy's `histogram` with
 /// an array of edges): bin `i` counts `edges[i] <= x < edges[i + 1]`, the last bin also its
 /// right edge; NaN and values outside the edges are not counted. With `weights` (of `a`'s
 /// shape) each value adds its weight; with `density` the result is divided by the total
 /// and the bin widths, so that it integrates to 1. Counts and sums come back as `f64`.
 ///
-/// One binary search per value (`searchsorted`), a bin-index kernel and an atomic
-/// scatter-add (`index_add`).
+/// One pass over the data: a binary search per value among the edges, counted in shared
+/// memory per block when the edges fit (some 4000 edges of `f64`), else with global atomics.
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
@@ -200,23 +189,38 @@ pub fn histogram_with<T: FloatElement>(
     if weights.is_some_and(|w| w.shape() != a.shape()) {
         return Err(Error::invalid(OP, "weights must have the array's shape"));
     }
+    edges.used_by(OP, a.device())?;
     let device = a.device();
     let nb = edges.size() - 1;
-    let x = a.reshape([a.size()])?;
-    let bin = bin_index(&x, edges)?;
-    let counts = DeviceArray::<f64>::zeros(device, [nb + 1])?;
-    let values = match weights {
-        Some(w) => w.reshape([w.size()])?.astype::<f64>()?,
-        None => DeviceArray::<f64>::ones(device, [1])?.broadcast_to([x.size()])?,
+    let e = edges.contiguous()?;
+    let hist = match weights {
+        Some(w) => {
+            w.used_by(OP, device)?;
+            let w = w.astype::<f64>()?.contiguous()?;
+            let sums = DeviceArray::<f64>::zeros(device, [nb])?;
+            gather::count_edges(
+                device,
+                &a.operand()?,
+                Some(&w.operand()?),
+                &e.operand()?,
+                &sums.operand()?,
+            )?;
+            sums
+        }
+        None => {
+            let counts = DeviceArray::<i64>::zeros(device, [nb])?;
+            gather::count_edges(
+                device,
+                &a.operand()?,
+                None,
+                &e.operand()?,
+                &counts.operand()?,
+            )?;
+            counts.astype::<f64>()?
+        }
     };
-    counts.index_add(0, &bin, &values)?;
-    let hist = counts.slice([SliceElem::Range {
-        start: Some(0),
-        end: Some(nb as isize),
-        step: 1,
-    }])?;
     if !density {
-        return hist.contiguous();
+        return Ok(hist);
     }
     let widths = edges.astype::<f64>()?.diff(1, 0)?;
     (&hist / &widths)? / &hist.sum()?
@@ -366,9 +370,9 @@ pub fn bincount_weighted<T: IntElement, W: FloatElement>(
 
 /// One-dimensional piecewise-linear interpolation (NumPy's `interp`): the values at `x` of
 /// the function through the points `(xp, fp)` (`xp` increasing); `left` / `right` (default
-/// `fp[0]` / `fp[-1]`) below and above `xp`. NaN in `x` gives NaN. A binary search per
-/// value (`searchsorted`), four gathers of the neighbouring points and one elementwise
-/// kernel with NumPy's slope rules.
+/// `fp[0]` / `fp[-1]`) below and above `xp`. NaN in `x` gives NaN. One kernel: a binary
+/// search per value (as `searchsorted`, narrowed by splitters in shared memory), the two
+/// neighbouring points, and NumPy's slope rules, in `f64`.
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
@@ -400,34 +404,15 @@ pub fn interp<T: FloatElement>(
             ),
         ));
     }
-    let device = x.device();
-    let n = xp.size() as i64;
-    let pos = crate::searchsorted(xp, x, true)?;
-    let lo = ((&pos - 1i64)?).clip(0, n - 1)?;
-    let hi = pos.clip(0, n - 1)?;
-    let (x0, x1) = (xp.take(&lo, None)?, xp.take(&hi, None)?);
-    let (f0, f1) = (fp.take(&lo, None)?, fp.take(&hi, None)?);
-    let out = DeviceArray::<T>::alloc_for(OP, device, x.shape())?;
-    crate::ops::elementwise::run(
-        device,
-        "interp",
-        INTERP_BODY,
-        &[out.operand()?],
-        &[
-            x.operand()?,
-            pos.operand()?,
-            x0.operand()?,
-            x1.operand()?,
-            f0.operand()?,
-            f1.operand()?,
-        ],
-        &[
-            Scalar::of(n),
-            Scalar::of(i32::from(left.is_some())),
-            Scalar::of(i32::from(right.is_some())),
-            Scalar::of(left.map_or(0.0, |v| v.to_f64())),
-            Scalar::of(right.map_or(0.0, |v| v.to_f64())),
-        ],
+    xp.used_by(OP, x.device())?;
+    fp.used_by(OP, x.device())?;
+    let out = DeviceArray::<T>::alloc_for(OP, x.device(), x.shape())?;
+    crate::ops::sort::interp(
+        x.device(),
+        (&xp.operand()?, &fp.operand()?),
+        &x.operand()?,
+        &out.operand()?,
+        (left.map(|v| v.to_f64()), right.map(|v| v.to_f64())),
     )?;
     Ok(out)
 }
@@ -536,15 +521,19 @@ pub(crate) fn kernel_specs(d: DType) -> Vec<crate::kernels::KernelSpec> {
             variant,
             index: IndexWidth::I32,
         }));
-        v.push(crate::kernels::KernelSpec::from(ElementwiseSpec {
-            op: "interp".into(),
-            body: INTERP_BODY.into(),
-            preamble: Text::EMPTY,
-            inputs: TypeList::new(&[d, DType::I64, d, d, d, d]),
-            outputs: TypeList::new(&[d]),
-            scalars: TypeList::new(&[DType::I64, DType::I32, DType::I32, DType::F64, DType::F64]),
-            variant,
-            index: IndexWidth::I32,
+    }
+    // interp's one-pass kernel (the sort family's search with its epilogue).
+    use crate::kernels::family::sort::{SortKernel, SortSpec};
+    for (nd, index) in [(1, IndexWidth::I32), (2, IndexWidth::I64)] {
+        v.push(crate::kernels::KernelSpec::from(SortSpec {
+            kernel: SortKernel::Interp { nd },
+            dtype: d,
+            descending: false,
+            values: false,
+            out_keys: true,
+            out_idx: false,
+            min_blocks: 0,
+            index,
         }));
     }
     v

@@ -2569,7 +2569,7 @@ pub fn array_sorting_112() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_205() -> Result<(), String> {
+pub fn array_sorting_209() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[3, 1, 3, 2, 1])?;
@@ -2579,7 +2579,7 @@ pub fn array_sorting_205() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sorting_250() -> Result<(), String> {
+pub fn array_sorting_254() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let s = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 2.0, 2.0, 3.0])?;
@@ -7582,7 +7582,7 @@ pub fn sparse_ops_228() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_22() -> Result<(), String> {
+pub fn special_mod_23() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{special, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -7599,7 +7599,7 @@ pub fn special_mod_22() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_216() -> Result<(), String> {
+pub fn special_mod_219() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[1.0f64])?;
@@ -7610,7 +7610,7 @@ pub fn special_mod_216() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_244() -> Result<(), String> {
+pub fn special_mod_247() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 1.0])?;
@@ -7620,7 +7620,7 @@ pub fn special_mod_244() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_266() -> Result<(), String> {
+pub fn special_mod_269() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 0.0])?;
@@ -7630,7 +7630,7 @@ pub fn special_mod_266() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_290() -> Result<(), String> {
+pub fn special_mod_293() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 1000.0])?;
@@ -7668,7 +7668,7 @@ pub fn stats_convolve_113() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_68() -> Result<(), String> {
+pub fn stats_more_69() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let m = cuarray::DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 2.0, 1.0, 0.0], &[2, 3])?;
@@ -7678,7 +7678,7 @@ pub fn stats_more_68() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_95() -> Result<(), String> {
+pub fn stats_more_96() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let m = cuarray::DeviceArray::from_host(&dev, &[0.0f64, 1.0, 2.0, 4.0, 2.0, 0.0], &[2, 3])?;
@@ -7688,7 +7688,7 @@ pub fn stats_more_95() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_128() -> Result<(), String> {
+pub fn stats_more_129() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 5.0])?;
@@ -7698,7 +7698,7 @@ pub fn stats_more_128() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_173() -> Result<(), String> {
+pub fn stats_more_162() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[0.5f64, 1.5, 1.7, 3.0, 9.0])?;
@@ -7709,7 +7709,7 @@ pub fn stats_more_173() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_259() -> Result<(), String> {
+pub fn stats_more_263() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[0.0f64, 0.4, 1.0, 1.0])?;
@@ -7722,7 +7722,7 @@ pub fn stats_more_259() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_325() -> Result<(), String> {
+pub fn stats_more_329() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[1u8, 3, 1, 0])?;
@@ -7733,7 +7733,7 @@ pub fn stats_more_325() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_373() -> Result<(), String> {
+pub fn stats_more_377() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let xp = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 3.0])?;
@@ -7746,7 +7746,7 @@ pub fn stats_more_373() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_438() -> Result<(), String> {
+pub fn stats_more_423() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 2.0, 4.0, 7.0, 11.0])?;
@@ -7756,7 +7756,7 @@ pub fn stats_more_438() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn stats_more_481() -> Result<(), String> {
+pub fn stats_more_466() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f32, 0.0, 0.0])?;
@@ -8682,8 +8682,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/sorting.rs:72", array_sorting_72, 1),
     ("src/array/sorting.rs:93", array_sorting_93, 1),
     ("src/array/sorting.rs:112", array_sorting_112, 1),
-    ("src/array/sorting.rs:205", array_sorting_205, 1),
-    ("src/array/sorting.rs:250", array_sorting_250, 1),
+    ("src/array/sorting.rs:209", array_sorting_209, 1),
+    ("src/array/sorting.rs:254", array_sorting_254, 1),
     ("src/array/transfer.rs:29", array_transfer_29, 1),
     ("src/array/transfer.rs:83", array_transfer_83, 1),
     ("src/array/transfer.rs:137", array_transfer_137, 1),
@@ -9082,22 +9082,22 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/ops.rs:75", sparse_ops_75, 1),
     ("src/sparse/ops.rs:158", sparse_ops_158, 1),
     ("src/sparse/ops.rs:228", sparse_ops_228, 1),
-    ("src/special/mod.rs:22", special_mod_22, 1),
-    ("src/special/mod.rs:216", special_mod_216, 1),
-    ("src/special/mod.rs:244", special_mod_244, 1),
-    ("src/special/mod.rs:266", special_mod_266, 1),
-    ("src/special/mod.rs:290", special_mod_290, 1),
+    ("src/special/mod.rs:23", special_mod_23, 1),
+    ("src/special/mod.rs:219", special_mod_219, 1),
+    ("src/special/mod.rs:247", special_mod_247, 1),
+    ("src/special/mod.rs:269", special_mod_269, 1),
+    ("src/special/mod.rs:293", special_mod_293, 1),
     ("src/stats/convolve.rs:87", stats_convolve_87, 1),
     ("src/stats/convolve.rs:113", stats_convolve_113, 1),
-    ("src/stats/more.rs:68", stats_more_68, 1),
-    ("src/stats/more.rs:95", stats_more_95, 1),
-    ("src/stats/more.rs:128", stats_more_128, 1),
-    ("src/stats/more.rs:173", stats_more_173, 1),
-    ("src/stats/more.rs:259", stats_more_259, 1),
-    ("src/stats/more.rs:325", stats_more_325, 1),
-    ("src/stats/more.rs:373", stats_more_373, 1),
-    ("src/stats/more.rs:438", stats_more_438, 1),
-    ("src/stats/more.rs:481", stats_more_481, 1),
+    ("src/stats/more.rs:69", stats_more_69, 1),
+    ("src/stats/more.rs:96", stats_more_96, 1),
+    ("src/stats/more.rs:129", stats_more_129, 1),
+    ("src/stats/more.rs:162", stats_more_162, 1),
+    ("src/stats/more.rs:263", stats_more_263, 1),
+    ("src/stats/more.rs:329", stats_more_329, 1),
+    ("src/stats/more.rs:377", stats_more_377, 1),
+    ("src/stats/more.rs:423", stats_more_423, 1),
+    ("src/stats/more.rs:466", stats_more_466, 1),
     ("src/stats/quantile.rs:97", stats_quantile_97, 1),
     ("src/stats/quantile.rs:412", stats_quantile_412, 1),
     ("src/stats/quantile.rs:440", stats_quantile_440, 1),

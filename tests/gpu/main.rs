@@ -69,6 +69,7 @@ mod specs;
 mod statistics;
 #[path = "../support/stats.rs"]
 mod stats;
+mod stats_binning;
 mod streams;
 mod transfer;
 mod user;
@@ -121,6 +122,7 @@ fn main() {
     fusion::trials(&mut trials);
     special::trials(&mut trials);
     statistics::trials(&mut trials);
+    stats_binning::trials(&mut trials);
     ndimage::trials(&mut trials);
     ndimage_measure::trials(&mut trials);
     ndimage_interp::trials(&mut trials);

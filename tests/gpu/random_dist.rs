@@ -282,6 +282,17 @@ fn choice(dev: &Device) -> TResult {
         sorted.len() == x.len(),
         "choice without replacement repeated an index"
     );
+    // A large sample (2^17 of 2^20: the radix selection with many candidate tiles).
+    let x = g.choice(1 << 20, &[1 << 17], false, None)?.to_host()?;
+    let y = h.choice(1 << 20, &[1 << 17], false, None)?;
+    ensure!(
+        x == y,
+        "large choice without replacement: device and host differ"
+    );
+    let mut sorted = x.clone();
+    sorted.sort();
+    sorted.dedup();
+    ensure!(sorted.len() == x.len(), "large choice repeated an index");
     let x = g.choice(1000, &[10, 50], false, Some(&pd))?;
     ensure!(x.shape() == [10, 50], "shape {:?}", x.shape());
     let y = h.choice(1000, &[10, 50], false, Some(&p))?;

@@ -473,7 +473,29 @@ fn many_tiles(dev: &Device, rng: &mut Rng) -> TResult {
     Ok(())
 }
 
+/// topk of a long row with a large k (a ninth of the row: the radix selection with
+/// candidates in most tiles) and many ties, smallest and largest, against the host's
+/// stable order (ties in index order).
+fn topk_large_k(dev: &Device) -> TResult {
+    let n = (1usize << 20) + 17;
+    let mut rng = Rng::for_name("sorting/topk/large_k");
+    let h: Vec<f32> = (0..n)
+        .map(|_| (rng.range(-4.0, 4.0) * 64.0).round() as f32 / 64.0)
+        .collect();
+    let hn = HostNd::new(h, &[n]);
+    let a = DeviceArray::from_slice(dev, &hn.data)?;
+    let k = n / 9;
+    for desc in [false, true] {
+        let (wv, wi) = host_topk(&hn, 0, k, desc);
+        let (v, i) = a.topk(k, 0, desc)?;
+        ensure!(v.to_host()? == wv.data, "topk({k}, largest {desc}) values");
+        ensure!(i.to_host()? == wi.data, "topk({k}, largest {desc}) indices");
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
+    out.push(gpu_trial("sorting/topk/f32/large_k_ties", topk_large_k));
     macro_rules! per_dtype {
         ($($t:ty),*) => {$(
             let d = <$t as cuarray::Element>::DTYPE.name();

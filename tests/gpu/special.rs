@@ -367,6 +367,67 @@ fn softmax_family(dev: &Device) -> TResult {
     Ok(())
 }
 
+/// digamma and i0e of f32 (evaluated in float) against the f64 functions (Cephes in
+/// double, SciPy's values) at the same f32 inputs: a dense sweep over the float path's
+/// domain, both sides of the negative root, the positive root, near 0 and large values.
+fn float_paths(dev: &Device) -> TResult {
+    let mut xs: Vec<f32> = (0..200_000)
+        .map(|i| -0.8 + 30.8 * i as f32 / 200_000.0)
+        .collect();
+    let root = -0.504_083_f32;
+    xs.extend((-500..500).map(|i| root + i as f32 * 6e-8));
+    xs.extend((-500..500).map(|i| 1.461_632_1_f32 + i as f32 * 1.2e-7));
+    xs.extend((0..300).map(|i| 10f32.powf(-30.0 + 0.2 * i as f32)));
+    xs.extend((0..300).map(|i| -(10f32.powf(-30.0 + 0.099 * i as f32))));
+    xs.extend([
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -1.0,
+        -2.5,
+        -7.25,
+    ]);
+    let x32 = DeviceArray::from_slice(dev, &xs)?;
+    let x64 = x32.astype::<f64>()?;
+    for (name, f) in [
+        (
+            "digamma",
+            special::digamma::<f32> as fn(&DeviceArray<f32>) -> _,
+        ),
+        ("i0e", special::i0e::<f32>),
+    ] {
+        let got = f(&x32)?.to_host()?;
+        let want = match name {
+            "digamma" => special::digamma(&x64)?,
+            _ => special::i0e(&x64)?,
+        }
+        .to_host()?;
+        let mut bad = Vec::new();
+        for ((&x, &g), &w) in xs.iter().zip(&got).zip(&want) {
+            let w32 = w as f32 as f64;
+            let ok = if w32.is_nan() {
+                g.is_nan()
+            } else if w32.is_infinite() {
+                g as f64 == w32
+            } else {
+                (g as f64 - w32).abs() <= 4e-6 * w32.abs() + 1e-6
+            };
+            if !ok {
+                bad.push(format!("{name}({x:e}) = {g:e}, f64 path {w:e}"));
+            }
+        }
+        ensure!(
+            bad.is_empty(),
+            "{} mismatches:\n{}",
+            bad.len(),
+            bad[..bad.len().min(20)].join("\n")
+        );
+    }
+    Ok(())
+}
+
 pub fn trials(out: &mut Vec<Trial>) {
     for (name, d) in [
         ("f32", DType::F32),
@@ -385,6 +446,10 @@ pub fn trials(out: &mut Vec<Trial>) {
     out.push(gpu_trial("special/f32/against_scipy", |dev| {
         against_scipy::<f32>(dev, |v| v as f32, |v| v as f64, true)
     }));
+    out.push(gpu_trial(
+        "special/f32/digamma_i0e_float_paths",
+        float_paths,
+    ));
     out.push(gpu_trial("special/f64/layouts_0d_empty_f16", layouts));
     out.push(gpu_trial("special/f64/softmax_logsumexp", softmax_family));
 }

@@ -11,6 +11,10 @@
 //!   long long bins` (dynamic shared memory: `4 * bins` bytes when `shared`);
 //! - `Histogram`: `const T* x, Indexer<1, ND, I> ix, long long n, const T* edges,
 //!   long long bins, double lo, double hi, unsigned long long* out` (shared as bincount);
+//! - `HistEdges`: `const T* x, const double* w, Indexer<1, ND, I> ix, long long n,
+//!   const T* edges, long long bins, A* out` with `A` `unsigned long long` (counts) or
+//!   `double` (`weighted`: sums of the contiguous f64 `w`, null otherwise); dynamic shared
+//!   memory when `shared`: [`hist_edges_smem`] bytes (the counters, then the edges);
 //! - `Edges`: `T* edges, long long bins, double lo, double hi`.
 //!
 //! `Gather` and `Scatter` wrap a negative index once by `extent`; passed `-extent`, they
@@ -29,6 +33,17 @@ use std::fmt::Write as _;
 
 /// Most bins counted in shared memory (48 KiB of 32-bit counters).
 pub(crate) const SHARED_BINS: usize = 12 * 1024;
+
+/// Most dynamic shared memory of a `HistEdges { shared: true }` kernel (its default limit).
+pub(crate) const HIST_EDGES_SMEM: usize = 48 * 1024;
+
+/// The dynamic shared memory of a `HistEdges { shared: true }` kernel over `bins` bins of
+/// `dtype` edges: the counters (4 bytes, 8 with weights) padded to 16 bytes, then the
+/// `bins + 1` edges.
+pub(crate) fn hist_edges_smem(dtype: DType, bins: usize, weighted: bool) -> usize {
+    let counters = bins * if weighted { 8 } else { 4 };
+    counters.next_multiple_of(16) + (bins + 1) * dtype.size()
+}
 
 /// Which kernel of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -49,6 +64,13 @@ pub(crate) enum GatherKernel {
     Histogram {
         /// Counters in shared memory.
         shared: bool,
+    },
+    /// Counts (or sums of weights) per bin of increasing edges, by binary search.
+    HistEdges {
+        /// Counters and edges in shared memory.
+        shared: bool,
+        /// Sums of f64 weights rather than counts.
+        weighted: bool,
     },
     /// The bin edges.
     Edges,
@@ -128,6 +150,12 @@ impl Family for GatherSpec {
             GatherKernel::Bincount { shared: false } => "bincount",
             GatherKernel::Histogram { shared: true } => "histogram_sh",
             GatherKernel::Histogram { shared: false } => "histogram",
+            GatherKernel::HistEdges { shared, weighted } => match (shared, weighted) {
+                (true, false) => "hist_edges_sh",
+                (false, false) => "hist_edges",
+                (true, true) => "hist_edges_w_sh",
+                (false, true) => "hist_edges_w",
+            },
             GatherKernel::Edges => "edges",
             GatherKernel::GatherN { k } => return self.symbol_n("gather_n", k),
             GatherKernel::ScatterN { k, add: false } => return self.symbol_n("scatter_n", k),
@@ -243,6 +271,30 @@ impl Family for GatherSpec {
                 let _ = writeln!(
                     src,
                     "    typedef {idx} I;\n    histogram<T, {c}, {nd}, I, {shared}>(x, ix, (I)n, edges, (I)bins, lo, hi, out);\n}}"
+                );
+            }
+            GatherKernel::HistEdges { shared, weighted } => {
+                let (a, c) = if weighted {
+                    ("double", "double")
+                } else {
+                    ("unsigned long long", "unsigned int")
+                };
+                let out = format!("{a}* out");
+                open(
+                    src,
+                    &[
+                        "const T* x",
+                        "const double* w",
+                        "const Indexer<1, ND, IW> ix",
+                        "const long long n",
+                        "const T* edges",
+                        "const long long bins",
+                        &out,
+                    ],
+                );
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    histogram_edges<T, {a}, {c}, {nd}, I, {shared}, {weighted}>(x, w, ix, (I)n, edges, (I)bins, out);\n}}"
                 );
             }
             GatherKernel::Edges => {
@@ -372,6 +424,11 @@ pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
             GatherKernel::Histogram { shared: false },
             GatherKernel::Edges,
         ]);
+        for shared in [true, false] {
+            for weighted in [true, false] {
+                kernels.push(GatherKernel::HistEdges { shared, weighted });
+            }
+        }
     } else if dtype != DType::Bool {
         kernels.extend([
             GatherKernel::Bincount { shared: true },
@@ -619,6 +676,59 @@ impl GatherSpec {
         // buffer, that `out` holds `bins` counts and the edges bins + 1 values; the kernel
         // adds a count only for a bin below `bins`; `smem` is the 4 * bins bytes the shared
         // counters take (0 without them), which the contract keeps within the limit.
+        unsafe { args.launch_with(device, f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
+    }
+
+    /// Launches the `HistEdges` kernel `f` of this spec over the `n` elements of `x`
+    /// (collapsed `dims` and `strides`), binned among the `bins + 1` increasing `edges`,
+    /// into the zeroed `out` of `bins` elements (u64 counts, or f64 sums of `weights`, the
+    /// `n` contiguous f64 weights in `x`'s C order, when the spec is `weighted`).
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), a `HistEdges`
+    ///   one, and `x` and `edges` are of its dtype;
+    /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
+    ///   offset through `strides[0]` stays inside `x`'s buffer, within `self.index`;
+    /// - `edges` holds `bins + 1` contiguous elements, `out` `bins` contiguous u64 (counts)
+    ///   or f64 (weighted) elements, `weights` (given exactly when weighted) `n` contiguous
+    ///   f64 elements;
+    /// - when shared, `hist_edges_smem(dtype, bins, weighted)` is at most `HIST_EDGES_SMEM`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn launch_hist_edges(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        x: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        weights: Option<&Operand<'_>>,
+        edges: &Operand<'_>,
+        bins: usize,
+        out: &Operand<'_>,
+    ) -> Result<()> {
+        let GatherKernel::HistEdges { shared, weighted } = self.kernel else {
+            return Err(Error::invalid("histogram", "not a HistEdges kernel"));
+        };
+        let mut args = KernelArgs::new();
+        args.ptr(x.ptr())
+            .ptr(weights.map_or(0, |w| w.ptr()))
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64)
+            .ptr(edges.ptr())
+            .i64(bins as i64)
+            .ptr(out.ptr());
+        let smem = if shared {
+            hist_edges_smem(self.dtype, bins, weighted) as u32
+        } else {
+            0
+        };
+        // SAFETY: arguments in the order the HistEdges wrapper declares them (x, w, the
+        // Indexer, n, edges, bins, out); the caller guarantees (# Safety) that `f` is this
+        // spec's kernel, that the input's offsets lie inside its buffer, that the weights
+        // (read only when weighted) cover `n` elements, the edges `bins + 1` and `out`
+        // `bins`; the kernel adds only to bins below `bins`; `smem` is the counters and
+        // edges the shared kernel keeps, within the default limit by the contract.
         unsafe { args.launch_with(device, f, (grid, 1, 1), (f.block_threads, 1, 1), smem) }
     }
 

@@ -2,6 +2,7 @@
 //! declares them and holds the one unsafe launch.
 
 use super::*;
+use crate::kernels::abi::Scalar;
 
 /// Dimensions and one operand's strides along them.
 pub(crate) type Dims<'a> = (&'a [usize], &'a [isize]);
@@ -212,6 +213,51 @@ impl SortSpec {
         // values, out, the Indexer, n); the caller guarantees (# Safety) that `f` is this
         // spec's kernel and that sorted[i * sa] for i < m, and the values' and output's
         // offsets of flat indices below n, lie inside their buffers.
+        unsafe { args.launch(device, f, grid) }
+    }
+
+    /// Launches the `Interp` kernel `f` of this spec: for each of the `n` values (collapsed
+    /// `dims`, `strides[0]` the values', `strides[1]` the output's), NumPy's interp through
+    /// the `m` points `(xp[i * sxp], fp[i * sfp])` into `out`; `left` / `right` replace
+    /// `fp[0]` / `fp[m - 1]` outside when given.
+    ///
+    /// # Safety
+    /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), an `Interp`
+    ///   one, and `xp`, `fp`, `values` and `out` are of its dtype;
+    /// - `m >= 1`, and `xp[i * sxp]`, `fp[i * sfp]` for `i < m` lie inside their buffers;
+    /// - `dims` has the spec's `nd` dimensions of product `n`, and the values' and output's
+    ///   offsets of flat indices below `n` lie inside their buffers, within `self.index`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn launch_interp(
+        &self,
+        device: &Device,
+        f: &Kernel,
+        grid: u32,
+        (xp, sxp, fp, sfp, m): (&Operand<'_>, isize, &Operand<'_>, isize, usize),
+        values: &Operand<'_>,
+        out: &Operand<'_>,
+        (dims, strides): (&[usize], &[Vec<isize>]),
+        n: usize,
+        (left, right): (Option<f64>, Option<f64>),
+    ) -> Result<()> {
+        let mut args = KernelArgs::new();
+        args.ptr(xp.ptr())
+            .i64(m as i64)
+            .i64(sxp as i64)
+            .ptr(fp.ptr())
+            .i64(sfp as i64)
+            .ptr(values.ptr())
+            .ptr(out.ptr())
+            .indexer(self.index, n, dims, strides)
+            .i64(n as i64)
+            .scalar(&Scalar::of(i32::from(left.is_some())))
+            .scalar(&Scalar::of(i32::from(right.is_some())))
+            .push_f64(left.unwrap_or(0.0))
+            .push_f64(right.unwrap_or(0.0));
+        // SAFETY: arguments in the order the Interp wrapper declares them (xp, m, sxp, fp,
+        // sfp, values, out, the Indexer, n, has_left, has_right, left, right); the caller
+        // guarantees (# Safety) that `f` is this spec's kernel, that the m points and the
+        // values' and output's offsets of flat indices below n lie inside their buffers.
         unsafe { args.launch(device, f, grid) }
     }
 

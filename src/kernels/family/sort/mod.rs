@@ -107,6 +107,12 @@ pub(crate) enum SortKernel {
         /// `side='right'`.
         right: bool,
     },
+    /// NumPy's interp of values over `nd` dimensions: a right search and the line through
+    /// the two neighbouring points.
+    Interp {
+        /// Value (and output) dimensions.
+        nd: u8,
+    },
 }
 
 /// One kernel of the sort family.
@@ -330,7 +336,7 @@ impl Family for SortSpec {
             SortKernel::Rows { threads: 32, .. } => BLOCK,
             SortKernel::Rows { threads, .. } | SortKernel::Pass { threads, .. } => threads as u32,
             SortKernel::Hist { copies, .. } if copies > 1 => HIST_THREADS,
-            SortKernel::Search { .. } => SEARCH_THREADS,
+            SortKernel::Search { .. } | SortKernel::Interp { .. } => SEARCH_THREADS,
             SortKernel::Hist { .. }
             | SortKernel::TopkHist { .. }
             | SortKernel::TopkSelect { .. } => BLOCK,
@@ -375,6 +381,7 @@ impl Family for SortSpec {
                 if right { "search_right" } else { "search_left" }.to_string(),
                 format!("d{nd}"),
             ),
+            SortKernel::Interp { nd } => ("interp".to_string(), format!("d{nd}")),
             SortKernel::TopkHist { nd } => {
                 (format!("topk_hist_{}", self.order()), format!("d{nd}"))
             }
@@ -559,6 +566,28 @@ impl Family for SortSpec {
                     b(right)
                 );
             }
+            SortKernel::Interp { nd } => {
+                let params = [
+                    "const in0_t* xp".to_string(),
+                    "const long long m".to_string(),
+                    "const long long sxp".to_string(),
+                    "const in0_t* fp".to_string(),
+                    "const long long sfp".to_string(),
+                    "const in0_t* v".to_string(),
+                    "in0_t* out".to_string(),
+                    format!("const Indexer<2, {nd}, {idx}> ix"),
+                    "const long long n".to_string(),
+                    "const int has_left".to_string(),
+                    "const int has_right".to_string(),
+                    "const double left".to_string(),
+                    "const double right".to_string(),
+                ];
+                open(src, &params);
+                let _ = writeln!(
+                    src,
+                    "    typedef {idx} I;\n    interp_sorted<in0_t, {nd}, I>(xp, (I)m, (I)sxp, fp, (I)sfp, v, out, ix, (I)n, has_left, has_right, left, right);\n}}"
+                );
+            }
         }
     }
 }
@@ -696,6 +725,12 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
     for right in [false, true] {
         v.push(SortSpec {
             kernel: SortKernel::Search { nd: 1, right },
+            ..base.clone()
+        });
+    }
+    if base.dtype.is_float() {
+        v.push(SortSpec {
+            kernel: SortKernel::Interp { nd: 1 },
             ..base.clone()
         });
     }
