@@ -1,7 +1,8 @@
 //! Host plans of sparse structure: assembling CSR from triplets (sorted, duplicates
 //! summed) and the checks of a structure's lengths. Pure host logic, tested here.
 
-use crate::{Error, Result};
+use crate::array::same_device;
+use crate::{Device, Error, Result};
 
 /// A CSR structure on the host: `m + 1` row offsets, column indices sorted within each
 /// row without duplicates, and values.
@@ -172,6 +173,21 @@ pub(crate) fn diag_triplets<T: Copy>(
         }
     }
     Ok((r, c, v))
+}
+
+/// The device parts of a sparse matrix: each 1-D, all on one device (`parts`: name,
+/// dimensions and device of each, the first one's device being the matrix's).
+pub(crate) fn check_parts(op: &'static str, parts: [(&str, usize, &Device); 3]) -> Result<()> {
+    for (name, nd, _) in parts {
+        if nd != 1 {
+            return Err(Error::invalid(
+                op,
+                format!("{name} must be 1-D, got {nd}-D"),
+            ));
+        }
+    }
+    same_device(op, parts[0].2, parts[1].2)?;
+    same_device(op, parts[0].2, parts[2].2)
 }
 
 #[cfg(test)]

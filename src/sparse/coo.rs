@@ -3,11 +3,10 @@
 //! `has_canonical_format`). Every conversion runs on the device through the sort-based
 //! plans of `structure`.
 
-use super::assemble::check_lengths;
+use super::assemble::{check_lengths, check_parts};
 use super::csr::{CscMatrix, CsrMatrix};
 use super::cusparse::{SparseElement, SparseIndex};
 use super::structure::{expand_indptr, index_of, Triplets};
-use crate::array::same_device;
 use crate::{Device, DeviceArray, Error, Result};
 
 /// A sparse matrix in coordinate form (SciPy's `coo_matrix`): entry `k` is `data[k]`
@@ -102,20 +101,14 @@ impl<T: SparseElement, I: SparseIndex> CooMatrix<T, I> {
         shape: (usize, usize),
     ) -> Result<Self> {
         const OP: &str = "CooMatrix::from_parts";
-        for (name, nd) in [
-            ("row", row.ndim()),
-            ("col", col.ndim()),
-            ("data", data.ndim()),
-        ] {
-            if nd != 1 {
-                return Err(Error::invalid(
-                    OP,
-                    format!("{name} must be 1-D, got {nd}-D"),
-                ));
-            }
-        }
-        same_device(OP, row.device(), col.device())?;
-        same_device(OP, row.device(), data.device())?;
+        check_parts(
+            OP,
+            [
+                ("row", row.ndim(), row.device()),
+                ("col", col.ndim(), col.device()),
+                ("data", data.ndim(), data.device()),
+            ],
+        )?;
         if row.size() != data.size() || col.size() != data.size() {
             return Err(Error::invalid(
                 OP,

@@ -1,7 +1,7 @@
 //! [`CsrMatrix`] and [`CscMatrix`]: device arrays of a compressed structure, their checked
 //! constructors, conversions and products (cuSPARSE's generic API).
 
-use super::assemble::{check_lengths, csr_from_triplets};
+use super::assemble::{check_lengths, check_parts, csr_from_triplets};
 use super::cusparse::{self, CsrRef, SparseElement, SparseIndex};
 use crate::array::same_device;
 use crate::{s, Device, DeviceArray, Error, Result};
@@ -104,20 +104,14 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
         shape: (usize, usize),
     ) -> Result<Self> {
         const OP: &str = "CsrMatrix::from_parts";
-        for (name, nd) in [
-            ("indptr", indptr.ndim()),
-            ("indices", indices.ndim()),
-            ("data", data.ndim()),
-        ] {
-            if nd != 1 {
-                return Err(Error::invalid(
-                    OP,
-                    format!("{name} must be 1-D, got {nd}-D"),
-                ));
-            }
-        }
-        same_device(OP, indptr.device(), indices.device())?;
-        same_device(OP, indptr.device(), data.device())?;
+        check_parts(
+            OP,
+            [
+                ("indptr", indptr.ndim(), indptr.device()),
+                ("indices", indices.ndim(), indices.device()),
+                ("data", data.ndim(), data.device()),
+            ],
+        )?;
         let (m, n) = shape;
         check_lengths(
             OP,

@@ -7242,7 +7242,7 @@ pub fn sparse_construct_237() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_coo_18() -> Result<(), String> {
+pub fn sparse_coo_17() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{sparse::CooMatrix, Device};
         let dev = Device::new(0)?;
@@ -9058,7 +9058,7 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/construct.rs:25", sparse_construct_25, 1),
     ("src/sparse/construct.rs:178", sparse_construct_178, 1),
     ("src/sparse/construct.rs:237", sparse_construct_237, 1),
-    ("src/sparse/coo.rs:18", sparse_coo_18, 1),
+    ("src/sparse/coo.rs:17", sparse_coo_17, 1),
     ("src/sparse/csr.rs:17", sparse_csr_17, 1),
     ("src/sparse/linalg/direct.rs:68", sparse_linalg_direct_68, 1),
     ("src/sparse/linalg/direct.rs:140", sparse_linalg_direct_140, 1),
