@@ -69,7 +69,7 @@ __device__ __forceinline__ void gather(T* __restrict__ out, const T* __restrict_
         for (int u = 0; u < U; ++u) {
             const I o = o0 + (I)u * step;
             if (o < n) {
-                T x = T(0);
+                T x = T();
                 if (cuarray_wrap_index(v[u], (long long)extent, rec)) x = a[aoff[u] + (I)v[u] * sa];
                 out[o] = x;
             }
@@ -153,7 +153,7 @@ __device__ __forceinline__ void scatter(T* __restrict__ a, const long long* __re
         long long v = idx[off[1]];
         if (!cuarray_wrap_index(v, (long long)extent, rec)) continue;
         T* dst = a + off[0] + (I)v * sa;
-        if (OP == 0) *dst = vals[off[2]];
+        if constexpr (OP == 0) *dst = vals[off[2]];
         else cuarray_atomic_add<T>(dst, vals[off[2]]);
     }
 }

@@ -178,7 +178,7 @@ __device__ __forceinline__ double cuarray_sp_k1e(double x) {
 }
 
 // ---- Hurwitz zeta (Cephes zeta.c: Euler-Maclaurin summation) ---------------------------
-__device__ __forceinline__ double cuarray_sp_zeta(double x, double q) {
+__device__ __noinline__ double cuarray_sp_zeta(double x, double q) {
     const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
                           -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
                           1.1646782814350067249e14, -4.5979787224074726105e15,
@@ -331,7 +331,9 @@ __device__ __forceinline__ double cuarray_sp_lbeta_asymp(double a, double b, int
     return r;
 }
 // `log_form`: betaln (log|B|) instead of beta.
-__device__ inline double cuarray_sp_beta_impl(double a, double b, bool log_form, int depth);
+// The iterative and recursive ports are called, not inlined: a kernel carries one copy of
+// each (inlining them into every vector lane multiplied its compile time by ten).
+__device__ __noinline__ double cuarray_sp_beta_impl(double a, double b, bool log_form, int depth);
 __device__ __forceinline__ double cuarray_sp_beta_negint(double a, double b, bool log_form, int depth) {
     // a is a non-positive integer.
     if (b == (double)(long long)b && 1 - a - b > 0 && depth < 2) {
@@ -341,7 +343,7 @@ __device__ __forceinline__ double cuarray_sp_beta_negint(double a, double b, boo
     }
     return CUARRAY_SP_INF;
 }
-__device__ inline double cuarray_sp_beta_impl(double a, double b, bool log_form, int depth) {
+__device__ __noinline__ double cuarray_sp_beta_impl(double a, double b, bool log_form, int depth) {
     if (cuarray_sp_isnan(a) || cuarray_sp_isnan(b)) return CUARRAY_SP_NAN;
     int sign = 1;
     if (a <= 0.0 && a == floor(a)) return cuarray_sp_beta_negint(a, b, log_form, depth);
@@ -527,8 +529,8 @@ __device__ __forceinline__ double cuarray_sp_igamc_series(double a, double x) {
 // series and the continued fraction there too, which lose some digits for large a
 // (relative error growing like a * 1e-16 near x = a).
 // P(a, x) and Q(a, x) = 1 - P(a, x).
-__device__ inline double cuarray_sp_igamc(double a, double x);
-__device__ inline double cuarray_sp_igam(double a, double x) {
+__device__ __noinline__ double cuarray_sp_igamc(double a, double x);
+__device__ __noinline__ double cuarray_sp_igam(double a, double x) {
     if (cuarray_sp_isnan(a) || cuarray_sp_isnan(x)) return CUARRAY_SP_NAN;
     if (x < 0 || a < 0) return CUARRAY_SP_NAN;
     if (a == 0) return x > 0 ? 1.0 : CUARRAY_SP_NAN;
@@ -538,7 +540,7 @@ __device__ inline double cuarray_sp_igam(double a, double x) {
     if (x > 1.0 && x > a) return 1.0 - cuarray_sp_igamc(a, x);
     return cuarray_sp_igam_series(a, x);
 }
-__device__ inline double cuarray_sp_igamc(double a, double x) {
+__device__ __noinline__ double cuarray_sp_igamc(double a, double x) {
     if (cuarray_sp_isnan(a) || cuarray_sp_isnan(x)) return CUARRAY_SP_NAN;
     if (x < 0 || a < 0) return CUARRAY_SP_NAN;
     if (a == 0) return x > 0 ? 0.0 : CUARRAY_SP_NAN;

@@ -154,10 +154,13 @@ pub(crate) fn lanes_unrolled(src: &mut String, pad: &str, vec: usize, unroll: bo
 }
 
 /// Whether the CUDA text `body` has a loop of its own (`for`, `while` or `do` as a word,
-/// comments included: a false positive only costs the unrolling).
+/// comments included: a false positive only costs the unrolling), or calls one and says
+/// so with the word `iterative` (in a comment: `/* iterative */`). Such a body runs once
+/// per vector lane in a rolled loop: unrolling it would multiply its code, and its compile
+/// time, by the vector width for no speed.
 pub(crate) fn has_loop(body: &str) -> bool {
     body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|w| matches!(w, "for" | "while" | "do"))
+        .any(|w| matches!(w, "for" | "while" | "do" | "iterative"))
 }
 
 #[cfg(test)]
@@ -169,6 +172,9 @@ mod tests {
         assert!(has_loop("for (int i = 0; i < n; ++i) s += x;"));
         assert!(has_loop("while(k) k--;"));
         assert!(has_loop("do { k--; } while (k);"));
+        assert!(has_loop(
+            "out0 = cuarray_special_zeta(in0, in1); /* iterative */"
+        ));
         assert!(!has_loop(
             "z = a * x + y; format_for(x); doubled = fort + 1;"
         ));

@@ -83,7 +83,7 @@ pub(crate) fn run_eigh<T: SolverElement>(
     vectors: bool,
 ) -> Result<(Out, Out, Out)> {
     let count: usize = batch.iter().product();
-    let size = std::mem::size_of::<T>();
+    let (size, wsize) = (std::mem::size_of::<T>(), std::mem::size_of::<T::Spectral>());
     // A in Fortran order, its lower triangle read (as PyTorch; the upper triangle of a
     // C-order copy is no faster).
     let stack = Stack::new(batch, n, n, true);
@@ -120,14 +120,14 @@ pub(crate) fn run_eigh<T: SolverElement>(
                     w.device_ptr(),
                 )?;
                 for i in 0..count {
-                    // SAFETY: matrix i of `work`, its n values and info word.
+                    // SAFETY: matrix i of `work`, its n (real) eigenvalues and info word.
                     unsafe {
                         dn.syevd::<T>(
                             vectors,
                             false,
                             n,
                             work.device_ptr() + (i * n * n * size) as u64,
-                            w.device_ptr() + (i * n * size) as u64,
+                            w.device_ptr() + (i * n * wsize) as u64,
                             &mut ws,
                             info.buf.device_ptr() + (i * 4) as u64,
                         )?;

@@ -5,7 +5,7 @@
 use super::Operand;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::gather::{
-    hist_edges_smem, GatherKernel, GatherSpec, HIST_EDGES_SMEM, SHARED_BINS,
+    hist_edges_smem, word_dtype, GatherKernel, GatherSpec, HIST_EDGES_SMEM, SHARED_BINS,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -80,11 +80,11 @@ pub(crate) fn gather(
     )?;
     let spec = GatherSpec {
         kernel: GatherKernel::Gather,
-        dtype: a.dtype(),
+        // A pure move: every dtype of one size (complex included) shares its kernel.
+        dtype: word_dtype(a.dtype().size()),
         nd: s.dims.len() as u8,
         index: s.index,
     };
-    super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
     let grid = grid_for(
@@ -137,11 +137,17 @@ pub(crate) fn scatter(
     let s = space(op, shape, &strides, extent * sa.unsigned_abs().max(1))?;
     let spec = GatherSpec {
         kernel: GatherKernel::Scatter { add },
-        dtype: a.dtype(),
+        // A plain scatter is a move (one kernel per element size, complex included); an
+        // atomic add needs the real type.
+        dtype: if add {
+            super::real_only("scatter_add", &[a.dtype()])?;
+            a.dtype()
+        } else {
+            word_dtype(a.dtype().size())
+        },
         nd: s.dims.len() as u8,
         index: s.index,
     };
-    super::real_only("gather", &[spec.dtype])?;
     let f = kernel(device, &spec)?;
     let rec = device.error_record(op)?;
     let grid = grid_for(n, device.multiprocessor_count() * f.blocks_per_sm);

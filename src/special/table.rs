@@ -42,7 +42,7 @@ macro_rules! special_table {
 
             /// The kernel body applying the function to `in0` (and `in1`).
             pub const fn body(self) -> &'static str {
-                match self { $($enum::$variant => special_table!(@body $arity $name)),* }
+                match self { $($enum::$variant => special_table!(@body $arity $name $src)),* }
             }
 
             /// Where its device code comes from.
@@ -51,8 +51,12 @@ macro_rules! special_table {
             }
         }
     };
-    (@body 1 $name:literal) => { concat!("out0 = cuarray_special_", $name, "(in0);") };
-    (@body 2 $name:literal) => { concat!("out0 = cuarray_special_", $name, "(in0, in1);") };
+    // A Cephes port iterates (series, continued fractions): its body is marked so that the
+    // vector lanes of a kernel run it in a loop, not unrolled (emit::has_loop).
+    (@body 1 $name:literal Cephes) => { concat!("out0 = cuarray_special_", $name, "(in0); /* iterative */") };
+    (@body 2 $name:literal Cephes) => { concat!("out0 = cuarray_special_", $name, "(in0, in1); /* iterative */") };
+    (@body 1 $name:literal $src:ident) => { concat!("out0 = cuarray_special_", $name, "(in0);") };
+    (@body 2 $name:literal $src:ident) => { concat!("out0 = cuarray_special_", $name, "(in0, in1);") };
 }
 
 special_table! {
@@ -140,14 +144,17 @@ special_table! {
 }
 
 /// Body of `polygamma(n, x)` (`s0` = n).
-pub(crate) const POLYGAMMA_BODY: &str = "out0 = cuarray_special_polygamma(s0, in0);";
+pub(crate) const POLYGAMMA_BODY: &str =
+    "out0 = cuarray_special_polygamma(s0, in0); /* iterative */";
 
-/// Every elementwise kernel of `cuarray::special` for input dtype `d` (contiguous
-/// layouts, 32-bit indices): the functions of both tables, polygamma and the elementwise
-/// halves of softmax and log_softmax. For tests that compile them with NVRTC.
-///
+/// Every elementwise kernel of `cuarray::special` for input dtype `d` (aligned contiguous
+/// layouts, 16-byte vectors, 32-bit indices): the functions of both tables, polygamma and
+/// the elementwise halves of softmax and log_softmax. For tests that compile them with
+/// NVRTC.
 pub fn kernel_specs(d: DType) -> Vec<KernelSpec> {
-    let v = Variant::Contiguous;
+    let v = Variant::Vectorized {
+        vec: (16 / d.size()) as u8,
+    };
     let i = IndexWidth::I32;
     let mut specs: Vec<KernelSpec> = Vec::new();
     for op in SpecialOp::ALL {

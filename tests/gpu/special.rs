@@ -15,7 +15,16 @@ fn nvrtc_compiles(d: DType) -> TResult {
     for spec in cuarray::testing::special::kernel_specs(d) {
         let src = spec.source();
         let sym = spec.symbol();
-        if let Err(e) = nvrtc::compile(&src, &sym, &nvrtc::options((9, 0))) {
+        if let Some(dir) = std::env::var_os("CUARRAY_DUMP_KERNELS") {
+            let _ = std::fs::create_dir_all(&dir);
+            let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{sym}.cu")), &src);
+        }
+        let t0 = std::time::Instant::now();
+        let compiled = nvrtc::compile(&src, &sym, &nvrtc::options((9, 0)));
+        if std::env::var_os("CUARRAY_TEST_VERBOSE").is_some() {
+            eprintln!("{sym}: {:.2} s", t0.elapsed().as_secs_f64());
+        }
+        if let Err(e) = compiled {
             let mut msg = e.to_string();
             msg.truncate(6000);
             return Err(format!("{sym} failed to compile: {msg}").into());

@@ -177,7 +177,10 @@ impl Family for GatherSpec {
         let nd = self.nd;
         let moves = matches!(
             self.kernel,
-            GatherKernel::GatherN { .. } | GatherKernel::ScatterN { add: false, .. }
+            GatherKernel::Gather
+                | GatherKernel::Scatter { add: false }
+                | GatherKernel::GatherN { .. }
+                | GatherKernel::ScatterN { add: false, .. }
         );
         if moves {
             emit::typedef(src, word_type(self.dtype.size()), "T");
@@ -382,19 +385,24 @@ impl GatherSpec {
 }
 
 /// Every kernel of the family for `dtype` (bincount for integer types, histogram for
-/// float types), over 1 and 3 dimensions; the advanced-indexing moves when `dtype` is the
-/// word dtype of its size (`word_dtype`), and their atomic adds for the real types.
+/// float types), over 1 and 3 dimensions; the moves (take, put, advanced indexing) when
+/// `dtype` is the word dtype of its size (`word_dtype`), and their atomic adds for the
+/// real types.
 pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
     let mut v = Vec::new();
-    // Advanced indexing: moves once per word size (under its word dtype), adds per real type.
+    // Moves (take, put, advanced indexing) once per word size, under its word dtype;
+    // atomic adds, counts and histograms per real type.
     let mut n_kernels = Vec::new();
+    let mut kernels = Vec::new();
     if word_dtype(dtype.size()) == dtype {
+        kernels.extend([GatherKernel::Gather, GatherKernel::Scatter { add: false }]);
         for k in 1..=MAX_INDEX_ARRAYS as u8 {
             n_kernels.push(GatherKernel::GatherN { k });
             n_kernels.push(GatherKernel::ScatterN { k, add: false });
         }
     }
     if !dtype.is_complex() {
+        kernels.push(GatherKernel::Scatter { add: true });
         for k in 1..=MAX_INDEX_ARRAYS as u8 {
             n_kernels.push(GatherKernel::ScatterN { k, add: true });
         }
@@ -409,15 +417,6 @@ pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
             });
         }
     }
-    // Complex numbers have no order here (these kernels take the real types and bool).
-    if dtype.is_complex() {
-        return v;
-    }
-    let mut kernels = vec![
-        GatherKernel::Gather,
-        GatherKernel::Scatter { add: false },
-        GatherKernel::Scatter { add: true },
-    ];
     if dtype.is_float() {
         kernels.extend([
             GatherKernel::Histogram { shared: true },
@@ -470,7 +469,8 @@ impl GatherSpec {
     ///
     /// # Safety
     /// - `f` is the kernel compiled for this spec (`kernel(device, self)`);
-    /// - `out` is C-contiguous with `n` elements and of this spec's dtype, as is `a`;
+    /// - `out` is C-contiguous with `n` elements and of this spec's dtype's element size,
+    ///   as is `a`;
     /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
     ///   offset through `strides[0]` stays inside `a`'s buffer and the one through
     ///   `strides[1]` inside `idx`'s (they are strides of views of `a` and `idx` over the
@@ -518,7 +518,7 @@ impl GatherSpec {
     ///
     /// # Safety
     /// - `f` is the kernel compiled for this spec (`kernel(device, self)`), and `a` and
-    ///   `vals` are of this spec's dtype;
+    ///   `vals` are of this spec's dtype (a plain scatter: of its element size);
     /// - `dims` has `self.nd` dimensions of product `n`, and for every position of it the
     ///   offsets through `strides[0]`, `strides[1]` and `strides[2]` stay inside the
     ///   buffers of `a`, `idx` and `vals` (strides of views of them over the iteration
