@@ -141,6 +141,18 @@ template <>
 __device__ __forceinline__ void cuarray_atomic_add<long long>(long long* p, long long v) {
     atomicAdd((unsigned long long*)p, (unsigned long long)v);
 }
+// Complex: one atomic add per part (each part's sum is exact as the real type's; the
+// pair is not updated as one, which a sum does not need).
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<cuarray_c64>(cuarray_c64* p, cuarray_c64 v) {
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+}
+template <>
+__device__ __forceinline__ void cuarray_atomic_add<cuarray_c128>(cuarray_c128* p, cuarray_c128 v) {
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+}
 
 template <typename T, int ND, typename I, int OP>
 __device__ __forceinline__ void scatter(T* __restrict__ a, const long long* __restrict__ idx,

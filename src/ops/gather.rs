@@ -138,9 +138,8 @@ pub(crate) fn scatter(
     let spec = GatherSpec {
         kernel: GatherKernel::Scatter { add },
         // A plain scatter is a move (one kernel per element size, complex included); an
-        // atomic add needs the real type.
+        // atomic add runs in the element type (complex: one add per part).
         dtype: if add {
-            super::real_only("scatter_add", &[a.dtype()])?;
             a.dtype()
         } else {
             word_dtype(a.dtype().size())

@@ -7582,7 +7582,7 @@ pub fn sparse_ops_228() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_23() -> Result<(), String> {
+pub fn special_mod_25() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{special, Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -7599,7 +7599,7 @@ pub fn special_mod_23() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_219() -> Result<(), String> {
+pub fn special_mod_221() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let x = cuarray::DeviceArray::from_slice(&dev, &[1.0f64])?;
@@ -7610,7 +7610,7 @@ pub fn special_mod_219() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_247() -> Result<(), String> {
+pub fn special_mod_249() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 1.0])?;
@@ -7620,7 +7620,7 @@ pub fn special_mod_247() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_269() -> Result<(), String> {
+pub fn special_mod_271() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 0.0])?;
@@ -7630,7 +7630,7 @@ pub fn special_mod_269() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_293() -> Result<(), String> {
+pub fn special_mod_295() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 1000.0])?;
@@ -9082,11 +9082,11 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/ops.rs:75", sparse_ops_75, 1),
     ("src/sparse/ops.rs:158", sparse_ops_158, 1),
     ("src/sparse/ops.rs:228", sparse_ops_228, 1),
-    ("src/special/mod.rs:23", special_mod_23, 1),
-    ("src/special/mod.rs:219", special_mod_219, 1),
-    ("src/special/mod.rs:247", special_mod_247, 1),
-    ("src/special/mod.rs:269", special_mod_269, 1),
-    ("src/special/mod.rs:293", special_mod_293, 1),
+    ("src/special/mod.rs:25", special_mod_25, 1),
+    ("src/special/mod.rs:221", special_mod_221, 1),
+    ("src/special/mod.rs:249", special_mod_249, 1),
+    ("src/special/mod.rs:271", special_mod_271, 1),
+    ("src/special/mod.rs:295", special_mod_295, 1),
     ("src/stats/convolve.rs:87", stats_convolve_87, 1),
     ("src/stats/convolve.rs:113", stats_convolve_113, 1),
     ("src/stats/more.rs:69", stats_more_69, 1),

@@ -609,12 +609,14 @@ pub fn trials(out: &mut Vec<Trial>) {
             move || cuarray::testing::kernels::family::ndimage::specs_for(d),
         );
     }
-    // Advanced indexing moves 16-byte words under the c128 dtype.
-    group(
-        out,
-        "nvrtc/gather/c128/index_moves".to_string(),
-        move || cuarray::testing::kernels::family::gather::specs_for(DType::C128),
-    );
+    // Complex: moves of 16-byte words under the c128 dtype, and the atomic adds of both.
+    for d in [DType::C64, DType::C128] {
+        group(
+            out,
+            format!("nvrtc/gather/{}/moves_and_adds", d.name()),
+            move || cuarray::testing::kernels::family::gather::specs_for(d),
+        );
+    }
     group(
         out,
         "nvrtc/array/i64/unravel_ravel_sets".to_string(),

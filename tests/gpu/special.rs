@@ -83,8 +83,9 @@ fn tolerance(f: &str) -> (f64, f64, f64) {
         "sinc" => (1e-14, 2e-6, 1e-15),
         "erfinv" | "erfcinv" | "ndtri" | "logit" | "log_ndtr" => (1e-13, 4e-6, 1e-300),
         "gamma" | "gammaln" | "beta" | "betaln" => (1e-13, 2e-5, 1e-14),
-        // Bessel functions: absolute error near their zeros.
-        "j0" | "j1" | "y0" | "y1" => (1e-12, 2e-5, 1e-14),
+        // Bessel functions (CUDA's): an absolute error bound, about 4e-13 at |x| = 50 in
+        // double (SciPy's Cephes values are exact to ~1e-17 there).
+        "j0" | "j1" | "y0" | "y1" => (1e-12, 2e-5, 1e-12),
         "i0" | "i1" | "i0e" | "i1e" | "k0" | "k0e" | "k1" | "k1e" => (1e-13, 4e-6, 1e-300),
         "digamma" | "polygamma1" | "polygamma2" | "polygamma3" => (1e-13, 4e-6, 1e-14),
         "zeta" | "kl_div" | "rel_entr" => (1e-13, 4e-6, 1e-300),
@@ -147,7 +148,7 @@ where
         let got = run_fn(f, &x, y.as_ref())?.to_host()?;
         let (r64, r32, atol) = tolerance(f);
         let (rtol, atol) = if f32 {
-            (r32, atol.max(1e-30) * 1e8)
+            (r32, (atol.max(1e-30) * 1e8).min(1e-6))
         } else {
             (r64, atol)
         };

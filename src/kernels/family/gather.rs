@@ -386,8 +386,8 @@ impl GatherSpec {
 
 /// Every kernel of the family for `dtype` (bincount for integer types, histogram for
 /// float types), over 1 and 3 dimensions; the moves (take, put, advanced indexing) when
-/// `dtype` is the word dtype of its size (`word_dtype`), and their atomic adds for the
-/// real types.
+/// `dtype` is the word dtype of its size (`word_dtype`), and their atomic adds (advanced
+/// indexing's for the real types, take/put's for every type).
 pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
     let mut v = Vec::new();
     // Moves (take, put, advanced indexing) once per word size, under its word dtype;
@@ -401,8 +401,8 @@ pub fn specs_for(dtype: DType) -> Vec<GatherSpec> {
             n_kernels.push(GatherKernel::ScatterN { k, add: false });
         }
     }
+    kernels.push(GatherKernel::Scatter { add: true });
     if !dtype.is_complex() {
-        kernels.push(GatherKernel::Scatter { add: true });
         for k in 1..=MAX_INDEX_ARRAYS as u8 {
             n_kernels.push(GatherKernel::ScatterN { k, add: true });
         }
