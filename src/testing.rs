@@ -172,3 +172,16 @@ pub mod linalg {
 pub mod stats {
     pub use crate::stats::kernel_specs;
 }
+
+/// A file under the repository's `tests/fixtures/`: found in the crate's source tree, or
+/// (a test binary run elsewhere, from a copy of the repository root) under the working
+/// directory.
+pub fn fixture_path(relative: &str) -> std::path::PathBuf {
+    let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = if built.is_dir() {
+        built
+    } else {
+        std::path::PathBuf::from("tests/fixtures")
+    };
+    dir.join(relative)
+}

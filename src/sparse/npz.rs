@@ -146,16 +146,9 @@ fn indices<I: SparseIndex>(
 mod tests {
     use crate::npy::{NpzReader, NpzWriter};
 
-    /// A fixture file: under the crate's source tree, or (a binary run elsewhere, from the
-    /// repository root) under the working directory.
+    /// A file of `tests/fixtures/sparse`.
     fn fixture(name: &str) -> std::path::PathBuf {
-        let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sparse");
-        let dir = if built.is_dir() {
-            built
-        } else {
-            std::path::PathBuf::from("tests/fixtures/sparse")
-        };
-        dir.join(name)
+        crate::testing::fixture_path(&format!("sparse/{name}"))
     }
 
     #[test]

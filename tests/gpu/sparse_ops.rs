@@ -406,16 +406,9 @@ fn errors(dev: &Device) -> TResult {
     Ok(())
 }
 
-/// A fixture file: under the crate's source tree, or (a binary run elsewhere, from the
-/// repository root) under the working directory.
+/// A file of `tests/fixtures/sparse`.
 fn fixture(name: &str) -> std::path::PathBuf {
-    let built = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sparse");
-    let dir = if built.is_dir() {
-        built
-    } else {
-        std::path::PathBuf::from("tests/fixtures/sparse")
-    };
-    dir.join(name)
+    cuarray::testing::fixture_path(&format!("sparse/{name}"))
 }
 
 /// SciPy's files (written by tests/fixtures/sparse with scipy.sparse.save_npz) in all
