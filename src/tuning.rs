@@ -68,7 +68,8 @@ use std::time::Duration;
 // ---- functions ------------------------------------------------------------------------
 
 /// Multiply-adds (batch x m x n x k) up to which a matrix product runs as one kernel of
-/// cuarray's rather than a cuBLAS call, by default: 2^18, a 64 x 64 x 64 product.
+/// cuarray's rather than a cuBLAS call, by default: 2^18, a 64 x 64 x 64 product. Products
+/// whose inner dimension `k` exceeds 1024 never take that kernel (it walks `k` in one thread).
 pub const SMALL_GEMM_FLOPS: usize = 1 << 18;
 
 static SMALL_GEMM_LIMIT: AtomicUsize = AtomicUsize::new(SMALL_GEMM_FLOPS);

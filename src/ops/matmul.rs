@@ -29,6 +29,9 @@ use crate::{Error, Result};
 
 use crate::tuning::small_gemm_limit;
 
+/// The longest inner dimension the small-product kernel walks in one thread.
+const SMALL_GEMM_MAX_K: usize = 1024;
+
 /// The `GemmShape` of the small-product kernel (render_gemm's signature) for the plan `p`
 /// and its batch loop `bl`.
 fn small_shape(p: &GemmPlan, bl: &BatchLoop) -> GemmShape {
@@ -115,7 +118,12 @@ pub(crate) fn run<T: GemmElement>(
     let nb = p.batch.len();
     let (pa, pb) = (a.with_layout(p.a.clone())?, b.with_layout(p.b.clone())?);
     let products: usize = p.batch.iter().product();
-    if products.saturating_mul(m * n).saturating_mul(k) <= small_gemm_limit() {
+    // The small kernel gives each output element one thread, which walks `k`: a long `k`
+    // over few outputs (a tall basis times a vector) would run serially in a handful of
+    // threads, so it goes to cuBLAS or the matrix-vector reduction instead.
+    if k <= SMALL_GEMM_MAX_K
+        && products.saturating_mul(m * n).saturating_mul(k) <= small_gemm_limit()
+    {
         let bl = batch_loop(p);
         if bl.outer.is_empty() {
             return run_small(device, T::DTYPE, p, &bl, (&pa, &pb, out));

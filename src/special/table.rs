@@ -11,9 +11,14 @@ use crate::ops::elementwise::{spec_for, Variant};
 pub enum Source {
     /// CUDA's math library (an NVRTC built-in), in the input's precision.
     CudaMath,
-    /// A port of the Cephes algorithm as SciPy has it, evaluated in double (i0e and
-    /// digamma: in float for `f32` and narrower inputs, within a few ulps).
+    /// A port of the Cephes algorithm as SciPy has it, evaluated in double (digamma: in
+    /// float for `f32` and narrower inputs, within a few ulps), that iterates (series or
+    /// continued fractions summed until they converge).
     Cephes,
+    /// A port of a Cephes algorithm that sums a fixed number of terms (Chebyshev series:
+    /// the exponentially scaled and the second-kind modified Bessel functions), evaluated
+    /// in double (i0e: in float for `f32` and narrower inputs, within a few ulps).
+    CephesSeries,
     /// A short formula written here (SciPy's definition), in the input's precision.
     Formula,
 }
@@ -51,8 +56,8 @@ macro_rules! special_table {
             }
         }
     };
-    // A Cephes port iterates (series, continued fractions): its body is marked so that the
-    // vector lanes of a kernel run it in a loop, not unrolled (emit::has_loop).
+    // An iterating Cephes port (series, continued fractions): its body is marked so that
+    // the vector lanes of a kernel run it in a loop, not unrolled (emit::has_loop).
     (@body 1 $name:literal Cephes) => { concat!("out0 = cuarray_special_", $name, "(in0); /* iterative */") };
     (@body 2 $name:literal Cephes) => { concat!("out0 = cuarray_special_", $name, "(in0, in1); /* iterative */") };
     (@body 1 $name:literal $src:ident) => { concat!("out0 = cuarray_special_", $name, "(in0);") };
@@ -99,19 +104,19 @@ special_table! {
         /// Modified Bessel function of the first kind, order 0.
         I0 => "i0", CudaMath,
         /// `exp(-|x|) i0(x)`.
-        I0e => "i0e", Cephes,
+        I0e => "i0e", CephesSeries,
         /// Modified Bessel function of the first kind, order 1.
         I1 => "i1", CudaMath,
         /// `exp(-|x|) i1(x)`.
-        I1e => "i1e", Cephes,
+        I1e => "i1e", CephesSeries,
         /// Modified Bessel function of the second kind, order 0.
-        K0 => "k0", Cephes,
+        K0 => "k0", CephesSeries,
         /// `exp(x) k0(x)`.
-        K0e => "k0e", Cephes,
+        K0e => "k0e", CephesSeries,
         /// Modified Bessel function of the second kind, order 1.
-        K1 => "k1", Cephes,
+        K1 => "k1", CephesSeries,
         /// `exp(x) k1(x)`.
-        K1e => "k1e", Cephes,
+        K1e => "k1e", CephesSeries,
         /// Elementwise entropy `-x ln x`.
         Entr => "entr", Formula,
         /// Normalized sinc `sin(πx) / (πx)` (NumPy's `sinc`).
