@@ -100,23 +100,6 @@ pub fn linalg_more_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mu
         cases.push(slow("svd_c64_2048", &mut || {
             linalg::svd(&a, false).map(drop)
         }));
-        // The polar decomposition (checked, Jacobi where the check fails) in c64 itself
-        // and through c128.
-        use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
-        set_svd_algorithm(SvdAlgorithm::Polar);
-        cases.push(slow("svd_c64_2048_polar", &mut || {
-            linalg::svd(&a, false).map(drop)
-        }));
-        cases.push(slow("svd_c64_2048_polar_c128", &mut || {
-            let (u, s, vh) = linalg::svd(&a.astype::<cuarray::Complex64>()?, false)?;
-            drop((
-                u.astype::<cuarray::Complex32>()?,
-                s.astype::<f32>()?,
-                vh.astype::<cuarray::Complex32>()?,
-            ));
-            Ok(())
-        }));
-        set_svd_algorithm(SvdAlgorithm::Auto);
     }
     if filter("eigh_c64_2048") {
         let g = gaussian_c64(2048);

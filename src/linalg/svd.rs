@@ -29,14 +29,25 @@ pub(super) fn svd_impl<T: SolverElement>(
     vectors: bool,
 ) -> Result<Svd<T>> {
     let (batch, m, n) = matrices(op, a.shape())?;
-    if T::DTYPE == crate::DType::F32 && polar_by_default((m, n), full_matrices, vectors) {
-        // Faster than f32's own routines there, and more accurate.
-        let (u, s, vh) = svd_impl::<f64>(op, &a.astype::<f64>()?, full_matrices, vectors)?;
-        return Ok((
-            u.astype::<T>()?,
-            s.astype::<T::Spectral>()?,
-            vh.astype::<T>()?,
-        ));
+    if polar_by_default((m, n), full_matrices, vectors) {
+        // Faster than the single-precision routines there, and more accurate.
+        if T::DTYPE == crate::DType::F32 {
+            let (u, s, vh) = svd_impl::<f64>(op, &a.astype::<f64>()?, full_matrices, vectors)?;
+            return Ok((
+                u.astype::<T>()?,
+                s.astype::<T::Spectral>()?,
+                vh.astype::<T>()?,
+            ));
+        }
+        if T::DTYPE == crate::DType::C64 {
+            let wide = a.astype::<crate::Complex64>()?;
+            let (u, s, vh) = svd_impl::<crate::Complex64>(op, &wide, full_matrices, vectors)?;
+            return Ok((
+                u.astype::<T>()?,
+                s.astype::<T::Spectral>()?,
+                vh.astype::<T>()?,
+            ));
+        }
     }
     let dev = a.device();
     let operand = a.operand()?;
@@ -136,11 +147,12 @@ pub(super) fn svd_impl<T: SolverElement>(
 ///
 /// Many matrices of at most 32 x 32 take the batched Jacobi method (`gesvdjBatched`).
 /// Matrices of at least 512 x 512 (economy size, or square) go through the polar
-/// decomposition (`Xgesvdp`) in f64, f32 ones included: their factors are checked
+/// decomposition (`Xgesvdp`) in double precision (f32 through f64, c64 through c128):
+/// their factors are checked
 /// (`U S Vh = A`, orthonormal `U` and `Vh`, three products) and a matrix that fails is
 /// redone by the Jacobi method. (f32 2048 x 2048 on an H200: 85 ms, where PyTorch's takes
-/// 221 and CuPy's `gesvd` 312.) Others, and every complex matrix, take the Jacobi method
-/// (`gesvdj`). A matrix where
+/// 221 and CuPy's `gesvd` 312; c64 on an H100: 119 ms, CuPy 391.) Others take the
+/// Jacobi method (`gesvdj`). A matrix where
 /// it does not converge is redone by the QR method (`gesvd`), as PyTorch does; that check
 /// reads the info array, which waits for the GPU.
 ///
@@ -198,10 +210,12 @@ pub(super) use crate::tuning::SvdAlgorithm;
 const POLAR_MIN: usize = 512;
 
 /// Whether [`SvdAlgorithm::Auto`] computes the SVD of `m x n` matrices (not many small
-/// ones) by the polar decomposition in f64, checked, for f64 and f32 alike: with vectors,
-/// economy size or square, both sides at least [`POLAR_MIN`]. (H200, 2048 x 2048 Gaussian:
-/// f64 `Xgesvdp` with its check 85 ms against 356 ms for f64 `gesvdj`; the f32 matrix
-/// through f64 85 ms against 213 ms for f32 `gesvdj`, and more accurate.)
+/// ones) by the polar decomposition in double precision, checked (f32 through f64, c64
+/// through c128): with vectors, economy size or square, both sides at least
+/// [`POLAR_MIN`]. (H200, 2048 x 2048 Gaussian: f64 `Xgesvdp` with its check 85 ms against
+/// 356 ms for f64 `gesvdj`; the f32 matrix through f64 85 ms against 213 ms for f32
+/// `gesvdj`, and more accurate. H100, c64: 119 ms through c128 against 413 ms for c64
+/// `gesvdj` and 521 ms for c64 `Xgesvdp`, whose check fails.)
 pub(crate) fn polar_by_default((m, n): (usize, usize), full: bool, vectors: bool) -> bool {
     svd_algorithm() == SvdAlgorithm::Auto && vectors && (!full || m == n) && m.min(n) >= POLAR_MIN
 }
@@ -286,7 +300,8 @@ pub(crate) fn run_svd<T: SolverElement>(
         polar: false,
     };
     let polar = (svd_algorithm() == SvdAlgorithm::Polar
-        || (T::DTYPE == DType::F64 && polar_by_default((m, n), full, vectors)))
+        || (matches!(T::DTYPE, DType::F64 | DType::C128)
+            && polar_by_default((m, n), full, vectors)))
         && (!full || m == n)
         && count * k > 0
         && !small;

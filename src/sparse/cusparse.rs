@@ -325,13 +325,7 @@ pub(crate) unsafe fn spmm<T: SparseElement, I: SparseIndex>(
         let mb = DnMat::row_major::<T>(bn, k, b)?;
         let mc = DnMat::row_major::<T>(cn, k, c)?;
         let (alpha, beta) = (T::ONE, T::ZERO);
-        // Row-major dense operands: CSR_ALG2 reads B's rows whole (coalesced), where the
-        // default algorithm favours column-major ones; it takes `A` as stored only.
-        let alg = if transpose {
-            sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT
-        } else {
-            sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_CSR_ALG2
-        };
+        let alg = sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
         let opb = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
         let mut bytes = 0usize;
         check(

@@ -1,12 +1,15 @@
-//! softmax, log_softmax and logsumexp: a max reduction, then a sum of `exp(x - max)`
-//! reduction that reads the max per output (the reduce family's aux input), then an
-//! elementwise pass (over the data for the softmaxes, over the outputs for logsumexp).
-//! Three launches, the data read twice by logsumexp and three times by the softmaxes; the
-//! one-pass online max-and-sum is a later step.
+//! softmax, log_softmax and logsumexp. Over a trailing run of axes of a C-contiguous
+//! array, rows of at most 4096 elements: one kernel of the row family (`softmax.cuh`)
+//! that holds each row in registers, so the data is read once. Otherwise: a max
+//! reduction, then a sum of `exp(x - max)` reduction that reads the max per output (the
+//! reduce family's aux input), then an elementwise pass (over the data for the softmaxes,
+//! over the outputs for logsumexp).
 
 use crate::array::DeviceArray;
 use crate::element::{DType, Element, FloatElement};
+use crate::kernels::cache::kernel;
 use crate::kernels::family::reduce::{Acc, Identity, ReduceSpec, Variant as ReduceVariant};
+use crate::kernels::family::softmax::{RowOp, SoftmaxSpec, MAX_ROW};
 use crate::kernels::{IndexWidth, KernelSpec, Text, TypeList};
 use crate::ops::catalogue::ReduceDef;
 use crate::ops::reduce::{plan_reduce, run_def, ReduceOp};
@@ -58,11 +61,14 @@ fn sum_def(w: DType, pre: &'static str, post: &'static str) -> ReduceDef {
     }
 }
 
-/// The reduction kernels of the softmaxes for input dtype `d` (a row and a column
-/// variant each), for tests that compile them.
+/// The kernels of the softmaxes for input dtype `d` (the row family's, and the
+/// reductions' row and column variants), for tests that compile them.
 pub(crate) fn reduce_specs(d: DType) -> Vec<KernelSpec> {
     let w = work_dtype(d);
-    let mut out = Vec::new();
+    let mut out: Vec<KernelSpec> = SoftmaxSpec::all(d, w)
+        .into_iter()
+        .map(KernelSpec::from)
+        .collect();
     for (name, pre, post) in SUMS {
         let def = sum_def(w, pre, post);
         for variant in [
@@ -138,6 +144,45 @@ fn sum_exp<T: Element, W: FloatElement, U: Element>(
     Ok(out)
 }
 
+/// The row length when `axes` (normalized, any order) are the trailing axes of the
+/// C-contiguous `x` and their elements number 1 ..= [`MAX_ROW`]: the row family's case.
+fn trailing_rows<T: Element>(x: &DeviceArray<T>, axes: &[usize]) -> Option<usize> {
+    let nd = x.ndim();
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let trailing = sorted.len() == axes.len()
+        && !sorted.is_empty()
+        && sorted
+            .iter()
+            .enumerate()
+            .all(|(i, &a)| a == nd - sorted.len() + i);
+    let len: usize = sorted.iter().map(|&a| x.shape()[a]).product();
+    (x.is_contiguous() && trailing && (1..=MAX_ROW).contains(&len)).then_some(len)
+}
+
+/// `op` over rows of `len` elements of the C-contiguous `x` into `out` (of `x`'s size,
+/// or one element a row for logsumexp): one kernel, the data read once.
+fn run_rows<T: Element, W: FloatElement>(
+    op: RowOp,
+    x: &DeviceArray<T>,
+    out: &DeviceArray<T>,
+    len: usize,
+) -> Result<()> {
+    let device = x.device();
+    let rows = x.size() / len;
+    let spec = SoftmaxSpec::for_rows(op, T::DTYPE, W::DTYPE, len);
+    let f = kernel(device, &spec)?;
+    let per_block = (crate::kernels::BLOCK / spec.group) as usize;
+    let resident = device.multiprocessor_count() * f.blocks_per_sm;
+    let grid = rows.div_ceil(per_block).clamp(1, resident as usize) as u32;
+    let (xi, oi) = (x.operand()?, out.operand()?);
+    // SAFETY: `spec` is `f`'s spec, chosen for rows of `len` elements; `x` is C-contiguous
+    // (checked by `trailing_rows`) of `rows * len` elements of `T`; `out` is a new array
+    // of `rows * len` elements (`rows` for logsumexp), written only here.
+    unsafe { spec.launch(device, &f, grid, (xi.ptr(), oi.ptr()), (rows, len)) }
+}
+
 /// The maximum over `axes` in the work type `W` (NaN propagates).
 fn max_over<T: Element, W: FloatElement>(
     x: &DeviceArray<T>,
@@ -168,6 +213,18 @@ pub(crate) fn logsumexp_impl<T: FloatElement, W: FloatElement>(
     if p.n_red == 0 || p.n_out == 0 {
         // SciPy: the log of an empty sum is -inf.
         return DeviceArray::full(device, p.out_shape.as_slice(), T::neg_infinity());
+    }
+    let reduced: Vec<usize> = match axes_opt {
+        None => (0..x.ndim()).collect(),
+        Some(a) => a
+            .iter()
+            .map(|&ax| normalize_axis("logsumexp", ax, x.ndim().max(1)))
+            .collect::<Result<_>>()?,
+    };
+    if let Some(len) = trailing_rows(x, &reduced) {
+        let out = DeviceArray::<T>::alloc_uninit(device, &p.out_shape)?;
+        run_rows::<T, W>(RowOp::Logsumexp, x, &out, len)?;
+        return Ok(out);
     }
     let m: DeviceArray<W> = max_over(x, axes_opt)?;
     let ls: DeviceArray<W> = sum_exp(x, axes_opt, keepdims, &m, 2)?;
@@ -201,6 +258,15 @@ pub(crate) fn softmax_impl<T: FloatElement, W: FloatElement>(
     let out = DeviceArray::<T>::alloc_uninit(device, x.shape())?;
     if x.size() == 0 {
         return out.reshape(x.shape());
+    }
+    if let Some(len) = trailing_rows(&x, &[k]) {
+        let row_op = if log {
+            RowOp::LogSoftmax
+        } else {
+            RowOp::Softmax
+        };
+        run_rows::<T, W>(row_op, &x, &out, len)?;
+        return Ok(out);
     }
     let ax = [k as isize];
     let m: DeviceArray<W> = max_over(&x, Some(&ax))?;

@@ -445,9 +445,11 @@ where
     T::Spectral: Host,
 {
     // Many small matrices (the batched Jacobi method), single ones tall and wide, economy
-    // and full.
+    // and full, and two past 512 (the polar decomposition in double precision).
     for &(batch, m, n, full) in &[
         (4usize, 6usize, 5usize, false),
+        (1, 600, 520, false),
+        (1, 515, 515, true),
         (3, 5, 6, true),
         (1, 40, 30, false),
         (1, 30, 40, true),

@@ -380,6 +380,94 @@ fn softmax_family(dev: &Device) -> TResult {
     Ok(())
 }
 
+/// f32 rows of every length class (a warp a row up to 1024, a block up to 4096, the
+/// three-pass path past it), a row count past one block's worth, against the f64 host
+/// reference; logsumexp over two trailing axes and over a leading one.
+fn softmax_rows(dev: &Device) -> TResult {
+    let mut state = 0x9E3779B97F4A7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for (rows, cols) in [
+        (3usize, 1usize),
+        (70, 31),
+        (9, 33),
+        (5, 1000),
+        (11, 1025),
+        (3, 3000),
+        (2, 4096),
+        (3, 4097),
+        (2, 6000),
+    ] {
+        let host: Vec<f32> = (0..rows * cols)
+            .map(|_| ((next() * 2.0 - 1.0) * 20.0) as f32)
+            .collect();
+        let a = DeviceArray::from_host(dev, &host, &[rows, cols])?;
+        let sm = special::softmax(&a, -1)?.to_host()?;
+        let lsm = special::log_softmax(&a, 1)?.to_host()?;
+        let lse = special::logsumexp(&a, &[1], false)?.to_host()?;
+        for i in 0..rows {
+            let row: Vec<f64> = host[i * cols..(i + 1) * cols]
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            let (s, l, e) = (host_softmax(&row), host_log_softmax(&row), host_lse(&row));
+            ensure!(
+                same(lse[i] as f64, e, 2e-6),
+                "{rows}x{cols} logsumexp row {i}: {} vs {e}",
+                lse[i]
+            );
+            for j in 0..cols {
+                let (gs, gl) = (sm[i * cols + j] as f64, lsm[i * cols + j] as f64);
+                ensure!(
+                    (gs - s[j]).abs() <= 2e-6 * s[j] + 1e-30,
+                    "{rows}x{cols} softmax [{i}, {j}]: {gs} vs {}",
+                    s[j]
+                );
+                ensure!(
+                    same(gl, l[j], 2e-6),
+                    "{rows}x{cols} log_softmax [{i}, {j}]: {gl} vs {}",
+                    l[j]
+                );
+            }
+        }
+    }
+    // Two trailing axes (rows of 6 x 50), and a leading axis (the reduction path).
+    let host: Vec<f32> = (0..4 * 6 * 50)
+        .map(|_| ((next() * 2.0 - 1.0) * 5.0) as f32)
+        .collect();
+    let a = DeviceArray::from_host(dev, &host, &[4, 6, 50])?;
+    let two = special::logsumexp(&a, &[-1, 1], true)?;
+    ensure!(two.shape() == [4, 1, 1], "keepdims shape {:?}", two.shape());
+    let two = two.to_host()?;
+    let lead = special::logsumexp(&a, &[0], false)?.to_host()?;
+    for i in 0..4 {
+        let row: Vec<f64> = host[i * 300..(i + 1) * 300]
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        ensure!(
+            same(two[i] as f64, host_lse(&row), 2e-6),
+            "logsumexp over (1, 2) [{i}]: {} vs {}",
+            two[i],
+            host_lse(&row)
+        );
+    }
+    for k in 0..300 {
+        let col: Vec<f64> = (0..4).map(|i| host[i * 300 + k] as f64).collect();
+        ensure!(
+            same(lead[k] as f64, host_lse(&col), 2e-6),
+            "logsumexp over 0 [{k}]: {} vs {}",
+            lead[k],
+            host_lse(&col)
+        );
+    }
+    Ok(())
+}
+
 /// digamma and i0e of f32 (evaluated in float) against the f64 functions (Cephes in
 /// double, SciPy's values) at the same f32 inputs: a dense sweep over the float path's
 /// domain, both sides of the negative root, the positive root, near 0 and large values.
@@ -465,4 +553,5 @@ pub fn trials(out: &mut Vec<Trial>) {
     ));
     out.push(gpu_trial("special/f64/layouts_0d_empty_f16", layouts));
     out.push(gpu_trial("special/f64/softmax_logsumexp", softmax_family));
+    out.push(gpu_trial("special/f32/softmax_rows", softmax_rows));
 }

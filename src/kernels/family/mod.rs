@@ -17,4 +17,5 @@ pub(crate) mod reduce;
 pub(crate) mod scan;
 pub(crate) mod select;
 pub(crate) mod signal;
+pub(crate) mod softmax;
 pub(crate) mod sort;
