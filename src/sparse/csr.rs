@@ -356,6 +356,20 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
         if cols == 0 || self.nnz() == 0 {
             return DeviceArray::zeros(self.device(), out_shape.as_slice());
         }
+        // A column-major (Fortran-order) `B` is read in place, and the product is made
+        // column-major too (returned as the transpose of a C-order `(k, rows)` array).
+        let column_major = !vector && !x.is_contiguous() && x.t().is_contiguous();
+        if column_major {
+            let out = DeviceArray::<T>::alloc_for(op, self.device(), &[k, rows])?;
+            let (a, _keep) = self.library_ref(op)?;
+            let xt = x.t();
+            let (xp, _xb) = xt.library_ptr(op, self.device())?;
+            let (yp, _yb) = out.library_ptr(op, self.device())?;
+            // SAFETY: as below, with `x` (its transpose C-contiguous) and `out` column-major
+            // matrices of op(A)'s column and row counts times `k` elements.
+            unsafe { cusparse::spmm::<T, I>(self.device(), &a, transpose, k, (xp, yp), true)? };
+            return Ok(out.t());
+        }
         let out = DeviceArray::<T>::alloc_for(op, self.device(), &out_shape)?;
         let x = x.contiguous()?;
         let (a, _keep) = self.library_ref(op)?;
@@ -367,7 +381,7 @@ impl<T: SparseElement, I: SparseIndex> CsrMatrix<T, I> {
             if vector {
                 cusparse::spmv::<T, I>(self.device(), &a, transpose, xp, yp)?;
             } else {
-                cusparse::spmm::<T, I>(self.device(), &a, transpose, k, xp, yp)?;
+                cusparse::spmm::<T, I>(self.device(), &a, transpose, k, (xp, yp), false)?;
             }
         }
         Ok(out)

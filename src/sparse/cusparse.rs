@@ -196,12 +196,23 @@ impl Drop for DnVec {
     }
 }
 
-/// A row-major dense matrix descriptor, destroyed when dropped.
+/// A dense matrix descriptor (row- or column-major), destroyed when dropped.
 struct DnMat(sys::cusparseDnMatDescr_t);
 
 impl DnMat {
     fn row_major<T: SparseElement>(rows: usize, cols: usize, ptr: u64) -> Result<Self> {
+        Self::new::<T>(rows, cols, ptr, false)
+    }
+
+    /// `rows x cols` at `ptr`, rows contiguous (leading dimension `cols`) or, with
+    /// `column_major`, columns contiguous (leading dimension `rows`).
+    fn new<T: SparseElement>(rows: usize, cols: usize, ptr: u64, column_major: bool) -> Result<Self> {
         let mut d = std::ptr::null_mut();
+        let (ld, order) = if column_major {
+            (rows, sys::cusparseOrder_t::CUSPARSE_ORDER_COL)
+        } else {
+            (cols, sys::cusparseOrder_t::CUSPARSE_ORDER_ROW)
+        };
         check(
             // SAFETY: records sizes and a device address; nothing is read here.
             unsafe {
@@ -209,10 +220,10 @@ impl DnMat {
                     &mut d,
                     i64_of(rows),
                     i64_of(cols),
-                    i64_of(cols.max(1)),
+                    i64_of(ld.max(1)),
                     ptr as *mut c_void,
                     T::SPARSE_TYPE,
-                    sys::cusparseOrder_t::CUSPARSE_ORDER_ROW,
+                    order,
                 )
             },
             "cusparseCreateDnMat",
@@ -302,8 +313,8 @@ pub(crate) unsafe fn spmv<T: SparseElement, I: SparseIndex>(
     })
 }
 
-/// `c = op(a) b` for row-major dense `b` (`op(a)`'s columns x `k`) and `c` (`op(a)`'s
-/// rows x `k`) on `device`'s stream.
+/// `c = op(a) b` for dense `b` (`op(a)`'s columns x `k`) and `c` (`op(a)`'s rows x `k`),
+/// both row-major or, with `column_major`, both column-major, on `device`'s stream.
 ///
 /// # Safety
 /// As [`spmv`], with `b` and `c` device memory of those sizes.
@@ -312,8 +323,8 @@ pub(crate) unsafe fn spmm<T: SparseElement, I: SparseIndex>(
     a: &CsrRef,
     transpose: bool,
     k: usize,
-    b: u64,
-    c: u64,
+    (b, c): (u64, u64),
+    column_major: bool,
 ) -> Result<()> {
     let (bn, cn) = if transpose {
         (a.rows, a.cols)
@@ -322,8 +333,8 @@ pub(crate) unsafe fn spmm<T: SparseElement, I: SparseIndex>(
     };
     with_handle::<SparseHandle, _>(device, |h| {
         let sa = SpMat::csr::<T, I>(a)?;
-        let mb = DnMat::row_major::<T>(bn, k, b)?;
-        let mc = DnMat::row_major::<T>(cn, k, c)?;
+        let mb = DnMat::new::<T>(bn, k, b, column_major)?;
+        let mc = DnMat::new::<T>(cn, k, c, column_major)?;
         let (alpha, beta) = (T::ONE, T::ZERO);
         let alg = sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT;
         let opb = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
