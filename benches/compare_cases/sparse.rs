@@ -59,14 +59,22 @@ pub fn sparse_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec
         }));
         // The same B in Fortran order (column-major, read in place; C column-major too).
         let bf = b.t().contiguous().unwrap().t();
-        cases.push(device_case(dev, "spmm_csr_f32_2^22x16_k16_fortran", bytes, || {
-            a.matmul(&bf).map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "spmm_csr_f32_2^22x16_k16_fortran",
+            bytes,
+            || a.matmul(&bf).map(drop),
+        ));
         // C-order B through column-major: B transposed, the product, C transposed back.
-        cases.push(device_case(dev, "spmm_csr_f32_2^22x16_k16_via_fortran", bytes, || {
-            let bf = b.t().contiguous()?.t();
-            a.matmul(&bf)?.contiguous().map(drop)
-        }));
+        cases.push(device_case(
+            dev,
+            "spmm_csr_f32_2^22x16_k16_via_fortran",
+            bytes,
+            || {
+                let bf = b.t().contiguous()?.t();
+                a.matmul(&bf)?.contiguous().map(drop)
+            },
+        ));
     }
     if filter("spgemm_csr_f32_2^18x8") {
         let (n, k) = (1usize << 18, 8usize);

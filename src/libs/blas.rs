@@ -57,6 +57,21 @@ pub trait GemmElement: Element + sealed::Sealed {
     unsafe fn trsm(_handle: sys::cublasHandle_t, _t: &Trsm) -> Option<sys::cublasStatus_t> {
         None
     }
+    /// cuBLAS's Euclidean norm (`?nrm2`) of `n` elements at `x` (stride 1), written as a
+    /// real of the type's precision at the device address `out`, if the type has one.
+    ///
+    /// # Safety
+    /// `x` addresses `n` elements and `out` one real on the handle's device; the handle is
+    /// in device pointer mode.
+    #[doc(hidden)]
+    unsafe fn nrm2(
+        _handle: sys::cublasHandle_t,
+        _n: i32,
+        _x: CUdeviceptr,
+        _out: CUdeviceptr,
+    ) -> Option<sys::cublasStatus_t> {
+        None
+    }
 }
 
 /// The arguments of a typed `?trsm` call (α = 1): `X op(A) = B` (side right) or
@@ -72,7 +87,7 @@ pub struct Trsm {
     pub(crate) b: (CUdeviceptr, i32),
 }
 
-/// The arguments of a typed `?gemv` call (α = 1, β = 0).
+/// The arguments of a typed `?gemv` call, `y = α op(A) x + β y` (real α and β).
 #[doc(hidden)]
 pub struct Gemv {
     trans: sys::cublasOperation_t,
@@ -81,6 +96,7 @@ pub struct Gemv {
     a: (CUdeviceptr, i32),
     x: (CUdeviceptr, i32),
     y: (CUdeviceptr, i32),
+    scale: (f64, f64),
 }
 
 /// The arguments of a typed `?gemm` call (α = 1, β = 0).
@@ -95,7 +111,7 @@ pub struct Gemm {
 
 macro_rules! gemm_element {
     ($t:ty, $cuda:ident, $scale:ty, $one:expr, $zero:expr, |$tf32:ident| $compute:expr
-     $(, typed: $gemv:ident, $gemm:ident, $trsm:ident)?) => {
+     $(, typed: $gemv:ident, $gemm:ident, $trsm:ident, $nrm2:ident)?) => {
         impl sealed::Sealed for $t {}
         impl GemmElement for $t {
             const CUDA_TYPE: sys::cudaDataType = sys::cudaDataType::$cuda;
@@ -107,15 +123,25 @@ macro_rules! gemm_element {
             }
             $(
             unsafe fn gemv(handle: sys::cublasHandle_t, g: &Gemv) -> Option<sys::cublasStatus_t> {
-                let (one, zero): ($t, $t) = ($one, $zero);
+                let of = |v: f64| -> $t { <$t as num_traits::FromPrimitive>::from_f64(v).unwrap_or($zero) };
+                let (alpha, beta) = (of(g.scale.0), of(g.scale.1));
                 // SAFETY: the caller's contract; alpha and beta outlive the call.
                 Some(unsafe {
                     sys::$gemv(
-                        handle, g.trans, g.rows, g.cols, &one as *const $t as *const _,
+                        handle, g.trans, g.rows, g.cols, &alpha as *const $t as *const _,
                         g.a.0 as *const _, g.a.1, g.x.0 as *const _, g.x.1,
-                        &zero as *const $t as *const _, g.y.0 as *mut _, g.y.1,
+                        &beta as *const $t as *const _, g.y.0 as *mut _, g.y.1,
                     )
                 })
+            }
+            unsafe fn nrm2(
+                handle: sys::cublasHandle_t,
+                n: i32,
+                x: CUdeviceptr,
+                out: CUdeviceptr,
+            ) -> Option<sys::cublasStatus_t> {
+                // SAFETY: the caller's contract (device pointer mode, live buffers).
+                Some(unsafe { sys::$nrm2(handle, n, x as *const _, 1, out as *mut _) })
             }
             unsafe fn gemm(handle: sys::cublasHandle_t, g: &Gemm) -> Option<sys::cublasStatus_t> {
                 let (one, zero): ($t, $t) = ($one, $zero);
@@ -149,20 +175,20 @@ gemm_element!(f32, CUDA_R_32F, f32, 1.0, 0.0, |tf32| if tf32 {
     Ct::CUBLAS_COMPUTE_32F_FAST_TF32
 } else {
     Ct::CUBLAS_COMPUTE_32F
-}, typed: cublasSgemv_v2, cublasSgemm_v2, cublasStrsm_v2);
+}, typed: cublasSgemv_v2, cublasSgemm_v2, cublasStrsm_v2, cublasSnrm2_v2);
 gemm_element!(f64, CUDA_R_64F, f64, 1.0, 0.0, |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
-}, typed: cublasDgemv_v2, cublasDgemm_v2, cublasDtrsm_v2);
+}, typed: cublasDgemv_v2, cublasDgemm_v2, cublasDtrsm_v2, cublasDnrm2_v2);
 // Complex: cgemm/zgemm and cgemv/zgemv (num-complex's layout is cuComplex's: two parts,
 // real first); no conjugation (NumPy's matmul transposes only).
 gemm_element!(Complex32, CUDA_C_32F, Complex32, Complex32::new(1.0, 0.0), Complex32::new(0.0, 0.0), |tf32| if tf32 {
     Ct::CUBLAS_COMPUTE_32F_FAST_TF32
 } else {
     Ct::CUBLAS_COMPUTE_32F
-}, typed: cublasCgemv_v2, cublasCgemm_v2, cublasCtrsm_v2);
+}, typed: cublasCgemv_v2, cublasCgemm_v2, cublasCtrsm_v2, cublasScnrm2_v2);
 gemm_element!(Complex64, CUDA_C_64F, Complex64, Complex64::new(1.0, 0.0), Complex64::new(0.0, 0.0), |_tf32| {
     Ct::CUBLAS_COMPUTE_64F
-}, typed: cublasZgemv_v2, cublasZgemm_v2, cublasZtrsm_v2);
+}, typed: cublasZgemv_v2, cublasZgemm_v2, cublasZtrsm_v2, cublasDznrm2_v2);
 // f16: products accumulated in f32, as `CUBLAS_COMPUTE_32F`, but through
 // `CUBLAS_COMPUTE_32F_FAST_16F`, whose "down-conversion" of the inputs is a no-op for f16
 // inputs and for which cuBLAS picks other kernels: on an H200, 8192^3 on standard-normal
@@ -274,6 +300,78 @@ impl Blas {
         }
     }
 
+    /// `y = α op(A) x + β y` for the column-major `rows x cols` matrix `A` (leading
+    /// dimension `lda`); `trans` is `A`, its transpose or its conjugate transpose.
+    ///
+    /// # Safety
+    /// `a`, `x` and `y` address device memory holding the matrix and the vectors (at the
+    /// strides given) on the handle's device.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn gemv<T: GemmElement>(
+        &self,
+        trans: sys::cublasOperation_t,
+        (rows, cols): (usize, usize),
+        (a, lda): (CUdeviceptr, usize),
+        (x, incx): (CUdeviceptr, usize),
+        (y, incy): (CUdeviceptr, usize),
+        scale: (f64, f64),
+    ) -> Result<()> {
+        let int = |v: usize| {
+            i32::try_from(v)
+                .map_err(|_| Error::invalid("gemv", format!("{v} exceeds cuBLAS's 32-bit limit")))
+        };
+        let g = Gemv {
+            trans,
+            rows: int(rows)?,
+            cols: int(cols)?,
+            a: (a, int(lda)?),
+            x: (x, int(incx)?),
+            y: (y, int(incy)?),
+            scale,
+        };
+        // SAFETY: the caller's guarantee.
+        match unsafe { T::gemv(self.handle, &g) } {
+            Some(status) => status.result().map_err(blas_err("cublasGemv")),
+            None => Err(Error::invalid(
+                "gemv",
+                format!("no cuBLAS gemv for {:?}", T::DTYPE),
+            )),
+        }
+    }
+
+    /// `‖x‖₂` of `n` contiguous elements at `x`, written (a real of the type's precision)
+    /// at the device address `out`, without waiting for the GPU.
+    ///
+    /// # Safety
+    /// `x` addresses `n` elements and `out` one real on the handle's device.
+    pub(crate) unsafe fn nrm2_to_device<T: GemmElement>(
+        &self,
+        n: usize,
+        x: CUdeviceptr,
+        out: CUdeviceptr,
+    ) -> Result<()> {
+        let n = i32::try_from(n)
+            .map_err(|_| Error::invalid("nrm2", format!("{n} exceeds cuBLAS's 32-bit limit")))?;
+        let mode = |m| {
+            // SAFETY: a setting of the live handle.
+            unsafe { sys::cublasSetPointerMode_v2(self.handle, m) }
+                .result()
+                .map_err(blas_err("cublasSetPointerMode"))
+        };
+        mode(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)?;
+        // SAFETY: the caller's guarantee; the handle is in device pointer mode until the
+        // line after.
+        let status = unsafe { T::nrm2(self.handle, n, x, out) };
+        mode(sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_HOST)?;
+        match status {
+            Some(status) => status.result().map_err(blas_err("cublasNrm2")),
+            None => Err(Error::invalid(
+                "nrm2",
+                format!("no cuBLAS nrm2 for {:?}", T::DTYPE),
+            )),
+        }
+    }
+
     /// The raw handle, for the typed batched LU calls of `linalg::cusolver` (used under the
     /// same lock and stream binding as every call here).
     pub(crate) fn raw(&self) -> sys::cublasHandle_t {
@@ -343,6 +441,7 @@ impl Blas {
                 a: (mat, int(ld)?),
                 x: (x, int(incx)?),
                 y: (c, int(incy)?),
+                scale: (1.0, 0.0),
             };
             // SAFETY: as for gemm (the caller's guarantee): the matrix is `shape` with
             // leading dimension `ld`, the vectors are read and written at the strides the

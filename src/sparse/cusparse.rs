@@ -206,7 +206,12 @@ impl DnMat {
 
     /// `rows x cols` at `ptr`, rows contiguous (leading dimension `cols`) or, with
     /// `column_major`, columns contiguous (leading dimension `rows`).
-    fn new<T: SparseElement>(rows: usize, cols: usize, ptr: u64, column_major: bool) -> Result<Self> {
+    fn new<T: SparseElement>(
+        rows: usize,
+        cols: usize,
+        ptr: u64,
+        column_major: bool,
+    ) -> Result<Self> {
         let mut d = std::ptr::null_mut();
         let (ld, order) = if column_major {
             (rows, sys::cusparseOrder_t::CUSPARSE_ORDER_COL)

@@ -166,16 +166,28 @@ fn products<T: Val, I: SparseIndex>(dev: &Device, m: usize, n: usize, count: usi
     close("matmul", &c2.to_host()?, &wc)?;
     // The same B in Fortran order (read in place, a column-major product), and A's
     // transpose (CSC) times a Fortran-order B of m rows.
-    let bf = DeviceArray::from_host(dev, &bs, &[n, k])?.t().contiguous()?.t();
+    let bf = DeviceArray::from_host(dev, &bs, &[n, k])?
+        .t()
+        .contiguous()?
+        .t();
     let c3 = a.matmul(&bf)?;
     if c3.shape() != [m, k] {
         return Err(format!("Fortran-order matmul shape {:?}", c3.shape()).into());
     }
-    close("matmul (Fortran-order B)", &c3.contiguous()?.to_host()?, &wc)?;
+    close(
+        "matmul (Fortran-order B)",
+        &c3.contiguous()?.to_host()?,
+        &wc,
+    )?;
     let bt: Vec<T> = (0..m * k)
         .map(|_| T::of(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)))
         .collect();
-    let ct = a.t().matmul(&DeviceArray::from_host(dev, &bt, &[m, k])?.t().contiguous()?.t())?;
+    let ct = a.t().matmul(
+        &DeviceArray::from_host(dev, &bt, &[m, k])?
+            .t()
+            .contiguous()?
+            .t(),
+    )?;
     let mut wct = vec![(0.0, 0.0); n * k];
     for i in 0..m {
         for j in 0..n {
@@ -186,7 +198,11 @@ fn products<T: Val, I: SparseIndex>(dev: &Device, m: usize, n: usize, count: usi
             }
         }
     }
-    close("t().matmul (Fortran-order B)", &ct.contiguous()?.to_host()?, &wct)?;
+    close(
+        "t().matmul (Fortran-order B)",
+        &ct.contiguous()?.to_host()?,
+        &wct,
+    )?;
     close("&a * &x", &(&a * &xd)?.to_host()?, &wy)?;
     Ok(())
 }

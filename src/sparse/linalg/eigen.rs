@@ -1,7 +1,8 @@
 //! Extreme eigenpairs of Hermitian operators ([`eigsh`], thick-restart Lanczos) and
 //! extreme singular triplets ([`svds`]).
 
-use super::common::{conj, norm_device, norm_host, to_c64};
+use super::arnoldi::Arnoldi;
+use super::common::{conj, norm_host, to_c64};
 use super::symeig;
 use super::LinearOperator;
 use crate::sparse::SparseElement;
@@ -135,29 +136,19 @@ pub fn eigsh<T: SparseElement + ContractElement + InexactElement>(
         .into_iter()
         .map(|x| T::from_f64(x - 0.5))
         .collect();
-    let v = DeviceArray::<T>::zeros(&dev, &[ncv + 1, n])?;
+    // Row j of `arnoldi.h`: the coefficients of A v_j along v_0..v_{j+1}.
+    let arnoldi = Arnoldi::<T>::new(&dev, ncv, n)?;
+    let (v, hd) = (&arnoldi.v, &arnoldi.h);
     let v0 = DeviceArray::from_slice(&dev, &start)?;
     v.slice(s![0, ..])?
         .assign(&v0.mul(T::from_f64(1.0 / norm_host(&v0)?))?)?;
-    // Row j: the coefficients of A v_j along v_0..v_{j+1}.
-    let hd = DeviceArray::<T>::zeros(&dev, &[ncv, ncv + 1])?;
     let mut kept: Vec<f64> = Vec::new();
     // v_l's coupling to each kept Ritz vector y_i: v_l^H A y_i = β s_i (the last entry).
     let mut couple: Vec<f64> = Vec::new();
     for cycle in 0..maxiter {
         let l = kept.len();
         for j in l..ncv {
-            let mut w = a.matvec(&v.slice(s![j, ..])?)?;
-            let basis = v.slice(s![0..j + 1, ..])?;
-            let h1 = conj(&basis.matmul(&conj(&w)?)?)?;
-            w = w.sub(&h1.matmul(&basis)?)?;
-            let h2 = conj(&basis.matmul(&conj(&w)?)?)?;
-            w = w.sub(&h2.matmul(&basis)?)?;
-            let norm = norm_device(&w)?;
-            let row = hd.slice(s![j, ..])?;
-            row.slice(s![0..j + 1])?.assign(&h1.add(&h2)?)?;
-            row.slice(s![j + 1..j + 2])?.assign(&norm)?;
-            v.slice(s![j + 1, ..])?.assign(&w.div(&norm)?)?;
+            arnoldi.step(a, None, j)?;
         }
         let hh: Vec<Complex64> = hd.to_host()?.into_iter().map(to_c64).collect();
         let at = |j: usize, i: usize| hh[j * (ncv + 1) + i];

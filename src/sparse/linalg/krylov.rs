@@ -1,21 +1,11 @@
 //! Krylov solvers of general (non-Hermitian) square systems: [`gmres`], [`bicgstab`]
 //! and [`cgs`].
 
-use super::common::{
-    check_square, conj, from_c64, info, norm_device, norm_host, precondition, start, target, to_c64,
-};
+use super::arnoldi::Arnoldi;
+use super::common::{check_square, from_c64, info, norm_host, precondition, start, target, to_c64};
 use super::{Info, LinearOperator, Tol};
 use crate::sparse::SparseElement;
 use crate::{s, Complex64, ContractElement, DeviceArray, InexactElement, Result};
-
-/// `conj(basis) w`: the coefficients of `w` along the rows of `basis` (computed as
-/// `conj(basis conj(w))`, so that `basis` itself is never conjugated).
-fn project<T: ContractElement>(
-    basis: &DeviceArray<T>,
-    w: &DeviceArray<T>,
-) -> Result<DeviceArray<T>> {
-    conj(&basis.matmul(&conj(w)?)?)
-}
 
 /// The least-squares problem of one GMRES cycle, on the host: `h` holds the Hessenberg
 /// matrix by columns (column `j` at `j * (restart + 1)`, `j + 2` entries), `beta` the
@@ -129,9 +119,9 @@ pub fn gmres<T: SparseElement + ContractElement + InexactElement>(
     let maxiter = maxiter.unwrap_or(10 * n);
     let dev = b.device();
     let (x, mut r) = start(a, b, x0, n)?;
-    let v = DeviceArray::<T>::zeros(dev, &[restart + 1, n])?;
-    // Row j holds column j of the Hessenberg matrix (j + 2 entries used).
-    let hd = DeviceArray::<T>::zeros(dev, &[restart, restart + 1])?;
+    // Row j of `arnoldi.h` holds column j of the Hessenberg matrix (j + 2 entries used).
+    let arnoldi = Arnoldi::<T>::new(dev, restart, n)?;
+    let (v, hd) = (&arnoldi.v, &arnoldi.h);
     let (mut iterations, mut cycle) = (0, 0);
     loop {
         let residual = norm_host(&r)?;
@@ -144,18 +134,7 @@ pub fn gmres<T: SparseElement + ContractElement + InexactElement>(
         v.slice(s![0, ..])?
             .assign(&r.mul(T::from_f64(1.0 / residual))?)?;
         for j in 0..restart {
-            let z = precondition(m, &v.slice(s![j, ..])?)?;
-            let mut w = a.matvec(&z)?;
-            let basis = v.slice(s![0..j + 1, ..])?;
-            let h1 = project(&basis, &w)?;
-            w = w.sub(&h1.matmul(&basis)?)?;
-            let h2 = project(&basis, &w)?;
-            w = w.sub(&h2.matmul(&basis)?)?;
-            let norm = norm_device(&w)?;
-            let column = hd.slice(s![j, ..])?;
-            column.slice(s![0..j + 1])?.assign(&h1.add(&h2)?)?;
-            column.slice(s![j + 1..j + 2])?.assign(&norm)?;
-            v.slice(s![j + 1, ..])?.assign(&w.div(&norm)?)?;
+            arnoldi.step(a, m, j)?;
         }
         let h: Vec<Complex64> = hd.to_host()?.into_iter().map(to_c64).collect();
         let (k, y, _) = hessenberg_lstsq(&h, restart, residual, target);

@@ -14,6 +14,7 @@
 //! their recurrence's scalars back once per iteration (their plane rotations run on the
 //! host). A solver that does not converge says so in its [`Info`] after `maxiter`.
 
+mod arnoldi;
 mod common;
 mod direct;
 mod eigen;
