@@ -65,25 +65,6 @@ pub fn sparse_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec
             bytes,
             || a.matmul(&bf).map(drop),
         ));
-        // C-order B through column-major: B transposed, the product, C transposed back.
-        cases.push(device_case(
-            dev,
-            "spmm_csr_f32_2^22x16_k16_via_fortran",
-            bytes,
-            || {
-                let bf = b.t().contiguous()?.t();
-                a.matmul(&bf)?.contiguous().map(drop)
-            },
-        ));
-    }
-    if filter("spgemm_csr_f32_2^18x8") {
-        let (n, k) = (1usize << 18, 8usize);
-        let a = ring(n, k);
-        // Bytes: both operands read once (the product's size depends on the pattern).
-        let bytes = (2 * (n * k * 8 + n * 4)) as f64;
-        cases.push(device_case(dev, "spgemm_csr_f32_2^18x8", bytes, || {
-            a.matmul_sparse(&a).map(drop)
-        }));
     }
     if filter("cg_poisson_f64_1024^2_500it") {
         let g = 1024usize;

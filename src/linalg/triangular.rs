@@ -75,7 +75,11 @@ pub fn solve_triangular<T: RealElement>(
     // The right-hand sides as columns, column-major (n x k, leading dimension n): a copy
     // of bᵀ, C-contiguous (k, n). cuBLAS's left-side solve with many rows runs faster than
     // the right-side solve of the row-major layout (4096 x 64 f64 on an H100: 1.55 ms).
-    let xt = if b.ndim() == 2 { b.t().copy()? } else { b.copy()? };
+    let xt = if b.ndim() == 2 {
+        b.t().copy()?
+    } else {
+        b.copy()?
+    };
     let back = |xt: DeviceArray<T>| -> Result<DeviceArray<T>> {
         if b.ndim() == 2 {
             xt.t().contiguous()
