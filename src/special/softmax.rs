@@ -171,13 +171,15 @@ fn run_rows<T: Element, W: FloatElement>(
 ) -> Result<()> {
     let device = x.device();
     let rows = x.size() / len;
-    let spec = SoftmaxSpec::for_rows(op, T::DTYPE, W::DTYPE, len);
+    let (xi, oi) = (x.operand()?, out.operand()?);
+    let aligned = xi.ptr() % 16 == 0 && oi.ptr() % 16 == 0;
+    let spec = SoftmaxSpec::for_rows(op, T::DTYPE, W::DTYPE, len, aligned);
     let f = kernel(device, &spec)?;
     let per_block = (crate::kernels::BLOCK / spec.group) as usize;
     let resident = device.multiprocessor_count() * f.blocks_per_sm;
     let grid = rows.div_ceil(per_block).clamp(1, resident as usize) as u32;
-    let (xi, oi) = (x.operand()?, out.operand()?);
-    // SAFETY: `spec` is `f`'s spec, chosen for rows of `len` elements; `x` is C-contiguous
+    // SAFETY: `spec` is `f`'s spec, chosen for rows of `len` elements (vector accesses
+    // only where both addresses are 16-byte aligned and `len` a multiple); `x` is C-contiguous
     // (checked by `trailing_rows`) of `rows * len` elements of `T`; `out` is a new array
     // of `rows * len` elements (`rows` for logsumexp), written only here.
     unsafe { spec.launch(device, &f, grid, (xi.ptr(), oi.ptr()), (rows, len)) }

@@ -439,6 +439,38 @@ fn softmax_rows(dev: &Device) -> TResult {
             }
         }
     }
+    // Rows that start 4 bytes past a 16-byte boundary (a view at offset 1): no vector
+    // accesses, the same values up to the order of the sums.
+    let host: Vec<f32> = (0..7 * 1000 + 1)
+        .map(|_| ((next() * 2.0 - 1.0) * 3.0) as f32)
+        .collect();
+    let flat = DeviceArray::from_slice(dev, &host)?;
+    let off = flat.slice(cuarray::s![1..])?.reshape([7usize, 1000])?;
+    let aligned = DeviceArray::from_host(dev, &host[1..], &[7, 1000])?;
+    for (what, got, want) in [
+        (
+            "softmax",
+            special::softmax(&off, 1)?,
+            special::softmax(&aligned, 1)?,
+        ),
+        (
+            "logsumexp",
+            special::logsumexp(&off, &[1], false)?,
+            special::logsumexp(&aligned, &[1], false)?,
+        ),
+    ] {
+        let (got, want) = (got.to_host()?, want.to_host()?);
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(g, w)| (g - w).abs() > 1e-6 * w.abs());
+        ensure!(
+            bad.is_none(),
+            "{what} of an offset view differs at {bad:?}: {:?} vs {:?}",
+            bad.map(|k| got[k]),
+            bad.map(|k| want[k])
+        );
+    }
     // Two trailing axes (rows of 6 x 50), and a leading axis (the reduction path).
     let host: Vec<f32> = (0..4 * 6 * 50)
         .map(|_| ((next() * 2.0 - 1.0) * 5.0) as f32)

@@ -59,6 +59,9 @@ pub struct SoftmaxSpec {
     pub group: u32,
     /// Elements a thread (a power of two, `group * items >= len`).
     pub items: u32,
+    /// Elements a vector access moves (1, or up to 16 bytes' worth within `items`): rows
+    /// whose length is a multiple of it, at addresses aligned to it.
+    pub vec: u32,
 }
 
 impl From<SoftmaxSpec> for KernelSpec {
@@ -70,17 +73,31 @@ impl From<SoftmaxSpec> for KernelSpec {
 impl SoftmaxSpec {
     /// The kernel for rows of `len` elements (1 ..= [`MAX_ROW`]): a warp a row up to
     /// 32 x 32 elements, else a block, each thread holding the next power of two of the
-    /// elements it needs.
-    pub(crate) fn for_rows(op: RowOp, dtype: DType, work: DType, len: usize) -> SoftmaxSpec {
+    /// elements it needs; vector accesses where `aligned` (the input's and the output's
+    /// first element at 16-byte boundaries) and `len` is a multiple of the vector.
+    pub(crate) fn for_rows(
+        op: RowOp,
+        dtype: DType,
+        work: DType,
+        len: usize,
+        aligned: bool,
+    ) -> SoftmaxSpec {
         debug_assert!((1..=MAX_ROW).contains(&len));
         let group = if len <= 32 * 32 { 32 } else { BLOCK };
         let items = len.div_ceil(group as usize).next_power_of_two() as u32;
+        let widest = (16 / dtype.size() as u32).clamp(1, items);
+        let vec = if aligned && len % widest as usize == 0 {
+            widest
+        } else {
+            1
+        };
         SoftmaxSpec {
             op,
             dtype,
             work,
             group,
             items,
+            vec,
         }
     }
 
@@ -90,9 +107,11 @@ impl SoftmaxSpec {
         for op in [RowOp::Softmax, RowOp::LogSoftmax, RowOp::Logsumexp] {
             let mut len = 1;
             while len <= MAX_ROW {
-                let s = SoftmaxSpec::for_rows(op, dtype, work, len);
-                if !out.contains(&s) {
-                    out.push(s);
+                for aligned in [false, true] {
+                    let s = SoftmaxSpec::for_rows(op, dtype, work, len, aligned);
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
                 }
                 len *= 2;
             }
@@ -113,7 +132,7 @@ impl Family for SoftmaxSpec {
             &[self.dtype],
             &[self.dtype],
             &[],
-            &format!("g{}x{}", self.group, self.items),
+            &format!("g{}x{}v{}", self.group, self.items, self.vec),
             IndexWidth::I64,
         )
     }
@@ -132,10 +151,11 @@ impl Family for SoftmaxSpec {
         emit::open(src, BLOCK, &self.symbol(), &params);
         let _ = writeln!(
             src,
-            "    softmax_rows<{BLOCK}, {}, {}, {}, work_t>(p_in0, p_out0, rows, (int)len);\n}}",
+            "    softmax_rows<{BLOCK}, {}, {}, {}, {}, work_t>(p_in0, p_out0, rows, (int)len);\n}}",
             self.group,
             self.items,
-            self.op.mode()
+            self.op.mode(),
+            self.vec
         );
     }
 }
@@ -144,7 +164,8 @@ impl SoftmaxSpec {
     /// Launches the kernel `f` of this spec over `rows` rows of `len` elements.
     ///
     /// # Safety
-    /// - `f` is the kernel compiled for this spec, `len` is at most `group * items`;
+    /// - `f` is the kernel compiled for this spec, `len` is at most `group * items` and a
+    ///   multiple of `vec`, and both addresses are aligned to `vec` elements;
     /// - `input` holds `rows * len` elements of the spec's dtype, C-contiguous;
     /// - `output` holds `rows * len` elements (`rows` for logsumexp) that nothing else
     ///   reads or writes meanwhile.
