@@ -212,21 +212,30 @@ __device__ acc_t nd_select(acc_t* v, int n, int k) {
 // An n-d window filter, a thread an output element: the window's elements where the
 // footprint `fp` is true (every element when it is null; for ND_SUM, the weights whose
 // magnitude passes DBL_EPSILON, as SciPy's footprint of the weights) combined by OP.
-template <typename in_t, typename out_t, typename acc_t, int OP>
+// RANK > 0: the rank known at compile time, element indices in 32 bits (the host keeps
+// such arrays below 2^31 elements); RANK = 0: read from `g`, 64-bit indices.
+template <bool NARROW> struct nd_window_index { typedef long long type; };
+template <> struct nd_window_index<true> { typedef unsigned int type; };
+
+template <typename in_t, typename out_t, typename acc_t, int OP, int RANK>
 __device__ __forceinline__ void nd_window(const in_t* __restrict__ in, out_t* __restrict__ out,
                                           const nd_geom& g, const double* __restrict__ wts,
                                           const bool* __restrict__ fp, int mode, double cval) {
+    typedef typename nd_window_index<(RANK > 0)>::type I;
+    constexpr int RM = RANK > 0 ? RANK : ND_MAX_RANK;
     const acc_t fill = acc_t(cval);
-    const int rank = (int)g.rank;
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < g.size;
-         t += (long long)gridDim.x * blockDim.x) {
-        long long idx[ND_MAX_RANK];
-        long long rem = t;
+    const int rank = RANK > 0 ? RANK : (int)g.rank;
+    const I size = (I)g.size;
+    for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < size; t += (I)gridDim.x * (I)blockDim.x) {
+        long long idx[RM];
+        I rem = t;
+#pragma unroll
         for (int d = rank - 1; d >= 0; --d) {
-            idx[d] = rem % g.shape[d] + g.start[d];
-            rem /= g.shape[d];
+            idx[d] = (long long)(rem % (I)g.shape[d]) + g.start[d];
+            rem /= (I)g.shape[d];
         }
-        long long wi[ND_MAX_RANK];
+        long long wi[RM];
+#pragma unroll
         for (int d = 0; d < rank; ++d) wi[d] = 0;
         acc_t acc = nd_init<acc_t, OP>();
         acc_t vals[OP == ND_RANK ? ND_RANK_MAX : 1];
@@ -242,12 +251,13 @@ __device__ __forceinline__ void nd_window(const in_t* __restrict__ in, out_t* __
                 take = fp == nullptr || fp[e];
             }
             if (take) {
-                long long off = 0;
+                I off = 0;
                 bool outside = false;
+#pragma unroll
                 for (int d = 0; d < rank; ++d) {
                     const long long m = nd_index(idx[d] + wi[d], g.shape[d], mode);
                     outside |= m < 0;
-                    off = off * g.shape[d] + (m < 0 ? 0 : m);
+                    off = off * (I)g.shape[d] + (I)(m < 0 ? 0 : m);
                 }
                 const acc_t v = outside ? fill : nd_in<acc_t>(in[off]);
                 if constexpr (OP == ND_RANK) {
@@ -256,6 +266,7 @@ __device__ __forceinline__ void nd_window(const in_t* __restrict__ in, out_t* __
                     acc = nd_step<acc_t, OP>(acc, v, wt);
                 }
             }
+#pragma unroll
             for (int d = rank - 1; d >= 0; --d) {
                 if (++wi[d] < g.wshape[d]) break;
                 wi[d] = 0;

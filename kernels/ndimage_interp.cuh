@@ -147,29 +147,35 @@ __device__ __forceinline__ void nd_spline_weights(double x, double* w) {
 // (the padding of a prefiltered input), then the tensor product of the B-spline weights
 // of ORDER over the ORDER + 1 taps of each axis. RANK > 0: the rank is RANK (compile-time,
 // so that the per-axis arrays and the taps unroll into registers); 0: `a.rank`.
+// The element index type of nd_interp: 32-bit unsigned for the rank-specialised kernels
+// (whose input and output the host keeps below 2^31 elements), 64-bit for the rest.
+template <bool NARROW> struct nd_interp_index { typedef long long type; };
+template <> struct nd_interp_index<true> { typedef unsigned int type; };
+
 template <typename in_t, typename out_t, bool AFFINE, int ORDER, int RANK>
 __device__ __forceinline__ void nd_interp(const in_t* __restrict__ in, out_t* __restrict__ out,
                                           const double* __restrict__ coords, const nd_affine& a, int mode,
                                           double cval, double shift) {
+    typedef typename nd_interp_index<(RANK > 0)>::type I;
     constexpr int RM = RANK > 0 ? RANK : ND_AFF_MAX;
     const int rank = RANK > 0 ? RANK : (int)a.rank;
     int taps = 1;
 #pragma unroll
     for (int d = 0; d < rank; ++d) taps *= ORDER + 1;
-    long long st[RM];
+    I st[RM];
     st[rank - 1] = 1;
 #pragma unroll
-    for (int d = rank - 2; d >= 0; --d) st[d] = st[d + 1] * a.in_shape[d + 1];
-    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < a.size;
-         t += (long long)gridDim.x * blockDim.x) {
+    for (int d = rank - 2; d >= 0; --d) st[d] = st[d + 1] * (I)a.in_shape[d + 1];
+    const I size = (I)a.size;
+    for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < size; t += (I)gridDim.x * (I)blockDim.x) {
         double c[RM];
         if constexpr (AFFINE) {
             double o[RM];
-            long long rem = t;
+            I rem = t;
 #pragma unroll
             for (int d = rank - 1; d > 0; --d) {
-                o[d] = (double)(rem % a.out_shape[d]);
-                rem /= a.out_shape[d];
+                o[d] = (double)(rem % (I)a.out_shape[d]);
+                rem /= (I)a.out_shape[d];
             }
             o[0] = (double)rem;  // t < size: the first index is what remains
             // Rounded as SciPy's loop (no fused multiply-add), so that coordinates agree
@@ -183,7 +189,7 @@ __device__ __forceinline__ void nd_interp(const in_t* __restrict__ in, out_t* __
             }
         } else {
 #pragma unroll
-            for (int d = 0; d < rank; ++d) c[d] = coords[d * a.size + t];
+            for (int d = 0; d < rank; ++d) c[d] = coords[d * a.size + (long long)t];
         }
         long long start[RM];
         double wts[RM][ORDER + 1];
@@ -201,7 +207,7 @@ __device__ __forceinline__ void nd_interp(const in_t* __restrict__ in, out_t* __
 #pragma unroll
             for (int e = 0; e < taps; ++e) {
                 double w = 1.0;
-                long long off = 0;
+                I off = 0;
                 bool outside = false;
                 int rest = e;
 #pragma unroll
@@ -211,7 +217,7 @@ __device__ __forceinline__ void nd_interp(const in_t* __restrict__ in, out_t* __
                     w *= wts[d][k];
                     const long long m = nd_tap(start[d] + k, a.in_shape[d], mode);
                     outside |= m < 0;
-                    off += (m < 0 ? 0 : m) * st[d];
+                    off += (I)(m < 0 ? 0 : m) * st[d];
                 }
                 v += w * (outside ? cval : nd_in<double>(in[off]));
             }

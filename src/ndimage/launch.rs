@@ -6,7 +6,7 @@ use crate::element::Element;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::ndimage::{
-    select_spec, NdShape, NdSpec, WindowOp, MAX_RANK, NET_MAX, NET_MAX_RANK, TAPS,
+    select_spec, NdShape, NdSpec, WindowOp, MAX_RANK, NET_MAX, NET_MAX_RANK, TAPS, WINDOW_RANKS,
 };
 use crate::{Error, Result};
 
@@ -158,8 +158,12 @@ pub(crate) fn window<T: Element, U: Element>(
     let spec = if net {
         select_spec(T::DTYPE, rank, wsize, w.kth)
     } else {
+        let narrow = x.size() <= i32::MAX as usize && out.size() <= i32::MAX as usize;
+        let specialised = narrow && rank <= WINDOW_RANKS as usize;
         NdSpec {
-            shape: NdShape::Window,
+            shape: NdShape::Window {
+                rank: if specialised { rank as u8 } else { 0 },
+            },
             op: w.op,
             input: T::DTYPE,
             output: U::DTYPE,
@@ -535,8 +539,14 @@ pub(crate) fn interp<S: Element, T: Element>(
         }
         None => None,
     };
-    let spec =
-        crate::kernels::family::ndimage::interp_spec(T::DTYPE, coords.is_none(), order, rank);
+    let narrow = x.size() <= i32::MAX as usize && out.size() <= i32::MAX as usize;
+    let spec = crate::kernels::family::ndimage::interp_spec_sized(
+        T::DTYPE,
+        coords.is_none(),
+        order,
+        rank,
+        narrow,
+    );
     let f = kernel(device, &spec)?;
     let (xo, oo) = (x.operand()?, out.operand()?);
     let mut args = KernelArgs::new();

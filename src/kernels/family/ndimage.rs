@@ -28,6 +28,10 @@ pub(crate) const MAX_RANK: usize = 8;
 pub(crate) const RANK_MAX: usize = 256;
 /// Ranks the resampling kernels are specialised for (larger ones take the run-time rank).
 pub(crate) const INTERP_RANKS: usize = 2;
+
+/// The ranks the window kernel is specialised for (32-bit indices, unrolled axis loops);
+/// higher ranks, and arrays of 2^31 elements or more, take the run-time rank.
+pub(crate) const WINDOW_RANKS: u8 = 3;
 /// Most window elements a selection network ([`NdShape::Select`]) takes.
 pub(crate) const NET_MAX: usize = 64;
 /// Largest rank of a selection network's window.
@@ -68,8 +72,12 @@ pub(crate) enum NdShape {
         /// 32: the axis is not the last; 1: it is; 0: untiled.
         wx: u8,
     },
-    /// An n-d window, a thread an output.
-    Window,
+    /// An n-d window, a thread an output (`nd_window<..., RANK>`).
+    Window {
+        /// The rank, compile-time (1 to [`WINDOW_RANKS`], 32-bit element indices), or 0:
+        /// any rank up to [`MAX_RANK`], read at run time (64-bit indices).
+        rank: u8,
+    },
     /// A rank filter over a box window of `count` elements (at most [`NET_MAX`]) of an
     /// array of rank `rank` (at most [`NET_MAX_RANK`]), a thread an output: the window in
     /// registers, then the comparators of a sorting network that the `kth` smallest
@@ -101,8 +109,8 @@ pub(crate) enum NdShape {
         /// The spline order (0 to 5; from 2 on, the input is the prefiltered f64
         /// coefficients).
         order: u8,
-        /// The rank, compile-time (1 to [`INTERP_RANKS`]), or 0: any rank up to
-        /// [`MAX_RANK`], read at run time.
+        /// The rank, compile-time (1 to [`INTERP_RANKS`], 32-bit element indices), or 0:
+        /// any rank up to [`MAX_RANK`], read at run time (64-bit indices).
         rank: u8,
     },
 }
@@ -178,12 +186,14 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
         }
     }
     for op in [WindowOp::Sum, WindowOp::Min, WindowOp::Max, WindowOp::Rank] {
-        v.push(NdSpec {
-            shape: NdShape::Window,
-            op,
-            input: dtype,
-            output: dtype,
-        });
+        for rank in 0..=WINDOW_RANKS {
+            v.push(NdSpec {
+                shape: NdShape::Window { rank },
+                op,
+                input: dtype,
+                output: dtype,
+            });
+        }
     }
     for (rank, count) in [(1, 7), (2, 9), (2, 25), (3, 27), (2, NET_MAX)] {
         v.push(select_spec(dtype, rank, count, count / 2));
@@ -308,6 +318,19 @@ pub(crate) fn interp_spec(dtype: DType, affine: bool, order: u8, rank: usize) ->
     }
 }
 
+/// The resampling kernel for arrays of `rank`, with 32-bit element indices where `narrow`
+/// (the rank-specialised kernels: input and output below 2^31 elements) and 64-bit ones
+/// otherwise (the kernel that reads the rank at run time).
+pub(crate) fn interp_spec_sized(
+    dtype: DType,
+    affine: bool,
+    order: u8,
+    rank: usize,
+    narrow: bool,
+) -> NdSpec {
+    interp_spec(dtype, affine, order, if narrow { rank } else { usize::MAX })
+}
+
 /// A measurement of an input of `dtype` over labels.
 pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
     NdSpec {
@@ -321,7 +344,9 @@ pub(crate) fn measure_spec(dtype: DType, what: u8) -> NdSpec {
 impl Family for NdSpec {
     fn headers(&self) -> &'static [&'static str] {
         match self.shape {
-            NdShape::Line { .. } | NdShape::Window | NdShape::Select { .. } => &["ndimage.cuh"],
+            NdShape::Line { .. } | NdShape::Window { .. } | NdShape::Select { .. } => {
+                &["ndimage.cuh"]
+            }
             NdShape::Interp { .. } => &["ndimage.cuh", "ndimage_interp.cuh"],
             _ => &["ndimage.cuh", "ndimage_label.cuh"],
         }
@@ -330,7 +355,8 @@ impl Family for NdSpec {
     fn symbol(&self) -> String {
         let variant = match self.shape {
             NdShape::Line { wx } => format!("line{wx}"),
-            NdShape::Window => "window".to_string(),
+            NdShape::Window { rank: 0 } => "window".to_string(),
+            NdShape::Window { rank } => format!("window{rank}"),
             NdShape::Select { rank, count, kth } => format!("select{rank}x{count}k{kth}"),
             NdShape::Label { step } => format!("label{step}"),
             NdShape::Edt => "edt".to_string(),
@@ -381,7 +407,7 @@ impl Family for NdSpec {
                     "    nd_line<in_t, out_t, acc_t, {op}, {wx}>(in, out, outer, n, inner, (int)k, start, (int)mode, cval, taps, wp);\n}}"
                 );
             }
-            NdShape::Window => {
+            NdShape::Window { rank } => {
                 let params = [
                     "const in_t* in",
                     "out_t* out",
@@ -395,7 +421,7 @@ impl Family for NdSpec {
                 emit::open(src, BLOCK, &self.symbol(), &params);
                 let _ = writeln!(
                     src,
-                    "    nd_window<in_t, out_t, acc_t, {op}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
+                    "    nd_window<in_t, out_t, acc_t, {op}, {rank}>(in, out, g, wts, fp, (int)mode, cval);\n}}"
                 );
             }
             NdShape::Select { rank, count, kth } => {
@@ -562,7 +588,7 @@ mod tests {
     #[test]
     fn accumulates_f32_in_float_and_the_rest_in_double() {
         let spec = |input, output| NdSpec {
-            shape: NdShape::Window,
+            shape: NdShape::Window { rank: 0 },
             op: WindowOp::Sum,
             input,
             output,
