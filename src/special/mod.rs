@@ -243,8 +243,10 @@ pub fn polygamma<T: FloatElement>(n: u32, x: &DeviceArray<T>) -> Result<DeviceAr
 
 /// SciPy's `softmax` along `axis`: `exp(x - max) / Σ exp(x - max)`, stable for inputs of
 /// any magnitude (computed in f32, or f64 for f64 arrays). A slice holding `+inf` or
-/// NaN, or only `-inf`, gives NaN, as SciPy. Three passes today (the maximum, the sum of
-/// exponentials, the division); a 0-d array is a slice of one.
+/// NaN, or only `-inf`, gives NaN, as SciPy. Along the last axis of a C-contiguous array
+/// with at most 4096 elements a row, one kernel holds each row in registers (the data read
+/// once); otherwise three passes (the maximum, the sum of exponentials, the division). A
+/// 0-d array is a slice of one.
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
@@ -289,8 +291,9 @@ pub fn log_softmax<T: FloatElement>(x: &DeviceArray<T>, axis: isize) -> Result<D
 /// SciPy's `logsumexp` over `axes` (every axis when `axes` is empty, SciPy's
 /// `axis=None`): `m + ln Σ exp(x - m)`, `m` the maximum, stable for inputs of any
 /// magnitude (`logsumexp([1000, 1000]) = 1000 + ln 2`). A slice holding `+inf` gives
-/// `inf`, NaN gives NaN, only `-inf` (or no element) gives `-inf`. Two passes today (the
-/// maximum, then the sum of exponentials reading it).
+/// `inf`, NaN gives NaN, only `-inf` (or no element) gives `-inf`. Over trailing axes of a
+/// C-contiguous array with at most 4096 elements a row, one kernel reads each row once;
+/// otherwise two passes (the maximum, then the sum of exponentials reading it).
 ///
 /// ```no_run
 /// let dev = cuarray::Device::new(0)?;
