@@ -58,7 +58,8 @@ impl<H> Default for Slot<H> {
 ///
 /// # Errors
 /// [`Error::LibraryNotFound`] when the library is missing, [`Error::Capture`] when a
-/// capture under way on the device does not allow the call, or the library's error.
+/// capture under way on the device does not allow the call (or would create the handle),
+/// or the library's error.
 pub(crate) fn with_handle<H: LibraryHandle, R>(
     device: &Device,
     f: impl FnOnce(&mut H) -> Result<R>,
@@ -72,6 +73,15 @@ pub(crate) fn with_handle<H: LibraryHandle, R>(
     let mut guard = slot.0.lock().unwrap_or_else(|p| p.into_inner());
     let handle = match &mut *guard {
         Some(h) => h,
+        // Creating a handle allocates device memory, which a capture does not allow.
+        None if device.capturing() => {
+            return Err(Error::Capture {
+                op: H::OP,
+                msg: "the library's first call on this device cannot be captured (it creates \
+                      the library's handle): make one such call before the capture"
+                    .into(),
+            })
+        }
         empty => empty.insert(H::create(device)?),
     };
     device.bind()?;
