@@ -4991,7 +4991,7 @@ pub fn linalg_solve_246() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_147() -> Result<(), String> {
+pub fn linalg_svd_159() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -5004,7 +5004,7 @@ pub fn linalg_svd_147() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn linalg_svd_172() -> Result<(), String> {
+pub fn linalg_svd_184() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray, linalg};
         let dev = Device::new(0)?;
@@ -7310,7 +7310,7 @@ pub fn sparse_linalg_direct_183() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_eigen_75() -> Result<(), String> {
+pub fn sparse_linalg_eigen_76() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7325,7 +7325,7 @@ pub fn sparse_linalg_eigen_75() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_eigen_279() -> Result<(), String> {
+pub fn sparse_linalg_eigen_270() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{linalg, CsrMatrix};
         let dev = cuarray::Device::new(0)?;
@@ -7351,7 +7351,7 @@ pub fn sparse_linalg_expm_74() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_krylov_93() -> Result<(), String> {
+pub fn sparse_linalg_krylov_83() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7370,7 +7370,7 @@ pub fn sparse_linalg_krylov_93() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_krylov_264() -> Result<(), String> {
+pub fn sparse_linalg_krylov_243() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7387,7 +7387,7 @@ pub fn sparse_linalg_krylov_264() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_krylov_328() -> Result<(), String> {
+pub fn sparse_linalg_krylov_307() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7454,7 +7454,7 @@ pub fn sparse_linalg_minres_18() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_157() -> Result<(), String> {
+pub fn sparse_linalg_mod_158() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::linalg::{FnOperator, LinearOperator};
         use cuarray::{Device, DeviceArray};
@@ -7467,7 +7467,7 @@ pub fn sparse_linalg_mod_157() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn sparse_linalg_mod_264() -> Result<(), String> {
+pub fn sparse_linalg_mod_265() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::sparse::{self, linalg};
         use cuarray::{Device, DeviceArray};
@@ -7610,7 +7610,7 @@ pub fn special_mod_221() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_249() -> Result<(), String> {
+pub fn special_mod_251() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1.0f64, 1.0])?;
@@ -7620,7 +7620,7 @@ pub fn special_mod_249() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_271() -> Result<(), String> {
+pub fn special_mod_273() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 0.0])?;
@@ -7630,7 +7630,7 @@ pub fn special_mod_271() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn special_mod_295() -> Result<(), String> {
+pub fn special_mod_298() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         let dev = cuarray::Device::new(0)?;
         let a = cuarray::DeviceArray::from_slice(&dev, &[1000.0f64, 1000.0])?;
@@ -7941,14 +7941,14 @@ pub fn tuning_55() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_79() -> Result<(), String> {
+pub fn tuning_80() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::small_gemm_limit() <= usize::MAX);
     }
     run().outcome()
 }
 
-pub fn tuning_90() -> Result<(), String> {
+pub fn tuning_91() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_small_gemm_limit(0);
@@ -7958,14 +7958,14 @@ pub fn tuning_90() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_114() -> Result<(), String> {
+pub fn tuning_115() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::solver_check_interval() >= 1);
     }
     run().outcome()
 }
 
-pub fn tuning_124() -> Result<(), String> {
+pub fn tuning_125() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_solver_check_interval(1);
@@ -7975,14 +7975,14 @@ pub fn tuning_124() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_140() -> Result<(), String> {
+pub fn tuning_141() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::solve_block() <= u32::MAX);
     }
     run().outcome()
 }
 
-pub fn tuning_151() -> Result<(), String> {
+pub fn tuning_152() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_solve_block(0);
@@ -7992,7 +7992,7 @@ pub fn tuning_151() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_186() -> Result<(), String> {
+pub fn tuning_187() -> Result<(), String> {
     fn run() {
         use cuarray::tuning::{svd_algorithm, SvdAlgorithm};
         assert_eq!(svd_algorithm(), SvdAlgorithm::Auto);
@@ -8000,7 +8000,7 @@ pub fn tuning_186() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_202() -> Result<(), String> {
+pub fn tuning_203() -> Result<(), String> {
     fn run() {
         use cuarray::tuning::{set_svd_algorithm, SvdAlgorithm};
         set_svd_algorithm(SvdAlgorithm::Jacobi);
@@ -8010,14 +8010,14 @@ pub fn tuning_202() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_223() -> Result<(), String> {
+pub fn tuning_224() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::getrf_algorithm() <= 1);
     }
     run().outcome()
 }
 
-pub fn tuning_233() -> Result<(), String> {
+pub fn tuning_234() -> Result<(), String> {
     fn run() {
         use cuarray::tuning;
         tuning::set_getrf_algorithm(1);
@@ -8027,21 +8027,21 @@ pub fn tuning_233() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_264() -> Result<(), String> {
+pub fn tuning_265() -> Result<(), String> {
     fn run() {
         let first_places: Vec<std::path::PathBuf> = cuarray::tuning::cuda_lib_dirs();
     }
     run().outcome()
 }
 
-pub fn tuning_276() -> Result<(), String> {
+pub fn tuning_277() -> Result<(), String> {
     fn run() {
         let on: bool = cuarray::tuning::disk_cache_enabled();
     }
     run().outcome()
 }
 
-pub fn tuning_288() -> Result<(), String> {
+pub fn tuning_289() -> Result<(), String> {
     fn run() {
         if let Some(dir) = cuarray::tuning::disk_cache_dir() {
             println!("kernels are cached in {}", dir.display());
@@ -8050,84 +8050,84 @@ pub fn tuning_288() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn tuning_307() -> Result<(), String> {
+pub fn tuning_308() -> Result<(), String> {
     fn run() {
         let dump = cuarray::tuning::dump_kernels_dir();
     }
     run().outcome()
 }
 
-pub fn tuning_318() -> Result<(), String> {
+pub fn tuning_319() -> Result<(), String> {
     fn run() {
         let overlapped: bool = cuarray::tuning::dependent_launch();
     }
     run().outcome()
 }
 
-pub fn tuning_332() -> Result<(), String> {
+pub fn tuning_333() -> Result<(), String> {
     fn run() {
         assert!((1..=64).contains(&cuarray::tuning::random_blocks_per_sm()));
     }
     run().outcome()
 }
 
-pub fn tuning_363() -> Result<(), String> {
+pub fn tuning_364() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::tuning::sort_rows(), None); // unless CUARRAY_SORT_ROWS is set
     }
     run().outcome()
 }
 
-pub fn tuning_375() -> Result<(), String> {
+pub fn tuning_376() -> Result<(), String> {
     fn run() {
         assert_eq!(cuarray::tuning::sort_pass(), None); // unless CUARRAY_SORT_PASS is set
     }
     run().outcome()
 }
 
-pub fn tuning_386() -> Result<(), String> {
+pub fn tuning_387() -> Result<(), String> {
     fn run() {
         let forced: Option<u8> = cuarray::tuning::sort_variant();
     }
     run().outcome()
 }
 
-pub fn tuning_397() -> Result<(), String> {
+pub fn tuning_398() -> Result<(), String> {
     fn run() {
         let copies: Option<u8> = cuarray::tuning::sort_hist_copies();
     }
     run().outcome()
 }
 
-pub fn tuning_410() -> Result<(), String> {
+pub fn tuning_411() -> Result<(), String> {
     fn run() {
         let clear: Option<bool> = cuarray::tuning::sort_clear();
     }
     run().outcome()
 }
 
-pub fn tuning_422() -> Result<(), String> {
+pub fn tuning_423() -> Result<(), String> {
     fn run() {
         let ahead: Option<u32> = cuarray::tuning::sort_ahead();
     }
     run().outcome()
 }
 
-pub fn tuning_438() -> Result<(), String> {
+pub fn tuning_439() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::rendezvous_timeout() > std::time::Duration::ZERO);
     }
     run().outcome()
 }
 
-pub fn tuning_452() -> Result<(), String> {
+pub fn tuning_453() -> Result<(), String> {
     fn run() {
         assert!(cuarray::tuning::rendezvous_retry() >= std::time::Duration::from_millis(1));
     }
     run().outcome()
 }
 
-pub fn tuning_466() -> Result<(), String> {
+pub fn tuning_467() -> Result<(), String> {
     fn run() {
         if !cuarray::tuning::require_gpu() { /* a machine without a GPU may skip */ }
     }
@@ -8875,8 +8875,8 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/linalg/solve.rs:167", linalg_solve_167, 1),
     ("src/linalg/solve.rs:226", linalg_solve_226, 1),
     ("src/linalg/solve.rs:246", linalg_solve_246, 1),
-    ("src/linalg/svd.rs:147", linalg_svd_147, 1),
-    ("src/linalg/svd.rs:172", linalg_svd_172, 1),
+    ("src/linalg/svd.rs:159", linalg_svd_159, 1),
+    ("src/linalg/svd.rs:184", linalg_svd_184, 1),
     ("src/linalg/triangular.rs:28", linalg_triangular_28, 1),
     ("src/nccl/mod.rs:27", nccl_mod_27, 1),
     ("src/nccl/mod.rs:148", nccl_mod_148, 1),
@@ -9063,17 +9063,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/linalg/direct.rs:68", sparse_linalg_direct_68, 1),
     ("src/sparse/linalg/direct.rs:140", sparse_linalg_direct_140, 1),
     ("src/sparse/linalg/direct.rs:183", sparse_linalg_direct_183, 1),
-    ("src/sparse/linalg/eigen.rs:75", sparse_linalg_eigen_75, 1),
-    ("src/sparse/linalg/eigen.rs:279", sparse_linalg_eigen_279, 1),
+    ("src/sparse/linalg/eigen.rs:76", sparse_linalg_eigen_76, 1),
+    ("src/sparse/linalg/eigen.rs:270", sparse_linalg_eigen_270, 1),
     ("src/sparse/linalg/expm.rs:74", sparse_linalg_expm_74, 1),
-    ("src/sparse/linalg/krylov.rs:93", sparse_linalg_krylov_93, 1),
-    ("src/sparse/linalg/krylov.rs:264", sparse_linalg_krylov_264, 1),
-    ("src/sparse/linalg/krylov.rs:328", sparse_linalg_krylov_328, 1),
+    ("src/sparse/linalg/krylov.rs:83", sparse_linalg_krylov_83, 1),
+    ("src/sparse/linalg/krylov.rs:243", sparse_linalg_krylov_243, 1),
+    ("src/sparse/linalg/krylov.rs:307", sparse_linalg_krylov_307, 1),
     ("src/sparse/linalg/lsq.rs:108", sparse_linalg_lsq_108, 1),
     ("src/sparse/linalg/lsq.rs:201", sparse_linalg_lsq_201, 1),
     ("src/sparse/linalg/minres.rs:18", sparse_linalg_minres_18, 1),
-    ("src/sparse/linalg/mod.rs:157", sparse_linalg_mod_157, 1),
-    ("src/sparse/linalg/mod.rs:264", sparse_linalg_mod_264, 1),
+    ("src/sparse/linalg/mod.rs:158", sparse_linalg_mod_158, 1),
+    ("src/sparse/linalg/mod.rs:265", sparse_linalg_mod_265, 1),
     ("src/sparse/mod.rs:12", sparse_mod_12, 1),
     ("src/sparse/mod.rs:42", sparse_mod_42, 1),
     ("src/sparse/mod.rs:76", sparse_mod_76, 1),
@@ -9084,9 +9084,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/sparse/ops.rs:228", sparse_ops_228, 1),
     ("src/special/mod.rs:25", special_mod_25, 1),
     ("src/special/mod.rs:221", special_mod_221, 1),
-    ("src/special/mod.rs:249", special_mod_249, 1),
-    ("src/special/mod.rs:271", special_mod_271, 1),
-    ("src/special/mod.rs:295", special_mod_295, 1),
+    ("src/special/mod.rs:251", special_mod_251, 1),
+    ("src/special/mod.rs:273", special_mod_273, 1),
+    ("src/special/mod.rs:298", special_mod_298, 1),
     ("src/stats/convolve.rs:87", stats_convolve_87, 1),
     ("src/stats/convolve.rs:113", stats_convolve_113, 1),
     ("src/stats/more.rs:69", stats_more_69, 1),
@@ -9114,31 +9114,31 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/stats/summary.rs:114", stats_summary_114, 1),
     ("src/stats/summary.rs:135", stats_summary_135, 1),
     ("src/tuning.rs:55", tuning_55, 1),
-    ("src/tuning.rs:79", tuning_79, 1),
-    ("src/tuning.rs:90", tuning_90, 1),
-    ("src/tuning.rs:114", tuning_114, 1),
-    ("src/tuning.rs:124", tuning_124, 1),
-    ("src/tuning.rs:140", tuning_140, 1),
-    ("src/tuning.rs:151", tuning_151, 1),
-    ("src/tuning.rs:186", tuning_186, 1),
-    ("src/tuning.rs:202", tuning_202, 1),
-    ("src/tuning.rs:223", tuning_223, 1),
-    ("src/tuning.rs:233", tuning_233, 1),
-    ("src/tuning.rs:264", tuning_264, 1),
-    ("src/tuning.rs:276", tuning_276, 1),
-    ("src/tuning.rs:288", tuning_288, 1),
-    ("src/tuning.rs:307", tuning_307, 1),
-    ("src/tuning.rs:318", tuning_318, 1),
-    ("src/tuning.rs:332", tuning_332, 1),
-    ("src/tuning.rs:363", tuning_363, 1),
-    ("src/tuning.rs:375", tuning_375, 1),
-    ("src/tuning.rs:386", tuning_386, 1),
-    ("src/tuning.rs:397", tuning_397, 1),
-    ("src/tuning.rs:410", tuning_410, 1),
-    ("src/tuning.rs:422", tuning_422, 1),
-    ("src/tuning.rs:438", tuning_438, 1),
-    ("src/tuning.rs:452", tuning_452, 1),
-    ("src/tuning.rs:466", tuning_466, 1),
+    ("src/tuning.rs:80", tuning_80, 1),
+    ("src/tuning.rs:91", tuning_91, 1),
+    ("src/tuning.rs:115", tuning_115, 1),
+    ("src/tuning.rs:125", tuning_125, 1),
+    ("src/tuning.rs:141", tuning_141, 1),
+    ("src/tuning.rs:152", tuning_152, 1),
+    ("src/tuning.rs:187", tuning_187, 1),
+    ("src/tuning.rs:203", tuning_203, 1),
+    ("src/tuning.rs:224", tuning_224, 1),
+    ("src/tuning.rs:234", tuning_234, 1),
+    ("src/tuning.rs:265", tuning_265, 1),
+    ("src/tuning.rs:277", tuning_277, 1),
+    ("src/tuning.rs:289", tuning_289, 1),
+    ("src/tuning.rs:308", tuning_308, 1),
+    ("src/tuning.rs:319", tuning_319, 1),
+    ("src/tuning.rs:333", tuning_333, 1),
+    ("src/tuning.rs:364", tuning_364, 1),
+    ("src/tuning.rs:376", tuning_376, 1),
+    ("src/tuning.rs:387", tuning_387, 1),
+    ("src/tuning.rs:398", tuning_398, 1),
+    ("src/tuning.rs:411", tuning_411, 1),
+    ("src/tuning.rs:423", tuning_423, 1),
+    ("src/tuning.rs:439", tuning_439, 1),
+    ("src/tuning.rs:453", tuning_453, 1),
+    ("src/tuning.rs:467", tuning_467, 1),
     ("src/user_kernels/elementwise.rs:29", user_kernels_elementwise_29, 1),
     ("src/user_kernels/elementwise.rs:79", user_kernels_elementwise_79, 1),
     ("src/user_kernels/elementwise.rs:104", user_kernels_elementwise_104, 1),
