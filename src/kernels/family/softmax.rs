@@ -86,7 +86,7 @@ impl SoftmaxSpec {
         let group = if len <= 32 * 32 { 32 } else { BLOCK };
         let items = len.div_ceil(group as usize).next_power_of_two() as u32;
         let widest = (16 / dtype.size() as u32).clamp(1, items);
-        let vec = if aligned && len % widest as usize == 0 {
+        let vec = if aligned && len.is_multiple_of(widest as usize) {
             widest
         } else {
             1
