@@ -1130,6 +1130,30 @@ def cupy_peer():
     return p
 
 
+def exchanges():
+    """Zero-copy exchange through DLPack, wall time per round trip on 1024 float32 on the
+    GPU: cuarray (its Python module) -> PyTorch -> cuarray, and CuPy -> PyTorch -> CuPy."""
+    if not wanted("dlpack_roundtrip_f32_1024_wall"):
+        return
+    import torch
+    t = torch.ones(1024, device="cuda")
+    p = Peer("exchange", None, None, torch.cuda.synchronize)
+    try:
+        import cuarray
+        a = cuarray.from_dlpack(t)
+        emit("cuarray", "dlpack_roundtrip_f32_1024_wall", "wall",
+             p.wall_time(lambda: cuarray.from_dlpack(torch.from_dlpack(a))))
+    except ImportError as e:  # the wheel is not installed here
+        print(json.dumps({"lib": "cuarray", "case": "dlpack_roundtrip_f32_1024_wall", "error": str(e)}), flush=True)
+    try:
+        import cupy
+        c = cupy.from_dlpack(t)
+        emit("cupy", "dlpack_roundtrip_f32_1024_wall", "wall",
+             p.wall_time(lambda: cupy.from_dlpack(torch.from_dlpack(c))))
+    except ImportError:
+        pass
+
+
 if __name__ == "__main__":
     if "--cupy-tf32" in sys.argv:
         # Run as CUPY_TF32=1 python3 bench/peers.py --cupy-tf32: CuPy's TF32 matmul only.
@@ -1147,3 +1171,4 @@ if __name__ == "__main__":
         except AttributeError:
             import torch
             torch.cuda.empty_cache()
+    exchanges()

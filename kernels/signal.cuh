@@ -1,52 +1,21 @@
 // cuarray signal.cuh: direct convolutions and linear recurrences of cuarray::signal.
 // Conventions: see kernels/README.md. T is float or double; sums run in T.
-//   conv1d_tile: out[r][k] = sum_{j<m} x[r][k + start - j] * v[j] over contiguous rows,
-//                x zero outside [0, n). One tile of blockDim.x * CONV_PER outputs of one
-//                row per block iteration: the tile's inputs (tile + m - 1) and the taps
-//                (reversed) are staged in dynamic shared memory, so the signal is read
-//                from global memory once per tile. Dynamic shared memory:
-//                (2 m - 1 + blockDim.x * CONV_PER) * sizeof(T) bytes.
+//   conv_tile:   out[y][x] = sum_{r<kh, c<kw} x[y + sy - r][x + sx - c] * v[r][c] over a
+//                2-D x at any strides (a 1-D signal or a batch of rows is kh = 1), x
+//                outside its extent taken by the boundary rule of conv_nd. A block of
+//                ty x tx threads owns a tile of ty rows of tx * CONV_TILE_P outputs: it
+//                stages the tile's inputs (halo included, the boundary applied there) and
+//                the taps (reversed, contiguous v) in dynamic shared memory; each thread
+//                sums CONV_TILE_P neighbouring outputs of one row with a sliding window
+//                in registers (one shared load of x per tap for CONV_TILE_P products), and
+//                the outputs leave through shared memory in coalesced rows. CONV_TILE_P
+//                is odd, so a warp's strided shared accesses hit distinct banks. Dynamic
+//                shared memory: (kh kw + (ty + kh - 1)(tx CONV_TILE_P + kw)) * sizeof(T).
 //   conv_nd:     the same sum over every axis of rank <= 8 arrays at any strides, x
 //                outside its extent taken as `fill` (boundary 0), wrapped (1) or
 //                mirrored with the edge repeated (2, "symm"); one thread per output,
 //                the rank compile-time up to 3.
 // Launch: 256 threads per block; both loop grid-stride (over tiles, over outputs).
-
-#define CONV_PER 4
-
-template <typename T>
-__device__ __forceinline__ void conv1d_tile(const T* x, const T* v, T* out, long long rows,
-                                            long long n, long long m, long long nout,
-                                            long long start) {
-    extern __shared__ __align__(16) unsigned char conv_smem[];
-    T* taps = reinterpret_cast<T*>(conv_smem);
-    T* buf = taps + m;
-    const long long tile = (long long)blockDim.x * CONV_PER;
-    const long long tiles = (nout + tile - 1) / tile;
-    for (long long i = threadIdx.x; i < m; i += blockDim.x) taps[i] = v[m - 1 - i];
-    for (long long t = blockIdx.x; t < rows * tiles; t += gridDim.x) {
-        const long long r = t / tiles;
-        const long long k0 = (t % tiles) * tile;
-        const long long base = k0 + start - (m - 1);
-        const T* xr = x + r * n;
-        __syncthreads();  // the previous tile is consumed
-        for (long long i = threadIdx.x; i < tile + m - 1; i += blockDim.x) {
-            const long long g = base + i;
-            buf[i] = (g >= 0 && g < n) ? xr[g] : T(0);
-        }
-        __syncthreads();
-#pragma unroll
-        for (int p = 0; p < CONV_PER; ++p) {
-            const long long kk = threadIdx.x + (long long)p * blockDim.x;
-            if (k0 + kk < nout) {
-                T acc = T(0);
-                const T* b = buf + kk;
-                for (long long i = 0; i < m; ++i) acc += b[i] * taps[i];
-                out[r * nout + k0 + kk] = acc;
-            }
-        }
-    }
-}
 
 // Sizes and strides (elements) of conv_nd, passed by value.
 struct ConvNdShape {
@@ -68,6 +37,85 @@ __device__ __forceinline__ long long conv_fold(long long g, long long n, long lo
     g %= p;
     if (g < 0) g += p;
     return g >= n ? p - 1 - g : g;
+}
+
+#define CONV_TILE_P 7
+
+// Sizes and strides (elements) of conv_tile, passed by value.
+struct ConvTileShape {
+    long long h, w;      // x extents
+    long long xs0, xs1;  // x strides
+    long long kh, kw;    // v extents (v contiguous)
+    long long ho, wo;    // output extents (the output is contiguous)
+    long long sy, sx;    // offset of output (0, 0) in the full convolution
+    long long boundary;  // 0 fill, 1 wrap, 2 symm
+    long long ty, tx;    // the block's threads along y and x (ty * tx == blockDim.x)
+};
+
+template <typename T>
+__device__ __forceinline__ void conv_tile(const T* x, const T* v, T* out,
+                                          const ConvTileShape& s, T fill) {
+    constexpr int P = CONV_TILE_P;
+    extern __shared__ __align__(16) unsigned char conv_smem[];
+    const int kh = (int)s.kh, kw = (int)s.kw, ntaps = kh * kw;
+    const int tx = (int)s.tx, ty = (int)s.ty;
+    const int row_out = tx * P;          // outputs of one tile row
+    const int tw = row_out + kw;         // staged row (one spare column for the window)
+    const int th = ty + kh - 1;
+    T* taps = reinterpret_cast<T*>(conv_smem);
+    T* tile = taps + ntaps;
+    for (int i = threadIdx.x; i < ntaps; i += blockDim.x) taps[i] = v[ntaps - 1 - i];
+    const long long tiles_x = (s.wo + row_out - 1) / row_out;
+    const long long tiles = tiles_x * ((s.ho + ty - 1) / ty);
+    const int lx = threadIdx.x % tx, ly = threadIdx.x / tx;
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const long long oy0 = (t / tiles_x) * ty, ox0 = (t % tiles_x) * row_out;
+        const long long gy0 = oy0 + s.sy - (kh - 1), gx0 = ox0 + s.sx - (kw - 1);
+        __syncthreads();  // the previous tile's outputs are written
+        for (int i = threadIdx.x; i < th * tw; i += blockDim.x) {
+            const int r = i / tw, c = i - r * tw;
+            long long gy = gy0 + r, gx = gx0 + c;
+            T val;
+            if (gy >= 0 && gy < s.h && gx >= 0 && gx < s.w) {
+                val = x[gy * s.xs0 + gx * s.xs1];
+            } else if (s.boundary == 0) {
+                val = fill;
+            } else {
+                gy = conv_fold(gy, s.h, s.boundary);
+                gx = conv_fold(gx, s.w, s.boundary);
+                val = x[gy * s.xs0 + gx * s.xs1];
+            }
+            tile[i] = val;
+        }
+        __syncthreads();
+        T acc[P];
+#pragma unroll
+        for (int p = 0; p < P; ++p) acc[p] = T(0);
+        for (int r = 0; r < kh; ++r) {
+            const T* row = tile + (ly + r) * tw + lx * P;
+            const T* wr = taps + r * kw;
+            T win[P];
+#pragma unroll
+            for (int p = 0; p < P; ++p) win[p] = row[p];
+            for (int c = 0; c < kw; ++c) {
+                const T tap = wr[c];
+#pragma unroll
+                for (int p = 0; p < P; ++p) acc[p] += win[p] * tap;
+#pragma unroll
+                for (int p = 0; p < P - 1; ++p) win[p] = win[p + 1];
+                win[P - 1] = row[c + P];
+            }
+        }
+        __syncthreads();  // the tile is consumed: it stages the outputs
+#pragma unroll
+        for (int p = 0; p < P; ++p) tile[ly * row_out + lx * P + p] = acc[p];
+        __syncthreads();
+        for (int i = threadIdx.x; i < ty * row_out; i += blockDim.x) {
+            const int r = i / row_out, c = i - r * row_out;
+            const long long oy = oy0 + r, ox = ox0 + c;
+            if (oy < s.ho && ox < s.wo) out[oy * s.wo + ox] = tile[i];
+        }
+    }
 }
 
 // RANK > 0: the rank is RANK (compile-time, so that the per-axis indices live in

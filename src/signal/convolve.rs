@@ -1,13 +1,14 @@
 //! Convolution and correlation (SciPy's `convolve`, `correlate`, `fftconvolve`,
-//! `oaconvolve`, `convolve2d`, `correlate2d`): a direct kernel (a shared-memory tile for
-//! 1-D, a thread per output for n-d and the 2-D boundaries) or the FFT (`rfftn`, a
+//! `oaconvolve`, `convolve2d`, `correlate2d`): a direct kernel (a shared-memory tile with
+//! a register window for 1-D and 2-D, every boundary rule included; a thread per output
+//! for higher ranks and for 2-D kernels too large for a tile) or the FFT (`rfftn`, a
 //! product, `irfftn`), chosen by SciPy's cost model for [`Method::Auto`].
 
 use super::SignalFloat;
 use crate::array::DeviceArray;
 use crate::fft::{self, Norm};
 use crate::kernels::cache::kernel;
-use crate::kernels::family::signal::{ConvNdShape, SignalKernel, SignalSpec, CONV_PER};
+use crate::kernels::family::signal::{ConvNdShape, ConvTileShape, SignalKernel, SignalSpec};
 use crate::kernels::BLOCK;
 use crate::ops::launch::grid_for;
 use crate::shape::SliceElem;
@@ -178,14 +179,11 @@ pub(crate) fn direct<T: SignalFloat>(
     if out.size() == 0 {
         return Ok(out);
     }
-    let resident =
-        |f: &crate::kernels::cache::Kernel| device.multiprocessor_count() * f.blocks_per_sm;
-    if out_shape.len() == 1 && boundary == 0 && fill == 0.0 && v.size() <= CONV1D_MAX_TAPS {
-        let rows = match x.reshape(&[1, x.size()][..]) {
-            Ok(r) => r,
-            Err(_) => x.contiguous()?.reshape(&[1, x.size()][..])?,
-        };
-        return conv_rows(op, &rows, v, out_shape[0], start[0])?.reshape(out_shape);
+    if let Some(shape) = tile_shape(x, v, out_shape, start, boundary) {
+        if shape.shared_elems() * T::DTYPE.size() <= TILE_SHARED_BYTES {
+            launch_tile(x, &v.contiguous()?, &out, &shape, fill)?;
+            return Ok(out);
+        }
     }
     let spec = SignalSpec {
         kernel: SignalKernel::ConvNd {
@@ -205,7 +203,7 @@ pub(crate) fn direct<T: SignalFloat>(
         (v.shape(), v.strides()),
         start,
     );
-    let grid = grid_for(out.size(), resident(&f));
+    let grid = grid_for(out.size(), device.multiprocessor_count() * f.blocks_per_sm);
     let (xo, vo, oo) = (x.operand()?, v.operand()?, out.operand()?);
     // SAFETY: `f` is `spec`'s kernel for T; `x` and `v` are operands of their own layouts
     // (checked by `operand` to stay in their buffers) and the shape carries exactly those
@@ -225,9 +223,79 @@ pub(crate) fn direct<T: SignalFloat>(
     Ok(out)
 }
 
+/// Dynamic shared memory the tile kernel may take (what every device gives unasked).
+const TILE_SHARED_BYTES: usize = 48 * 1024;
+
+/// The tile kernel's view of a convolution of rank 1 or 2 (a 1-D one as one row), or
+/// `None` for other ranks.
+fn tile_shape<T: SignalFloat>(
+    x: &DeviceArray<T>,
+    v: &DeviceArray<T>,
+    out: &[usize],
+    start: &[isize],
+    boundary: i64,
+) -> Option<ConvTileShape> {
+    match out.len() {
+        1 => Some(ConvTileShape {
+            x: [1, x.shape()[0]],
+            x_strides: [0, x.strides()[0]],
+            v: [1, v.shape()[0]],
+            out: [1, out[0]],
+            start: [0, start[0]],
+            boundary,
+        }),
+        2 => Some(ConvTileShape {
+            x: [x.shape()[0], x.shape()[1]],
+            x_strides: [x.strides()[0], x.strides()[1]],
+            v: [v.shape()[0], v.shape()[1]],
+            out: [out[0], out[1]],
+            start: [start[0], start[1]],
+            boundary,
+        }),
+        _ => None,
+    }
+}
+
+/// Runs the tile kernel into `out` (new, contiguous, of `shape.out`, not empty); `v`
+/// contiguous, `x` of `shape.x` with every extent at least 1, and the tile fits
+/// [`TILE_SHARED_BYTES`].
+fn launch_tile<T: SignalFloat>(
+    x: &DeviceArray<T>,
+    v: &DeviceArray<T>,
+    out: &DeviceArray<T>,
+    shape: &ConvTileShape,
+    fill: f64,
+) -> Result<()> {
+    let device = x.device();
+    debug_assert!(v.is_contiguous() && shape.shared_elems() * T::DTYPE.size() <= TILE_SHARED_BYTES);
+    let spec = SignalSpec {
+        kernel: SignalKernel::ConvTile,
+        dtype: T::DTYPE,
+    };
+    let f = kernel(device, &spec)?;
+    let grid = grid_for(
+        shape.tiles() * BLOCK as usize,
+        device.multiprocessor_count() * f.blocks_per_sm,
+    );
+    let (xo, vo, oo) = (x.operand()?, v.operand()?, out.operand()?);
+    // SAFETY: `f` is `spec`'s kernel for T; `x` is an operand of its own layout (extents
+    // and strides as `shape` carries them, each at least 1, every index folded into them
+    // or replaced by the fill before it is read); `v` is contiguous of `shape.v`; `out` is
+    // new and contiguous of `shape.out`; the caller checked the shared size.
+    unsafe {
+        spec.launch_conv_tile(
+            device,
+            &f,
+            grid,
+            (oo.ptr(), xo.ptr(), vo.ptr()),
+            shape,
+            fill,
+        )
+    }
+}
+
 /// The 1-D convolution of every row of `x` (rows, n) with `v` (at most 2048 taps):
-/// `out[r][k] = sum_j x[r][k + start - j] v[j]` for `k < nout`, by the shared-memory
-/// tile kernel.
+/// `out[r][k] = sum_j x[r][k + start - j] v[j]` for `k < nout`, by the tile kernel.
 pub(crate) fn conv_rows<T: SignalFloat>(
     op: &'static str,
     x: &DeviceArray<T>,
@@ -237,7 +305,7 @@ pub(crate) fn conv_rows<T: SignalFloat>(
 ) -> Result<DeviceArray<T>> {
     let device = x.device();
     v.used_by(op, device)?;
-    let (x, v) = (x.contiguous()?, v.contiguous()?);
+    let v = v.contiguous()?;
     let (rows, n) = (x.shape()[0], x.shape()[1]);
     debug_assert!(v.ndim() == 1 && v.size() >= 1 && v.size() <= CONV1D_MAX_TAPS);
     let out = DeviceArray::<T>::alloc_for(op, device, &[rows, nout])?;
@@ -247,28 +315,15 @@ pub(crate) fn conv_rows<T: SignalFloat>(
     if n == 0 {
         return DeviceArray::zeros(device, &[rows, nout][..]);
     }
-    let spec = SignalSpec {
-        kernel: SignalKernel::Conv1d,
-        dtype: T::DTYPE,
+    let shape = ConvTileShape {
+        x: [rows, n],
+        x_strides: [x.strides()[0], x.strides()[1]],
+        v: [1, v.size()],
+        out: [rows, nout],
+        start: [0, start],
+        boundary: 0,
     };
-    let f = kernel(device, &spec)?;
-    let tiles = rows * nout.div_ceil(BLOCK as usize * CONV_PER);
-    let grid = grid_for(
-        tiles * BLOCK as usize,
-        device.multiprocessor_count() * f.blocks_per_sm,
-    );
-    let (xo, vo, oo) = (x.operand()?, v.operand()?, out.operand()?);
-    let words = [
-        rows as i64,
-        n as i64,
-        v.size() as i64,
-        nout as i64,
-        start as i64,
-    ];
-    // SAFETY: `f` is `spec`'s kernel for T; `x` (rows, n), `v` (1..=CONV1D_MAX_TAPS taps)
-    // and `out` (rows, nout, new, seen by no one else) are contiguous; the tile's shared
-    // memory, (2 * 2048 - 1 + 1024) doubles, is 40 KB, under the 48 KB every device gives.
-    unsafe { spec.launch_conv1d(device, &f, grid, (oo.ptr(), xo.ptr(), vo.ptr()), words)? };
+    launch_tile(x, &v, &out, &shape, 0.0)?;
     Ok(out)
 }
 
@@ -280,8 +335,9 @@ fn reversed<T: SignalFloat>(a: &DeviceArray<T>) -> Result<DeviceArray<T>> {
 
 /// The convolution of two arrays of the same rank (SciPy's `signal.convolve`): `mode`
 /// chooses the part returned, `method` the algorithm ([`Method::Auto`]: SciPy's cost
-/// model). 1-D inputs with up to 2048 taps use a shared-memory tile kernel; other direct
-/// convolutions a thread per output. 0-d inputs give their product.
+/// model). Direct 1-D and 2-D convolutions run as shared-memory tiles (each thread sums
+/// seven neighbouring outputs from a register window); higher ranks, and 2-D kernels too
+/// large for a tile, a thread per output. 0-d inputs give their product.
 ///
 /// ```no_run
 /// use cuarray::signal::{self, Method, Mode};
@@ -652,7 +708,8 @@ fn conv2d<T: SignalFloat>(
 
 /// The 2-D convolution with a boundary rule (SciPy's `convolve2d`): what lies outside
 /// `in1` is `boundary` ([`Boundary::Fill`] value, [`Boundary::Wrap`] periodic,
-/// [`Boundary::Symm`] mirrored). Direct, a thread per output.
+/// [`Boundary::Symm`] mirrored). Direct: shared-memory tiles with the boundary applied
+/// while they are loaded (a thread per output for kernels too large for a tile).
 ///
 /// ```no_run
 /// use cuarray::signal::{self, Boundary, Mode};

@@ -199,6 +199,12 @@ fn conv_2d<T: Sig>(dev: &Device, rng: &mut Rng) -> TResult {
         ([6, 9], [11, 3]),
         ([64, 65], [5, 5]),
         ([3, 3], [3, 3]),
+        // Past one tile along both axes, one-row and one-column kernels, and a kernel
+        // too large for a tile.
+        ([301, 517], [5, 5]),
+        ([70, 900], [1, 9]),
+        ([129, 40], [9, 1]),
+        ([40, 50], [45, 60]),
     ] {
         let (a, ha) = rand::<T>(dev, rng, &xs)?;
         let (v, hv) = rand::<T>(dev, rng, &vs)?;

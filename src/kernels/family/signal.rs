@@ -1,7 +1,9 @@
 //! The signal family (`signal.cuh`): the direct convolutions of `cuarray::signal`.
 //!
-//! - [`SignalKernel::Conv1d`]: `(out, x, v, rows, n, m, nout, start)`, contiguous rows,
-//!   one shared-memory tile of `256 * CONV_PER` outputs per block iteration;
+//! - [`SignalKernel::ConvTile`]: `(out, x, v, ConvTileShape, fill)`, a 2-D (or 1-D, or
+//!   batch-of-rows) convolution at any strides of x with the fill / wrap / symmetric
+//!   boundaries, one shared-memory tile of `ty x tx * CONV_TILE_P` outputs per block
+//!   iteration, each thread summing `CONV_TILE_P` neighbours with a register window;
 //! - [`SignalKernel::ConvNd`]: `(out, x, v, ConvNdShape, fill)`, any rank up to 8 at any
 //!   strides (compiled for the rank up to [`CONV_RANKS`]), with the fill / wrap /
 //!   symmetric boundaries;
@@ -19,14 +21,14 @@ use crate::{Device, Result};
 use cudarc::driver::sys::CUdeviceptr;
 use std::fmt::Write as _;
 
-/// Outputs of one `Conv1d` tile per thread (`CONV_PER` in `signal.cuh`).
-pub(crate) const CONV_PER: usize = 4;
+/// Outputs of one `ConvTile` tile per thread (`CONV_TILE_P` in `signal.cuh`).
+pub(crate) const CONV_TILE_P: usize = 7;
 
 /// The kernels of the family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SignalKernel {
-    /// Tiled 1-D convolution of contiguous rows.
-    Conv1d,
+    /// Tiled 2-D convolution (1-D signals and batches of rows as one-row kernels).
+    ConvTile,
     /// Direct n-d convolution with a boundary rule.
     ConvNd {
         /// The rank, compile-time (1 to [`CONV_RANKS`]), or 0: read at run time.
@@ -63,7 +65,7 @@ pub(crate) const IIR_MAX_STATE: usize = 8;
 impl SignalKernel {
     fn name(self) -> &'static str {
         match self {
-            SignalKernel::Conv1d => "conv1d",
+            SignalKernel::ConvTile => "convtile",
             SignalKernel::ConvNd { .. } => "convnd",
             SignalKernel::Iir { stage, .. } => match stage {
                 IirStage::ChunkEnd => "iir_end",
@@ -91,7 +93,7 @@ impl From<SignalSpec> for KernelSpec {
 
 /// Every spec of the family for `dtype` (the NVRTC tier compiles them all).
 pub fn specs_for(dtype: DType) -> Vec<SignalSpec> {
-    let mut kernels = vec![SignalKernel::Conv1d];
+    let mut kernels = vec![SignalKernel::ConvTile];
     kernels.extend((0..=CONV_RANKS as u8).map(|rank| SignalKernel::ConvNd { rank }));
     for (order, sections) in [(1, 1), (2, 1), (2, 4), (8, 1), (3, 2)] {
         for stage in [IirStage::ChunkEnd, IirStage::Carry, IirStage::Apply] {
@@ -136,13 +138,9 @@ impl Family for SignalSpec {
         emit::typedef(src, self.dtype.cuda_type(), "T");
         let mut params = vec!["T* p_out", "const T* p_x", "const T* p_v"];
         match self.kernel {
-            SignalKernel::Conv1d => params.extend([
-                "const long long rows",
-                "const long long n",
-                "const long long m",
-                "const long long nout",
-                "const long long start",
-            ]),
+            SignalKernel::ConvTile => {
+                params.extend(["const ConvTileShape s", "const double fill"])
+            }
             SignalKernel::ConvNd { .. } => {
                 params.extend(["const ConvNdShape s", "const double fill"])
             }
@@ -173,9 +171,9 @@ impl Family for SignalSpec {
         let params: Vec<String> = params.into_iter().map(String::from).collect();
         emit::open(src, BLOCK, &self.symbol(), &params);
         let _ = match self.kernel {
-            SignalKernel::Conv1d => writeln!(
+            SignalKernel::ConvTile => writeln!(
                 src,
-                "    conv1d_tile<T>(p_x, p_v, p_out, rows, n, m, nout, start);\n}}"
+                "    conv_tile<T>(p_x, p_v, p_out, s, (T)fill);\n}}"
             ),
             SignalKernel::ConvNd { rank } => {
                 writeln!(
@@ -240,30 +238,88 @@ impl ConvNdShape {
     }
 }
 
+/// The host side of `ConvTileShape`: x extents and strides, v extents (v contiguous),
+/// output extents, the starts, the boundary (0 fill, 1 wrap, 2 symm) and the block's
+/// threads along y and x.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConvTileShape {
+    pub(crate) x: [usize; 2],
+    pub(crate) x_strides: [isize; 2],
+    pub(crate) v: [usize; 2],
+    pub(crate) out: [usize; 2],
+    pub(crate) start: [isize; 2],
+    pub(crate) boundary: i64,
+}
+
+impl ConvTileShape {
+    /// The block's threads along y and x: one row of `BLOCK` for a one-row kernel, else
+    /// 8 rows of 32.
+    pub(crate) fn threads(&self) -> (usize, usize) {
+        if self.v[0] == 1 {
+            (1, BLOCK as usize)
+        } else {
+            (BLOCK as usize / 32, 32)
+        }
+    }
+
+    /// Elements of dynamic shared memory: the taps and the staged tile.
+    pub(crate) fn shared_elems(&self) -> usize {
+        let (ty, tx) = self.threads();
+        let [kh, kw] = self.v;
+        kh * kw + (ty + kh - 1) * (tx * CONV_TILE_P + kw)
+    }
+
+    /// Tiles of outputs (one per block iteration).
+    pub(crate) fn tiles(&self) -> usize {
+        let (ty, tx) = self.threads();
+        self.out[0].div_ceil(ty) * self.out[1].div_ceil(tx * CONV_TILE_P)
+    }
+
+    fn words(&self) -> [i64; 13] {
+        let (ty, tx) = self.threads();
+        [
+            self.x[0] as i64,
+            self.x[1] as i64,
+            self.x_strides[0] as i64,
+            self.x_strides[1] as i64,
+            self.v[0] as i64,
+            self.v[1] as i64,
+            self.out[0] as i64,
+            self.out[1] as i64,
+            self.start[0] as i64,
+            self.start[1] as i64,
+            self.boundary,
+            ty as i64,
+            tx as i64,
+        ]
+    }
+}
+
 impl SignalSpec {
-    /// Launches the `Conv1d` kernel `f` of this spec with `grid` blocks.
+    /// Launches the `ConvTile` kernel `f` of this spec with `grid` blocks.
     ///
     /// # Safety
     /// - `f` is the kernel compiled for this spec, `out`, `x` and `v` of its dtype;
-    /// - `x` addresses `rows * n` contiguous elements, `v` `m` and `out` `rows * nout`
-    ///   that nothing else touches meanwhile; `m >= 1`;
-    /// - `(2 m - 1 + 256 * CONV_PER) * size` bytes of shared memory fit the device.
-    pub(crate) unsafe fn launch_conv1d(
+    /// - every element of `x` that `shape`'s extents and strides reach lies inside a live
+    ///   buffer, every extent is at least 1; `v` addresses `kh * kw` contiguous elements and
+    ///   `out` the output count of contiguous elements that nothing else touches meanwhile;
+    /// - `shape.shared_elems() * size` bytes of shared memory fit the device (48 KB).
+    pub(crate) unsafe fn launch_conv_tile(
         &self,
         device: &Device,
         f: &Kernel,
         grid: u32,
         (out, x, v): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
-        [rows, n, m, nout, start]: [i64; 5],
+        shape: &ConvTileShape,
+        fill: f64,
     ) -> Result<()> {
         let mut args = KernelArgs::new();
         args.ptr(out).ptr(x).ptr(v);
-        for w in [rows, n, m, nout, start] {
-            args.i64(w);
-        }
-        let shared = (2 * m as usize - 1 + BLOCK as usize * CONV_PER) * self.dtype.size();
-        // SAFETY: arguments in the order of the Conv1d wrapper (out, x, v, rows, n, m, nout,
-        // start); the caller guarantees (# Safety) the buffers' extents and the shared size.
+        args.i64s(&shape.words());
+        args.push_f64(fill);
+        let shared = shape.shared_elems() * self.dtype.size();
+        // SAFETY: arguments in the order of the ConvTile wrapper (out, x, v, ConvTileShape,
+        // fill); the caller guarantees (# Safety) the extents and the shared size.
         unsafe {
             args.launch_with(
                 device,
