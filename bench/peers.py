@@ -604,8 +604,9 @@ def signals(p):
 
 
 def sorting(p):
-    """Sorting, selection and indexing on standard-normal float32 data (as sort_cases in
-    benches/compare.rs). PyTorch's sort returns the indices too; CuPy has no topk."""
+    """Sorting, selection, indexing and sets, on standard-normal float32 data and random
+    int32 (as sort_cases in benches/compare.rs). PyTorch's sort returns the indices too;
+    CuPy has no topk."""
     xp = p.xp
     n = 1 << 26
     if p.name == "cupy":
@@ -679,6 +680,22 @@ def sorting(p):
         v = normal((1 << 20,))
         emit(p.name, "searchsorted_f32_2^20_in_2^24", "device", p.device_time(lambda: search(s, v)), 12 << 20)
         del s, v
+    # Sets of int32: isin of 2^24 values in 2^20, unique with counts of 2^24 values in [0, 2^20).
+    if wanted("isin_i32_2^24_in_2^20") or wanted("unique_counts_i32_2^24"):
+        a = ints(1 << 20, 1 << 24).astype(xp.int32)
+        t = ints(1 << 24, 1 << 20).astype(xp.int32)
+        if p.name == "cupy":
+            isin = lambda: xp.isin(a, t)
+            uniq = lambda: xp.unique(a, return_counts=True)
+        else:
+            import torch
+            isin = lambda: torch.isin(a, t)
+            uniq = lambda: torch.unique(a, sorted=True, return_counts=True)
+        if wanted("isin_i32_2^24_in_2^20"):
+            emit(p.name, "isin_i32_2^24_in_2^20", "device", p.device_time(isin), (5 << 24) + (4 << 20))
+        if wanted("unique_counts_i32_2^24"):
+            emit(p.name, "unique_counts_i32_2^24", "device", p.device_time(uniq), 4 << 24)
+        del a, t
 
 
 def matmuls(p):
@@ -1071,6 +1088,7 @@ def torch_peer():
 
     class XP:
         float32, float16, float64, bfloat16 = torch.float32, torch.float16, torch.float64, torch.bfloat16
+        int32, int64 = torch.int32, torch.int64
 
         @staticmethod
         def arange(n, dtype):

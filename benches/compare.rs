@@ -6,7 +6,7 @@
 //! Cases: the fixed-size cases below (sorting and indexing among them: `sort_f32_2^26`,
 //! `argsort_f32_2^26`, `argsort_rows_f32_4096x4096`, `masked_select_f32_2^26`,
 //! `take_f32_2^26`, `index_rows_f32_2^20x64`, `index_put_rows_f32_2^20x64`,
-//! `index_points_f32_8192^2_2^22`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`; random numbers: `uniform_f32_2^28`,
+//! `index_points_f32_8192^2_2^22`, `topk_f32_2^24_k100`, `searchsorted_f32_2^20_in_2^24`, `isin_i32_2^24_in_2^20`, `unique_counts_i32_2^24`; random numbers: `uniform_f32_2^28`,
 //! `normal_f32_2^28`, `exponential_f32_2^28`, `integers_i32_2^28`, `uniform_f32_1000_wall`,
 //! `gamma_f32_2^24`, `poisson_i64_2^24`, `binomial_i64_2^24`, `beta_f32_2^24`,
 //! `choice_p_i64_2^24_of_1000`, `choice_noreplace_i64_2^20_of_2^24`; a user

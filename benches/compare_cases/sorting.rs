@@ -8,7 +8,8 @@ use super::*;
 /// set (the count's read included), take of 2^26 random i64 indices from 2^26, topk 100 of
 /// 2^24, searchsorted of 2^20 values in a sorted 2^24; advanced indexing: `a[idx]` and
 /// `a[idx] = v` of 2^20 rows of 64 f32 by 2^20 random indices, `m[i, j]` of 2^22 points of
-/// an 8192^2 f32.
+/// an 8192^2 f32; sets: isin of 2^24 int32 in 2^20, unique with counts of 2^24 int32 in
+/// [0, 2^20).
 pub fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<Case>) {
     let mut rng = cuarray::random::Generator::new(dev, 17);
     let n = 1usize << 26;
@@ -95,6 +96,28 @@ pub fn sort_cases(dev: &Device, filter: &dyn Fn(&str) -> bool, cases: &mut Vec<C
             (k * 20) as f64,
             || m.index(cuarray::ix![&i, &j]).map(drop),
         ));
+    }
+    // Sets of int32: isin of 2^24 values in 2^20 (bytes: both read, the mask written), unique
+    // with counts of 2^24 values in [0, 2^20) (bytes: the input read).
+    if filter("isin_i32_2^24_in_2^20") || filter("unique_counts_i32_2^24") {
+        let a = rng.integers::<i32>(0, 1 << 20, &[1 << 24]).unwrap();
+        let t = rng.integers::<i32>(0, 1 << 24, &[1 << 20]).unwrap();
+        if filter("isin_i32_2^24_in_2^20") {
+            cases.push(device_case(
+                dev,
+                "isin_i32_2^24_in_2^20",
+                ((5usize << 24) + (4 << 20)) as f64,
+                || cuarray::isin(&a, &t, false).map(drop),
+            ));
+        }
+        if filter("unique_counts_i32_2^24") {
+            cases.push(device_case(
+                dev,
+                "unique_counts_i32_2^24",
+                (4usize << 24) as f64,
+                || cuarray::unique_counts(&a).map(drop),
+            ));
+        }
     }
     if filter("topk_f32_2^24_k100") {
         let a = rng.standard_normal::<f32>(&[1 << 24]).unwrap();

@@ -138,9 +138,7 @@ impl Family for SignalSpec {
         emit::typedef(src, self.dtype.cuda_type(), "T");
         let mut params = vec!["T* p_out", "const T* p_x", "const T* p_v"];
         match self.kernel {
-            SignalKernel::ConvTile => {
-                params.extend(["const ConvTileShape s", "const double fill"])
-            }
+            SignalKernel::ConvTile => params.extend(["const ConvTileShape s", "const double fill"]),
             SignalKernel::ConvNd { .. } => {
                 params.extend(["const ConvNdShape s", "const double fill"])
             }
@@ -171,10 +169,9 @@ impl Family for SignalSpec {
         let params: Vec<String> = params.into_iter().map(String::from).collect();
         emit::open(src, BLOCK, &self.symbol(), &params);
         let _ = match self.kernel {
-            SignalKernel::ConvTile => writeln!(
-                src,
-                "    conv_tile<T>(p_x, p_v, p_out, s, (T)fill);\n}}"
-            ),
+            SignalKernel::ConvTile => {
+                writeln!(src, "    conv_tile<T>(p_x, p_v, p_out, s, (T)fill);\n}}")
+            }
             SignalKernel::ConvNd { rank } => {
                 writeln!(
                     src,
