@@ -250,20 +250,36 @@ __device__ __forceinline__ void histogram_edges(const T* __restrict__ x, const d
     }
     const T first = e[0], last = e[bins];
     const I step = (I)gridDim.x * (I)blockDim.x;
-    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += step) {
-        const T v = x[cuarray_flat_offset<1, ND, I>(ix, 0, p)];
-        if (!(v >= first && v <= last)) continue;
-        // The last k < bins with e[k] <= v: e[lo] <= v < e[hi] (e[bins] counts as above).
-        I lo = 0, hi = bins;
-        while (hi - lo > 1) {
-            const I mid = lo + ((hi - lo) >> 1);
-            if (e[mid] <= v) lo = mid;
-            else hi = mid;
+    // U elements per thread, loaded together, then searched in lockstep: the branch-free
+    // search's probe count depends on `bins` only. c: the edges e[0 .. bins) at or below
+    // the value (at least 1 inside), so the bin is c - 1 (the right edge falls in the last).
+    constexpr int U = 4;
+    for (I p0 = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p0 < n; p0 += U * step) {
+        T val[U];
+        bool in[U];
+        I c[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const I p = p0 + (I)u * step;
+            val[u] = p < n ? x[cuarray_flat_offset<1, ND, I>(ix, 0, p)] : first;
+            in[u] = p < n && val[u] >= first && val[u] <= last;
+            c[u] = 0;
         }
-        S add = S(1);
-        if constexpr (WEIGHTED) add = S(w[p]);
-        if (SHARED) atomicAdd(&cnt[lo], add);
-        else atomicAdd(&out[lo], (A)add);
+        for (I len = bins; len > 1;) {
+            const I half = len >> 1;
+#pragma unroll
+            for (int u = 0; u < U; ++u) c[u] += e[c[u] + half] <= val[u] ? half : (I)0;
+            len -= half;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (!in[u]) continue;
+            const I bin = c[u] + (e[c[u]] <= val[u] ? (I)1 : (I)0) - 1;
+            S add = S(1);
+            if constexpr (WEIGHTED) add = S(w[p0 + (I)u * step]);
+            if (SHARED) atomicAdd(&cnt[bin], add);
+            else atomicAdd(&out[bin], (A)add);
+        }
     }
     if (SHARED) {
         __syncthreads();
@@ -297,29 +313,36 @@ __device__ __forceinline__ void gather_n(T* __restrict__ out, const T* __restric
                                          const long long* const (&idx)[K], const long long (&ext)[K],
                                          const long long (&sa)[K], const Indexer<K + 1, ND, I>& ix, I n,
                                          unsigned long long* rec) {
-    constexpr int U = 4;
+    // Every index of the U positions is loaded before any is checked (a check may store
+    // to `rec`, which the loads after it could not pass), so that U * K loads are in flight.
+    constexpr int U = K <= 2 ? 8 : 4;
     const I step = (I)gridDim.x * (I)blockDim.x;
     for (I o0 = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; o0 < n; o0 += U * step) {
         I aoff[U];
-        bool ok[U];
+        long long v[U][K];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             const I o = o0 + (I)u * step;
             aoff[u] = 0;
-            ok[u] = false;
+#pragma unroll
+            for (int k = 0; k < K; ++k) v[u][k] = 0;
             if (o < n) {
                 I off[K + 1];
                 cuarray_flat_offsets<K + 1, ND, I>(ix, o, off);
-                I base = off[0];
-                bool good = true;
+                aoff[u] = off[0];
 #pragma unroll
-                for (int k = 0; k < K; ++k) {
-                    long long v = idx[k][off[k + 1]];
-                    if (cuarray_wrap_index(v, ext[k], rec)) base += (I)v * (I)sa[k];
-                    else good = false;
-                }
-                aoff[u] = base;
-                ok[u] = good;
+                for (int k = 0; k < K; ++k) v[u][k] = idx[k][off[k + 1]];
+            }
+        }
+        bool ok[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            ok[u] = o0 + (I)u * step < n;
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                if (!ok[u]) break;
+                if (cuarray_wrap_index(v[u][k], ext[k], rec)) aoff[u] += (I)v[u][k] * (I)sa[k];
+                else ok[u] = false;
             }
         }
 #pragma unroll

@@ -845,43 +845,75 @@ __device__ __forceinline__ void radix_pass(
 // For each of the n values (flat index p through `ix`, operand 0; output operand 1), the
 // first position i of the sorted array a[0 .. m) (stride sa) with key(a[i]) >= key(v)
 // (left) or > key(v) (RIGHT), in key order (NaN last, -0.0 == +0.0), handed with the
-// offsets and the value to `emit(off, v, i)`. Each block first loads S evenly spaced
-// splitters a[j * step] into shared memory and narrows every search there, so that only
-// the last log2(step) probes read global memory.
+// offsets and the value to `emit(off, v, i)`. Each block first loads up to S splitters
+// a[j * step] (step the least power of two with m <= S step) into shared memory; every
+// search narrows there to one gap between splitters and ends with log2(step) probes of
+// global memory. Both levels are branch-free searches whose probe count depends on m
+// only, so each thread runs U searches in lockstep with their loads in flight together.
 template <typename T, int ND, typename I, bool RIGHT, class Emit>
 __device__ __forceinline__ void cuarray_search_each(const T* __restrict__ a, I m, I sa, const T* __restrict__ v,
                                                     const Indexer<2, ND, I>& ix, I n, Emit emit) {
     typedef typename cuarray_sort_key<T>::K K;
-    constexpr int S = 1024;
+    constexpr int S = sizeof(K) <= 4 ? 8192 : 4096;  // 32 KB
+    constexpr int U = 4;
     __shared__ K sp[S];
-    const I step = (m + S - 1) / S;
-    const int ns = step > 0 ? (int)((m + step - 1) / step) : 0;  // splitters used (<= S)
+    I step = 1;
+    while ((long long)step * S < (long long)m) step <<= 1;
+    const int ns = (int)((m + step - 1) / step);  // splitters used (<= S)
     for (int j = threadIdx.x; j < ns; j += blockDim.x) sp[j] = cuarray_key_of<T, true, false>(a[(I)j * step * sa]);
     __syncthreads();
+    auto below = [](K km, K key) { return RIGHT ? (km <= key) : (km < key); };
     const I stride = (I)gridDim.x * (I)blockDim.x;
-    for (I p = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p < n; p += stride) {
-        I off[2];
-        cuarray_flat_offsets<2, ND, I>(ix, p, off);
-        const T val = v[off[0]];
-        const K key = cuarray_key_of<T, true, false>(val);
-        // J: the splitters before the answer.
-        int jl = 0, jh = ns;
-        while (jl < jh) {
-            const int mid = (jl + jh) >> 1;
-            const bool go_right = RIGHT ? (sp[mid] <= key) : (sp[mid] < key);
-            if (go_right) jl = mid + 1;
-            else jh = mid;
+    for (I p0 = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; p0 < n; p0 += U * stride) {
+        I off[U][2];
+        T val[U];
+        K key[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const I p = p0 + (I)u * stride;
+            off[u][0] = off[u][1] = 0;
+            val[u] = T();
+            if (p < n) {
+                cuarray_flat_offsets<2, ND, I>(ix, p, off[u]);
+                val[u] = v[off[u][0]];
+            }
+            key[u] = cuarray_key_of<T, true, false>(val[u]);
         }
-        I lo = jl > 0 ? (I)(jl - 1) * step + 1 : (I)0;
-        I hi = jl < ns ? (I)jl * step : m;
-        while (lo < hi) {
-            const I mid = lo + ((hi - lo) >> 1);
-            const K km = cuarray_key_of<T, true, false>(a[mid * sa]);
-            const bool go_right = RIGHT ? (km <= key) : (km < key);
-            if (go_right) lo = mid + 1;
-            else hi = mid;
+        // J: the splitters below the value (the answer lies in ((J - 1) step, J step]).
+        int j[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) j[u] = 0;
+        if (ns > 0) {
+            for (int len = ns; len > 1;) {
+                const int half = len >> 1;
+#pragma unroll
+                for (int u = 0; u < U; ++u) j[u] += below(sp[j[u] + half], key[u]) ? half : 0;
+                len -= half;
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) j[u] += below(sp[j[u]], key[u]) ? 1 : 0;
         }
-        emit(off, val, lo);
+        // The gap after splitter J - 1: step - 1 elements, clipped at m (J = 0: the answer is 0).
+        I lo[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) lo[u] = j[u] > 0 ? (I)(j[u] - 1) * step + 1 : (I)0;
+        auto probe = [&](int u, I q) {
+            return j[u] > 0 && q < m && below(cuarray_key_of<T, true, false>(a[q * sa]), key[u]);
+        };
+        if (step > 1) {
+            for (I len = step - 1; len > 1;) {
+                const I half = len >> 1;
+#pragma unroll
+                for (int u = 0; u < U; ++u) lo[u] += probe(u, lo[u] + half) ? half : (I)0;
+                len -= half;
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) lo[u] += probe(u, lo[u]) ? (I)1 : (I)0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (p0 + (I)u * stride < n) emit(off[u], val[u], lo[u]);
+        }
     }
 }
 
