@@ -6802,7 +6802,7 @@ pub fn shape_slice_202() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_286() -> Result<(), String> {
+pub fn signal_convolve_342() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -6818,7 +6818,7 @@ pub fn signal_convolve_286() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_339() -> Result<(), String> {
+pub fn signal_convolve_395() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Method, Mode};
         use cuarray::DeviceArray;
@@ -6832,7 +6832,7 @@ pub fn signal_convolve_339() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_474() -> Result<(), String> {
+pub fn signal_convolve_530() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Mode};
         use cuarray::DeviceArray;
@@ -6846,7 +6846,7 @@ pub fn signal_convolve_474() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_503() -> Result<(), String> {
+pub fn signal_convolve_559() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Mode};
         use cuarray::DeviceArray;
@@ -6859,7 +6859,7 @@ pub fn signal_convolve_503() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_657() -> Result<(), String> {
+pub fn signal_convolve_714() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Boundary, Mode};
         use cuarray::DeviceArray;
@@ -6873,7 +6873,7 @@ pub fn signal_convolve_657() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn signal_convolve_683() -> Result<(), String> {
+pub fn signal_convolve_740() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::signal::{self, Boundary, Mode};
         use cuarray::DeviceArray;
@@ -9024,12 +9024,12 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/shape/slice.rs:118", shape_slice_118, 1),
     ("src/shape/slice.rs:141", shape_slice_141, 1),
     ("src/shape/slice.rs:202", shape_slice_202, 1),
-    ("src/signal/convolve.rs:286", signal_convolve_286, 1),
-    ("src/signal/convolve.rs:339", signal_convolve_339, 1),
-    ("src/signal/convolve.rs:474", signal_convolve_474, 1),
-    ("src/signal/convolve.rs:503", signal_convolve_503, 1),
-    ("src/signal/convolve.rs:657", signal_convolve_657, 1),
-    ("src/signal/convolve.rs:683", signal_convolve_683, 1),
+    ("src/signal/convolve.rs:342", signal_convolve_342, 1),
+    ("src/signal/convolve.rs:395", signal_convolve_395, 1),
+    ("src/signal/convolve.rs:530", signal_convolve_530, 1),
+    ("src/signal/convolve.rs:559", signal_convolve_559, 1),
+    ("src/signal/convolve.rs:714", signal_convolve_714, 1),
+    ("src/signal/convolve.rs:740", signal_convolve_740, 1),
     ("src/signal/design.rs:166", signal_design_166, 1),
     ("src/signal/design.rs:218", signal_design_218, 1),
     ("src/signal/design.rs:496", signal_design_496, 1),
