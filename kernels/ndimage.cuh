@@ -321,3 +321,66 @@ __device__ __forceinline__ void nd_gather_box(const in_t* __restrict__ in, const
         v[b] = v[b] < v[a] ? v[a] : v[b];                \
         v[a] = lo_;                                      \
     }
+
+// Binary erosion (OP ND_MIN: an AND) or dilation (ND_MAX: an OR) of a C-contiguous 2-D
+// bool image (h, w) by a structure of at most 3 x 3 given as nine bits: bit 3 (dy + 1) +
+// (dx + 1) set when the output at (y, x) reads the input at (y + dy, x + dx), dy and dx in
+// -1..1; outside the image the input is `border` (0 or 1). w is a multiple of 16 and the
+// image 16-byte aligned: a thread owns 16 bytes of one row. Each row the structure
+// touches is one 16-byte load, plus the byte on each side for the horizontal neighbours;
+// a one-byte shift of the four words is a funnel shift, and the bytes (0 or 1) combine
+// four at a time. A grid-stride loop over the 16-byte chunks.
+template <int OP>
+__device__ __forceinline__ void nd_binary3(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                                           long long h, long long w, unsigned int bits, int border) {
+    const long long cw = w >> 4;
+    const long long total = h * cw;
+    const unsigned int fill = border ? 0x01010101u : 0u;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        const long long y = t / cw, x0 = (t - y * cw) << 4;
+        unsigned int acc[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[i] = OP == ND_MIN ? 0x01010101u : 0u;
+#pragma unroll
+        for (int dy = -1; dy <= 1; ++dy) {
+            const unsigned int row_bits = (bits >> (3 * (dy + 1))) & 7u;
+            if (row_bits == 0) continue;
+            const long long yy = y + dy;
+            // c[0] is the byte before the chunk (in its top byte), c[1..4] the chunk, c[5] the
+            // byte after it (in its low byte).
+            unsigned int c[6];
+            if (yy < 0 || yy >= h) {
+#pragma unroll
+                for (int i = 0; i < 6; ++i) c[i] = fill;
+            } else {
+                const unsigned char* row = in + yy * w;
+                const uint4 q = *reinterpret_cast<const uint4*>(row + x0);
+                c[1] = q.x;
+                c[2] = q.y;
+                c[3] = q.z;
+                c[4] = q.w;
+                c[0] = (unsigned int)(x0 > 0 ? row[x0 - 1] : (unsigned char)border) << 24;
+                c[5] = x0 + 16 < w ? row[x0 + 16] : (unsigned int)border;
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                unsigned int v = OP == ND_MIN ? 0x01010101u : 0u;
+                const unsigned int left = __funnelshift_l(c[i], c[i + 1], 8);    // the input at x - 1
+                const unsigned int right = __funnelshift_r(c[i + 1], c[i + 2], 8);  // at x + 1
+                if (OP == ND_MIN) {
+                    if (row_bits & 1u) v &= left;
+                    if (row_bits & 2u) v &= c[i + 1];
+                    if (row_bits & 4u) v &= right;
+                    acc[i] &= v;
+                } else {
+                    if (row_bits & 1u) v |= left;
+                    if (row_bits & 2u) v |= c[i + 1];
+                    if (row_bits & 4u) v |= right;
+                    acc[i] |= v;
+                }
+            }
+        }
+        *reinterpret_cast<uint4*>(out + y * w + x0) = make_uint4(acc[0], acc[1], acc[2], acc[3]);
+    }
+}

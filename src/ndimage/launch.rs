@@ -6,7 +6,8 @@ use crate::element::Element;
 use crate::kernels::abi::KernelArgs;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::ndimage::{
-    select_spec, NdShape, NdSpec, WindowOp, MAX_RANK, NET_MAX, NET_MAX_RANK, TAPS, WINDOW_RANKS,
+    binary3_spec, select_spec, NdShape, NdSpec, WindowOp, MAX_RANK, NET_MAX, NET_MAX_RANK, TAPS,
+    WINDOW_RANKS,
 };
 use crate::{Error, Result};
 
@@ -222,6 +223,51 @@ pub(crate) fn window<T: Element, U: Element>(
     // `Sum`, which always has them) and the footprint (null: every element) are
     // C-contiguous arrays of `wsize` elements.
     unsafe { args.launch(device, &f, grid.max(1)) }
+}
+
+/// Whether the byte-parallel binary kernel ([`binary3`]) takes `x`: a C-contiguous 2-D
+/// bool array whose rows are a multiple of 16 bytes, starting on a 16-byte boundary.
+pub(crate) fn binary3_fits(x: &DeviceArray<bool>) -> bool {
+    x.ndim() == 2
+        && x.layout().is_c_contiguous()
+        && x.shape()[1].is_multiple_of(16)
+        && x.first_ptr().is_multiple_of(16)
+}
+
+/// Binary erosion (`dilate` false: every input the structure reads is true) or dilation
+/// (one is) of `x` into `out` (new, of `x`'s shape) by the structure of at most 3 x 3 whose
+/// nine `bits` (bit `3 (dy + 1) + dx + 1`: the output at `(y, x)` reads `(y + dy, x + dx)`)
+/// the caller built, with `border` outside the image. `x` satisfies [`binary3_fits`].
+pub(crate) fn binary3(
+    x: &DeviceArray<bool>,
+    out: &DeviceArray<bool>,
+    bits: u32,
+    dilate: bool,
+    border: bool,
+) -> Result<()> {
+    debug_assert!(binary3_fits(x) && out.shape() == x.shape() && out.layout().is_c_contiguous());
+    debug_assert!(bits < 512);
+    if x.size() == 0 {
+        return Ok(());
+    }
+    let device = x.device();
+    let spec = binary3_spec(if dilate { WindowOp::Max } else { WindowOp::Min });
+    let f = kernel(device, &spec)?;
+    let (xo, oo) = (x.operand()?, out.operand()?);
+    let (h, w) = (x.shape()[0], x.shape()[1]);
+    let mut args = KernelArgs::new();
+    args.ptr(xo.ptr())
+        .ptr(oo.ptr())
+        .i64(h as i64)
+        .i64(w as i64)
+        .i64(i64::from(bits))
+        .i64(i64::from(border));
+    // SAFETY: the arguments follow the binary3 wrapper's parameter list (two pointers, four
+    // long longs). `x` is a C-contiguous (h, w) bool operand with w a multiple of 16 and a
+    // 16-byte aligned start (`binary3_fits`), so every 16-byte load of a row and the byte
+    // on each side that the kernel reads (only inside the row) are in the buffer; `out` is
+    // new, C-contiguous of the same shape (its allocation is 16-byte aligned).
+    unsafe { args.launch(device, &f, grid(device, h * (w / 16))) }
 }
 
 /// The `nd_geom` words of an array of `shape` and a window of `wsize` elements (the

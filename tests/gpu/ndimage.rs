@@ -620,6 +620,9 @@ fn morphology(dev: &Device, rng: &mut Rng) -> TResult {
         (&[13, 17], &[3, 3]),
         (&[13, 17], &[2, 3]),
         (&[6, 7, 5], &[3, 3, 3]),
+        // Rows of a multiple of 16 bytes: the default cross takes the byte-parallel kernel.
+        (&[37, 48], &[3, 3]),
+        (&[1, 32], &[3, 3]),
     ] {
         let nd = shape.len();
         let img = bool_img(rng, shape, 0.6);

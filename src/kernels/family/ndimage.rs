@@ -13,6 +13,10 @@
 //!   out, nd_geom g, const double* weights, const bool* footprint, long long mode, double
 //!   cval`.
 //!
+//! - binary erosion and dilation of a 2-D bool image by a structure of at most 3 x 3
+//!   (`nd_binary3`), sixteen bytes a thread: arguments `const in_t* in, out_t* out, long
+//!   long h, long long w, long long bits, long long border`.
+//!
 //! Block: 256 threads; grid-stride loops, so any grid runs every output.
 
 use crate::element::DType;
@@ -90,6 +94,9 @@ pub(crate) enum NdShape {
         /// The element selected (0 is the smallest).
         kth: u8,
     },
+    /// Binary erosion ([`WindowOp::Min`]) or dilation ([`WindowOp::Max`]) of a 2-D bool
+    /// image by a structure of at most 3 x 3 passed as nine bits (`nd_binary3<OP>`).
+    Binary3,
     /// A step of connected-component labelling (`nd_label<STEP>`, 0..=4).
     Label {
         /// The step.
@@ -214,10 +221,23 @@ pub fn specs_for(dtype: DType) -> Vec<NdSpec> {
         }
     }
     if dtype == DType::Bool {
+        v.extend([WindowOp::Min, WindowOp::Max].map(binary3_spec));
         v.extend((0..5).map(label_spec));
         v.push(edt_spec());
     }
     v
+}
+
+/// Binary erosion (`op` [`WindowOp::Min`]) or dilation ([`WindowOp::Max`]) by a structure
+/// of at most 3 x 3 (`NdShape::Binary3`).
+pub(crate) fn binary3_spec(op: WindowOp) -> NdSpec {
+    debug_assert!(matches!(op, WindowOp::Min | WindowOp::Max));
+    NdSpec {
+        shape: NdShape::Binary3,
+        op,
+        input: DType::Bool,
+        output: DType::Bool,
+    }
 }
 
 /// The rank filter of a box window of `count` elements (`count <= NET_MAX`) on arrays of
@@ -358,6 +378,7 @@ impl Family for NdSpec {
             NdShape::Window { rank: 0 } => "window".to_string(),
             NdShape::Window { rank } => format!("window{rank}"),
             NdShape::Select { rank, count, kth } => format!("select{rank}x{count}k{kth}"),
+            NdShape::Binary3 => "binary3".to_string(),
             NdShape::Label { step } => format!("label{step}"),
             NdShape::Edt => "edt".to_string(),
             NdShape::Measure { what } => format!("measure{what}"),
@@ -442,6 +463,22 @@ impl Family for NdSpec {
                     let _ = writeln!(src, "        ND_CS({a}, {b});");
                 }
                 let _ = writeln!(src, "        out[t] = nd_out<out_t>(v[{kth}]);\n    }}\n}}");
+            }
+            NdShape::Binary3 => {
+                let params = [
+                    "const in_t* in",
+                    "out_t* out",
+                    "const long long h",
+                    "const long long w",
+                    "const long long bits",
+                    "const long long border",
+                ]
+                .map(String::from);
+                emit::open(src, BLOCK, &self.symbol(), &params);
+                let _ = writeln!(
+                    src,
+                    "    nd_binary3<{op}>(reinterpret_cast<const unsigned char*>(in), reinterpret_cast<unsigned char*>(out), h, w, (unsigned int)bits, (int)border);\n}}"
+                );
             }
             NdShape::Label { step } => {
                 let params = [

@@ -69,38 +69,26 @@ impl<T: ContractElement> Arnoldi<T> {
             // (j + 1 written); all contiguous on `dev`, alive until the calls are queued
             // (the buffers are held above).
             unsafe {
-                blas.gemv::<T>(
-                    Op::CUBLAS_OP_C,
-                    basis.0,
-                    basis.1,
-                    (wp, 1),
-                    (hrow, 1),
-                    (1.0, 0.0),
-                )?;
-                blas.gemv::<T>(
-                    Op::CUBLAS_OP_N,
-                    basis.0,
-                    basis.1,
-                    (hrow, 1),
-                    (wp, 1),
-                    (-1.0, 1.0),
-                )?;
-                blas.gemv::<T>(
-                    Op::CUBLAS_OP_C,
-                    basis.0,
-                    basis.1,
-                    (wp, 1),
-                    (tp, 1),
-                    (1.0, 0.0),
-                )?;
-                blas.gemv::<T>(
-                    Op::CUBLAS_OP_N,
-                    basis.0,
-                    basis.1,
-                    (tp, 1),
-                    (wp, 1),
-                    (-1.0, 1.0),
-                )?;
+                // Two passes: the coefficients c = Vᴴ w (into the Hessenberg row, then
+                // into `t`), and w -= V c.
+                for c in [hrow, tp] {
+                    blas.gemv::<T>(
+                        Op::CUBLAS_OP_C,
+                        basis.0,
+                        basis.1,
+                        (wp, 1),
+                        (c, 1),
+                        (1.0, 0.0),
+                    )?;
+                    blas.gemv::<T>(
+                        Op::CUBLAS_OP_N,
+                        basis.0,
+                        basis.1,
+                        (c, 1),
+                        (wp, 1),
+                        (-1.0, 1.0),
+                    )?;
+                }
                 blas.nrm2_to_device::<T>(n, wp, norm)
             }
         })?;
