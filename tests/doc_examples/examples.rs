@@ -5662,7 +5662,7 @@ pub fn ndimage_mod_133() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_morphology_20() -> Result<(), String> {
+pub fn ndimage_morphology_22() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::ndimage;
         let dev = cuarray::Device::new(0)?;
@@ -5674,7 +5674,7 @@ pub fn ndimage_morphology_20() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_morphology_161() -> Result<(), String> {
+pub fn ndimage_morphology_208() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -5685,7 +5685,7 @@ pub fn ndimage_morphology_161() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn ndimage_morphology_232() -> Result<(), String> {
+pub fn ndimage_morphology_279() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{ndimage, DeviceArray};
         let dev = cuarray::Device::new(0)?;
@@ -8926,9 +8926,9 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/ndimage/mod.rs:27", ndimage_mod_27, 1),
     ("src/ndimage/mod.rs:75", ndimage_mod_75, 1),
     ("src/ndimage/mod.rs:133", ndimage_mod_133, 1),
-    ("src/ndimage/morphology.rs:20", ndimage_morphology_20, 1),
-    ("src/ndimage/morphology.rs:161", ndimage_morphology_161, 1),
-    ("src/ndimage/morphology.rs:232", ndimage_morphology_232, 1),
+    ("src/ndimage/morphology.rs:22", ndimage_morphology_22, 1),
+    ("src/ndimage/morphology.rs:208", ndimage_morphology_208, 1),
+    ("src/ndimage/morphology.rs:279", ndimage_morphology_279, 1),
     ("src/npy.rs:63", npy_63, 1),
     ("src/npy.rs:89", npy_89, 1),
     ("src/npy.rs:115", npy_115, 1),
