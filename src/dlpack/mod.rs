@@ -633,7 +633,10 @@ fn handshake(on: &Device, consumer: usize) -> Result<()> {
     let mut event = slot.0.lock().unwrap_or_else(|p| p.into_inner());
     match event.as_ref() {
         Some(e) => e.record(on.cuda_stream()),
-        None => on.cuda_stream().record_event(None).map(|e| *event = Some(e)),
+        None => on
+            .cuda_stream()
+            .record_event(None)
+            .map(|e| *event = Some(e)),
     }
     .map_err(Error::cuda("to_dlpack: recording an event"))?;
     let event = event.as_ref().expect("recorded just above");

@@ -554,7 +554,12 @@ impl Family for SortSpec {
                     "const long long m".to_string(),
                     "const long long sa".to_string(),
                     "const in0_t* v".to_string(),
-                    if member { "bool* out" } else { "long long* out" }.to_string(),
+                    if member {
+                        "bool* out"
+                    } else {
+                        "long long* out"
+                    }
+                    .to_string(),
                     format!("const Indexer<2, {nd}, {idx}> ix"),
                     "const long long n".to_string(),
                 ];
