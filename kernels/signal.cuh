@@ -72,36 +72,20 @@ __device__ __forceinline__ void conv_tile(const T* x, const T* v, T* out,
         const long long oy0 = (t / tiles_x) * ty, ox0 = (t % tiles_x) * row_out;
         const long long gy0 = oy0 + s.sy - (kh - 1), gx0 = ox0 + s.sx - (kw - 1);
         __syncthreads();  // the previous tile's outputs are written
-        // A tile whose inputs all lie inside x loads them directly; the others apply the
-        // boundary to each (the test is the same for the whole block).
-        const bool inside = gy0 >= 0 && gy0 + th <= s.h && gx0 >= 0 && gx0 + tw <= s.w;
-        for (int r = 0; r < th; ++r) {
-            T* trow = tile + r * tw;
-            if (inside) {
-                const T* xrow = x + (gy0 + r) * s.xs0 + gx0 * s.xs1;
-                for (int c = threadIdx.x; c < tw; c += blockDim.x) trow[c] = xrow[c * s.xs1];
-                continue;
+        for (int i = threadIdx.x; i < th * tw; i += blockDim.x) {
+            const int r = i / tw, c = i - r * tw;
+            long long gy = gy0 + r, gx = gx0 + c;
+            T val;
+            if (gy >= 0 && gy < s.h && gx >= 0 && gx < s.w) {
+                val = x[gy * s.xs0 + gx * s.xs1];
+            } else if (s.boundary == 0) {
+                val = fill;
+            } else {
+                gy = conv_fold(gy, s.h, s.boundary);
+                gx = conv_fold(gx, s.w, s.boundary);
+                val = x[gy * s.xs0 + gx * s.xs1];
             }
-            long long gy = gy0 + r;
-            const bool row_in = gy >= 0 && gy < s.h;
-            if (!row_in && s.boundary == 0) {
-                for (int c = threadIdx.x; c < tw; c += blockDim.x) trow[c] = fill;
-                continue;
-            }
-            if (!row_in) gy = conv_fold(gy, s.h, s.boundary);
-            const T* xrow = x + gy * s.xs0;
-            for (int c = threadIdx.x; c < tw; c += blockDim.x) {
-                long long gx = gx0 + c;
-                T val;
-                if (gx >= 0 && gx < s.w) {
-                    val = xrow[gx * s.xs1];
-                } else if (s.boundary == 0) {
-                    val = fill;
-                } else {
-                    val = xrow[conv_fold(gx, s.w, s.boundary) * s.xs1];
-                }
-                trow[c] = val;
-            }
+            tile[i] = val;
         }
         __syncthreads();
         T acc[P];

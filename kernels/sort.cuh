@@ -925,18 +925,6 @@ __device__ __forceinline__ void search_sorted(const T* __restrict__ a, I m, I sa
                                          [&](const I* off, T, I pos) { out[off[1]] = (long long)pos; });
 }
 
-// Membership (isin): whether an element of the sorted array equals each value (==, so
-// NaN is never found and -0.0 finds +0.0), or (INVERT) whether none does, into the bool
-// `out` (operand 1): a left search and one comparison.
-template <typename T, int ND, typename I, bool INVERT>
-__device__ __forceinline__ void search_member(const T* __restrict__ a, I m, I sa, const T* __restrict__ v,
-                                              bool* __restrict__ out, const Indexer<2, ND, I>& ix, I n) {
-    cuarray_search_each<T, ND, I, false>(a, m, sa, v, ix, n, [&](const I* off, T val, I pos) {
-        const bool found = pos < m && a[pos * sa] == val;
-        out[off[1]] = found != INVERT;
-    });
-}
-
 // NumPy's interp: the value at each x (operand 0) of the piecewise-linear function through
 // (xp[i * sxp], fp[i * sfp]), i < m (xp increasing), into `out` (operand 1), in double:
 // NaN for NaN, `left` (has_left, else fp[0]) below xp[0], `right` (has_right, else

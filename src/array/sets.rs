@@ -18,9 +18,7 @@ use super::indexing::compact;
 use super::{concatenate, searchsorted, unique, DeviceArray};
 use crate::element::Element;
 use crate::kernels::family::select::Flag;
-use crate::kernels::family::sort::SearchOut;
 use crate::ops::select::{plan_select, Target};
-use crate::ops::sort::search;
 use crate::shape::normalize_axis;
 use crate::{Error, Result};
 
@@ -183,8 +181,7 @@ pub fn unique_inverse<T: Element>(
 /// `isin`), or is not, with `invert`. The result has `a`'s shape. Membership is `==`: NaN
 /// is never a member.
 ///
-/// `test` is sorted once; one kernel then finds each element of `a` by binary search and
-/// writes whether it is there. Nothing waits.
+/// `test` is sorted once; each element of `a` is found by binary search. Nothing waits.
 ///
 /// # Errors
 /// [`Error::DeviceMismatch`] across devices.
@@ -209,19 +206,13 @@ pub fn isin<T: Element>(
         return DeviceArray::<bool>::full(a.device(), a.shape(), invert);
     }
     let sorted = test.reshape([n])?.sort(0)?;
-    let out = DeviceArray::<bool>::alloc_for("isin", a.device(), a.shape())?;
-    search(
-        a.device(),
-        &sorted.operand()?,
-        &a.operand()?,
-        &out.operand()?,
-        if invert {
-            SearchOut::NotIn
-        } else {
-            SearchOut::In
-        },
-    )?;
-    Ok(out)
+    let pos = searchsorted(&sorted, a, false)?.clip(0, n as i64 - 1)?;
+    let found = sorted.take(&pos, Some(0))?;
+    if invert {
+        found.ne(a)
+    } else {
+        found.eq(a)
+    }
 }
 
 /// The sorted distinct elements found in both `a` and `b` (flattened; NumPy's

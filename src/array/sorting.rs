@@ -19,7 +19,7 @@
 use super::DeviceArray;
 use crate::element::Element;
 use crate::kernels::family::select::Flag;
-use crate::kernels::family::sort::{SearchOut, ROW_MAX};
+use crate::kernels::family::sort::ROW_MAX;
 use crate::ops::select::{plan_select, Target};
 use crate::ops::sort::{
     plan_sort, run, search, topk_hist, topk_select, topk_tiles, Order, SortPlan, SortStrategy,
@@ -284,11 +284,7 @@ pub fn searchsorted<T: Element>(
         &sorted.operand()?,
         &values.operand()?,
         &out.operand()?,
-        if right {
-            SearchOut::Right
-        } else {
-            SearchOut::Left
-        },
+        right,
     )?;
     Ok(out)
 }

@@ -629,31 +629,17 @@ fn handshake(on: &Device, consumer: usize) -> Result<()> {
     }
     let _queuing = on.check_capture_stream("to_dlpack")?;
     on.bind()?;
-    let slot = on.extension::<HandshakeEvent>();
-    let mut event = slot.0.lock().unwrap_or_else(|p| p.into_inner());
-    match event.as_ref() {
-        Some(e) => e.record(on.cuda_stream()),
-        None => on
-            .cuda_stream()
-            .record_event(None)
-            .map(|e| *event = Some(e)),
-    }
-    .map_err(Error::cuda("to_dlpack: recording an event"))?;
-    let event = event.as_ref().expect("recorded just above");
+    let event = on
+        .cuda_stream()
+        .record_event(None)
+        .map_err(Error::cuda("to_dlpack: recording an event"))?;
     // SAFETY: the stream is the consumer's, live while it imports the tensor (DLPack's
     // protocol); the wrapper does not destroy it and lives only for this wait.
     let theirs = unsafe { on.context().wrap_borrowed_stream(raw) };
     theirs
-        .wait(event)
+        .wait(&event)
         .map_err(Error::cuda("to_dlpack: making the consumer's stream wait"))
 }
-
-/// The event a handshake records on a device's stream, made on the first export and
-/// reused: a wait already queued on another stream keeps the work recorded when it was
-/// queued, whatever is recorded later (CUDA's rule for `cuStreamWaitEvent`). The lock
-/// holds from the record to the wait.
-#[derive(Default)]
-struct HandshakeEvent(std::sync::Mutex<Option<cudarc::driver::CudaEvent>>);
 
 #[cfg(test)]
 mod tests {

@@ -15,8 +15,8 @@ use crate::device::DeviceBuffer;
 use crate::element::DType;
 use crate::kernels::cache::kernel;
 use crate::kernels::family::sort::{
-    hist_copies_for, hist_smem, pass_shape, pass_smem, pass_variant_default, PassState, SearchOut,
-    SortKernel, SortSpec, HIST_COPIES, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
+    hist_copies_for, hist_smem, pass_shape, pass_smem, pass_variant_default, PassState, SortKernel,
+    SortSpec, HIST_COPIES, PASS_SMEM_LIMIT, PASS_THREADS, ROW_MAX, ROW_VARIANTS,
 };
 use crate::kernels::{IndexWidth, MAX_DIMS};
 use crate::ops::launch::{grid_for, index_width};
@@ -577,15 +577,13 @@ pub(crate) fn run(
 }
 
 /// searchsorted: for each element of `values` (any layout), its insertion point in the
-/// 1-D `sorted` (`what` [`SearchOut::Left`] or [`SearchOut::Right`]), into the
-/// C-contiguous i64 `out` of the values' shape; or whether it is among them
-/// ([`SearchOut::In`], [`SearchOut::NotIn`]: a bool `out`).
+/// 1-D `sorted`, into the C-contiguous i64 `out` of the values' shape.
 pub(crate) fn search(
     device: &Device,
     sorted: &Operand<'_>,
     values: &Operand<'_>,
     out: &Operand<'_>,
-    what: SearchOut,
+    right: bool,
 ) -> Result<()> {
     let _range = crate::profile::range("searchsorted");
     let n = values.layout().size();
@@ -617,7 +615,7 @@ pub(crate) fn search(
     let spec = SortSpec {
         kernel: SortKernel::Search {
             nd: dims.len() as u8,
-            out: what,
+            right,
         },
         dtype: sorted.dtype(),
         descending: false,
@@ -635,9 +633,8 @@ pub(crate) fn search(
     // SAFETY: `f` is `spec`'s kernel (just above), of `sorted`'s dtype; `m` and `sa` are
     // the size and first stride of `sorted`'s own layout (1-D, inside its buffer by its
     // `Operand`); `dims` / `strides[0]` collapse `values`'s own shape and strides; that
-    // `values` has `sorted`'s dtype and `out` is a C-contiguous array of the values' shape
-    // (`strides[1]`), i64 for a position and bool for membership, is this function's
-    // callers' contract (its doc), not checked.
+    // `values` has `sorted`'s dtype and `out` is a C-contiguous i64 array of the values'
+    // shape (`strides[1]`) is this function's callers' contract (its doc), not checked.
     unsafe {
         spec.launch_search(
             device,

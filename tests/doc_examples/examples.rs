@@ -2398,7 +2398,7 @@ pub fn array_reduce_976() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_105() -> Result<(), String> {
+pub fn array_sets_103() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2413,7 +2413,7 @@ pub fn array_sets_105() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_142() -> Result<(), String> {
+pub fn array_sets_140() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2425,7 +2425,7 @@ pub fn array_sets_142() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_166() -> Result<(), String> {
+pub fn array_sets_164() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2437,7 +2437,7 @@ pub fn array_sets_166() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_192() -> Result<(), String> {
+pub fn array_sets_189() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2450,7 +2450,7 @@ pub fn array_sets_192() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_236() -> Result<(), String> {
+pub fn array_sets_227() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2462,7 +2462,7 @@ pub fn array_sets_236() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_257() -> Result<(), String> {
+pub fn array_sets_248() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2474,7 +2474,7 @@ pub fn array_sets_257() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_282() -> Result<(), String> {
+pub fn array_sets_273() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2486,7 +2486,7 @@ pub fn array_sets_282() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_304() -> Result<(), String> {
+pub fn array_sets_295() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2498,7 +2498,7 @@ pub fn array_sets_304() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_330() -> Result<(), String> {
+pub fn array_sets_321() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2510,7 +2510,7 @@ pub fn array_sets_330() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_392() -> Result<(), String> {
+pub fn array_sets_383() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -2523,7 +2523,7 @@ pub fn array_sets_392() -> Result<(), String> {
     run().outcome()
 }
 
-pub fn array_sets_413() -> Result<(), String> {
+pub fn array_sets_404() -> Result<(), String> {
     fn run() -> Result<(), impl std::fmt::Debug> {
         use cuarray::{Device, DeviceArray};
         let dev = Device::new(0)?;
@@ -8668,17 +8668,17 @@ pub const ALL: &[(&str, fn() -> Result<(), String>, usize)] = &[
     ("src/array/reduce.rs:944", array_reduce_944, 1),
     ("src/array/reduce.rs:962", array_reduce_962, 1),
     ("src/array/reduce.rs:976", array_reduce_976, 1),
-    ("src/array/sets.rs:105", array_sets_105, 1),
-    ("src/array/sets.rs:142", array_sets_142, 1),
-    ("src/array/sets.rs:166", array_sets_166, 1),
-    ("src/array/sets.rs:192", array_sets_192, 1),
-    ("src/array/sets.rs:236", array_sets_236, 1),
-    ("src/array/sets.rs:257", array_sets_257, 1),
-    ("src/array/sets.rs:282", array_sets_282, 1),
-    ("src/array/sets.rs:304", array_sets_304, 1),
-    ("src/array/sets.rs:330", array_sets_330, 1),
-    ("src/array/sets.rs:392", array_sets_392, 1),
-    ("src/array/sets.rs:413", array_sets_413, 1),
+    ("src/array/sets.rs:103", array_sets_103, 1),
+    ("src/array/sets.rs:140", array_sets_140, 1),
+    ("src/array/sets.rs:164", array_sets_164, 1),
+    ("src/array/sets.rs:189", array_sets_189, 1),
+    ("src/array/sets.rs:227", array_sets_227, 1),
+    ("src/array/sets.rs:248", array_sets_248, 1),
+    ("src/array/sets.rs:273", array_sets_273, 1),
+    ("src/array/sets.rs:295", array_sets_295, 1),
+    ("src/array/sets.rs:321", array_sets_321, 1),
+    ("src/array/sets.rs:383", array_sets_383, 1),
+    ("src/array/sets.rs:404", array_sets_404, 1),
     ("src/array/sorting.rs:72", array_sorting_72, 1),
     ("src/array/sorting.rs:93", array_sorting_93, 1),
     ("src/array/sorting.rs:112", array_sorting_112, 1),

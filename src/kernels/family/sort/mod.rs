@@ -14,9 +14,8 @@
 //!   K* keys_out, V* vals_out, T* out, long long* out_idx, Indexer<2, ND, I> out_ix,
 //!   long long params[6] = {n, len, kout, shift, row_pass, ahead}, const unsigned long long*
 //!   hist, W* look, unsigned int* counter`.
-//! - `Search`: `const T* a, long long m, long long sa, const T* v, O* out,
-//!   Indexer<2, ND, I> ix, long long n`, `O` `long long` for a position, `bool` for
-//!   membership ([`SearchOut`]).
+//! - `Search`: `const T* a, long long m, long long sa, const T* v, long long* out,
+//!   Indexer<2, ND, I> ix, long long n`.
 
 use crate::element::DType;
 use crate::kernels::abi::KernelArgs;
@@ -101,12 +100,12 @@ pub(crate) enum SortKernel {
         /// Writes the candidates.
         write: bool,
     },
-    /// searchsorted (or membership) of values over `nd` dimensions.
+    /// searchsorted of values over `nd` dimensions.
     Search {
         /// Value (and output) dimensions.
         nd: u8,
-        /// What is written for each value.
-        out: SearchOut,
+        /// `side='right'`.
+        right: bool,
     },
     /// NumPy's interp of values over `nd` dimensions: a right search and the line through
     /// the two neighbouring points.
@@ -378,7 +377,10 @@ impl Family for SortSpec {
                     if wide_look { "W" } else { "" }
                 ),
             ),
-            SortKernel::Search { nd, out } => (out.name().to_string(), format!("d{nd}")),
+            SortKernel::Search { nd, right } => (
+                if right { "search_right" } else { "search_left" }.to_string(),
+                format!("d{nd}"),
+            ),
             SortKernel::Interp { nd } => ("interp".to_string(), format!("d{nd}")),
             SortKernel::TopkHist { nd } => {
                 (format!("topk_hist_{}", self.order()), format!("d{nd}"))
@@ -547,37 +549,21 @@ impl Family for SortSpec {
                     b(write)
                 );
             }
-            SortKernel::Search { nd, out } => {
-                let member = matches!(out, SearchOut::In | SearchOut::NotIn);
+            SortKernel::Search { nd, right } => {
                 let params = [
                     "const in0_t* a".to_string(),
                     "const long long m".to_string(),
                     "const long long sa".to_string(),
                     "const in0_t* v".to_string(),
-                    if member {
-                        "bool* out"
-                    } else {
-                        "long long* out"
-                    }
-                    .to_string(),
+                    "long long* out".to_string(),
                     format!("const Indexer<2, {nd}, {idx}> ix"),
                     "const long long n".to_string(),
                 ];
                 open(src, &params);
-                let call = if member {
-                    format!(
-                        "search_member<in0_t, {nd}, I, {}>",
-                        b(out == SearchOut::NotIn)
-                    )
-                } else {
-                    format!(
-                        "search_sorted<in0_t, {nd}, I, {}>",
-                        b(out == SearchOut::Right)
-                    )
-                };
                 let _ = writeln!(
                     src,
-                    "    typedef {idx} I;\n    {call}(a, (I)m, (I)sa, v, out, ix, (I)n);\n}}"
+                    "    typedef {idx} I;\n    search_sorted<in0_t, {nd}, I, {}>(a, (I)m, (I)sa, v, out, ix, (I)n);\n}}",
+                    b(right)
                 );
             }
             SortKernel::Interp { nd } => {
@@ -602,30 +588,6 @@ impl Family for SortSpec {
                     "    typedef {idx} I;\n    interp_sorted<in0_t, {nd}, I>(xp, (I)m, (I)sxp, fp, (I)sfp, v, out, ix, (I)n, has_left, has_right, left, right);\n}}"
                 );
             }
-        }
-    }
-}
-
-/// What a search writes for each value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SearchOut {
-    /// Its insertion point, `side='left'` (an `i64`).
-    Left,
-    /// Its insertion point, `side='right'` (an `i64`).
-    Right,
-    /// Whether an element equals it (`isin`; a `bool`, NaN never found).
-    In,
-    /// Whether none does (`isin(..., invert=True)`).
-    NotIn,
-}
-
-impl SearchOut {
-    fn name(self) -> &'static str {
-        match self {
-            SearchOut::Left => "search_left",
-            SearchOut::Right => "search_right",
-            SearchOut::In => "search_in",
-            SearchOut::NotIn => "search_notin",
         }
     }
 }
@@ -760,14 +722,9 @@ pub fn specs_for(dtype: DType) -> Vec<SortSpec> {
         min_blocks: 2,
         ..base.clone()
     });
-    for out in [
-        SearchOut::Left,
-        SearchOut::Right,
-        SearchOut::In,
-        SearchOut::NotIn,
-    ] {
+    for right in [false, true] {
         v.push(SortSpec {
-            kernel: SortKernel::Search { nd: 1, out },
+            kernel: SortKernel::Search { nd: 1, right },
             ..base.clone()
         });
     }
